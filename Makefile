@@ -1,0 +1,64 @@
+# The front door over CMake. `make` builds, `make test` runs the test suite,
+# `make run Q="..."` answers a query; every target installs missing Debian
+# packages first (`make deps`).
+
+BUILD      ?= build
+BUILD_TYPE ?= RelWithDebInfo
+Q          ?= peft qwen3 1 gpu
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+# Debian packages the build needs: the one list (docs/dependencies.md says why each).
+DEB_PACKAGES := cmake g++ make pkg-config sqlite3 libsqlite3-dev libre2-dev \
+  libcmark-gfm-dev libcmark-gfm-extensions-dev cmark-gfm libboost-dev catch2 \
+  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps configure build kb test run clean golden generate check-generated asan bench fuzz format lint
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+$(BUILD)/CMakeCache.txt:
+	@$(MAKE) --no-print-directory deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: deps configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+kb: build
+	$(BUILD)/kbc build --sources kb-sources -o $(BUILD)/kb.sqlite
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+run: build
+	@$(BUILD)/kbq "$(Q)"
+
+golden: build
+	KBQ_UPDATE_GOLDEN=1 $(BUILD)/tests/kbtests "[golden]" || true
+	@echo "golden files rewritten; review them with: git diff tests/golden"
+
+generate: build
+	$(BUILD)/kbc generate --sources kb-sources -o generated
+
+check-generated: build
+	$(BUILD)/kbc generate --sources kb-sources -o generated --check
+
+asan:
+	@$(MAKE) --no-print-directory deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DKB_SANITIZE=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz build-bench

@@ -1,0 +1,446 @@
+// Emit stage (see emit.hpp): the SQLite writer and the dump exporter.
+#include "emit/emit.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <unistd.h>
+
+#include "emit/schema_sql.hpp"
+#include "support/sqlite.hpp"
+#include "support/text.hpp"
+
+namespace kb {
+
+const char* const kSchemaSql = kSchemaSqlText;
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct RangeCols {
+  std::optional<long long> lo, hi;
+  std::string state;
+};
+
+// Parallelism "—" means the dimension is not used, i.e. size 1.
+RangeCols range_cols(const Range& r, bool none_is_one) {
+  if (!r.known) return {std::nullopt, std::nullopt, "unknown"};
+  if (r.none) return none_is_one ? RangeCols{1, 1, "none"} : RangeCols{std::nullopt, std::nullopt, "none"};
+  if (r.varies) return {std::nullopt, std::nullopt, "varies"};
+  return {r.lo, r.open ? std::nullopt : std::optional<long long>(r.hi), "value"};
+}
+
+std::optional<long long> to_int(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (!end || *end != '\0') return std::nullopt;
+  return v;
+}
+
+void bind_text_or_null(Stmt& st, int i, const std::string& s) {
+  if (s.empty()) st.bind_null(i);
+  else st.bind(i, s);
+}
+
+void bind_real_or_null(Stmt& st, int i, const std::string& s) {
+  if (s.empty()) { st.bind_null(i); return; }
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end && *end == '\0') st.bind(i, v);
+  else st.bind_null(i);
+}
+
+void bind_int_or_null(Stmt& st, int i, const std::string& s) {
+  if (auto v = to_int(s)) st.bind(i, *v);
+  else st.bind_null(i);
+}
+
+class Writer {
+ public:
+  Writer(Db& db, const EmitInput& in) : db_(db), in_(in) {}
+
+  void run() {
+    db_.exec(kSchemaSql);
+    meta();
+    sources();
+    sections();
+    entities();
+    conflicts();
+    recipes();
+    datasets();
+    config_keys();
+    models_and_gpus();
+    lexicon();
+    findings();
+  }
+
+ private:
+  long long source_id(const std::string& path) const {
+    auto it = ids_.find(path);
+    return it == ids_.end() ? 0 : it->second;
+  }
+
+  void search(const std::string& text, const std::string& lang, const char* kind, long long id) {
+    if (text.empty()) return;
+    if (!search_) search_.emplace(db_, "INSERT INTO search(text, lang, ref_kind, ref_id) VALUES (?,?,?,?)");
+    search_->bind_all(text, lang, kind, id).run();
+  }
+
+  void meta() {
+    Stmt st(db_, "INSERT INTO meta(key, value) VALUES (?, ?)");
+    st.bind_all("schema_version", std::to_string(kSchemaVersion)).run();
+    st.bind_all("generator", "kbc").run();
+    int newest = 0;
+    for (const auto& d : *in_.documents) newest = std::max(newest, d.meta.revision);
+    st.bind_all("newest_revision", std::to_string(newest)).run();
+  }
+
+  void sources() {
+    Stmt st(db_,
+            "INSERT INTO sources(id, path, format, lang, revision, date, origin, translated_from, name, sha256) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?)");
+    long long id = 0;
+    for (const auto& d : *in_.documents) {
+      ids_[d.path] = ++id;
+      st.bind(1, id).bind(2, d.path).bind(3, ends_with(d.path, ".md") ? "markdown" : "text-export").bind(4, d.meta.lang);
+      st.bind(5, d.meta.revision);
+      bind_text_or_null(st, 6, d.meta.date);
+      bind_text_or_null(st, 7, d.meta.origin);
+      bind_text_or_null(st, 8, d.meta.translated_from);
+      bind_text_or_null(st, 9, d.meta.name);
+      st.bind(10, d.sha256).run();
+    }
+    for (const auto& [path, sha] : in_.data_files) {
+      ids_[path] = ++id;
+      st.bind(1, id).bind(2, path).bind(3, "data").bind_null(4).bind_null(5).bind_null(6).bind_null(7).bind_null(8).bind_null(9);
+      st.bind(10, sha).run();
+    }
+  }
+
+  void sections() {
+    Stmt st(db_,
+            "INSERT INTO sections(source_id, line, level, kind, heading, heading_path, ordinal, index_kind) "
+            "VALUES (?,?,?,?,?,?,?,?)");
+    for (const auto& s : *in_.sections) {
+      st.bind(1, source_id(s.prov.file)).bind(2, s.prov.line).bind(3, s.level);
+      bind_text_or_null(st, 4, s.kind);
+      st.bind(5, s.heading).bind(6, s.heading_path);
+      if (s.ordinal) st.bind(7, s.ordinal); else st.bind_null(7);
+      bind_text_or_null(st, 8, s.index_kind);
+      st.run();
+      const long long id = sqlite3_last_insert_rowid(db_.handle());
+      search(s.heading, s.prov.lang, "section", id);
+    }
+  }
+
+  void entities() {
+    Stmt ent(db_, "INSERT INTO entities(id, kind, key, section, superseded) VALUES (?,?,?,?,?)");
+    Stmt txt(db_,
+             "INSERT INTO entity_texts(entity_id, lang, source_id, line, revision, is_winner, text, parts, facts) "
+             "VALUES (?,?,?,?,?,?,?,?,?)");
+    Stmt miss(db_, "INSERT INTO missing_translations(entity_id, lang) VALUES (?,?)");
+    long long id = 0;
+    for (const auto& e : in_.resolved->entities) {
+      ent.bind(1, ++id).bind(2, e.kind).bind(3, e.key).bind(4, e.winner().section_kind).bind(5, e.superseded ? 1 : 0).run();
+      entity_ids_[e.kind + "\t" + e.key] = id;
+      bool first = true;
+      for (const auto* ed : e.editions) {
+        json parts = json::object();
+        for (const auto& [k, val] : ed->parts) parts[k] = val;
+        json facts = json::object();
+        for (const auto& [k, vals] : ed->facts) facts[k] = std::vector<std::string>(vals.begin(), vals.end());
+        txt.bind(1, id).bind(2, ed->prov.lang).bind(3, source_id(ed->prov.file)).bind(4, ed->prov.line);
+        txt.bind(5, ed->prov.revision).bind(6, first ? 1 : 0).bind(7, ed->text).bind(8, parts.dump()).bind(9, facts.dump());
+        txt.run();
+        std::string indexed = ed->text;
+        for (const auto& [k, val] : ed->parts)
+          if (val != ed->text) indexed += "\n" + val;
+        search(indexed, ed->prov.lang, "entity", id);
+        first = false;
+      }
+      for (const auto& lang : e.missing) miss.bind_all(id, lang).run();
+    }
+  }
+
+  void conflicts() {
+    Stmt c(db_, "INSERT INTO conflicts(id, type, entity_kind, entity_key, field) VALUES (?,?,?,?,?)");
+    Stmt cv(db_,
+            "INSERT INTO conflict_values(conflict_id, position, value, source_id, line, revision, lang, wins) "
+            "VALUES (?,?,?,?,?,?,?,?)");
+    long long id = 0;
+    for (const auto& k : in_.resolved->conflicts) {
+      c.bind(1, ++id).bind(2, k.type).bind(3, k.entity_kind).bind(4, k.entity_key).bind(5, k.field).run();
+      int pos = 0;
+      for (const auto& v : k.values) {
+        cv.bind(1, id).bind(2, ++pos).bind(3, v.value).bind(4, source_id(v.prov.file)).bind(5, v.prov.line);
+        cv.bind(6, v.prov.revision).bind(7, v.prov.lang).bind(8, v.wins ? 1 : 0).run();
+      }
+    }
+  }
+
+  void recipes() {
+    Stmt st(db_,
+            "INSERT INTO recipes(name, mode, kind, is_pattern, expanded_from, mentioned_in, family, family_ordinal, "
+            "model_key, model, tp_min, tp_max, tp_state, pp_min, pp_max, pp_state, cp_min, cp_max, cp_state, "
+            "ep_min, ep_max, ep_state, vp_min, vp_max, vp_state, gpus_min, gpus_max, gpus_open, gpus_state, sp, "
+            "seq_len, sizes, gpu_types, notes, source_id, line, revision) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    for (const auto& r : in_.resolved->recipes) {
+      int i = 0;
+      auto next = [&i] { return ++i; };
+      st.bind(next(), r.name);
+      bind_text_or_null(st, next(), r.mode);
+      st.bind(next(), r.kind);
+      st.bind(next(), r.pattern ? 1 : 0);
+      bind_text_or_null(st, next(), r.expanded_from);
+      bind_text_or_null(st, next(), r.mentioned_in);
+      st.bind(next(), r.family);
+      st.bind(next(), r.family_ordinal);
+      bind_text_or_null(st, next(), r.model_key);
+      bind_text_or_null(st, next(), r.model);
+      for (const Range* rg : {&r.tp, &r.pp, &r.cp, &r.ep, &r.vp}) {
+        const auto c = range_cols(*rg, true);
+        st.bind_opt(next(), c.lo);
+        st.bind_opt(next(), c.hi);
+        st.bind(next(), c.state);
+      }
+      const auto g = range_cols(r.gpus, false);
+      st.bind_opt(next(), g.lo);
+      st.bind_opt(next(), g.hi);
+      st.bind(next(), r.gpus.open ? 1 : 0);
+      st.bind(next(), g.state);
+      if (r.sp) st.bind(next(), *r.sp ? 1 : 0); else st.bind_null(next());
+      if (r.seq_len) st.bind(next(), static_cast<long long>(r.seq_len)); else st.bind_null(next());
+      bind_text_or_null(st, next(), r.sizes);
+      bind_text_or_null(st, next(), join(r.gpu_types, ","));
+      bind_text_or_null(st, next(), r.notes);
+      st.bind(next(), source_id(r.prov.file));
+      st.bind(next(), r.prov.line);
+      st.bind(next(), r.prov.revision);
+      st.run();
+      const long long id = sqlite3_last_insert_rowid(db_.handle());
+      search(r.name + (r.notes.empty() ? "" : "\n" + r.notes) + (r.family.empty() ? "" : "\n" + r.family),
+             r.prov.lang, "recipe", id);
+    }
+  }
+
+  void datasets() {
+    const auto& t = in_.vocab->datasets;
+    Stmt st(db_, "INSERT INTO datasets(preset, modes, evidence, source) VALUES (?,?,?,?)");
+    for (const auto& row : t.rows)
+      st.bind_all(t.get(row, "preset"), t.get(row, "modes"), t.get(row, "evidence"), t.get(row, "source")).run();
+    Stmt rn(db_,
+            "INSERT OR IGNORE INTO dataset_renames(old_preset, new_preset, old_source_id, old_line, new_source_id, new_line) "
+            "VALUES (?,?,?,?,?,?)");
+    for (const auto& r : in_.resolved->renames)
+      rn.bind_all(r.from, r.to, source_id(r.old_prov.file), r.old_prov.line, source_id(r.new_prov.file), r.new_prov.line).run();
+  }
+
+  void config_keys() {
+    const auto& t = in_.vocab->config_keys;
+    Stmt st(db_,
+            "INSERT INTO config_keys(key, layer, aliases, evidence, sentence, evidence_source_id, evidence_line, source) "
+            "VALUES (?,?,?,?,?,?,?,?)");
+    for (const auto& row : t.rows) {
+      const std::string& evidence = t.get(row, "evidence");
+      // Find the sentence holding the evidence phrase in the newest edition
+      // that states it (the configuration-layers section).
+      const EntityEdition* found = nullptr;
+      for (const auto& e : in_.resolved->entities)
+        for (const auto* ed : e.editions)
+          if (ed->text.find(evidence) != std::string::npos && (!found || ed->prov.revision > found->prov.revision ||
+                                                              (ed->prov.revision == found->prov.revision && found->prov.translated && !ed->prov.translated)))
+            found = ed;
+      st.bind(1, t.get(row, "key")).bind(2, t.get(row, "layer")).bind(3, t.get(row, "aliases")).bind(4, evidence);
+      if (found) {
+        st.bind(5, sentence_around(found->text, evidence)).bind(6, source_id(found->prov.file)).bind(7, found->prov.line);
+      } else {
+        st.bind_null(5).bind_null(6).bind_null(7);
+      }
+      st.bind(8, t.get(row, "source")).run();
+    }
+  }
+
+  static std::string sentence_around(const std::string& text, const std::string& phrase) {
+    const size_t at = text.find(phrase);
+    if (at == std::string::npos) return text;
+    static const std::vector<std::string> stops = {"。", ". ", "\n"};
+    size_t begin = 0, end = text.size();
+    for (const auto& s : stops) {
+      const size_t b = text.rfind(s, at);
+      if (b != std::string::npos && b + s.size() > begin && b + s.size() <= at) begin = b + s.size();
+      const size_t e = text.find(s, at + phrase.size());
+      if (e != std::string::npos && e + s.size() < end) end = e + (s == "\n" ? 0 : s.size());
+    }
+    return trim(text.substr(begin, end - begin));
+  }
+
+  void models_and_gpus() {
+    const auto& m = in_.vocab->models;
+    Stmt st(db_,
+            "INSERT INTO models(model_key, display_name, family, arch, num_layers, num_attention_heads, "
+            "num_key_value_heads, kv_heads_raw, num_experts, experts_per_token, max_position_embeddings, "
+            "total_params_b, active_params_b, notes, source) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    for (const auto& row : m.rows) {
+      st.bind(1, m.get(row, "model_key")).bind(2, m.get(row, "display_name"));
+      bind_text_or_null(st, 3, m.get(row, "family"));
+      bind_text_or_null(st, 4, m.get(row, "arch"));
+      bind_int_or_null(st, 5, m.get(row, "num_layers"));
+      bind_int_or_null(st, 6, m.get(row, "num_attention_heads"));
+      bind_int_or_null(st, 7, m.get(row, "num_key_value_heads"));
+      st.bind(8, m.get(row, "num_key_value_heads"));
+      bind_int_or_null(st, 9, m.get(row, "num_experts"));
+      bind_int_or_null(st, 10, m.get(row, "experts_per_token"));
+      bind_int_or_null(st, 11, m.get(row, "max_position_embeddings"));
+      bind_real_or_null(st, 12, m.get(row, "total_params_b"));
+      bind_real_or_null(st, 13, m.get(row, "active_params_b"));
+      bind_text_or_null(st, 14, m.get(row, "notes"));
+      st.bind(15, m.get(row, "source")).run();
+    }
+    const auto& g = in_.vocab->gpus;
+    Stmt gs(db_,
+            "INSERT INTO gpus(gpu_key, display_name, memory_gb, bf16_dense_tflops, nvlink_domain_size, gpus_per_node, source) "
+            "VALUES (?,?,?,?,?,?,?)");
+    for (const auto& row : g.rows) {
+      gs.bind(1, g.get(row, "gpu_key")).bind(2, g.get(row, "display_name"));
+      bind_real_or_null(gs, 3, g.get(row, "memory_gb"));
+      bind_real_or_null(gs, 4, g.get(row, "bf16_dense_tflops"));
+      bind_int_or_null(gs, 5, g.get(row, "nvlink_domain_size"));
+      bind_int_or_null(gs, 6, g.get(row, "gpus_per_node"));
+      gs.bind(7, g.get(row, "source")).run();
+    }
+  }
+
+  void lexicon() {
+    const auto& l = in_.vocab->lexicon;
+    Stmt st(db_, "INSERT OR IGNORE INTO lexicon(lang, kind, word, value, source) VALUES (?,?,?,?,?)");
+    for (const auto& row : l.rows)
+      st.bind_all(l.get(row, "lang"), l.get(row, "kind"), l.get(row, "word"), l.get(row, "value"), l.get(row, "source")).run();
+    const auto& c = in_.vocab->columns;
+    Stmt cs(db_, "INSERT OR IGNORE INTO columns(lang, header, field, source) VALUES (?,?,?,?)");
+    for (const auto& row : c.rows)
+      cs.bind_all(c.get(row, "lang"), c.get(row, "header"), c.get(row, "field"), c.get(row, "source")).run();
+  }
+
+  void findings() {
+    Stmt st(db_, "INSERT INTO findings(kind, message, source_id, line) VALUES (?,?,?,?)");
+    for (const auto& f : in_.resolved->findings)
+      st.bind_all(f.kind, f.message, source_id(f.prov.file), f.prov.line).run();
+  }
+
+  Db& db_;
+  const EmitInput& in_;
+  std::map<std::string, long long> ids_;
+  std::map<std::string, long long> entity_ids_;
+  std::optional<Stmt> search_;
+};
+
+}  // namespace
+
+void emit_kb(const std::string& path, const EmitInput& in) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  fs::remove(tmp);
+  try {
+    {
+      Db db(tmp, Db::Mode::ReadWriteCreate);
+      db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096;");
+      db.exec("BEGIN");
+      Writer(db, in).run();
+      db.exec("COMMIT");
+      db.exec("INSERT INTO search(search) VALUES ('optimize')");
+    }
+    // Make the new file durable before it replaces the old one.
+    if (FILE* f = std::fopen(tmp.c_str(), "rb")) {
+      ::fsync(fileno(f));
+      std::fclose(f);
+    }
+    fs::rename(tmp, target);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
+}
+
+namespace {
+
+std::string sql_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::string dump_kb(const std::string& kb_path, const std::string& format) {
+  Db db(kb_path, Db::Mode::ReadOnly);
+  std::vector<std::string> tables;
+  {
+    Stmt st(db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                "AND name NOT LIKE 'search_%' ORDER BY name");
+    while (st.step()) tables.push_back(st.text(0));
+  }
+  std::string out;
+  json all = json::object();
+  if (format == "sql") out += "-- kbc dump: knowledge base, schema version " + std::to_string(kSchemaVersion) + "\n";
+  for (const auto& t : tables) {
+    // Table names come from sqlite_schema, not from input; quoting them as
+    // identifiers is the one place SQL text is assembled.
+    std::string ident = "\"" + t + "\"";
+    int ncols = 0;
+    {
+      Stmt probe(db, "SELECT * FROM " + ident + " LIMIT 0");
+      ncols = probe.columns();
+    }
+    std::string order;
+    for (int i = 1; i <= ncols; ++i) order += (i > 1 ? ", " : "") + std::to_string(i);
+    Stmt st(db, "SELECT * FROM " + ident + " ORDER BY " + order);
+    json rows = json::array();
+    while (st.step()) {
+      if (format == "sql") {
+        out += "INSERT INTO " + ident + " VALUES (";
+        for (int c = 0; c < ncols; ++c) {
+          if (c) out += ", ";
+          switch (st.type(c)) {
+            case SQLITE_NULL: out += "NULL"; break;
+            case SQLITE_INTEGER: out += std::to_string(st.integer(c)); break;
+            case SQLITE_FLOAT: {
+              char buf[64];
+              std::snprintf(buf, sizeof buf, "%.17g", st.real(c));
+              out += buf;
+              break;
+            }
+            default: out += sql_quote(st.text(c));
+          }
+        }
+        out += ");\n";
+      } else {
+        json row = json::object();
+        for (int c = 0; c < ncols; ++c) {
+          switch (st.type(c)) {
+            case SQLITE_NULL: row[st.name(c)] = nullptr; break;
+            case SQLITE_INTEGER: row[st.name(c)] = st.integer(c); break;
+            case SQLITE_FLOAT: row[st.name(c)] = st.real(c); break;
+            default: row[st.name(c)] = st.text(c);
+          }
+        }
+        rows.push_back(std::move(row));
+      }
+    }
+    if (format != "sql") all[t] = std::move(rows);
+  }
+  if (format != "sql") out = all.dump(1) + "\n";
+  return out;
+}
+
+}  // namespace kb

@@ -1,0 +1,492 @@
+// Extract stage: walks a document's blocks under their classified headings
+// and turns list items, table rows, code blocks and paragraphs into entity
+// editions and recipe rows (see extract.hpp).
+#include "extract/extract.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "support/text.hpp"
+
+namespace kb {
+
+std::vector<std::string> expand_braces(const std::string& pattern) {
+  const size_t open = pattern.find('{');
+  if (open == std::string::npos) return {pattern};
+  const size_t close = pattern.find('}', open);
+  if (close == std::string::npos) return {pattern};
+  std::vector<std::string> out;
+  for (const auto& alt : split(std::string_view(pattern).substr(open + 1, close - open - 1), ','))
+    for (auto& rest : expand_braces(pattern.substr(close + 1)))
+      out.push_back(pattern.substr(0, open) + trim(alt) + rest);
+  return out;
+}
+
+bool glob_match(const std::string& pattern, const std::string& name) {
+  // Iterative matcher where '*' needs at least one character.
+  size_t p = 0, n = 0, star = std::string::npos, mark = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = ++n;  // consume at least one character
+    } else if (p < pattern.size() && pattern[p] == name[n]) {
+      ++p;
+      ++n;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      n = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+namespace {
+
+bool parse_long(std::string_view s, long& out) {
+  s = std::string_view(s).substr(0);
+  if (s.empty() || s.size() > 9) return false;
+  long v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  out = v;
+  return true;
+}
+
+// "8K" → 8192 using the seq_magnitude words of the lexicon; "4096" → 4096.
+long parse_seq(const std::string& cell, const Vocab& v) {
+  std::string s = fold(trim(cell));
+  size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  long n = 0;
+  if (i == 0 || !parse_long(std::string_view(s).substr(0, i), n)) return 0;
+  const std::string suffix = trim(std::string_view(s).substr(i));
+  if (suffix.empty()) return n;
+  if (auto m = v.magnitude("seq_magnitude", suffix)) return static_cast<long>(std::lround(static_cast<double>(n) * *m));
+  return 0;
+}
+
+std::vector<std::string> split_any(const std::string& text, const std::vector<std::string>& seps) {
+  std::vector<std::string> out{text};
+  for (const auto& sep : seps) {
+    if (sep.empty()) continue;
+    std::vector<std::string> next;
+    for (const auto& part : out) {
+      size_t start = 0, pos;
+      while ((pos = part.find(sep, start)) != std::string::npos) {
+        next.push_back(part.substr(start, pos - start));
+        start = pos + sep.size();
+      }
+      next.push_back(part.substr(start));
+    }
+    out = std::move(next);
+  }
+  std::vector<std::string> trimmed;
+  for (auto& p : out)
+    if (auto t = trim(p); !t.empty()) trimmed.push_back(t);
+  return trimmed;
+}
+
+void collect(const RE2* re, const std::string& text, std::set<std::string>& into, bool pair = false) {
+  if (!re) return;
+  re2::StringPiece input(text);
+  std::string a, b;
+  if (pair) {
+    while (RE2::FindAndConsume(&input, *re, &a, &b)) into.insert(a + "=" + b);
+  } else if (re->NumberOfCapturingGroups() >= 1) {
+    while (RE2::FindAndConsume(&input, *re, &a)) into.insert(trim(a));
+  }
+}
+
+class Extractor {
+ public:
+  Extractor(const Document& doc, const Vocab& v, Extracted& out, Diagnostics& diags)
+      : doc_(doc), v_(v), out_(out), diags_(diags) {}
+
+  void run() {
+    for (const auto& b : doc_.blocks) {
+      if (b.kind == BlockKind::Heading) {
+        heading(b);
+        continue;
+      }
+      if (b.kind == BlockKind::ThematicBreak) continue;
+      content(b);
+    }
+  }
+
+ private:
+  struct Open {
+    int level;
+    std::string text;
+    std::string kind;
+  };
+
+  Provenance prov(int line) const {
+    return Provenance{doc_.path, line, doc_.meta.lang, doc_.meta.revision, !doc_.meta.translated_from.empty()};
+  }
+
+  void heading(const Block& b) {
+    while (!stack_.empty() && stack_.back().level >= b.level) stack_.pop_back();
+    std::string kind = v_.section_kind(doc_.meta.lang, b.text);
+    SectionRecord s;
+    s.heading = b.text;
+    s.level = b.level;
+    s.prov = prov(b.span.line);
+    std::vector<std::string> path;
+    for (const auto& o : stack_) path.push_back(o.text);
+    s.heading_path = join(path, " > ");
+    if (kind.empty()) {
+      // An unlisted heading under an index is a recipe family.
+      for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
+        if (it->kind.empty() || it->kind == "family") continue;
+        if (it->kind == "library_index" || it->kind == "benchmark_index") {
+          kind = "family";
+          s.index_kind = it->kind;
+          s.ordinal = ++family_count_[it->kind];
+        }
+        break;
+      }
+    }
+    s.kind = kind;
+    stack_.push_back({b.level, b.text, kind});
+    counters_.clear();
+    section_ = kind;
+    family_ = kind == "family" ? s.heading : std::string{};
+    family_ordinal_ = s.ordinal;
+    index_kind_ = s.index_kind;
+    if (kind == "family") {
+      EntityEdition e = entity("family", s.index_kind + "/" + std::to_string(s.ordinal), b.text, b.span.line);
+      out_.entities.push_back(std::move(e));
+    } else if (kind == "title") {
+      out_.entities.push_back(entity("title", "1", b.text, b.span.line));
+    }
+    out_.sections.push_back(std::move(s));
+  }
+
+  EntityEdition entity(const std::string& kind, const std::string& key, const std::string& text, int line) {
+    EntityEdition e;
+    e.kind = kind;
+    e.key = key;
+    e.section_kind = section_;
+    e.text = text;
+    e.prov = prov(line);
+    facts(e, text);
+    return e;
+  }
+
+  void facts(EntityEdition& e, const std::string& text) const {
+    collect(v_.pattern("recipe"), text, e.facts["recipe"]);
+    collect(v_.pattern("path"), text, e.facts["path"]);
+    collect(v_.pattern("dataset"), text, e.facts["dataset"]);
+    collect(v_.pattern("config_key"), text, e.facts["config_key"]);
+    collect(v_.pattern("formula"), text, e.facts["formula"]);
+    for (auto it = e.facts.begin(); it != e.facts.end();)
+      it = it->second.empty() ? e.facts.erase(it) : std::next(it);
+  }
+
+  int next(const std::string& counter) { return ++counters_[counter]; }
+
+  void content(const Block& b) {
+    const std::string& s = section_;
+    if (b.kind == BlockKind::ListItem && b.level == 1) {
+      static const std::map<std::string, std::string> list_kinds = {
+          {"usage", "usage_step"}, {"checklist", "checklist"},   {"sizing_rules", "rule"},
+          {"batch_tuning", "batch_rule"}, {"unification", "layout_item"}, {"benchmark_layout", "layout_item"}};
+      auto it = list_kinds.find(s);
+      if (it != list_kinds.end()) {
+        const int n = b.ordered ? b.ordinal : next("item");
+        std::string key = std::to_string(n);
+        if (it->second == "layout_item") key = s + "/" + key;
+        out_.entities.push_back(entity(it->second, key, b.text, b.span.line));
+        return;
+      }
+    }
+    if (b.kind == BlockKind::Code) {
+      if (s == "decision_tree") {
+        out_.entities.push_back(entity("decision_tree", "1", b.text, b.span.line));
+      } else if (s == "library_entry" || s == "benchmark_entry" || s == "override_examples") {
+        const std::string kind = s == "override_examples" ? "override_example" : "command";
+        const std::string key = (kind == "command" ? s + "/" : std::string{}) + std::to_string(next("code"));
+        out_.entities.push_back(command(kind, key, b));
+      } else {
+        out_.entities.push_back(entity("code", s + "/" + std::to_string(next("code")), b.text, b.span.line));
+      }
+      return;
+    }
+    if (b.kind == BlockKind::Table) {
+      if (s == "family") {
+        recipe_table(b);
+      } else if (s == "pitfalls" || s == "quick_reference" || s == "code_anchors") {
+        row_entities(b);
+      } else {
+        diags_.warning(b.span, "table in a section of kind '" + (s.empty() ? "unclassified" : s) +
+                                   "' is not read as facts",
+                       "classify the section's heading in data/sections.tsv");
+      }
+      return;
+    }
+    // Paragraphs (and list items of other sections) are prose: kept for the
+    // full-text index and generated docs, aligned by position.
+    const std::string kind = s == "config_layers" ? "config_layer" : "prose";
+    const std::string base = s.empty() ? std::string("preamble") : s == "family" ? index_kind_ + "/" + std::to_string(family_ordinal_) : s;
+    const std::string key = kind == "config_layer" ? std::to_string(next("para")) : base + "/" + std::to_string(next("para"));
+    out_.entities.push_back(entity(kind, key, b.text, b.span.line));
+  }
+
+  EntityEdition command(const std::string& kind, const std::string& key, const Block& b) {
+    // The first line may be a `# title` comment; the rest is the command.
+    std::string title, cmd;
+    for (const auto& line : split(b.text, '\n')) {
+      const auto t = trim(line);
+      if (title.empty() && cmd.empty() && starts_with(t, "#")) {
+        title = trim(std::string_view(t).substr(1));
+        continue;
+      }
+      if (!cmd.empty()) cmd += '\n';
+      cmd += line;
+    }
+    EntityEdition e = entity(kind, key, b.text, b.span.line);
+    e.parts["title"] = title;
+    e.parts["command"] = cmd;
+    // Join continuation lines so patterns see one command line.
+    std::string flat;
+    for (const auto& line : split(cmd, '\n')) {
+      std::string t = trim(line);
+      if (ends_with(t, "\\")) t = trim(t.substr(0, t.size() - 1));
+      if (!flat.empty()) flat += ' ';
+      flat += t;
+    }
+    collect(v_.pattern("override"), flat, e.facts["override"], /*pair=*/true);
+    collect(v_.pattern("nproc"), flat, e.facts["nproc"]);
+    collect(v_.pattern("launcher"), flat, e.facts["launcher"]);
+    for (auto it = e.facts.begin(); it != e.facts.end();)
+      it = it->second.empty() ? e.facts.erase(it) : std::next(it);
+    return e;
+  }
+
+  std::vector<std::string> header_fields(const Block& b) {
+    std::vector<std::string> fields;
+    for (const auto& c : b.rows[0]) {
+      std::string f = v_.column_field(doc_.meta.lang, c.text);
+      if (f.empty())
+        diags_.error(c.span, "unknown table column '" + c.text + "'",
+                     "add a row mapping this header to a field in data/columns.tsv");
+      fields.push_back(f);
+    }
+    return fields;
+  }
+
+  void row_entities(const Block& b) {
+    if (b.rows.empty()) return;
+    const auto fields = header_fields(b);
+    const std::string kind = section_ == "pitfalls" ? "pitfall" : section_ == "quick_reference" ? "quick_ref" : "code_anchor";
+    for (size_t r = 1; r < b.rows.size(); ++r) {
+      const auto& row = b.rows[r];
+      std::map<std::string, std::string> parts;
+      std::string all;
+      for (size_t c = 0; c < row.size() && c < fields.size(); ++c) {
+        parts[fields[c]] = row[c].text;
+        if (!all.empty()) all += " | ";
+        all += row[c].text;
+      }
+      std::string key = std::to_string(r);
+      if (kind == "code_anchor") {
+        std::set<std::string> paths;
+        collect(v_.pattern("path"), parts["path"], paths);
+        key = paths.empty() ? parts["path"] : *paths.begin();
+      }
+      const std::string text = kind == "pitfall" ? parts["pitfall"] : kind == "quick_ref" ? parts["want"] : parts["what"];
+      EntityEdition e = entity(kind, key, text, row[0].span.line);
+      e.parts = parts;
+      facts(e, all);
+      if (kind == "quick_ref") {
+        if (auto g = parse_range(parts["gpus"], doc_.meta.lang, "gpus", v_); g && g->known) {
+          std::string norm = g->varies ? "varies" : g->none ? "none" : std::to_string(g->lo);
+          if (!g->varies && !g->none) norm += g->open ? "+" : g->hi != g->lo ? "-" + std::to_string(g->hi) : "";
+          e.facts["gpus"].insert(norm);
+        }
+      }
+      out_.entities.push_back(std::move(e));
+    }
+  }
+
+  void recipe_table(const Block& b) {
+    if (b.rows.empty()) return;
+    const auto fields = header_fields(b);
+    const bool benchmark = index_kind_ == "benchmark_index";
+    const auto& lang = doc_.meta.lang;
+    auto list_seps = v_.cell_words(lang, "list_sep");
+    for (size_t r = 1; r < b.rows.size(); ++r) {
+      const auto& row = b.rows[r];
+      std::map<std::string, const Cell*> cell;
+      for (size_t c = 0; c < row.size() && c < fields.size(); ++c)
+        if (!fields[c].empty()) cell[fields[c]] = &row[c];
+      RecipeRow base;
+      base.kind = benchmark ? "benchmark" : "library";
+      base.family = family_;
+      base.family_ordinal = family_ordinal_;
+      base.prov = prov(row[0].span.line);
+      bool ok = true;
+      auto range = [&](const char* field, Range& into) {
+        auto it = cell.find(field);
+        if (it == cell.end()) return;
+        auto rg = parse_range(it->second->text, lang, field, v_);
+        if (!rg) {
+          std::string upper = field;
+          std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
+          diags_.error(it->second->span, upper + " cell '" + it->second->text + "' is not a number or range",
+                       "write a number (2), a range (1–8), an open range (512+), — or a word of data/cells.tsv");
+          ok = false;
+          return;
+        }
+        into = *rg;
+      };
+      range("tp", base.tp);
+      range("pp", base.pp);
+      range("cp", base.cp);
+      range("ep", base.ep);
+      range("vp", base.vp);
+      range(benchmark || cell.count("min_gpus") == 0 ? "gpus" : "min_gpus", base.gpus);
+      if (auto it = cell.find("sp"); it != cell.end()) {
+        auto val = v_.cell_value(lang, "sp", it->second->text);
+        if (val == "true") base.sp = true;
+        else if (val == "none") base.sp = false;
+      }
+      if (auto it = cell.find("seq_len"); it != cell.end()) base.seq_len = parse_seq(it->second->text, v_);
+      if (auto it = cell.find("sizes"); it != cell.end()) base.sizes = it->second->text;
+      if (auto it = cell.find("notes"); it != cell.end()) base.notes = it->second->text;
+      if (auto it = cell.find("features"); it != cell.end()) base.notes = it->second->text;
+      // Parallelism stated in notes ("TP=4, PP=8, VP=6", "MoE EP=8").
+      if (const RE2* re = v_.pattern("parallel_assign"); re && !base.notes.empty()) {
+        re2::StringPiece input(base.notes);
+        std::string key, val;
+        while (RE2::FindAndConsume(&input, *re, &key, &val)) {
+          const std::string f = v_.column_field(lang, key);
+          Range* target = f == "tp" ? &base.tp : f == "pp" ? &base.pp : f == "cp" ? &base.cp : f == "ep" ? &base.ep : f == "vp" ? &base.vp : nullptr;
+          if (target && !(target->known && !target->none && !target->varies))
+            if (auto rg = parse_range(val, lang, f, v_)) *target = *rg;
+        }
+      }
+      if (!ok) continue;
+      if (benchmark) {
+        auto it = cell.find("model");
+        if (it == cell.end()) continue;
+        base.name = it->second->text;
+        base.model = it->second->text;
+        if (auto t = cell.find("gpu_types"); t != cell.end())
+          for (const auto& g : split_any(t->second->text, list_seps)) {
+            std::string key = v_.gpu_key(lang, g);
+            if (key.empty()) {
+              diags_.error(t->second->span, "unknown GPU type '" + g + "'",
+                           "add it to data/gpus.tsv or map it in data/cells.tsv (field gpu_types)");
+              continue;
+            }
+            base.gpu_types.push_back(key);
+          }
+        out_.recipes.push_back(base);
+        continue;
+      }
+      auto it = cell.find("recipe");
+      if (it == cell.end()) continue;
+      const std::string written = it->second->text;
+      std::vector<std::string> cell_modes;
+      if (auto m = cell.find("mode"); m != cell.end()) {
+        if (auto val = v_.cell_value(lang, "mode", m->second->text)) cell_modes = split(*val, ',');
+        else
+          diags_.error(m->second->span, "unknown mode '" + m->second->text + "'",
+                       "map it to pretrain/sft/peft in data/cells.tsv (field mode)");
+      }
+      const auto names = expand_braces(written);
+      for (const auto& name : names) {
+        RecipeRow rr = base;
+        rr.name = name;
+        rr.pattern = name.find('*') != std::string::npos;
+        if (names.size() > 1 || name != written) rr.expanded_from = written;
+        rr.model_key = rr.pattern ? std::string{} : v_.model_key_of(name);
+        std::string mode;
+        long seq_from_name = 0;
+        for (const auto& tok : split(name, '_')) {
+          if (auto m = v_.lexicon_value("mode", tok); m && mode.empty()) mode = *m;
+          if (!tok.empty() && std::isdigit(static_cast<unsigned char>(tok[0])) && seq_from_name == 0) {
+            const long s = parse_seq(tok, v_);
+            if (s >= 1024 && fold(tok).back() != 'b' && fold(tok).back() != 'm') seq_from_name = s;
+          }
+        }
+        if (rr.seq_len == 0 && seq_from_name > 0) rr.seq_len = seq_from_name;
+        if (!mode.empty()) {
+          rr.mode = mode;
+          out_.recipes.push_back(rr);
+        } else if (cell_modes.empty()) {
+          out_.recipes.push_back(rr);
+        } else {
+          for (const auto& m : cell_modes) {
+            RecipeRow per = rr;
+            per.mode = trim(m);
+            out_.recipes.push_back(per);
+          }
+        }
+      }
+    }
+  }
+
+  const Document& doc_;
+  const Vocab& v_;
+  Extracted& out_;
+  Diagnostics& diags_;
+  std::vector<Open> stack_;
+  std::map<std::string, int> counters_;
+  std::map<std::string, int> family_count_;
+  std::string section_, family_, index_kind_;
+  int family_ordinal_ = 0;
+};
+
+}  // namespace
+
+std::optional<Range> parse_range(const std::string& cell, const std::string& lang, const std::string& field,
+                                 const Vocab& v) {
+  Range r;
+  r.raw = cell;
+  const std::string t = trim(cell);
+  if (t.empty()) return r;  // unknown
+  if (auto val = v.cell_value(lang, field, t)) {
+    if (*val == "none") { r.known = r.none = true; return r; }
+    if (*val == "varies") { r.known = r.varies = true; return r; }
+  }
+  std::string s = t;
+  for (const auto& open : v.cell_words(lang, "open_max")) {
+    if (!open.empty() && ends_with(s, open)) {
+      r.open = true;
+      s = trim(s.substr(0, s.size() - open.size()));
+      break;
+    }
+  }
+  for (const auto& sep : v.cell_words(lang, "range_sep")) {
+    if (sep.empty()) continue;
+    const size_t pos = s.find(sep);
+    if (pos != std::string::npos && pos > 0) {
+      long lo = 0, hi = 0;
+      if (parse_long(trim(s.substr(0, pos)), lo) && parse_long(trim(s.substr(pos + sep.size())), hi) && lo <= hi) {
+        r.known = true;
+        r.lo = lo;
+        r.hi = hi;
+        return r;
+      }
+      return std::nullopt;
+    }
+  }
+  long n = 0;
+  if (!parse_long(s, n)) return std::nullopt;
+  r.known = true;
+  r.lo = r.hi = n;
+  return r;
+}
+
+void extract(const Document& doc, const Vocab& vocab, Extracted& out, Diagnostics& diags) {
+  Extractor(doc, vocab, out, diags).run();
+}
+
+}  // namespace kb

@@ -1,0 +1,30 @@
+// Extract stage, public interface: a normalized Document → fact records
+// (facts.hpp). Sections are classified by data/sections.tsv, table columns
+// by data/columns.tsv, cell words by data/cells.tsv, identifiers found by
+// the RE2 patterns of data/patterns.tsv.
+#pragma once
+
+#include "extract/facts.hpp"
+#include "extract/vocab.hpp"
+#include "ingest/document.hpp"
+
+namespace kb {
+
+// Appends the document's sections, entity editions and recipe rows to
+// `out`. Bad cells (a TP that is not a number or range, an unknown column)
+// are reported in `diags`; extraction goes on with the next row.
+void extract(const Document& doc, const Vocab& vocab, Extracted& out, Diagnostics& diags);
+
+// Expands brace alternatives: "a_{x,y}_{p,q}_c" → a_x_p_c, a_x_q_c, a_y_p_c, a_y_q_c.
+std::vector<std::string> expand_braces(const std::string& pattern);
+
+// Parses a parallelism / GPU-count cell: "2", "1–8", "512+", "—", "Varies".
+// Returns nullopt (and leaves the range unknown) when the cell is none of these.
+std::optional<Range> parse_range(const std::string& cell, const std::string& lang, const std::string& field,
+                                 const Vocab& vocab);
+
+// Does `name` match the `*` pattern (each `*` standing for one or more
+// name characters)?
+bool glob_match(const std::string& pattern, const std::string& name);
+
+}  // namespace kb

@@ -1,0 +1,173 @@
+// Loading kb-sources/data into the extractor's lookups (see vocab.hpp).
+#include "extract/vocab.hpp"
+
+#include <algorithm>
+
+#include "support/text.hpp"
+
+namespace kb {
+
+namespace {
+bool lang_matches(const std::string& row_lang, const std::string& lang) {
+  return row_lang == lang || row_lang == "*";
+}
+}  // namespace
+
+bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
+  v.dir = data_dir;
+  const int before = diags.error_count();
+  auto load = [&](const char* name, TsvTable& into, std::vector<std::string> required) {
+    required.push_back("source");
+    if (auto t = load_tsv(data_dir + "/" + name, diags, required)) into = std::move(*t);
+    for (const auto& row : into.rows)
+      if (into.get(row, "source").empty())
+        diags.error(into.span(row, "source"), "row has no source",
+                    "every data row cites where its fact comes from");
+  };
+  load("models.tsv", v.models, {"model_key", "num_layers", "num_key_value_heads", "num_experts"});
+  load("gpus.tsv", v.gpus, {"gpu_key", "memory_gb", "nvlink_domain_size", "gpus_per_node"});
+  load("lexicon.tsv", v.lexicon, {"lang", "kind", "word", "value"});
+  load("columns.tsv", v.columns, {"lang", "header", "field"});
+  load("cells.tsv", v.cells, {"lang", "field", "word", "value"});
+  load("sections.tsv", v.sections, {"lang", "heading", "kind"});
+  load("section-kinds.tsv", v.section_kinds, {"kind", "level", "parent"});
+  load("config-keys.tsv", v.config_keys, {"key", "layer", "evidence", "aliases"});
+  load("datasets.tsv", v.datasets, {"preset", "modes", "evidence"});
+  load("editions.tsv", v.editions, {"origin", "name", "lang", "revision", "date"});
+  load("patterns.tsv", v.patterns, {"name", "pattern"});
+
+  for (const auto& row : v.sections.rows) {
+    const auto& l = v.sections.get(row, "lang");
+    if (l != "*") v.languages.insert(l);
+  }
+  for (const auto& row : v.patterns.rows) {
+    RE2::Options opts;
+    opts.set_log_errors(false);
+    auto re = std::make_unique<RE2>(v.patterns.get(row, "pattern"), opts);
+    if (!re->ok()) {
+      diags.error(v.patterns.span(row, "pattern"), "invalid RE2 pattern: " + re->error(),
+                  "see https://github.com/google/re2/wiki/Syntax");
+      continue;
+    }
+    v.patterns_[v.patterns.get(row, "name")] = std::move(re);
+  }
+  for (const auto& row : v.models.rows) v.model_keys_.push_back(v.models.get(row, "model_key"));
+  std::sort(v.model_keys_.begin(), v.model_keys_.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() > b.size() : a < b;
+  });
+  return diags.error_count() == before;
+}
+
+std::string Vocab::section_kind(const std::string& lang, const std::string& heading) const {
+  const std::string h = normalize_space(heading);
+  for (const char* pass : {"own", "en", "*"}) {
+    const std::string want = std::string(pass) == "own" ? lang : pass;
+    for (const auto& row : sections.rows)
+      if (sections.get(row, "lang") == want && normalize_space(sections.get(row, "heading")) == h)
+        return sections.get(row, "kind");
+  }
+  // Any language: an edition may quote another language's heading.
+  for (const auto& row : sections.rows)
+    if (normalize_space(sections.get(row, "heading")) == h) return sections.get(row, "kind");
+  return {};
+}
+
+int Vocab::section_level(const std::string& kind) const {
+  for (const auto& row : section_kinds.rows)
+    if (section_kinds.get(row, "kind") == kind) return std::atoi(section_kinds.get(row, "level").c_str());
+  return 0;
+}
+
+std::string Vocab::column_field(const std::string& lang, const std::string& header) const {
+  const std::string h = fold(normalize_space(header));
+  for (const char* pass : {"own", "en", "*", "any"}) {
+    const std::string p = pass;
+    for (const auto& row : columns.rows) {
+      const auto& rl = columns.get(row, "lang");
+      const bool ok = p == "own" ? rl == lang : p == "any" ? true : rl == p;
+      if (ok && fold(normalize_space(columns.get(row, "header"))) == h) return columns.get(row, "field");
+    }
+  }
+  return {};
+}
+
+std::optional<std::string> Vocab::cell_value(const std::string& lang, const std::string& field,
+                                             const std::string& word) const {
+  const std::string w = fold(normalize_space(word));
+  for (const char* pass : {"exact", "any-field"}) {
+    for (const auto& row : cells.rows) {
+      const auto& rf = cells.get(row, "field");
+      const bool field_ok = std::string(pass) == "exact" ? rf == field : rf == "*";
+      if (!field_ok || !(lang_matches(cells.get(row, "lang"), lang) || cells.get(row, "lang") == "en")) continue;
+      if (fold(cells.get(row, "word")) == w) return cells.get(row, "value");
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Vocab::cell_words(const std::string& lang, const std::string& field) const {
+  std::vector<std::string> out;
+  for (const auto& row : cells.rows)
+    if (cells.get(row, "field") == field && lang_matches(cells.get(row, "lang"), lang))
+      out.push_back(cells.get(row, "word"));
+  return out;
+}
+
+std::optional<std::string> Vocab::lexicon_value(const std::string& kind, const std::string& word) const {
+  const std::string w = fold(word);
+  for (const auto& row : lexicon.rows)
+    if (lexicon.get(row, "kind") == kind && fold(lexicon.get(row, "word")) == w) return lexicon.get(row, "value");
+  return std::nullopt;
+}
+
+std::optional<double> Vocab::magnitude(const std::string& kind, const std::string& word) const {
+  if (auto v = lexicon_value(kind, word)) {
+    try {
+      return std::stod(*v);
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Vocab::model_key_of(const std::string& name) const {
+  for (const auto& k : model_keys_)
+    if (name.size() > k.size() && starts_with(name, k) && name[k.size()] == '_') return k;
+  return {};
+}
+
+std::string Vocab::gpu_key(const std::string& lang, const std::string& word) const {
+  if (auto v = cell_value(lang, "gpu_types", word)) return *v;
+  const std::string w = fold(trim(word));
+  for (const auto& row : gpus.rows)
+    if (gpus.get(row, "gpu_key") == w) return w;
+  return {};
+}
+
+const RE2* Vocab::pattern(const std::string& name) const {
+  auto it = patterns_.find(name);
+  return it == patterns_.end() ? nullptr : it->second.get();
+}
+
+TextExportHints Vocab::text_export_hints() const {
+  TextExportHints h;
+  for (const auto& row : editions.rows) {
+    TextExportHints::Edition e;
+    e.origin = editions.get(row, "origin");
+    e.meta.name = editions.get(row, "name");
+    e.meta.lang = editions.get(row, "lang");
+    e.meta.revision = std::atoi(editions.get(row, "revision").c_str());
+    e.meta.date = editions.get(row, "date");
+    e.meta.origin = e.origin;
+    h.editions.push_back(std::move(e));
+  }
+  for (const auto& row : sections.rows) {
+    const int level = section_level(sections.get(row, "kind"));
+    h.headings.push_back({sections.get(row, "lang"), normalize_space(sections.get(row, "heading")),
+                          level > 0 ? level : 2});
+  }
+  return h;
+}
+
+}  // namespace kb

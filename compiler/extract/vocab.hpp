@@ -1,0 +1,60 @@
+// The compiler's view of kb-sources/data: every word, heading, column
+// header, cell word and pattern the extractor needs, loaded from the TSV
+// files, never from code. Also the source of the text-export hints.
+#pragma once
+
+#include <re2/re2.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ingest/ingest.hpp"
+#include "support/tsv.hpp"
+
+namespace kb {
+
+struct Vocab {
+  std::string dir;  // the data folder
+  // Raw tables, kept for emit (the KB stores them too).
+  TsvTable models, gpus, lexicon, columns, cells, sections, section_kinds, config_keys, datasets,
+      editions, patterns;
+
+  std::set<std::string> languages;  // languages the data knows (sections.tsv)
+
+  // Section kind of a heading in a language ("" when unknown). Looks up the
+  // language's own rows, then "en", then "*".
+  std::string section_kind(const std::string& lang, const std::string& heading) const;
+  int section_level(const std::string& kind) const;  // from section-kinds.tsv, 0 if unknown
+  // Field of a table header cell ("" when unknown).
+  std::string column_field(const std::string& lang, const std::string& header) const;
+  // Normalized value of a cell word for a field (field "*" rows apply to all).
+  std::optional<std::string> cell_value(const std::string& lang, const std::string& field,
+                                        const std::string& word) const;
+  // All words of a cell pseudo-field (list_sep, range_sep, open_max, alt_sep, plus).
+  std::vector<std::string> cell_words(const std::string& lang, const std::string& field) const;
+  // Lexicon lookup: value of a word of a kind in any language, or nullopt.
+  std::optional<std::string> lexicon_value(const std::string& kind, const std::string& word) const;
+  // Multiplier of a magnitude suffix (kind seq_magnitude / param_magnitude).
+  std::optional<double> magnitude(const std::string& kind, const std::string& word) const;
+  // Longest models.tsv key that `name` starts with (followed by '_'), or "".
+  std::string model_key_of(const std::string& name) const;
+  // GPU key of a GPU type word ("H100" → "h100"), or "".
+  std::string gpu_key(const std::string& lang, const std::string& word) const;
+  const RE2* pattern(const std::string& name) const;
+
+  TextExportHints text_export_hints() const;
+
+ private:
+  friend bool load_vocab(const std::string&, Vocab&, Diagnostics&);
+  std::map<std::string, std::unique_ptr<RE2>> patterns_;
+  std::vector<std::string> model_keys_;  // longest first
+};
+
+// Loads every data file of `data_dir`; reports missing files and bad rows.
+bool load_vocab(const std::string& data_dir, Vocab& vocab, Diagnostics& diags);
+
+}  // namespace kb

@@ -1,0 +1,347 @@
+// Markdown front end: YAML front matter (yaml-cpp) + CommonMark with GitHub
+// tables (cmark-gfm) → the normalized Document. Inline markup is flattened
+// to plain text (code spans keep their literal, escapes are resolved by
+// cmark), so facts read the same whatever the edition's formatting.
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm-extension_api.h>
+#include <cmark-gfm.h>
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <mutex>
+
+#include "ingest/ingest.hpp"
+#include "support/text.hpp"
+
+namespace kb {
+namespace {
+
+struct NodeDeleter {
+  void operator()(cmark_node* n) const { cmark_node_free(n); }
+};
+struct ParserDeleter {
+  void operator()(cmark_parser* p) const { cmark_parser_free(p); }
+};
+
+// The raw lines of the body, for spans (code-point columns) and for checks
+// cmark does not make (cell counts, unterminated fences).
+struct Lines {
+  std::vector<std::string_view> lines;
+  explicit Lines(std::string_view text) {
+    size_t start = 0;
+    for (size_t i = 0; i <= text.size(); ++i) {
+      if (i == text.size() || text[i] == '\n') {
+        auto l = text.substr(start, i - start);
+        if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+        lines.push_back(l);
+        start = i + 1;
+      }
+    }
+  }
+  std::string_view at(int line) const {  // 1-based within the body
+    if (line < 1 || static_cast<size_t>(line) > lines.size()) return {};
+    return lines[static_cast<size_t>(line - 1)];
+  }
+};
+
+class Walker {
+ public:
+  Walker(const std::string& path, const Lines& lines, int line_offset, Document& doc, Diagnostics& diags)
+      : path_(path), lines_(lines), offset_(line_offset), doc_(doc), diags_(diags) {}
+
+  void block(cmark_node* node, int list_depth) {
+    for (cmark_node* child = cmark_node_first_child(node); child; child = cmark_node_next(child))
+      one(child, list_depth);
+  }
+
+ private:
+  Span span_of(cmark_node* n) const {
+    const int line = cmark_node_get_start_line(n);
+    const int byte_col = cmark_node_get_start_column(n);
+    const auto raw = lines_.at(line);
+    const int col = byte_col > 0 ? code_point_column(raw, static_cast<size_t>(byte_col - 1)) + 1 : 1;
+    return Span{path_, line + offset_, col};
+  }
+
+  static void inline_text(cmark_node* n, std::string& out) {
+    for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
+      switch (cmark_node_get_type(c)) {
+        case CMARK_NODE_TEXT:
+        case CMARK_NODE_CODE:
+        case CMARK_NODE_HTML_INLINE:
+          if (const char* lit = cmark_node_get_literal(c)) out += lit;
+          break;
+        case CMARK_NODE_SOFTBREAK:
+        case CMARK_NODE_LINEBREAK:
+          out += '\n';
+          break;
+        default:
+          inline_text(c, out);
+      }
+    }
+  }
+
+  static std::string text_of(cmark_node* n) {
+    std::string out;
+    inline_text(n, out);
+    return out;
+  }
+
+  void push(Block b, cmark_node* n) {
+    b.span = span_of(n);
+    b.end_line = cmark_node_get_end_line(n) + offset_;
+    doc_.blocks.push_back(std::move(b));
+  }
+
+  void one(cmark_node* n, int list_depth) {
+    const auto type = cmark_node_get_type(n);
+    const char* type_name = cmark_node_get_type_string(n);
+    Block b;
+    switch (type) {
+      case CMARK_NODE_HEADING:
+        b.kind = BlockKind::Heading;
+        b.level = cmark_node_get_heading_level(n);
+        b.text = normalize_space(text_of(n));
+        push(std::move(b), n);
+        return;
+      case CMARK_NODE_PARAGRAPH:
+        b.kind = BlockKind::Paragraph;
+        b.text = trim(text_of(n));
+        push(std::move(b), n);
+        return;
+      case CMARK_NODE_THEMATIC_BREAK:
+        b.kind = BlockKind::ThematicBreak;
+        push(std::move(b), n);
+        return;
+      case CMARK_NODE_HTML_BLOCK:
+        b.kind = BlockKind::Paragraph;
+        if (const char* lit = cmark_node_get_literal(n)) b.text = trim(lit);
+        push(std::move(b), n);
+        return;
+      case CMARK_NODE_CODE_BLOCK: {
+        b.kind = BlockKind::Code;
+        if (const char* info = cmark_node_get_fence_info(n)) b.info = trim(info);
+        std::string lit = cmark_node_get_literal(n) ? cmark_node_get_literal(n) : "";
+        while (!lit.empty() && lit.back() == '\n') lit.pop_back();
+        b.text = lit;
+        check_fence(n);
+        push(std::move(b), n);
+        return;
+      }
+      case CMARK_NODE_LIST: {
+        const bool ordered = cmark_node_get_list_type(n) == CMARK_ORDERED_LIST;
+        int number = ordered ? cmark_node_get_list_start(n) : 1;
+        for (cmark_node* item = cmark_node_first_child(n); item; item = cmark_node_next(item), ++number) {
+          Block li;
+          li.kind = BlockKind::ListItem;
+          li.ordered = ordered;
+          li.ordinal = number;
+          li.level = list_depth + 1;
+          // The item's own text is its leading paragraphs; nested lists
+          // become items of their own, one level deeper.
+          std::string text;
+          for (cmark_node* c = cmark_node_first_child(item); c; c = cmark_node_next(c)) {
+            if (cmark_node_get_type(c) == CMARK_NODE_PARAGRAPH) {
+              if (!text.empty()) text += '\n';
+              text += text_of(c);
+            }
+          }
+          li.text = trim(text);
+          push(std::move(li), item);
+          for (cmark_node* c = cmark_node_first_child(item); c; c = cmark_node_next(c))
+            if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) one(c, list_depth + 1);
+        }
+        return;
+      }
+      case CMARK_NODE_BLOCK_QUOTE:
+        block(n, list_depth);
+        return;
+      default:
+        break;
+    }
+    if (type_name && std::string_view(type_name) == "table") {
+      table(n);
+      return;
+    }
+    block(n, list_depth);
+  }
+
+  // cmark-gfm pads short rows and drops extra cells silently; a fact table
+  // with a ragged row is an error, so count the cells in the raw line.
+  static int raw_cell_count(std::string_view line) {
+    std::string_view s = line;
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    if (!s.empty() && s.front() == '|') s.remove_prefix(1);
+    if (!s.empty() && s.back() == '|' && !(s.size() >= 2 && s[s.size() - 2] == '\\')) s.remove_suffix(1);
+    int cells = 1;
+    bool in_code = false;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\\') { ++i; continue; }
+      if (s[i] == '`') in_code = !in_code;
+      if (s[i] == '|' && !in_code) ++cells;
+    }
+    return cells;
+  }
+
+  void table(cmark_node* n) {
+    Block b;
+    b.kind = BlockKind::Table;
+    size_t header_cells = 0;
+    for (cmark_node* row = cmark_node_first_child(n); row; row = cmark_node_next(row)) {
+      std::vector<Cell> cells;
+      for (cmark_node* cell = cmark_node_first_child(row); cell; cell = cmark_node_next(cell))
+        cells.push_back({trim(text_of(cell)), span_of(cell)});
+      const int line = cmark_node_get_start_line(row);
+      const int raw = raw_cell_count(lines_.at(line));
+      if (b.rows.empty()) {
+        header_cells = cells.size();
+      } else if (static_cast<size_t>(raw) != header_cells) {
+        diags_.error({path_, line + offset_, 1},
+                     "table row has " + std::to_string(raw) + " cells, the header has " +
+                         std::to_string(header_cells),
+                     "every row of a table needs one cell per header column; leave a cell empty "
+                     "(`| |`) rather than dropping it");
+        continue;
+      }
+      b.rows.push_back(std::move(cells));
+    }
+    push(std::move(b), n);
+  }
+
+  void check_fence(cmark_node* n) {
+    int fence_length = 0, fence_offset = 0;
+    char fence_char = 0;
+    if (!cmark_node_get_fenced(n, &fence_length, &fence_offset, &fence_char) || fence_length == 0) return;
+    const int end = cmark_node_get_end_line(n);
+    const std::string closing(static_cast<size_t>(fence_length), fence_char);
+    const auto last = trim(lines_.at(end));
+    if (end == cmark_node_get_start_line(n) || !starts_with(last, closing)) {
+      diags_.error(span_of(n), "unterminated code fence",
+                   "close the block with a line of " + closing);
+    }
+  }
+
+  const std::string& path_;
+  const Lines& lines_;
+  int offset_;
+  Document& doc_;
+  Diagnostics& diags_;
+};
+
+// Splits "---\n<yaml>\n---\n<body>"; returns false when there is no front matter.
+bool split_front_matter(std::string_view text, std::string_view& yaml, std::string_view& body,
+                        int& body_line) {
+  if (!(starts_with(text, "---\n") || starts_with(text, "---\r\n"))) return false;
+  size_t pos = text.find('\n') + 1;
+  int line = 2;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    auto l = text.substr(pos, eol - pos);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (l == "---" || l == "...") {
+      yaml = text.substr(text.find('\n') + 1, pos - text.find('\n') - 1);
+      body = eol < text.size() ? text.substr(eol + 1) : std::string_view{};
+      body_line = line + 1;
+      return true;
+    }
+    pos = eol + 1;
+    ++line;
+  }
+  return false;
+}
+
+void attach_extensions(cmark_parser* parser) {
+  static std::once_flag once;
+  std::call_once(once, [] { cmark_gfm_core_extensions_ensure_registered(); });
+  if (cmark_syntax_extension* table = cmark_find_syntax_extension("table"))
+    cmark_parser_attach_syntax_extension(parser, table);
+}
+
+}  // namespace
+
+std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags) {
+  std::string_view text = file.bytes;
+  if (auto bad = find_invalid_utf8(text)) {
+    int line = 1;
+    size_t ls = 0;
+    for (size_t i = 0; i < *bad; ++i)
+      if (text[i] == '\n') { ++line; ls = i + 1; }
+    diags.error({file.path, line, code_point_column(text.substr(ls), *bad - ls) + 1},
+                "invalid UTF-8 byte sequence", "save the file as UTF-8");
+    return std::nullopt;
+  }
+  if (text.find('\0') != std::string_view::npos) {
+    diags.error({file.path, 1, 1}, "NUL byte in a text file", "kb-sources are UTF-8 text");
+    return std::nullopt;
+  }
+  if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+
+  Document doc;
+  doc.path = file.path;
+  doc.sha256 = sha256_hex(file.bytes);
+
+  std::string_view yaml, body;
+  int body_line = 1;
+  if (!split_front_matter(text, yaml, body, body_line)) {
+    diags.error({file.path, 1, 1}, "missing front matter",
+                "start the file with a YAML block: ---, lang: <en|fr|ja|zh>, revision: <n>, ---");
+    return std::nullopt;
+  }
+  FrontMatter& m = doc.meta;
+  m.span = {file.path, 1, 1};
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml));
+    if (!root.IsMap()) throw YAML::Exception(YAML::Mark::null_mark(), "front matter is not a mapping");
+    auto str = [&](const char* key) -> std::string {
+      const YAML::Node v = root[key];
+      return v && v.IsScalar() ? v.as<std::string>() : std::string{};
+    };
+    m.name = str("name");
+    m.lang = str("lang");
+    m.date = str("date");
+    m.origin = str("origin");
+    m.translated_from = str("translated-from");
+    const std::string rev = str("revision");
+    if (m.lang.empty())
+      diags.error({file.path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
+    if (rev.empty()) {
+      diags.error({file.path, 2, 1}, "front matter has no 'revision'",
+                  "add revision: <n> (1 = oldest; the newest revision wins)");
+    } else {
+      size_t used = 0;
+      long v = 0;
+      try { v = std::stol(rev, &used); } catch (...) { used = 0; }
+      if (used != rev.size() || v < 1 || v > 1000000) {
+        int line = 2;
+        for (auto& l : split(yaml, '\n')) {
+          if (starts_with(l, "revision")) break;
+          ++line;
+        }
+        diags.error({file.path, line, 11}, "revision '" + rev + "' is not a positive whole number",
+                    "revisions are 1, 2, 3, ... (1 = oldest)");
+      } else {
+        m.revision = static_cast<int>(v);
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    const int line = e.mark.is_null() ? 2 : e.mark.line + 2;
+    const int col = e.mark.is_null() ? 1 : e.mark.column + 1;
+    diags.error({file.path, line, col}, "malformed front matter: " + e.msg,
+                "front matter is YAML key: value lines between two --- lines");
+    return std::nullopt;
+  }
+  if (m.lang.empty() || m.revision == 0) return std::nullopt;
+
+  std::unique_ptr<cmark_parser, ParserDeleter> parser(cmark_parser_new(CMARK_OPT_DEFAULT));
+  attach_extensions(parser.get());
+  cmark_parser_feed(parser.get(), body.data(), body.size());
+  std::unique_ptr<cmark_node, NodeDeleter> root(cmark_parser_finish(parser.get()));
+  const Lines lines(body);
+  Walker walker(file.path, lines, body_line - 1, doc, diags);
+  walker.block(root.get(), 0);
+  return doc;
+}
+
+}  // namespace kb

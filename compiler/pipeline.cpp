@@ -1,0 +1,154 @@
+// The compiler pipeline (see pipeline.hpp).
+#include "pipeline.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "ingest/ingest.hpp"
+#include "support/text.hpp"
+
+namespace kb {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Line of a front-matter key, for diagnostics that point at it.
+int key_line(const std::string& bytes, const std::string& key) {
+  int line = 1;
+  size_t pos = 0;
+  while (pos < bytes.size() && line < 64) {
+    const size_t eol = bytes.find('\n', pos);
+    const auto l = std::string_view(bytes).substr(pos, (eol == std::string::npos ? bytes.size() : eol) - pos);
+    if (starts_with(l, key + ":")) return line;
+    if (eol == std::string::npos) break;
+    pos = eol + 1;
+    ++line;
+  }
+  return 1;
+}
+
+std::string document_name(const Document& d) {
+  if (!d.meta.name.empty()) return d.meta.name;
+  std::string stem = fs::path(d.path).stem().string();  // recipe-index.fr → recipe-index
+  const auto dot = stem.rfind('.');
+  return dot == std::string::npos ? stem : stem.substr(0, dot);
+}
+
+}  // namespace
+
+std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& diags) {
+  auto c = std::make_unique<Compilation>();
+  const fs::path root(opts.sources);
+  const std::string data_dir = opts.data.empty() ? (root / "data").string() : opts.data;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    diags.error({opts.sources, 0, 0}, "sources folder not found", "pass --sources DIR (default: kb-sources)");
+    return nullptr;
+  }
+  if (!load_vocab(data_dir, c->vocab, diags)) return nullptr;
+  for (const auto& entry : fs::directory_iterator(data_dir, ec)) {
+    if (!entry.is_regular_file()) continue;
+    auto bytes = read_file(entry.path().string());
+    c->data_files.emplace_back(fs::relative(entry.path(), root, ec).generic_string(), sha256_hex(bytes ? *bytes : ""));
+  }
+  std::sort(c->data_files.begin(), c->data_files.end());
+
+  // Documents: *.md (markdown editions) and *.txt (text exports), outside
+  // the data folder; README.md files document a folder and are skipped.
+  std::vector<fs::path> files;
+  const fs::path data_path = fs::weakly_canonical(data_dir, ec);
+  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (it->is_directory() && fs::weakly_canonical(it->path(), ec) == data_path) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file()) continue;
+    const auto ext = it->path().extension().string();
+    if ((ext == ".md" && it->path().filename() != "README.md") || ext == ".txt") files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    diags.error({opts.sources, 0, 0}, "no sources found (no .md or .txt files)",
+                "put the editions under skill/ and references/, or pass --sources DIR");
+    return nullptr;
+  }
+
+  const TextExportHints hints = c->vocab.text_export_hints();
+  std::map<std::tuple<std::string, std::string, int>, std::string> seen;
+  for (const auto& f : files) {
+    const std::string rel = fs::relative(f, root, ec).generic_string();
+    auto bytes = read_file(f.string());
+    if (!bytes) {
+      diags.error({rel, 0, 0}, "cannot read file", "check permissions");
+      continue;
+    }
+    SourceFile sf{rel, *bytes};
+    const int before = diags.error_count();
+    std::optional<Document> doc =
+        f.extension() == ".md" ? ingest_markdown(sf, diags) : ingest_text_export(sf, hints, diags);
+    if (!doc) continue;
+    if (!c->vocab.languages.count(doc->meta.lang)) {
+      diags.error({rel, key_line(*bytes, "lang"), 7}, "unknown lang '" + doc->meta.lang + "'",
+                  "known languages: " + join(std::vector<std::string>(c->vocab.languages.begin(), c->vocab.languages.end()), ", ") +
+                      " (add a language to data/sections.tsv and data/lexicon.tsv)");
+      continue;
+    }
+    const auto key = std::make_tuple(document_name(*doc), doc->meta.lang, doc->meta.revision);
+    if (auto it = seen.find(key); it != seen.end()) {
+      diags.error({rel, key_line(*bytes, "revision"), 1},
+                  "two sources of the same language and revision: " + doc->meta.lang + " revision " +
+                      std::to_string(doc->meta.revision) + " is also " + it->second,
+                  "give the newer edition a higher revision, or remove one");
+      continue;
+    }
+    seen[key] = rel;
+    if (diags.error_count() > before) continue;  // a document with errors contributes no facts
+    c->documents.push_back(std::move(*doc));
+  }
+  for (const auto& d : c->documents) extract(d, c->vocab, c->extracted, diags);
+  c->resolved = resolve(c->extracted, c->vocab, diags);
+  return c;
+}
+
+bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags) {
+  auto c = compile(opts, diags);
+  if (!c || diags.has_errors()) return false;
+  EmitInput in{&c->documents, &c->vocab, &c->resolved, &c->extracted.sections, c->data_files};
+  try {
+    emit_kb(out, in);
+  } catch (const std::exception& e) {
+    diags.error({out, 0, 0}, std::string("cannot write the knowledge base: ") + e.what(),
+                "check that the output folder is writable; the previous KB is unchanged");
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> lint_lines(const Compilation& c) {
+  std::vector<std::string> out;
+  auto loc = [](const Provenance& p) { return p.file + ":" + std::to_string(p.line); };
+  auto rev = [](const Provenance& p) { return "rev " + std::to_string(p.revision) + " " + p.lang; };
+  for (const auto& k : c.resolved.conflicts) {
+    const auto& w = k.values.front();
+    for (size_t i = 1; i < k.values.size(); ++i) {
+      const auto& v = k.values[i];
+      out.push_back(loc(v.prov) + ": " + (v.prov.revision < w.prov.revision ? "conflict" : "translation-mismatch") + ": " +
+                    k.entity_kind + " " + k.entity_key + " " + k.field + ": '" + v.value + "' (" + rev(v.prov) +
+                    ") -> '" + w.value + "' (" + rev(w.prov) + ", " + loc(w.prov) + ", wins)");
+    }
+  }
+  for (const auto& r : c.resolved.renames)
+    out.push_back(loc(r.old_prov) + ": rename: dataset preset '" + r.from + "' (" + rev(r.old_prov) + ") -> '" + r.to +
+                  "' (" + rev(r.new_prov) + ", " + loc(r.new_prov) + ")");
+  for (const auto& e : c.resolved.entities)
+    for (const auto& lang : e.missing)
+      out.push_back(loc(e.winner().prov) + ": missing: " + e.kind + " " + e.key + " has no " + lang + " text");
+  for (const auto& f : c.resolved.findings) out.push_back(loc(f.prov) + ": " + f.kind + ": " + f.message);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace kb

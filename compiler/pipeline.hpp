@@ -1,0 +1,42 @@
+// The compiler pipeline, end to end: find the sources, ingest every
+// document (markdown or text export), extract, resolve, and emit. Used by
+// `kbc build`, `kbc lint`, `kbc generate` and the tests.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emit/emit.hpp"
+#include "extract/extract.hpp"
+#include "resolve/resolve.hpp"
+
+namespace kb {
+
+struct CompileOptions {
+  std::string sources = "kb-sources";  // root: skill/, references/, data/ (or text exports)
+  std::string data;                    // data folder; default: <sources>/data
+};
+
+// Everything a compile produced, kept together because resolved entities
+// point into the extracted facts.
+struct Compilation {
+  Vocab vocab;
+  std::vector<Document> documents;  // sorted by path
+  Extracted extracted;
+  Resolved resolved;
+  std::vector<std::pair<std::string, std::string>> data_files;  // (path, sha256)
+};
+
+// Runs ingest → extract → resolve. Every bad document is reported in
+// `diags`; the result is null only when nothing could be compiled.
+std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& diags);
+
+// compile() then emit_kb(). Returns false (and leaves `out` untouched) on
+// any error.
+bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags);
+
+// Lint lines, `file:line: kind: message`, sorted.
+std::vector<std::string> lint_lines(const Compilation& c);
+
+}  // namespace kb

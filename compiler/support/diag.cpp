@@ -1,0 +1,45 @@
+// Diagnostic rendering and the collecting sink.
+#include "support/diag.hpp"
+
+#include <cstdio>
+
+namespace kb {
+
+std::string Diagnostic::render() const {
+  std::string out;
+  out += span.file.empty() ? std::string("kbc") : span.file;
+  if (span.line > 0) {
+    out += ":" + std::to_string(span.line);
+    if (span.col > 0) out += ":" + std::to_string(span.col);
+  }
+  switch (severity) {
+    case Severity::Error: out += ": error: "; break;
+    case Severity::Warning: out += ": warning: "; break;
+    case Severity::Note: out += ": note: "; break;
+  }
+  out += message;
+  if (!hint.empty()) out += "\n  hint: " + hint;
+  return out;
+}
+
+void Diagnostics::error(Span span, std::string message, std::string hint) {
+  items_.push_back({Severity::Error, std::move(span), std::move(message), std::move(hint)});
+  ++errors_;
+}
+void Diagnostics::warning(Span span, std::string message, std::string hint) {
+  items_.push_back({Severity::Warning, std::move(span), std::move(message), std::move(hint)});
+}
+void Diagnostics::note(Span span, std::string message, std::string hint) {
+  items_.push_back({Severity::Note, std::move(span), std::move(message), std::move(hint)});
+}
+void Diagnostics::print(std::FILE* out) const {
+  for (const auto& d : items_) std::fprintf(out, "%s\n", d.render().c_str());
+}
+void Diagnostics::append(const Diagnostics& other) {
+  for (const auto& d : other.items_) {
+    items_.push_back(d);
+    if (d.severity == Severity::Error) ++errors_;
+  }
+}
+
+}  // namespace kb

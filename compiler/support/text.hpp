@@ -1,0 +1,47 @@
+// UTF-8 and text helpers used by every stage: validation, code-point
+// columns, case and width folding, whitespace normalization, splitting.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kb {
+
+// Byte offset of the first invalid UTF-8 sequence, or nullopt when valid.
+// Overlong forms, surrogates and code points above U+10FFFF are invalid.
+std::optional<size_t> find_invalid_utf8(std::string_view s);
+
+// Decodes one code point at s[i], advancing i. Assumes valid UTF-8.
+char32_t next_code_point(std::string_view s, size_t& i);
+void append_utf8(std::string& out, char32_t cp);
+
+// Number of code points in s[0, byte_offset): a 0-based column.
+int code_point_column(std::string_view s, size_t byte_offset);
+
+// Lower-cases ASCII and Latin-1/Latin Extended-A letters, folds full-width
+// ASCII (U+FF01..U+FF5E) to ASCII and the ideographic space to a space.
+std::string fold(std::string_view s);
+
+// Collapses runs of whitespace to one space and trims.
+std::string normalize_space(std::string_view s);
+
+std::string trim(std::string_view s);
+std::vector<std::string> split(std::string_view s, char sep);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+// True for code points of the CJK scripts (Han, Hiragana, Katakana, CJK
+// punctuation, full-width forms): text with no spaces between words.
+bool is_cjk(char32_t cp);
+
+// Hex SHA-256 of bytes.
+std::string sha256_hex(std::string_view bytes);
+
+// Reads a whole file; nullopt when it cannot be opened.
+std::optional<std::string> read_file(const std::string& path);
+
+}  // namespace kb
