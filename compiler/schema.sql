@@ -148,6 +148,7 @@ CREATE TABLE dataset_renames (
 CREATE TABLE config_keys (
   key            TEXT PRIMARY KEY,
   layer          TEXT NOT NULL,   -- convergence | execution | benchmark-only
+  dimension      TEXT,            -- layout dimension it sets (tp, pp, cp, ep, seq, ...), or NULL
   aliases        TEXT NOT NULL,   -- comma-separated older or alternative spellings
   evidence       TEXT NOT NULL,   -- phrase of the source sentence
   sentence       TEXT,            -- the whole sentence (from the edition)
@@ -199,6 +200,30 @@ CREATE TABLE columns (
   field  TEXT NOT NULL,
   source TEXT NOT NULL,
   PRIMARY KEY (lang, header)
+);
+
+-- Planner parameters (data/planner.tsv): thresholds and launch templates.
+CREATE TABLE planner (
+  key    TEXT PRIMARY KEY,
+  value  TEXT NOT NULL,
+  source TEXT NOT NULL
+);
+
+-- The checks kbq evaluates and the rule or pitfall entity each enforces.
+CREATE TABLE checks (
+  "check" TEXT PRIMARY KEY,
+  kind    TEXT NOT NULL,   -- rule | pitfall
+  entity  TEXT NOT NULL,   -- entity kind/key, e.g. rule/1
+  source  TEXT NOT NULL
+);
+
+-- Answer labels of kbq in every language (data/answer-labels.tsv).
+CREATE TABLE labels (
+  lang   TEXT NOT NULL,
+  key    TEXT NOT NULL,
+  text   TEXT NOT NULL,
+  source TEXT NOT NULL,
+  PRIMARY KEY (lang, key)
 );
 
 -- Lint findings that are not conflicts (removed entities, unknown mentions).

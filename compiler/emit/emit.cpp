@@ -243,8 +243,8 @@ class Writer {
   void config_keys() {
     const auto& t = in_.vocab->config_keys;
     Stmt st(db_,
-            "INSERT INTO config_keys(key, layer, aliases, evidence, sentence, evidence_source_id, evidence_line, source) "
-            "VALUES (?,?,?,?,?,?,?,?)");
+            "INSERT INTO config_keys(key, layer, aliases, evidence, sentence, evidence_source_id, evidence_line, source, dimension) "
+            "VALUES (?,?,?,?,?,?,?,?,?)");
     for (const auto& row : t.rows) {
       const std::string& evidence = t.get(row, "evidence");
       // Find the sentence holding the evidence phrase in the newest edition
@@ -261,8 +261,21 @@ class Writer {
       } else {
         st.bind_null(5).bind_null(6).bind_null(7);
       }
-      st.bind(8, t.get(row, "source")).run();
+      st.bind(8, t.get(row, "source"));
+      bind_text_or_null(st, 9, t.get(row, "dimension"));
+      st.run();
     }
+    const auto& pl = in_.vocab->planner;
+    Stmt ps(db_, "INSERT INTO planner(key, value, source) VALUES (?,?,?)");
+    for (const auto& row : pl.rows) ps.bind_all(pl.get(row, "key"), pl.get(row, "value"), pl.get(row, "source")).run();
+    const auto& ch = in_.vocab->checks;
+    Stmt cs(db_, "INSERT INTO checks(\"check\", kind, entity, source) VALUES (?,?,?,?)");
+    for (const auto& row : ch.rows)
+      cs.bind_all(ch.get(row, "check"), ch.get(row, "kind"), ch.get(row, "entity"), ch.get(row, "source")).run();
+    const auto& lb = in_.vocab->labels;
+    Stmt ls(db_, "INSERT OR IGNORE INTO labels(lang, key, text, source) VALUES (?,?,?,?)");
+    for (const auto& row : lb.rows)
+      ls.bind_all(lb.get(row, "lang"), lb.get(row, "key"), lb.get(row, "text"), lb.get(row, "source")).run();
   }
 
   static std::string sentence_around(const std::string& text, const std::string& phrase) {

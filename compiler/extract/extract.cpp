@@ -377,6 +377,7 @@ class Extractor {
         if (it == cell.end()) continue;
         base.name = it->second->text;
         base.model = it->second->text;
+        base.model_key = v_.model_key_by_display(base.model);
         if (auto t = cell.find("gpu_types"); t != cell.end())
           for (const auto& g : split_any(t->second->text, list_seps)) {
             std::string key = v_.gpu_key(lang, g);

@@ -31,10 +31,13 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   load("cells.tsv", v.cells, {"lang", "field", "word", "value"});
   load("sections.tsv", v.sections, {"lang", "heading", "kind"});
   load("section-kinds.tsv", v.section_kinds, {"kind", "level", "parent"});
-  load("config-keys.tsv", v.config_keys, {"key", "layer", "evidence", "aliases"});
+  load("config-keys.tsv", v.config_keys, {"key", "layer", "dimension", "evidence", "aliases"});
   load("datasets.tsv", v.datasets, {"preset", "modes", "evidence"});
   load("editions.tsv", v.editions, {"origin", "name", "lang", "revision", "date"});
   load("patterns.tsv", v.patterns, {"name", "pattern"});
+  load("planner.tsv", v.planner, {"key", "value"});
+  load("checks.tsv", v.checks, {"check", "kind", "entity"});
+  load("answer-labels.tsv", v.labels, {"lang", "key", "text"});
 
   for (const auto& row : v.sections.rows) {
     const auto& l = v.sections.get(row, "lang");
@@ -134,6 +137,25 @@ std::optional<double> Vocab::magnitude(const std::string& kind, const std::strin
 std::string Vocab::model_key_of(const std::string& name) const {
   for (const auto& k : model_keys_)
     if (name.size() > k.size() && starts_with(name, k) && name[k.size()] == '_') return k;
+  return {};
+}
+
+std::string Vocab::model_key_by_display(const std::string& display) const {
+  auto alnum = [](std::string_view text) {
+    std::string out;
+    for (char ch : fold(text)) {
+      if (ch == '(') break;
+      if (std::isalnum(static_cast<unsigned char>(ch))) out += ch;
+    }
+    return out;
+  };
+  std::string d = display;
+  for (const char* open : {"(", "\xEF\xBC\x88"})  // ASCII or full-width parenthesis
+    if (auto at = d.find(open); at != std::string::npos) d = d.substr(0, at);
+  const std::string want = alnum(d);
+  if (want.empty()) return {};
+  for (const auto& row : models.rows)
+    if (alnum(models.get(row, "display_name")) == want) return models.get(row, "model_key");
   return {};
 }
 

@@ -21,7 +21,7 @@ struct Vocab {
   std::string dir;  // the data folder
   // Raw tables, kept for emit (the KB stores them too).
   TsvTable models, gpus, lexicon, columns, cells, sections, section_kinds, config_keys, datasets,
-      editions, patterns;
+      editions, patterns, planner, checks, labels;
 
   std::set<std::string> languages;  // languages the data knows (sections.tsv)
 
@@ -42,6 +42,9 @@ struct Vocab {
   std::optional<double> magnitude(const std::string& kind, const std::string& word) const;
   // Longest models.tsv key that `name` starts with (followed by '_'), or "".
   std::string model_key_of(const std::string& name) const;
+  // models.tsv key whose display name matches `display` letters and digits
+  // only ("Qwen3 30B-A3B" = "Qwen3-30B-A3B"), ignoring a parenthesized tail; or "".
+  std::string model_key_by_display(const std::string& display) const;
   // GPU key of a GPU type word ("H100" → "h100"), or "".
   std::string gpu_key(const std::string& lang, const std::string& word) const;
   const RE2* pattern(const std::string& name) const;

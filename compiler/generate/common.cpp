@@ -1,0 +1,690 @@
+// Generate stage, shared context (see generate_int.hpp): the label, header
+// and cell words of kb-sources/data, the choice of the edition to show in
+// each language (with fallback), the index entries and families, and the
+// Markdown / YAML writing helpers every generated document uses.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <tuple>
+
+#include "extract/extract.hpp"
+#include "generate/generate_int.hpp"
+#include "support/text.hpp"
+
+namespace kb::gen {
+
+namespace {
+
+// The language every other falls back to first (as in Vocab::section_kind).
+const std::string kBase = "en";
+
+bool same_range(const Range& a, const Range& b) {
+  return a.known == b.known && a.none == b.none && a.varies == b.varies && a.open == b.open &&
+         (a.none || a.varies || !a.known || (a.lo == b.lo && a.hi == b.hi));
+}
+
+// The language-independent values of a recipe row (what resolve compares).
+bool same_values(const RecipeRow& a, const RecipeRow& b) {
+  return same_range(a.tp, b.tp) && same_range(a.pp, b.pp) && same_range(a.cp, b.cp) && same_range(a.ep, b.ep) &&
+         same_range(a.vp, b.vp) && same_range(a.gpus, b.gpus) && a.sp == b.sp && a.seq_len == b.seq_len &&
+         a.gpu_types == b.gpu_types;
+}
+
+std::set<std::string> split_set(const std::string& s) {
+  std::set<std::string> out;
+  for (const auto& p : split(s, ',')) {
+    auto t = trim(p);
+    if (!t.empty()) out.insert(t);
+  }
+  return out;
+}
+
+// Prose paragraphs are aligned by position within their section; the base
+// is the section part of the key ("benchmark_entry/2" → "benchmark_entry").
+std::string prose_base(const EntityEdition& e) {
+  if (e.kind == "config_layer") return e.kind;
+  const auto slash = e.key.rfind('/');
+  return slash == std::string::npos ? e.key : e.key.substr(0, slash);
+}
+
+bool is_prose(const std::string& kind) { return kind == "prose" || kind == "config_layer"; }
+
+// A benchmark model written in any language: full-width folded, spaces dropped
+// ("DeepSeek V3（671B MoE）" and "DeepSeek V3 (671B MoE)" are one model).
+std::string model_key(const std::string& name) {
+  std::string out;
+  for (char ch : fold(name))
+    if (ch != ' ') out += ch;
+  return out;
+}
+
+}  // namespace
+
+// --- context ---------------------------------------------------------------------
+
+Context::Context(const Compilation& comp, Diagnostics& d) : c(comp), diags(d) {
+  languages.assign(c.vocab.languages.begin(), c.vocab.languages.end());
+  for (const auto& doc : c.documents) newest_revision = std::max(newest_revision, doc.meta.revision);
+  for (const auto& e : c.resolved.entities) by_key_[{e.kind, e.key}] = &e;
+  for (const auto& e : c.extracted.entities)
+    if (is_prose(e.kind)) ++prose_count_[{e.prov.file, prose_base(e)}];
+
+  // Table rows of every document, for the cells as written.
+  for (const auto& doc : c.documents) {
+    for (const auto& b : doc.blocks) {
+      if (b.kind != BlockKind::Table || b.rows.empty()) continue;
+      std::vector<std::string> fields;
+      for (const auto& h : b.rows[0]) fields.push_back(c.vocab.column_field(doc.meta.lang, h.text));
+      for (size_t r = 1; r < b.rows.size(); ++r) {
+        SourceRow row;
+        row.lang = doc.meta.lang;
+        for (size_t i = 0; i < b.rows[r].size() && i < fields.size(); ++i)
+          if (!fields[i].empty()) row.cells[fields[i]] = b.rows[r][i].text;
+        if (!b.rows[r].empty()) source_rows_[{doc.path, b.rows[r][0].span.line}] = std::move(row);
+      }
+    }
+  }
+
+  // Index kinds in data order; the mode order from the longest mode list.
+  std::set<std::string> seen_index;
+  for (const auto& s : c.extracted.sections)
+    if (!s.index_kind.empty()) seen_index.insert(s.index_kind);
+  const auto& sk = c.vocab.section_kinds;
+  for (const auto& row : sk.rows)
+    if (seen_index.count(sk.get(row, "kind"))) index_kinds.push_back(sk.get(row, "kind"));
+  for (const auto& k : seen_index)
+    if (std::find(index_kinds.begin(), index_kinds.end(), k) == index_kinds.end()) index_kinds.push_back(k);
+  const auto& cells = c.vocab.cells;
+  for (const auto& row : cells.rows) {
+    if (cells.get(row, "field") != "mode") continue;
+    auto modes = split(cells.get(row, "value"), ',');
+    if (modes.size() > mode_order.size()) mode_order = modes;
+  }
+  for (auto& m : mode_order) m = trim(m);
+
+  load_ui();
+  build_index();
+}
+
+void Context::load_ui() {
+  const std::string path = c.vocab.dir + "/ui.tsv";
+  if (auto t = load_tsv(path, diags, {"lang", "key", "text", "source"})) ui_ = std::move(*t);
+  for (const auto& row : ui_.rows)
+    if (ui_.get(row, "source").empty())
+      diags.error(ui_.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
+}
+
+std::string Context::ui(const std::string& lang, const std::string& key,
+                        const std::map<std::string, std::string>& args) const {
+  const std::string* found = nullptr;
+  for (const std::string& want : {lang, kBase}) {
+    for (const auto& row : ui_.rows)
+      if (ui_.get(row, "lang") == want && ui_.get(row, "key") == key) {
+        found = &ui_.get(row, "text");
+        break;
+      }
+    if (found) break;
+  }
+  if (!found) {
+    diags.error({ui_.path.empty() ? c.vocab.dir + "/ui.tsv" : ui_.path, 0, 0},
+                "no label '" + key + "' for language " + lang + " (nor en)",
+                "add a row `" + lang + "\t" + key + "\t<text>\t<source>` to data/ui.tsv");
+    return key;
+  }
+  std::string out;
+  const std::string& t = *found;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '{') {
+      const size_t close = t.find('}', i);
+      if (close != std::string::npos) {
+        auto it = args.find(t.substr(i + 1, close - i - 1));
+        if (it != args.end()) {
+          out += it->second;
+          i = close;
+          continue;
+        }
+      }
+    }
+    out += t[i];
+  }
+  return out;
+}
+
+std::string Context::lang_name(const std::string& shown_in, const std::string& lang) const {
+  return ui(shown_in, "lang." + lang);
+}
+
+std::string Context::marker(const std::string& lang, const std::string& fallback) const {
+  return "*" + md_text(ui(lang, "fallback", {{"lang", lang_name(lang, fallback)}})) + "*";
+}
+
+std::string Context::header(const std::string& lang, const std::string& field) const {
+  const auto& t = c.vocab.columns;
+  for (const std::string& want : {lang, kBase, std::string("*"), std::string()})
+    for (const auto& row : t.rows)
+      if (t.get(row, "field") == field && (want.empty() || t.get(row, "lang") == want)) return t.get(row, "header");
+  diags.error({t.path, 0, 0}, "no table header for field '" + field + "'", "add a row for it to data/columns.tsv");
+  return field;
+}
+
+std::string Context::heading(const std::string& lang, const std::string& kind) const {
+  const auto& t = c.vocab.sections;
+  for (const std::string& want : {lang, kBase})
+    for (const auto& row : t.rows)
+      if (t.get(row, "lang") == want && t.get(row, "kind") == kind) return t.get(row, "heading");
+  return {};
+}
+
+std::string Context::cell_word(const std::string& lang, const std::string& field, const std::string& value) const {
+  const auto& t = c.vocab.cells;
+  const auto want_values = split_set(value);
+  for (const std::string& f : {field, std::string("*")})
+    for (const std::string& l : {lang, std::string("*"), kBase})
+      for (const auto& row : t.rows)
+        if (t.get(row, "field") == f && t.get(row, "lang") == l && split_set(t.get(row, "value")) == want_values)
+          return t.get(row, "word");
+  return {};
+}
+
+std::string Context::mode_word(const std::string& lang, const std::vector<std::string>& modes) const {
+  if (modes.empty() || (modes.size() == 1 && modes[0].empty())) return {};
+  return cell_word(lang, "mode", join(modes, ","));
+}
+
+std::string Context::range_cell(const Range& r, const std::string& lang, const std::string& field) const {
+  if (!r.known) return {};
+  if (!trim(r.raw).empty()) {
+    auto again = parse_range(r.raw, lang, field, c.vocab);
+    if (again && same_range(*again, r)) return trim(r.raw);
+  }
+  if (r.none) return cell_word(lang, field, "none");
+  if (r.varies) return cell_word(lang, field, "varies");
+  std::string s = std::to_string(r.lo);
+  if (r.open) return s + cell_word(lang, "open_max", "+");
+  if (r.hi != r.lo) s += cell_word(lang, "range_sep", "-") + std::to_string(r.hi);
+  return s;
+}
+
+std::string Context::seq_cell(const RecipeRow& r) const {
+  if (r.seq_len == 0) return {};
+  if (const SourceRow* sr = source_row(r.prov)) {
+    auto it = sr->cells.find("seq_len");
+    if (it != sr->cells.end()) {
+      // Keep the cell as written when it states this very length.
+      const std::string s = fold(trim(it->second));
+      size_t i = 0;
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+      if (i > 0 && i < 10) {
+        const long n = std::stol(s.substr(0, i));
+        const std::string suffix = trim(std::string_view(s).substr(i));
+        double mult = 1;
+        if (!suffix.empty()) mult = c.vocab.magnitude("seq_magnitude", suffix).value_or(0);
+        if (static_cast<long>(static_cast<double>(n) * mult) == r.seq_len) return trim(it->second);
+      }
+    }
+  }
+  const auto& lex = c.vocab.lexicon;
+  for (const auto& row : lex.rows) {
+    if (lex.get(row, "kind") != "seq_magnitude") continue;
+    long m = 0;
+    try {
+      m = std::stol(lex.get(row, "value"));
+    } catch (...) {
+      continue;
+    }
+    if (m > 0 && r.seq_len % m == 0) return std::to_string(r.seq_len / m) + lex.get(row, "word");
+  }
+  return std::to_string(r.seq_len);
+}
+
+std::string Context::gpu_name(const std::string& key) const {
+  const auto& t = c.vocab.cells;
+  for (const auto& row : t.rows)
+    if (t.get(row, "field") == "gpu_types" && t.get(row, "value") == key) return t.get(row, "word");
+  const auto& g = c.vocab.gpus;
+  for (const auto& row : g.rows)
+    if (g.get(row, "gpu_key") == key && !g.get(row, "display_name").empty()) return g.get(row, "display_name");
+  return key;
+}
+
+std::string Context::gpu_types_cell(const RecipeRow& r, const std::string& lang) const {
+  std::string sep = cell_word(lang, "list_sep", ",");
+  if (sep.empty()) sep = ",";
+  // An ASCII separator is followed by a space; a CJK one is not.
+  if (static_cast<unsigned char>(sep.back()) < 0x80) sep += ' ';
+  std::vector<std::string> names;
+  for (const auto& k : r.gpu_types) names.push_back(gpu_name(k));
+  return join(names, sep);
+}
+
+std::vector<std::pair<std::string, std::set<std::string>>> Context::datasets() const {
+  std::vector<std::pair<std::string, std::set<std::string>>> out;
+  const auto& t = c.vocab.datasets;
+  for (const auto& row : t.rows) out.emplace_back(t.get(row, "preset"), split_set(t.get(row, "modes")));
+  return out;
+}
+
+// --- entities --------------------------------------------------------------------
+
+const Entity* Context::entity(const std::string& kind, const std::string& key) const {
+  auto it = by_key_.find({kind, key});
+  return it == by_key_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> Context::stale_fields(const Entity& e, const EntityEdition& ed) const {
+  std::vector<std::string> out;
+  const auto& w = e.winner();
+  if (&w == &ed) return out;
+  for (const auto& [field, values] : ed.facts) {
+    if (values.empty()) continue;  // stating nothing is not a contradiction
+    auto it = w.facts.find(field);
+    if (it == w.facts.end() || it->second != values) out.push_back(field);
+  }
+  return out;
+}
+
+bool Context::stale(const Entity& e, const EntityEdition& ed) const {
+  return ed.prov.revision < e.winner().prov.revision && !stale_fields(e, ed).empty();
+}
+
+bool Context::usable(const Entity& e, const EntityEdition& ed) const {
+  const auto& w = e.winner();
+  if (&w == &ed) return true;
+  if (!stale_fields(e, ed).empty()) return false;
+  // A paragraph of an older revision is aligned by position only: trust it
+  // when its section has as many paragraphs as the winner's.
+  if (is_prose(e.kind) && ed.prov.revision != w.prov.revision) {
+    auto count = [&](const EntityEdition& x) {
+      auto it = prose_count_.find({x.prov.file, prose_base(x)});
+      return it == prose_count_.end() ? 0 : it->second;
+    };
+    return count(ed) == count(w);
+  }
+  return true;
+}
+
+Choice Context::choose(const Entity& e, const std::string& lang) const {
+  for (const auto* ed : e.editions)
+    if (ed->prov.lang == lang && usable(e, *ed)) return {ed, ""};
+  if (lang != kBase)
+    for (const auto* ed : e.editions)
+      if (ed->prov.lang == kBase && usable(e, *ed)) return {ed, kBase};
+  const auto& w = e.winner();
+  return {&w, w.prov.lang == lang ? std::string() : w.prov.lang};
+}
+
+bool Context::neutral(const Entity& e, const std::string& text) const {
+  std::set<std::string> langs;
+  for (const auto* ed : e.editions)
+    if (ed->text == text) langs.insert(ed->prov.lang);
+  return langs.size() >= 2;
+}
+
+// --- recipe rows ---------------------------------------------------------------------
+
+const SourceRow* Context::source_row(const Provenance& p) const {
+  auto it = source_rows_.find({p.file, p.line});
+  return it == source_rows_.end() ? nullptr : &it->second;
+}
+
+Choice Context::row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang,
+                           const RecipeRow** chosen) const {
+  std::vector<const RecipeRow*> cands;
+  for (const auto& r : c.extracted.recipes) {
+    if (r.kind != w.kind || !same_values(r, w)) continue;
+    const bool same = e.kind == "benchmark" ? model_key(r.name) == model_key(w.name) : (r.name == w.name && r.mode == w.mode);
+    if (same) cands.push_back(&r);
+  }
+  std::stable_sort(cands.begin(), cands.end(), [](const RecipeRow* a, const RecipeRow* b) { return newer(a->prov, b->prov); });
+  auto pick = [&](const std::string& l) -> const RecipeRow* {
+    for (const auto* r : cands)
+      if (r->prov.lang == l) return r;
+    return nullptr;
+  };
+  Choice out;
+  if (const RecipeRow* r = pick(lang)) {
+    *chosen = r;
+  } else if (const RecipeRow* b = pick(kBase)) {
+    *chosen = b;
+    out.fallback = kBase;
+  } else {
+    *chosen = &w;
+    out.fallback = w.prov.lang == lang ? std::string() : w.prov.lang;
+  }
+  // Notes written the same in two languages need no marker.
+  if (!out.fallback.empty()) {
+    std::set<std::string> langs;
+    for (const auto* r : cands)
+      if (r->notes == (*chosen)->notes) langs.insert(r->prov.lang);
+    if (langs.size() >= 2 || (*chosen)->notes.empty()) out.fallback.clear();
+  }
+  return out;
+}
+
+std::string Context::family_heading(const Family& f, const std::string& lang, bool with_marker) const {
+  if (!f.entity) return {};
+  const Choice ch = choose(*f.entity, lang);
+  std::string out = md_text(ch.ed->text);
+  if (with_marker && !ch.fallback.empty() && !neutral(*f.entity, ch.ed->text)) out += " " + marker(lang, ch.fallback);
+  return out;
+}
+
+const Family* Context::family_of(const IndexEntry& e) const {
+  for (const auto& f : families)
+    if (f.index_kind == e.index_kind && f.ordinal == e.family_ordinal) return &f;
+  return nullptr;
+}
+
+void Context::build_index() {
+  auto mode_rank = [&](const std::string& m) {
+    auto it = std::find(mode_order.begin(), mode_order.end(), m);
+    return it == mode_order.end() ? mode_order.size() : static_cast<size_t>(it - mode_order.begin());
+  };
+  // Library: one entry per name (all its modes). Benchmark: one per model,
+  // whatever the language it is written in (fold: full-width → ASCII).
+  std::map<std::pair<std::string, std::string>, std::vector<const RecipeRow*>> groups;
+  for (const auto& r : c.resolved.recipes)
+    groups[{r.kind, r.kind == "benchmark" ? model_key(r.name) + "\t" + std::to_string(r.family_ordinal) : r.name}].push_back(&r);
+  for (auto& [key, rows] : groups) {
+    std::stable_sort(rows.begin(), rows.end(), [&](const RecipeRow* a, const RecipeRow* b) {
+      if (a->kind == "benchmark") return newer(a->prov, b->prov);
+      return mode_rank(a->mode) < mode_rank(b->mode);
+    });
+    if (key.first == "benchmark") rows.resize(1);
+    IndexEntry e;
+    e.kind = key.first;
+    e.index_kind = e.kind + "_index";
+    e.family_ordinal = rows.front()->family_ordinal;
+    e.name = rows.front()->name;
+    e.rows = rows;
+    for (const auto* r : rows) e.modes.push_back(r->mode);
+    entries.push_back(std::move(e));
+  }
+  std::sort(entries.begin(), entries.end(), [](const IndexEntry& a, const IndexEntry& b) {
+    if (a.kind != b.kind) return a.kind > b.kind;  // library before benchmark
+    const std::string fa = fold(a.name), fb = fold(b.name);
+    if (fa != fb) return natural_less(fa, fb);
+    return a.name < b.name;
+  });
+  std::set<std::string> used;
+  for (auto& e : entries) {
+    std::string s = slug(e.name, false);
+    std::string unique = s;
+    for (int n = 2; used.count(fold(unique)); ++n) unique = s + "-" + std::to_string(n);
+    used.insert(fold(unique));
+    e.slug = unique;
+  }
+
+  for (const auto& ent : c.resolved.entities) {
+    if (ent.kind != "family") continue;
+    const auto slash = ent.key.rfind('/');
+    if (slash == std::string::npos) continue;
+    Family f;
+    f.index_kind = ent.key.substr(0, slash);
+    f.ordinal = std::atoi(ent.key.c_str() + slash + 1);
+    f.entity = &ent;
+    families.push_back(f);
+  }
+  auto index_rank = [&](const std::string& k) {
+    return static_cast<size_t>(std::find(index_kinds.begin(), index_kinds.end(), k) - index_kinds.begin());
+  };
+  std::sort(families.begin(), families.end(), [&](const Family& a, const Family& b) {
+    return std::make_tuple(index_rank(a.index_kind), a.ordinal) < std::make_tuple(index_rank(b.index_kind), b.ordinal);
+  });
+  std::set<std::string> used_family;
+  for (auto& f : families) {
+    const Choice ch = choose(*f.entity, kBase);
+    std::string s = slug(f.index_kind + "-" + ch.ed->text, true);
+    std::string unique = s;
+    for (int n = 2; used_family.count(unique); ++n) unique = s + "-" + std::to_string(n);
+    used_family.insert(unique);
+    f.slug = unique;
+    for (const auto& e : entries)
+      if (e.index_kind == f.index_kind && e.family_ordinal == f.ordinal) f.entries.push_back(&e);
+  }
+}
+
+// --- Markdown, YAML and text helpers ----------------------------------------------------
+
+namespace {
+
+bool special(char ch, bool in_table) {
+  switch (ch) {
+    case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '&': case '~':
+      return true;
+    case '|':
+      return in_table;
+    default:
+      return false;
+  }
+}
+
+std::string escape_chars(std::string_view s, bool in_table) {
+  std::string out;
+  for (char ch : s) {
+    if (special(ch, in_table)) out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+long count(std::string_view s, char ch) { return static_cast<long>(std::count(s.begin(), s.end(), ch)); }
+
+// One run of printable ASCII (no backtick): an identifier-like core with
+// '_' or '*' becomes a code span; sentence punctuation around it stays text.
+std::string escape_run(std::string_view run, bool in_table) {
+  size_t b = 0, e = run.size();
+  for (bool changed = true; changed && b < e;) {
+    changed = false;
+    const std::string_view core = run.substr(b, e - b);
+    const char first = run[b], last = run[e - 1];
+    if (first == '(' && last == ')' && core.size() > 2 && count(core, '(') == 1 && count(core, ')') == 1) {
+      ++b;  // "(path)": the parentheses are prose
+      --e;
+      changed = true;
+    } else if (first == '"' || first == '\'' || (first == '(' && count(core, '(') > count(core, ')')) ||
+        (first == '[' && count(core, '[') > count(core, ']'))) {
+      ++b;
+      changed = true;
+    } else if (std::string_view(".,;:!?\"'").find(last) != std::string_view::npos ||
+               (last == ')' && count(core, ')') > count(core, '(')) ||
+               (last == ']' && count(core, ']') > count(core, '['))) {
+      --e;
+      changed = true;
+    }
+  }
+  const std::string_view core = run.substr(b, e - b);
+  const bool code_like = (core.find('_') != std::string_view::npos || core.find('*') != std::string_view::npos) &&
+                         std::any_of(core.begin(), core.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); });
+  if (!code_like) return escape_chars(run, in_table);
+  return escape_chars(run.substr(0, b), in_table) + md_code(std::string(core), in_table) +
+         escape_chars(run.substr(e), in_table);
+}
+
+std::string escape_line(std::string_view line, bool in_table) {
+  std::string out;
+  size_t i = 0;
+  while (i < line.size()) {
+    const char ch = line[i];
+    if (ch > 0x20 && ch < 0x7F && ch != '`') {
+      size_t j = i;
+      while (j < line.size() && line[j] > 0x20 && line[j] < 0x7F && line[j] != '`') ++j;
+      out += escape_run(line.substr(i, j - i), in_table);
+      i = j;
+      continue;
+    }
+    if (ch == '`') out += '\\';
+    out += ch;
+    ++i;
+  }
+  if (in_table) return out;
+  // Neutralize what would open a block at the start of a line.
+  if (!out.empty() && std::string_view("#>-+=").find(out[0]) != std::string_view::npos) return "\\" + out;
+  size_t d = 0;
+  while (d < out.size() && std::isdigit(static_cast<unsigned char>(out[d]))) ++d;
+  if (d > 0 && d < 10 && d < out.size() && (out[d] == '.' || out[d] == ')'))
+    return out.substr(0, d) + "\\" + out.substr(d);
+  return out;
+}
+
+}  // namespace
+
+std::string md_code(const std::string& text, bool in_table) {
+  size_t longest = 0, run = 0;
+  for (char ch : text) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  std::string body = text;
+  if (in_table) {
+    std::string t;
+    for (char ch : body) {
+      if (ch == '|') t += '\\';
+      t += ch;
+    }
+    body = t;
+  }
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+std::string md_text(const std::string& text, bool in_table) {
+  std::vector<std::string> lines;
+  for (const auto& l : split(text, '\n')) {
+    auto t = trim(l);
+    if (!t.empty()) lines.push_back(t);
+  }
+  if (in_table) {
+    std::string joined = join(lines, " ");
+    return escape_line(joined, true);
+  }
+  std::vector<std::string> out;
+  for (const auto& l : lines) out.push_back(escape_line(l, false));
+  return join(out, "\n");
+}
+
+std::string md_fence(const std::string& code, const std::string& info) {
+  size_t longest = 0, run = 0;
+  for (char ch : code) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  return fence + info + "\n" + code + "\n" + fence;
+}
+
+std::string md_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  auto line = [](const std::vector<std::string>& cells) {
+    std::string s = "|";
+    for (const auto& cell : cells) s += " " + cell + " |";
+    return s;
+  };
+  std::string out = line(header) + "\n|";
+  for (size_t i = 0; i < header.size(); ++i) out += "---|";
+  for (const auto& r : rows) out += "\n" + line(r);
+  return out;
+}
+
+std::string anchor(const std::string& heading) {
+  std::string out;
+  size_t i = 0;
+  while (i < heading.size()) {
+    const char32_t cp = next_code_point(heading, i);
+    if (cp < 0x80) {
+      const auto ch = static_cast<char>(cp);
+      if (std::isalnum(static_cast<unsigned char>(ch))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      else if (ch == '-' || ch == '_') out += ch;
+      else if (ch == ' ') out += '-';
+      continue;
+    }
+    const bool punct = (cp >= 0x00A0 && cp <= 0x00BF) || (cp >= 0x2000 && cp <= 0x206F) ||
+                       (cp >= 0x2190 && cp <= 0x21FF) || (cp >= 0x2500 && cp <= 0x257F) ||
+                       (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) ||
+                       (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) ||
+                       (cp >= 0xFF5B && cp <= 0xFF65);
+    if (!punct) append_utf8(out, cp);
+  }
+  return out;
+}
+
+std::string slug(const std::string& s, bool lower) {
+  std::string out;
+  bool dash = false;
+  for (char ch : s) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x80 && (std::isalnum(u) || ch == '_' || ch == '.')) {
+      if (dash && !out.empty()) out += '-';
+      dash = false;
+      out += lower ? static_cast<char>(std::tolower(u)) : ch;
+    } else {
+      dash = true;
+    }
+  }
+  while (!out.empty() && (out.back() == '.' || out.back() == '-')) out.pop_back();
+  return out.empty() ? std::string("_") : out;
+}
+
+std::string yaml_str(const std::string& s) { return nlohmann::json(s).dump(); }
+
+std::string yaml_list(const std::vector<std::string>& items) {
+  if (items.empty()) return "[]";
+  std::string out;
+  for (const auto& i : items) out += "\n  - " + yaml_str(i);
+  return out;
+}
+
+std::string front_matter(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out = "---\n";
+  for (const auto& [k, v] : fields) out += k + ":" + (!v.empty() && v[0] == '\n' ? v : " " + v) + "\n";
+  return out + "---\n";
+}
+
+std::string first_words(const std::string& s, size_t n) {
+  const std::string t = normalize_space(s);
+  size_t i = 0, cps = 0;
+  while (i < t.size() && cps < n) {
+    next_code_point(t, i);
+    ++cps;
+  }
+  return i >= t.size() ? t : trim(t.substr(0, i)) + "…";
+}
+
+bool natural_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
+      x.erase(0, std::min(x.find_first_not_of('0'), x.size()));
+      y.erase(0, std::min(y.find_first_not_of('0'), y.size()));
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ie;
+      j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i;
+    ++j;
+  }
+  if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
+  return a < b;
+}
+
+std::string where(const Provenance& p) { return p.file + ":" + std::to_string(p.line); }
+
+bool newer(const Provenance& a, const Provenance& b) {
+  return std::make_tuple(-a.revision, a.translated, a.lang, a.file, a.line) <
+         std::make_tuple(-b.revision, b.translated, b.lang, b.file, b.line);
+}
+
+std::string lang_path(const std::string& stem, const std::string& lang) {
+  return lang == kBase ? stem + ".md" : stem + "." + lang + ".md";
+}
+
+}  // namespace kb::gen

@@ -1,0 +1,199 @@
+// Generate stage, internals shared by its files (private: only
+// compiler/generate/*.cpp include this). The stage turns one Compilation
+// into a set of output files held in memory (OutputFiles), which
+// generate.cpp then writes or compares (--check).
+//
+//   common.cpp   the context: ui labels (data/ui.tsv), header and cell words
+//                (data/columns.tsv, data/cells.tsv), edition choice with
+//                fallback, Markdown escaping, slugs, YAML scalars
+//   index.cpp    references/recipe-index[.<lang>].md, one table per family
+//   skill.cpp    skill/SKILL.<lang>.md, regenerated in the newest edition's order
+//   status.cpp   translation-status.md
+//   site.cpp     site/: recipe pages, family pages, kb.json, search-records.json
+//
+// Every human-language word of the output comes from the sources or from
+// kb-sources/data; the code only arranges them.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipeline.hpp"
+
+namespace kb::gen {
+
+// Output path (relative to the output folder, '/'-separated) → bytes.
+using OutputFiles = std::map<std::string, std::string>;
+
+// The edition chosen to show an entity in one language.
+struct Choice {
+  const EntityEdition* ed = nullptr;  // null when the entity has no edition at all
+  std::string fallback;               // language shown instead of the wanted one; "" = none
+};
+
+// A recipe of the index as the generator shows it: the resolved winning
+// row(s) of one name (all its modes), or of one benchmark model (the same
+// model written in several languages is one entry).
+struct IndexEntry {
+  std::string kind;                     // library | benchmark
+  std::string index_kind;               // library_index | benchmark_index
+  int family_ordinal = 0;               // family position within its index
+  std::string name;                     // winning name (recipe function, pattern or model)
+  std::vector<const RecipeRow*> rows;   // the winning rows, one per mode, in mode order
+  std::vector<std::string> modes;       // modes of `rows`, in mode order ("" when none)
+  std::string slug;                     // file name stem of its site page
+};
+
+// One family of an index.
+struct Family {
+  std::string index_kind;  // library_index | benchmark_index
+  int ordinal = 0;         // 1-based position within the index
+  const Entity* entity = nullptr;  // the aligned family heading (kind "family")
+  std::vector<const IndexEntry*> entries;  // sorted
+  std::string slug;        // file name stem of its site page
+};
+
+// What a generated document was made from: its front matter states the
+// newest revision among the facts shown and the source files they came from.
+struct DocState {
+  std::set<std::string> sources;  // source paths (relative to the sources root)
+  int revision = 0;               // newest revision of a fact shown
+  void use(const Provenance& p) {
+    if (p.file.empty()) return;
+    sources.insert(p.file);
+    if (p.revision > revision) revision = p.revision;
+  }
+};
+
+// A parsed table row of a source document: header fields and cell texts.
+struct SourceRow {
+  std::string lang;
+  std::map<std::string, std::string> cells;  // field → cell text as written
+};
+
+class Context {
+ public:
+  Context(const Compilation& c, Diagnostics& diags);
+
+  const Compilation& c;
+  Diagnostics& diags;
+  std::vector<std::string> languages;    // sorted (data/sections.tsv)
+  std::vector<std::string> index_kinds;  // library_index, benchmark_index (section-kinds.tsv order)
+  std::vector<std::string> mode_order;   // pretrain, sft, peft: the longest mode list of data/cells.tsv
+  std::vector<IndexEntry> entries;       // every library and benchmark entry
+  std::vector<Family> families;          // in index order, then ordinal
+  int newest_revision = 0;               // newest revision of any document
+
+  // --- data lookups ----------------------------------------------------------
+  // Label of data/ui.tsv in `lang` (else en), {name} placeholders filled.
+  std::string ui(const std::string& lang, const std::string& key,
+                 const std::map<std::string, std::string>& args = {}) const;
+  std::string lang_name(const std::string& shown_in, const std::string& lang) const;
+  // The visible fallback marker (Markdown, emphasized), naming `fallback` in `lang`.
+  std::string marker(const std::string& lang, const std::string& fallback) const;
+  // Header word of a field in a language: its own rows of data/columns.tsv,
+  // else en, else *; the first such row in file order.
+  std::string header(const std::string& lang, const std::string& field) const;
+  // Heading of a section kind in a language (data/sections.tsv; else en).
+  std::string heading(const std::string& lang, const std::string& kind) const;
+  // A cell word (data/cells.tsv) whose value is `value` for `field`, in the
+  // language's own rows, else *, else en; "" when there is none.
+  std::string cell_word(const std::string& lang, const std::string& field, const std::string& value) const;
+  // Mode cell for a set of modes ("" when no single word says it).
+  std::string mode_word(const std::string& lang, const std::vector<std::string>& modes) const;
+  std::string range_cell(const Range& r, const std::string& lang, const std::string& field) const;
+  std::string seq_cell(const RecipeRow& r) const;
+  std::string gpu_types_cell(const RecipeRow& r, const std::string& lang) const;
+  // Display name of a GPU key (cells.tsv word, else gpus.tsv display_name).
+  std::string gpu_name(const std::string& key) const;
+  // Presets of data/datasets.tsv, in file order, with their modes.
+  std::vector<std::pair<std::string, std::set<std::string>>> datasets() const;
+
+  // --- entities ---------------------------------------------------------------
+  const Entity* entity(const std::string& kind, const std::string& key) const;
+  // The edition to show `e` in `lang`: the language's newest usable edition,
+  // else en's, else the winner (see docs/generate.md, "Fallback").
+  Choice choose(const Entity& e, const std::string& lang) const;
+  // Is `ed` stale: an older revision stating a fact the winner contradicts?
+  bool stale(const Entity& e, const EntityEdition& ed) const;
+  // Fields on which `ed` contradicts the winner.
+  std::vector<std::string> stale_fields(const Entity& e, const EntityEdition& ed) const;
+  // Same text in at least two languages: shown without a fallback marker.
+  bool neutral(const Entity& e, const std::string& text) const;
+
+  // --- recipe rows --------------------------------------------------------------
+  // The source row of a recipe row's table (null for rows known by mention).
+  const SourceRow* source_row(const Provenance& p) const;
+  // The row to take language-dependent cells (notes, model name) from.
+  Choice row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang,
+                    const RecipeRow** chosen) const;
+  std::string family_heading(const Family& f, const std::string& lang, bool with_marker) const;
+
+  // Index entries of a family, and the family of an entry.
+  const Family* family_of(const IndexEntry& e) const;
+
+ private:
+  void load_ui();
+  void build_index();
+  bool usable(const Entity& e, const EntityEdition& ed) const;
+
+  TsvTable ui_;
+  std::map<std::pair<std::string, std::string>, const Entity*> by_key_;
+  std::map<std::pair<std::string, int>, SourceRow> source_rows_;
+  std::map<std::pair<std::string, std::string>, int> prose_count_;  // (file, prose base) → paragraphs
+};
+
+// --- Markdown and text helpers (common.cpp) ------------------------------------
+
+// Escapes plain text for a Markdown paragraph, list item, heading or (with
+// `in_table`) table cell so that cmark reads back exactly `text`:
+// identifier-like runs with '_' or '*' become code spans, other specials are
+// backslash-escaped, and line-start block markers are neutralized.
+std::string md_text(const std::string& text, bool in_table = false);
+// A code span holding `text` literally.
+std::string md_code(const std::string& text, bool in_table = false);
+// A fenced code block.
+std::string md_fence(const std::string& code, const std::string& info);
+// A GitHub-style table.
+std::string md_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+// GitHub-style heading anchor.
+std::string anchor(const std::string& heading);
+// File-name stem: ASCII letters, digits, '_', '.', '-'; other runs → '-'.
+std::string slug(const std::string& s, bool lower);
+// A YAML double-quoted scalar.
+std::string yaml_str(const std::string& s);
+// Front matter block from (key, value-lines) pairs; values are YAML already.
+std::string front_matter(const std::vector<std::pair<std::string, std::string>>& fields);
+// YAML block list of strings.
+std::string yaml_list(const std::vector<std::string>& items);
+// First `n` code points of `s` (whitespace collapsed), with "…" when cut.
+std::string first_words(const std::string& s, size_t n);
+// Natural order: digit runs compare as numbers ("llama3_8b" < "llama3_70b").
+bool natural_less(const std::string& a, const std::string& b);
+// "file:line".
+std::string where(const Provenance& p);
+// Newest first; at equal revision the original, then by language, file, line.
+bool newer(const Provenance& a, const Provenance& b);
+// Output path of a language's page: "<stem>.md" for en, "<stem>.<lang>.md" otherwise.
+std::string lang_path(const std::string& stem, const std::string& lang);
+
+// The Markdown table of a family's recipes in `lang` (index.cpp); with
+// `link_prefix`, recipe names link to their site pages.
+std::string family_table(const Context& ctx, const Family& f, const std::string& lang, DocState& st,
+                         const std::string& link_prefix = {});
+// The section paragraphs of a prose key prefix ("library_index" → library_index/1, /2, ...).
+std::vector<const Entity*> prose_of(const Context& ctx, const std::string& base);
+// A paragraph of an entity in `lang`, with the fallback marker when it falls back.
+std::string paragraph(const Context& ctx, const Entity& e, const std::string& lang, DocState& st);
+
+// --- the documents (one file each) ------------------------------------------------
+void write_index(const Context& ctx, OutputFiles& out);
+void write_skill(const Context& ctx, OutputFiles& out);
+void write_status(const Context& ctx, OutputFiles& out);
+void write_site(const Context& ctx, OutputFiles& out);
+
+}  // namespace kb::gen

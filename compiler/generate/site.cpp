@@ -1,0 +1,2 @@
+#include "generate/generate_int.hpp"
+namespace kb::gen { void write_site(const Context&, OutputFiles&) {} }

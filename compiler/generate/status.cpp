@@ -1,0 +1,184 @@
+// Generate stage: translation-status.md, what a docs maintainer translates
+// next. Per language: the entities it has no text for (they fall back in
+// the generated editions), the stale ones (its newest edition is an older
+// revision and a fact differs), paragraphs not used because their section
+// changed shape, and every conflict its editions lost. Then the renamed
+// dataset presets and what the regenerated editions leave out. Labels come
+// from data/ui.tsv (en: the file is written for the maintainer).
+#include <algorithm>
+
+#include "generate/generate_int.hpp"
+#include "support/text.hpp"
+
+namespace kb::gen {
+
+namespace {
+
+const char* const kLang = "en";  // the maintainer's language for labels
+
+std::string joined(const std::map<std::string, std::set<std::string>>& facts, const std::string& field) {
+  auto it = facts.find(field);
+  return it == facts.end() ? std::string() : join(std::vector<std::string>(it->second.begin(), it->second.end()), ", ");
+}
+
+bool has_lang(const Entity& e, const std::string& lang) {
+  return std::any_of(e.editions.begin(), e.editions.end(), [&](const EntityEdition* x) { return x->prov.lang == lang; });
+}
+
+struct LangStatus {
+  std::vector<std::vector<std::string>> missing, stale, realigned, conflicts;
+};
+
+}  // namespace
+
+void write_status(const Context& ctx, OutputFiles& out) {
+  auto ui = [&](const std::string& key, const std::map<std::string, std::string>& args = {}) {
+    return ctx.ui(kLang, key, args);
+  };
+  auto cell = [](const std::string& s) { return md_text(s, true); };
+  auto won = [&](const Provenance& p) {
+    return ui("status.won", {{"revision", std::to_string(p.revision)}, {"lang", p.lang}, {"file", p.file},
+                             {"line", std::to_string(p.line)}});
+  };
+
+  // Newest revision of each section kind, to tell removed entities (as resolve does).
+  std::map<std::string, int> section_revision;
+  for (const auto& e : ctx.c.extracted.entities)
+    section_revision[e.section_kind] = std::max(section_revision[e.section_kind], e.prov.revision);
+  auto removed = [&](const Entity& e) {
+    return !e.superseded && e.kind != "prose" && e.kind != "code" &&
+           e.winner().prov.revision < section_revision[e.winner().section_kind];
+  };
+
+  // Entities by kind, then key in natural order (pitfall 2 before pitfall 10).
+  std::vector<const Entity*> entities;
+  for (const auto& e : ctx.c.resolved.entities) entities.push_back(&e);
+  std::stable_sort(entities.begin(), entities.end(), [](const Entity* a, const Entity* b) {
+    if (a->kind != b->kind) return a->kind < b->kind;
+    return natural_less(a->key, b->key);
+  });
+  auto code = [](const std::string& s) { return md_code(s, true); };
+
+  std::map<std::string, LangStatus> by_lang;
+  for (const auto& lang : ctx.languages) {
+    LangStatus& s = by_lang[lang];
+    for (const Entity* ep : entities) {
+      const Entity& e = *ep;
+      if (e.superseded || removed(e)) continue;
+      const auto& w = e.winner();
+      const bool listed_missing = std::find(e.missing.begin(), e.missing.end(), lang) != e.missing.end();
+      if (listed_missing || !has_lang(e, lang)) {
+        s.missing.push_back({code(e.kind), code(e.key), cell(first_words(w.text, 60))});
+        continue;
+      }
+      const EntityEdition* own = nullptr;
+      for (const auto* x : e.editions)
+        if (x->prov.lang == lang) {
+          own = x;
+          break;
+        }
+      if (ctx.stale(e, *own)) {
+        std::vector<std::string> fields;
+        for (const auto& f : ctx.stale_fields(e, *own)) fields.push_back(code(f));
+        s.stale.push_back({code(e.kind), code(e.key), std::to_string(own->prov.revision) + " (" + cell(where(own->prov)) + ")",
+                           join(fields, ", "), cell(won(w.prov))});
+      } else if (ctx.choose(e, lang).ed->prov.lang != lang) {
+        s.realigned.push_back({code(e.kind), code(e.key), std::to_string(own->prov.revision) + " (" + cell(where(own->prov)) + ")",
+                               cell(first_words(own->text, 60)), cell(won(w.prov))});
+      }
+    }
+    for (const auto& k : ctx.c.resolved.conflicts) {
+      const auto& w = k.values.front();
+      for (size_t i = 1; i < k.values.size(); ++i) {
+        const auto& v = k.values[i];
+        if (v.prov.lang != lang) continue;
+        s.conflicts.push_back({code(k.entity_kind), code(k.entity_key), code(k.field), cell(v.value) + " (" + cell(where(v.prov)) + ")",
+                               cell(w.value), cell(won(w.prov))});
+      }
+    }
+  }
+
+  std::string body = "# " + md_text(ui("status.title")) + "\n\n" + md_text(ui("status.intro")) + "\n";
+  body += "\n## " + md_text(ui("status.summary")) + "\n\n";
+  std::vector<std::vector<std::string>> summary;
+  for (const auto& lang : ctx.languages) {
+    const auto& s = by_lang[lang];
+    summary.push_back({cell(ctx.lang_name(kLang, lang) + " (" + lang + ")"), std::to_string(s.missing.size()),
+                       std::to_string(s.stale.size()), std::to_string(s.realigned.size()),
+                       std::to_string(s.conflicts.size())});
+  }
+  body += md_table({cell(ui("status.language")), cell(ui("status.missing")), cell(ui("status.stale")),
+                    cell(ui("status.realigned")), cell(ui("status.conflicts"))},
+                   summary) +
+          "\n";
+
+  auto section = [&](int level, const std::string& title, const std::vector<std::string>& header,
+                     const std::vector<std::vector<std::string>>& rows) {
+    std::string s = "\n" + std::string(static_cast<size_t>(level), '#') + " " + md_text(title) + " (" +
+                    std::to_string(rows.size()) + ")\n\n";
+    s += rows.empty() ? md_text(ui("status.none")) : md_table(header, rows);
+    return s + "\n";
+  };
+  const std::vector<std::string> kind_key = {cell(ui("status.col.kind")), cell(ui("status.col.key"))};
+  auto with = [&](std::vector<std::string> keys) {
+    std::vector<std::string> h = kind_key;
+    for (const auto& k : keys) h.push_back(cell(ui(k)));
+    return h;
+  };
+  for (const auto& lang : ctx.languages) {
+    const auto& s = by_lang[lang];
+    body += "\n## " + md_text(ctx.lang_name(kLang, lang) + " (" + lang + ")") + "\n";
+    body += section(3, ui("status.missing"), with({"status.col.text"}), s.missing);
+    body += section(3, ui("status.stale"),
+                    with({"status.col.revision", "status.col.field", "status.col.won"}),
+                    s.stale);
+    body += section(3, ui("status.realigned"), with({"status.col.revision", "status.col.text", "status.col.won"}),
+                    s.realigned);
+    body += section(3, ui("status.conflicts"),
+                    with({"status.col.field", "status.col.old", "status.col.new", "status.col.won"}), s.conflicts);
+  }
+
+  // Renamed dataset presets: one row per (old, new), with where the old name was read.
+  std::map<std::pair<std::string, std::string>, std::pair<std::set<std::string>, std::set<std::string>>> renames;
+  for (const auto& r : ctx.c.resolved.renames) {
+    auto& [olds, news] = renames[{r.from, r.to}];
+    olds.insert(where(r.old_prov));
+    news.insert(where(r.new_prov));
+  }
+  auto natural_list = [](const std::set<std::string>& s) {
+    std::vector<std::string> v(s.begin(), s.end());
+    std::sort(v.begin(), v.end(), natural_less);
+    return join(v, ", ");
+  };
+  std::vector<std::vector<std::string>> rename_rows;
+  for (const auto& [k, v] : renames)
+    rename_rows.push_back({code(k.first), code(k.second), cell(natural_list(v.first)), cell(natural_list(v.second))});
+  body += section(2, ui("status.renames"),
+                  {cell(ui("status.col.old")), cell(ui("status.col.new")), cell(ui("status.col.source")),
+                   cell(ui("status.col.won"))},
+                  rename_rows);
+
+  std::vector<std::vector<std::string>> left_out;
+  for (const Entity* ep : entities) {
+    const Entity& e = *ep;
+    const auto& w = e.winner();
+    std::string reason;
+    if (e.superseded) {
+      const auto& t = ctx.c.vocab.section_kinds;
+      std::string by;
+      for (const auto& row : t.rows)
+        if (t.get(row, "kind") == w.section_kind) by = ctx.heading(kLang, t.get(row, "replaced_by"));
+      reason = ui("status.superseded", {{"by", by}});
+    } else if (removed(e)) {
+      reason = ui("status.removed", {{"revision", std::to_string(section_revision[w.section_kind])}});
+    } else {
+      continue;
+    }
+    left_out.push_back({code(e.kind), code(e.key), cell(reason), cell(where(w.prov))});
+  }
+  body += section(2, ui("status.left_out"), with({"status.col.reason", "status.col.source"}), left_out);
+
+  out["translation-status.md"] = body;
+}
+
+}  // namespace kb::gen

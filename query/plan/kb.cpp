@@ -1,0 +1,325 @@
+// kbq's KB access (see kb.hpp). Every value is bound as a parameter.
+#include "plan/kb.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "support/text.hpp"
+
+extern "C" {
+extern const unsigned char kb_embedded_begin[];
+extern const unsigned char kb_embedded_end[];
+}
+
+namespace kbq {
+
+namespace {
+constexpr int kSchemaVersion = 1;  // must match compiler/schema.sql
+
+kb::Db open_db(const std::string& path) {
+  if (path.empty()) {
+    const auto size = static_cast<size_t>(kb_embedded_end - kb_embedded_begin);
+    return kb::Db::from_bytes(kb_embedded_begin, size);
+  }
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw std::runtime_error(path + ": error: knowledge base not found");
+  if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": error: is a folder, not a knowledge base");
+  try {
+    return kb::Db(path, kb::Db::Mode::ReadOnly);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": error: cannot open knowledge base: " + e.what());
+  }
+}
+
+Dim read_dim(kb::Stmt& st, int c) {
+  Dim d;
+  d.lo = st.opt_int(c);
+  d.hi = st.opt_int(c + 1);
+  d.state = st.text(c + 2);
+  return d;
+}
+}  // namespace
+
+std::string Dim::text() const {
+  if (state == "none") return "—";
+  if (state == "varies") return "varies";
+  if (state != "value" || !lo) return "?";
+  if (!hi) return std::to_string(*lo) + "+";
+  if (*hi != *lo) return std::to_string(*lo) + "–" + std::to_string(*hi);
+  return std::to_string(*lo);
+}
+
+Kb::Kb(const std::string& path) : db_(open_db(path)) {
+  const std::string where = path.empty() ? std::string("embedded knowledge base") : path;
+  try {
+    kb::Stmt v(db_, "PRAGMA user_version");
+    const long long version = v.step() ? v.integer(0) : 0;
+    kb::Stmt t(db_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'");
+    if (!t.step() || t.integer(0) == 0)
+      throw std::runtime_error(where + ": error: not a kbq knowledge base (no meta table)");
+    if (version != kSchemaVersion)
+      throw std::runtime_error(where + ": error: knowledge base has schema version " + std::to_string(version) +
+                               ", this kbq reads version " + std::to_string(kSchemaVersion) +
+                               " (rebuild it with a matching kbc)");
+  } catch (const kb::SqliteError& e) {
+    throw std::runtime_error(where + ": error: not a readable SQLite knowledge base (" + e.what() + ")");
+  }
+  std::vector<kbq::dsl::LexiconRow> rows;
+  kb::Stmt lx(db_, "SELECT lang, kind, word, value FROM lexicon ORDER BY lang, kind, word");
+  while (lx.step()) rows.push_back({lx.text(0), lx.text(1), lx.text(2), lx.text(3)});
+  std::vector<std::string> hw;
+  kb::Stmt g(db_, "SELECT gpu_key FROM gpus ORDER BY gpu_key");
+  while (g.step()) hw.push_back(g.text(0));
+  lexicon_ = kbq::dsl::Lexicon(rows, hw);
+  kb::Stmt l(db_, "SELECT DISTINCT lang FROM sources WHERE lang IS NOT NULL ORDER BY lang");
+  while (l.step()) languages_.push_back(l.text(0));
+}
+
+static const char* kRecipeCols =
+    "SELECT r.id, r.name, coalesce(r.mode,''), r.kind, r.is_pattern, coalesce(r.expanded_from,''), coalesce(r.mentioned_in,''), "
+    "r.family, coalesce(r.model_key,''), coalesce(r.model,''), r.tp_min, r.tp_max, r.tp_state, r.pp_min, r.pp_max, r.pp_state, "
+    "r.cp_min, r.cp_max, r.cp_state, r.ep_min, r.ep_max, r.ep_state, r.vp_min, r.vp_max, r.vp_state, r.gpus_min, r.gpus_max, r.gpus_state, "
+    "r.sp, coalesce(r.seq_len,0), coalesce(r.sizes,''), coalesce(r.notes,''), coalesce(r.gpu_types,''), s.path, r.line, r.revision "
+    "FROM recipes r JOIN sources s ON s.id = r.source_id ";
+
+Recipe Kb::read_recipe(kb::Stmt& st) {
+  Recipe r;
+  r.id = st.integer(0);
+  r.name = st.text(1);
+  r.mode = st.text(2);
+  r.kind = st.text(3);
+  r.pattern = st.integer(4) != 0;
+  r.expanded_from = st.text(5);
+  r.mentioned_in = st.text(6);
+  r.family = st.text(7);
+  r.model_key = st.text(8);
+  r.model = st.text(9);
+  r.tp = read_dim(st, 10);
+  r.pp = read_dim(st, 13);
+  r.cp = read_dim(st, 16);
+  r.ep = read_dim(st, 19);
+  r.vp = read_dim(st, 22);
+  r.gpus = read_dim(st, 25);
+  if (!st.is_null(28)) r.sp = st.integer(28) != 0;
+  r.seq_len = st.integer(29);
+  r.sizes = st.text(30);
+  r.notes = st.text(31);
+  for (auto& g : kb::split(st.text(32), ','))
+    if (!g.empty()) r.gpu_types.push_back(g);
+  r.file = st.text(33);
+  r.line = static_cast<int>(st.integer(34));
+  r.revision = static_cast<int>(st.integer(35));
+  return r;
+}
+
+std::vector<Recipe> Kb::recipes(const std::string& kind, const std::string& prefix) {
+  std::vector<Recipe> out;
+  if (prefix.empty()) {
+    kb::Stmt st(db_, std::string(kRecipeCols) + "WHERE r.kind = ? ORDER BY r.name, r.mode");
+    st.bind(1, kind);
+    while (st.step()) out.push_back(read_recipe(st));
+    return out;
+  }
+  // Name prefix as an index range: [prefix, prefix + U+10FFFF).
+  kb::Stmt st(db_, std::string(kRecipeCols) +
+                       "WHERE r.kind = ? AND ((r.name >= ? AND r.name < ?) OR (r.model_key >= ? AND r.model_key < ?)) "
+                       "ORDER BY r.name, r.mode");
+  const std::string hi = prefix + "\xF4\x8F\xBF\xBF";
+  st.bind(1, kind).bind(2, prefix).bind(3, hi).bind(4, prefix).bind(5, hi);
+  while (st.step()) out.push_back(read_recipe(st));
+  return out;
+}
+
+std::optional<Recipe> Kb::recipe(const std::string& name, const std::string& mode) {
+  kb::Stmt st(db_, std::string(kRecipeCols) + "WHERE r.name = ? AND (? = '' OR r.mode = ?) ORDER BY r.kind DESC, r.mode LIMIT 1");
+  st.bind(1, name).bind(2, mode).bind(3, mode);
+  if (st.step()) return read_recipe(st);
+  return std::nullopt;
+}
+
+std::optional<Model> Kb::model(const std::string& key) {
+  if (key.empty()) return std::nullopt;
+  kb::Stmt st(db_,
+              "SELECT model_key, display_name, coalesce(arch,''), coalesce(num_layers,0), coalesce(num_attention_heads,0), "
+              "num_key_value_heads, coalesce(kv_heads_raw,''), coalesce(num_experts,0), coalesce(max_position_embeddings,0), source "
+              "FROM models WHERE model_key = ?");
+  st.bind(1, key);
+  if (!st.step()) return std::nullopt;
+  Model m;
+  m.key = st.text(0);
+  m.display = st.text(1);
+  m.arch = st.text(2);
+  m.layers = static_cast<int>(st.integer(3));
+  m.heads = static_cast<int>(st.integer(4));
+  if (!st.is_null(5)) m.kv_heads = static_cast<int>(st.integer(5));
+  m.kv_raw = st.text(6);
+  m.experts = static_cast<int>(st.integer(7));
+  m.max_pos = st.integer(8);
+  m.source = st.text(9);
+  return m;
+}
+
+std::vector<Gpu> Kb::gpus() {
+  std::vector<Gpu> out;
+  kb::Stmt st(db_, "SELECT gpu_key, display_name, nvlink_domain_size, gpus_per_node, source FROM gpus ORDER BY gpu_key");
+  while (st.step())
+    out.push_back({st.text(0), st.text(1), static_cast<int>(st.integer(2)), static_cast<int>(st.integer(3)), st.text(4)});
+  return out;
+}
+
+std::optional<Gpu> Kb::gpu(const std::string& key) {
+  for (auto& g : gpus())
+    if (g.key == key) return g;
+  return std::nullopt;
+}
+
+static ConfigKey read_key(kb::Stmt& st) {
+  return {st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), static_cast<int>(st.integer(6))};
+}
+static const char* kKeyCols =
+    "SELECT k.key, k.layer, coalesce(k.dimension,''), coalesce(k.sentence,''), coalesce(s.path,''), k.aliases, "
+    "coalesce(k.evidence_line,0) FROM config_keys k LEFT JOIN sources s ON s.id = k.evidence_source_id ";
+
+std::optional<ConfigKey> Kb::config_key(const std::string& key) {
+  kb::Stmt st(db_, std::string(kKeyCols) + "WHERE k.key = ? OR ',' || k.aliases || ',' LIKE '%,' || ? || ',%' "
+                                           "ORDER BY k.key = ? DESC LIMIT 1");
+  st.bind(1, key).bind(2, key).bind(3, key);
+  if (st.step()) return read_key(st);
+  return std::nullopt;
+}
+
+std::vector<ConfigKey> Kb::config_keys_for(const std::string& dimension) {
+  std::vector<ConfigKey> out;
+  kb::Stmt st(db_, std::string(kKeyCols) + "WHERE k.dimension = ? ORDER BY k.key");
+  st.bind(1, dimension);
+  while (st.step()) out.push_back(read_key(st));
+  return out;
+}
+
+std::string Kb::planner(const std::string& key) {
+  kb::Stmt st(db_, "SELECT value FROM planner WHERE key = ?");
+  st.bind(1, key);
+  return st.step() ? st.text(0) : std::string{};
+}
+
+std::string Kb::check_entity(const std::string& check) {
+  kb::Stmt st(db_, "SELECT entity FROM checks WHERE \"check\" = ?");
+  st.bind(1, check);
+  return st.step() ? st.text(0) : std::string{};
+}
+
+std::vector<std::pair<std::string, std::string>> Kb::checks() {
+  std::vector<std::pair<std::string, std::string>> out;
+  kb::Stmt st(db_, "SELECT \"check\", entity FROM checks ORDER BY rowid");
+  while (st.step()) out.emplace_back(st.text(0), st.text(1));
+  return out;
+}
+
+std::vector<EntityText> Kb::entity(const std::string& kind, const std::string& key) {
+  std::vector<EntityText> out;
+  kb::Stmt st(db_,
+              "SELECT t.lang, t.text, s.path, t.line, t.revision, t.is_winner, t.parts, t.facts "
+              "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
+              "WHERE e.kind = ? AND e.key = ? ORDER BY t.is_winner DESC, t.revision DESC, t.lang");
+  st.bind(1, kind).bind(2, key);
+  while (st.step()) {
+    EntityText t;
+    t.lang = st.text(0);
+    t.text = st.text(1);
+    t.file = st.text(2);
+    t.line = static_cast<int>(st.integer(3));
+    t.revision = static_cast<int>(st.integer(4));
+    t.winner = st.integer(5) != 0;
+    const auto parts = nlohmann::json::parse(st.text(6));
+    for (auto it = parts.begin(); it != parts.end(); ++it) t.parts[it.key()] = it.value().get<std::string>();
+    const auto facts = nlohmann::json::parse(st.text(7));
+    for (auto it = facts.begin(); it != facts.end(); ++it) t.facts[it.key()] = it.value().get<std::vector<std::string>>();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<std::string> Kb::entity_keys(const std::string& kind) {
+  std::vector<std::string> out;
+  kb::Stmt st(db_, "SELECT key FROM entities WHERE kind = ? ORDER BY length(key), key");
+  st.bind(1, kind);
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+std::vector<Superseded> Kb::superseded(const std::string& kind, const std::string& key) {
+  std::vector<Superseded> out;
+  kb::Stmt st(db_,
+              "SELECT c.field, v.value, s.path, v.lang, v.line, v.revision FROM conflicts c "
+              "JOIN conflict_values v ON v.conflict_id = c.id JOIN sources s ON s.id = v.source_id "
+              "WHERE c.entity_kind = ? AND c.entity_key = ? AND v.wins = 0 AND c.type = 'revision' "
+              "AND v.revision < (SELECT max(revision) FROM conflict_values WHERE conflict_id = c.id) "
+              "ORDER BY c.field, v.revision DESC, v.lang");
+  st.bind(1, kind).bind(2, key);
+  while (st.step())
+    out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), static_cast<int>(st.integer(4)), static_cast<int>(st.integer(5))});
+  return out;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> Kb::datasets() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  kb::Stmt st(db_, "SELECT preset, modes FROM datasets ORDER BY rowid");
+  while (st.step()) out.emplace_back(st.text(0), kb::split(st.text(1), ','));
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> Kb::renames() {
+  std::vector<std::pair<std::string, std::string>> out;
+  kb::Stmt st(db_, "SELECT DISTINCT old_preset, new_preset FROM dataset_renames ORDER BY 1, 2");
+  while (st.step()) out.emplace_back(st.text(0), st.text(1));
+  return out;
+}
+
+std::string Kb::label(const std::string& lang, const std::string& key) {
+  const std::string ck = lang + "\t" + key;
+  if (auto it = label_cache_.find(ck); it != label_cache_.end()) return it->second;
+  kb::Stmt st(db_, "SELECT text FROM labels WHERE key = ? AND lang IN (?, 'en') ORDER BY lang = ? DESC LIMIT 1");
+  st.bind(1, key).bind(2, lang).bind(3, lang);
+  std::string text = st.step() ? st.text(0) : key;
+  label_cache_[ck] = text;
+  return text;
+}
+
+std::vector<std::string> Kb::family_intents(const std::string& family) {
+  if (auto it = family_cache_.find(family); it != family_cache_.end()) return it->second;
+  std::vector<std::string> out;
+  // The family's heading in every edition (aligned family entity), plus the
+  // heading as the recipe row states it.
+  std::vector<std::string> headings{family};
+  kb::Stmt st(db_,
+              "SELECT t2.text FROM entity_texts t JOIN entities e ON e.id = t.entity_id AND e.kind = 'family' "
+              "JOIN entity_texts t2 ON t2.entity_id = e.id WHERE t.text = ? ORDER BY t2.lang");
+  st.bind(1, family);
+  while (st.step()) headings.push_back(st.text(0));
+  std::set<std::string> intents;
+  for (const auto& h : headings) {
+    auto r = kbq::dsl::parse(lexicon_, h);
+    for (const auto& i : r.query.intents) intents.insert(i);
+  }
+  out.assign(intents.begin(), intents.end());
+  family_cache_[family] = out;
+  return out;
+}
+
+std::vector<long long> Kb::search_recipes(const std::vector<std::string>& words) {
+  std::vector<long long> out;
+  if (words.empty()) return out;
+  // Trigram FTS for words of three characters or more; LIKE for shorter ones.
+  std::string sql = "SELECT DISTINCT ref_id FROM search WHERE ref_kind = 'recipe'";
+  for (const auto& w : words) sql += kb::code_point_column(w, w.size()) >= 3 ? " AND text LIKE ?" : " AND text LIKE ?";
+  sql += " ORDER BY ref_id";
+  kb::Stmt st(db_, sql);
+  int i = 1;
+  for (const auto& w : words) st.bind(i++, "%" + w + "%");
+  while (st.step()) out.push_back(st.integer(0));
+  return out;
+}
+
+}  // namespace kbq

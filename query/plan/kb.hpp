@@ -1,0 +1,119 @@
+// kbq's read-only view of the knowledge base: opens the embedded KB (or a
+// file given with --kb), refuses another schema version, and loads the
+// small tables the planner needs. Recipes are read with indexed queries.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parse/parse.hpp"
+#include "support/sqlite.hpp"
+
+namespace kbq {
+
+// A parallelism dimension or GPU count of a recipe: a value, a range,
+// none (not used = 1), varies, or unknown.
+struct Dim {
+  std::optional<long long> lo, hi;  // bounds; hi empty with lo set = open ("512+")
+  std::string state = "unknown";   // value | none | varies | unknown
+  bool exact() const { return state == "none" || (state == "value" && lo && hi && *lo == *hi); }
+  long long value() const { return state == "none" ? 1 : lo.value_or(1); }
+  std::string text() const;  // "8", "1–8", "512+", "—", "varies", "?"
+};
+
+struct Recipe {
+  long long id = 0;
+  std::string name, mode, kind;  // mode may be empty
+  bool pattern = false;
+  std::string expanded_from, mentioned_in, family, model_key, model;
+  Dim tp, pp, cp, ep, vp, gpus;
+  std::optional<bool> sp;
+  long long seq_len = 0;  // 0 = unknown
+  std::string sizes, notes;
+  std::vector<std::string> gpu_types;
+  std::string file;
+  int line = 0, revision = 0;
+};
+
+struct Model {
+  std::string key, display, arch;
+  int layers = 0, heads = 0;
+  std::optional<int> kv_heads;  // empty for MLA models
+  std::string kv_raw;
+  int experts = 0;
+  long long max_pos = 0;
+  std::string source;
+};
+
+struct Gpu {
+  std::string key, display;
+  int nvlink = 0, per_node = 0;
+  std::string source;
+};
+
+struct ConfigKey {
+  std::string key, layer, dimension, sentence, file, aliases;
+  int line = 0;
+};
+
+// One language's text of an entity.
+struct EntityText {
+  std::string lang, text, file;
+  std::map<std::string, std::string> parts;
+  std::map<std::string, std::vector<std::string>> facts;
+  int line = 0, revision = 0;
+  bool winner = false;
+};
+
+struct Superseded {
+  std::string field, value, file, lang;
+  int line = 0, revision = 0;
+};
+
+class Kb {
+ public:
+  // Opens the KB embedded in the binary (path empty) or a file. Throws
+  // std::runtime_error with a one-line message naming the problem.
+  explicit Kb(const std::string& path);
+
+  kb::Db& db() { return db_; }
+  const kbq::dsl::Lexicon& lexicon() const { return lexicon_; }
+  const std::vector<std::string>& languages() const { return languages_; }
+
+  std::vector<Recipe> recipes(const std::string& kind, const std::string& name_prefix);
+  std::optional<Recipe> recipe(const std::string& name, const std::string& mode = {});
+  std::optional<Model> model(const std::string& key);
+  std::optional<Gpu> gpu(const std::string& key);
+  std::vector<Gpu> gpus();
+  std::optional<ConfigKey> config_key(const std::string& key);  // by key or alias
+  std::vector<ConfigKey> config_keys_for(const std::string& dimension);
+  std::string planner(const std::string& key);
+  std::string check_entity(const std::string& check);  // "rule/1"
+  std::vector<std::pair<std::string, std::string>> checks();  // (check, entity)
+  // Texts of an entity (kind, key), winner first.
+  std::vector<EntityText> entity(const std::string& kind, const std::string& key);
+  std::vector<std::string> entity_keys(const std::string& kind);
+  // Older values of an entity's or recipe's fields.
+  std::vector<Superseded> superseded(const std::string& entity_kind, const std::string& entity_key);
+  // Dataset presets: (preset, modes) in data order; renames old → new.
+  std::vector<std::pair<std::string, std::vector<std::string>>> datasets();
+  std::vector<std::pair<std::string, std::string>> renames();
+  // A label in a language, falling back to en.
+  std::string label(const std::string& lang, const std::string& key);
+  // Family heading → intents, by parsing the heading with the lexicon.
+  std::vector<std::string> family_intents(const std::string& family);
+  // Full-text search: recipe ids whose text matches all words.
+  std::vector<long long> search_recipes(const std::vector<std::string>& words);
+
+ private:
+  Recipe read_recipe(kb::Stmt& st);
+  kb::Db db_;
+  kbq::dsl::Lexicon lexicon_;
+  std::vector<std::string> languages_;
+  std::map<std::string, std::string> label_cache_;
+  std::map<std::string, std::vector<std::string>> family_cache_;
+};
+
+}  // namespace kbq

@@ -1,0 +1,431 @@
+// Plan stage: candidates, layout fitting, launch command and overrides
+// (see plan.hpp). Checks live in query/check, scoring in query/rank.
+#include "plan/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "check/check.hpp"
+#include "rank/rank.hpp"
+#include "support/text.hpp"
+
+namespace kbq {
+
+bool Result::any_fail() const {
+  return std::any_of(rules.begin(), rules.end(), [](const Verdict& v) { return v.status == "fail"; });
+}
+
+Prose prose(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang, const std::string& part) {
+  Prose p;
+  const auto texts = kb.entity(kind, key);
+  if (texts.empty()) return p;
+  const EntityText* pick = nullptr;
+  for (const auto& t : texts)
+    if (t.lang == lang && (!pick || t.revision > pick->revision)) pick = &t;
+  p.fallback = pick == nullptr;
+  if (!pick) pick = &texts.front();  // the winning edition
+  p.lang = pick->lang;
+  auto it = part.empty() ? pick->parts.end() : pick->parts.find(part);
+  p.text = it != pick->parts.end() ? it->second : pick->text;
+  p.source = {pick->file, pick->line, pick->revision, kind + " " + key};
+  return p;
+}
+
+namespace {
+
+std::string fill(std::string text, const std::map<std::string, std::string>& vars) {
+  for (const auto& [k, v] : vars) {
+    const std::string token = "{" + k + "}";
+    for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size()))
+      text.replace(at, token.size(), v);
+  }
+  return text;
+}
+
+long long next_pow2(long long v) {
+  long long p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+Dim exact(long long v) {
+  Dim d;
+  d.lo = d.hi = v;
+  d.state = "value";
+  return d;
+}
+
+long long to_ll(const std::string& s, long long fallback = 0) {
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(s, &used);
+    return used == s.size() ? v : fallback;
+  } catch (...) {
+    return fallback;
+  }
+}
+
+// Replaces the value that follows `flag` (as `flag=value` or `flag value`).
+bool set_flag(std::string& cmd, const std::string& flag, const std::string& value) {
+  if (flag.empty()) return false;
+  size_t at = cmd.find(flag);
+  while (at != std::string::npos) {
+    const size_t end_flag = at + flag.size();
+    if (end_flag < cmd.size() && (cmd[end_flag] == '=' || cmd[end_flag] == ' ')) {
+      size_t vstart = end_flag + 1;
+      while (vstart < cmd.size() && cmd[vstart] == ' ') ++vstart;
+      size_t vend = vstart;
+      while (vend < cmd.size() && cmd[vend] != ' ' && cmd[vend] != '\n' && cmd[vend] != '\\') ++vend;
+      cmd.replace(vstart, vend - vstart, value);
+      return true;
+    }
+    at = cmd.find(flag, end_flag);
+  }
+  return false;
+}
+
+struct Context {
+  Kb& kb;
+  std::string lang;
+  long long threshold = 0;
+};
+
+std::string impact_of(Kb& kb, const std::string& key, Override& o) {
+  if (auto k = kb.config_key(key)) {
+    o.sentence = k->sentence;
+    o.source = {k->file, k->line, 3, "config layer of " + k->key};
+    return k->layer;
+  }
+  return "unknown";
+}
+
+void add_override(Context& c, Result& r, const std::string& key, const std::string& value) {
+  for (auto& o : r.overrides)
+    if (o.key == key) {
+      o.value = value;
+      return;
+    }
+  Override o;
+  o.key = key;
+  o.value = value;
+  o.impact = impact_of(c.kb, key, o);
+  r.overrides.push_back(std::move(o));
+}
+
+// The config key that sets a layout dimension (first by name).
+std::string key_for(Kb& kb, const std::string& dimension) {
+  auto keys = kb.config_keys_for(dimension);
+  return keys.empty() ? std::string{} : keys.front().key;
+}
+
+Dim* dim_of(Layout& l, const std::string& d) {
+  if (d == "tp") return &l.tp;
+  if (d == "pp") return &l.pp;
+  if (d == "cp") return &l.cp;
+  if (d == "ep") return &l.ep;
+  if (d == "etp") return &l.etp;
+  if (d == "vp") return &l.vp;
+  return nullptr;
+}
+
+bool is_moe(const Recipe& r, const std::optional<Model>& m) {
+  return (m && m->experts > 0) || (r.ep.state == "value" && r.ep.lo && *r.ep.lo > 1);
+}
+
+// Fits the recipe to `gpus` GPUs (0 = its own minimum) and `seq` tokens
+// (0 = its default), applying `user` overrides (dimension → value) first.
+void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpus, long long seq,
+         const std::string& hardware, const std::vector<std::pair<std::string, std::string>>& user) {
+  const Recipe& rc = r.recipe;
+  Layout& L = r.layout;
+  L.tp = rc.tp;
+  L.pp = rc.pp;
+  L.cp = rc.cp;
+  L.ep = rc.ep;
+  L.vp = rc.vp;
+  L.etp.state = "none";
+  L.seq = rc.seq_len;
+  L.hardware = hardware;
+  const auto gpu = c.kb.gpu(hardware);
+  L.per_node = gpu ? gpu->per_node : 0;
+
+  // The user's own overrides come first and are never second-guessed.
+  std::set<std::string> fixed;
+  for (const auto& [key, value] : user) {
+    add_override(c, r, key, value);
+    auto ck = c.kb.config_key(key);
+    const std::string d = ck ? ck->dimension : std::string{};
+    if (Dim* dim = dim_of(L, d)) {
+      *dim = exact(to_ll(value, 1));
+      fixed.insert(d);
+    } else if (d == "seq") {
+      L.seq = to_ll(value);
+      fixed.insert(d);
+    } else if (d == "sp") {
+      L.sp = kb::fold(value) == "true" || value == "1";
+      fixed.insert(d);
+    }
+  }
+
+  // Sequence length: a new length is a convergence change; beyond the
+  // long-context threshold it needs CP so each rank keeps the recipe's own length.
+  if (seq > 0 && !fixed.count("seq") && seq != rc.seq_len) {
+    L.seq = seq;
+    add_override(c, r, key_for(c.kb, "seq"), std::to_string(seq));
+  }
+  if (L.seq > c.threshold && !fixed.count("cp") && L.cp.exact()) {
+    const long long base = rc.seq_len > 0 ? std::min<long long>(rc.seq_len, std::max<long long>(c.threshold, 1)) : c.threshold;
+    const long long need = next_pow2((L.seq + base - 1) / std::max<long long>(base, 1));
+    if (rc.seq_len > 0 && rc.seq_len >= L.seq) {
+      // the recipe already handles this length
+    } else if (need > L.cp.value()) {
+      L.cp = exact(need);
+      add_override(c, r, key_for(c.kb, "cp"), std::to_string(need));
+    }
+  }
+
+  // World size: the user's GPUs, else the recipe's minimum, else the
+  // product of its parallel sizes.
+  const bool moe = is_moe(rc, model);
+  auto dense = [&] { return L.tp.value() * L.pp.value() * L.cp.value(); };
+  auto expert = [&] { return L.pp.value() * L.ep.value() * L.etp.value(); };
+  auto minimum = [&] { return moe ? L.pp.value() * std::max(L.tp.value() * L.cp.value(), L.ep.value() * L.etp.value()) : dense(); };
+  if (gpus <= 0) gpus = std::max<long long>(rc.gpus.lo.value_or(0), minimum());
+  L.gpus = gpus;
+  // Too few GPUs for the recipe's layout: for MoE shrink EP first (it only
+  // shards experts), then TP.
+  if (moe && !fixed.count("ep") && L.ep.exact() && minimum() > gpus) {
+    long long ep = L.ep.value();
+    while (ep > 1 && (L.pp.value() * ep * L.etp.value() > gpus || (model && model->experts % ep != 0))) ep /= 2;
+    if (ep != L.ep.value()) {
+      L.ep = exact(ep);
+      add_override(c, r, key_for(c.kb, "ep"), std::to_string(ep));
+    }
+  }
+  if (!fixed.count("tp") && L.tp.exact() && L.pp.exact() && L.cp.exact() && dense() > gpus) {
+    long long tp = L.tp.value();
+    while (tp > 1 && tp * L.pp.value() * L.cp.value() > gpus) tp /= 2;
+    if (tp != L.tp.value()) {
+      L.tp = exact(tp);
+      add_override(c, r, key_for(c.kb, "tp"), std::to_string(tp));
+    }
+  }
+  // Sequence parallelism follows TP.
+  if (!fixed.count("sp")) {
+    const bool want = L.tp.exact() && L.tp.value() > 1;
+    L.sp = rc.sp.value_or(want);
+    if (want && !L.sp) {
+      L.sp = true;
+      add_override(c, r, key_for(c.kb, "sp"), "True");
+    }
+  }
+  if (L.per_node > 0 && gpus > L.per_node) {
+    L.nodes = (gpus + L.per_node - 1) / L.per_node;
+    L.nproc = L.per_node;
+  } else {
+    L.nodes = 1;
+    L.nproc = gpus;
+  }
+  if (L.tp.exact() && L.pp.exact() && L.cp.exact() && dense() > 0 && gpus % dense() == 0) L.dp = gpus / dense();
+  if (moe && L.ep.exact() && L.pp.exact() && expert() > 0 && gpus % expert() == 0) L.edp = gpus / expert();
+}
+
+std::string pick_dataset(Kb& kb, const std::string& mode, const std::string& wanted, Answer* answer,
+                         const std::string& lang) {
+  const auto presets = kb.datasets();
+  std::vector<std::string> fits;
+  for (const auto& [preset, modes] : presets)
+    if (std::find(modes.begin(), modes.end(), mode) != modes.end()) fits.push_back(preset);
+  if (!wanted.empty()) {
+    std::string current = wanted;
+    for (const auto& [from, to] : kb.renames())
+      if (from == wanted) current = to;  // an old preset name: use its new name
+    bool ok = std::find(fits.begin(), fits.end(), current) != fits.end();
+    if (ok || mode.empty()) return current;
+    if (answer) {
+      std::string only;
+      for (const auto& [preset, modes] : presets)
+        if (preset == current) only = kb::join(modes, "/");
+      std::string msg = fill(kb.label(lang, "pretrain_only"),
+                             {{"preset", current}, {"mode", mode}, {"alternatives", kb::join(fits, " / ")}});
+      if (std::find(answer->warnings.begin(), answer->warnings.end(), msg) == answer->warnings.end())
+        answer->warnings.push_back(msg);
+    }
+  }
+  return fits.empty() ? std::string{} : fits.front();
+}
+
+void build_command(Context& c, Result& r) {
+  Kb& kb = c.kb;
+  const bool bench = r.recipe.kind == "benchmark";
+  const std::string ref = kb.planner(bench ? "benchmark_command" : "library_command");
+  const auto slash = ref.find('/');
+  if (slash == std::string::npos) return;
+  const auto texts = kb.entity(ref.substr(0, slash), ref.substr(slash + 1));
+  if (texts.empty()) return;
+  const EntityText& t = texts.front();
+  auto it = t.parts.find("command");
+  std::string cmd = it == t.parts.end() ? t.text : it->second;
+  r.sources.push_back({t.file, t.line, t.revision, "entry-point command"});
+  const Layout& L = r.layout;
+  if (bench) {
+    set_flag(cmd, kb.planner("bench_nodes_flag"), std::to_string(L.nodes));
+    set_flag(cmd, kb.planner("bench_gpus_per_node_flag"), std::to_string(L.nproc));
+    std::string hw = L.hardware;
+    set_flag(cmd, kb.planner("recipe_flag"),
+             fill(kb.label(c.lang, "benchmark_name"), {{"model", r.recipe.model}, {"gpus", std::to_string(L.gpus)}, {"hardware", hw}}));
+    if (!r.recipe.mode.empty()) set_flag(cmd, kb.planner("bench_mode_flag"), r.recipe.mode);
+  } else {
+    set_flag(cmd, kb.planner("nproc_flag"), std::to_string(L.nproc));
+    set_flag(cmd, kb.planner("recipe_flag"), r.recipe.name);
+    if (!r.dataset.empty()) set_flag(cmd, kb.planner("dataset_flag"), r.dataset);
+    if (L.nodes > 1) {
+      const std::string flag = kb.planner("nproc_flag");
+      const auto at = cmd.find(flag);
+      const std::string extra = fill(kb.planner("multi_node_flags"), {{"nodes", std::to_string(L.nodes)}});
+      if (at != std::string::npos && !extra.empty()) cmd.insert(at, extra + " ");
+      r.notes.push_back(fill(kb.label(c.lang, "rendezvous"), {{"nodes", std::to_string(L.nodes)}}));
+    }
+  }
+  for (const auto& o : r.overrides) {
+    while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == ' ')) cmd.pop_back();
+    cmd += " \\\n    '" + o.key + "=" + o.value + "'";
+  }
+  r.command = cmd;
+}
+
+void add_recipe_notes(Context& c, Result& r) {
+  const Recipe& rc = r.recipe;
+  if (rc.pattern) r.notes.push_back(c.kb.label(c.lang, "pattern_row"));
+  if (!rc.mentioned_in.empty())
+    r.notes.push_back(fill(c.kb.label(c.lang, "mentioned"), {{"where", rc.mentioned_in}, {"pattern", rc.expanded_from}}));
+  else if (!rc.expanded_from.empty())
+    r.notes.push_back(fill(c.kb.label(c.lang, "expanded"), {{"pattern", rc.expanded_from}}));
+  for (const auto& [name, dim] : std::vector<std::pair<std::string, Dim>>{{"TP", rc.tp}, {"PP", rc.pp}, {"EP", rc.ep}})
+    if (dim.state == "value" && !dim.exact() && !r.recipe.kind.empty() && rc.kind == "library")
+      r.notes.push_back(fill(c.kb.label(c.lang, "range_only"),
+                             {{"dim", name}, {"range", dim.text()}, {"pattern", rc.expanded_from.empty() ? rc.name : rc.expanded_from}}));
+  if (rc.kind == "benchmark") r.notes.push_back(c.kb.label(c.lang, "benchmark_warning"));
+  r.sources.push_back({rc.file, rc.line, rc.revision, "recipe row"});
+}
+
+void finish(Context& c, Result& r, const std::optional<Model>& model) {
+  add_recipe_notes(c, r);
+  build_command(c, r);
+  check_layout(c.kb, r, model, c.lang, c.threshold);
+  for (const auto& v : r.rules)
+    if (!v.rule.source.file.empty()) r.sources.push_back(v.rule.source);
+  for (const auto& p : r.pitfalls) r.sources.push_back(p.source);
+  for (const auto& o : r.overrides)
+    if (!o.source.file.empty()) r.sources.push_back(o.source);
+  if (model) r.sources.push_back({"data/models.tsv", 0, 0, "model " + model->key + ": " + model->source});
+  std::vector<SourceRef> unique;
+  std::set<std::string> seen;
+  for (auto& s : r.sources)
+    if (seen.insert(s.file + ":" + std::to_string(s.line) + s.what).second) unique.push_back(s);
+  r.sources = unique;
+}
+
+Context make_context(Kb& kb, const std::string& lang) {
+  Context c{kb, lang, to_ll(kb.planner("long_context_threshold"))};
+  return c;
+}
+
+std::string hardware_or_default(Kb& kb, const std::string& hw) {
+  return hw.empty() ? kb.planner("default_gpu") : hw;
+}
+
+}  // namespace
+
+std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const PlanOptions& opts) {
+  Answer a;
+  a.query = q.text;
+  a.canonical = kbq::dsl::to_canonical(q);
+  a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : "en";
+  Context c = make_context(kb, a.lang);
+  for (const auto& w : q.warnings) a.warnings.push_back(w.message);
+
+  const auto filter = [&](const std::string& f) {
+    auto it = q.filters.find(f);
+    return it == q.filters.end() ? std::string{} : it->second;
+  };
+  const bool bench = q.intents.count("benchmark") || filter("kind") == "benchmark";
+  const std::string hardware = hardware_or_default(kb, q.hardware);
+  const long long gpus = q.gpus ? *q.gpus : q.nodes ? *q.nodes * std::max(1, kb.gpu(hardware) ? kb.gpu(hardware)->per_node : 1) : 0;
+  const long long seq = q.seq_len.value_or(0);
+  std::string prefix = !q.model.empty() ? q.model : filter("family");
+
+  // User parallelism filters become overrides on every candidate.
+  std::vector<std::pair<std::string, std::string>> user;
+  for (const char* d : {"tp", "pp", "cp", "ep", "etp", "vp"})
+    if (auto v = filter(d); !v.empty()) user.emplace_back(key_for(kb, d), v);
+
+  Ranker ranker(kb, q, c.threshold);
+  std::vector<Result> scored;
+  for (auto& rc : kb.recipes(bench ? "benchmark" : "library", prefix)) {
+    Result r;
+    r.recipe = rc;
+    const auto model = kb.model(rc.model_key);
+    if (!ranker.score(r, model, gpus, hardware)) continue;
+    scored.push_back(std::move(r));
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const Result& x, const Result& y) {
+    if (x.score != y.score) return x.score > y.score;
+    if (x.recipe.pattern != y.recipe.pattern) return !x.recipe.pattern;
+    return x.recipe.name < y.recipe.name;
+  });
+  if (scored.size() > static_cast<size_t>(std::max(opts.limit, 0))) scored.resize(static_cast<size_t>(std::max(opts.limit, 0)));
+
+  for (auto& r : scored) {
+    const auto model = kb.model(r.recipe.model_key);
+    // A TP that cannot divide the model's kv heads contradicts the query.
+    if (auto tp = filter("tp"); !tp.empty() && model && model->kv_heads && to_ll(tp) > 0 && *model->kv_heads % to_ll(tp) != 0) {
+      for (const auto& t : q.terms)
+        if (t.kind == kbq::dsl::TermKind::Filter && t.field == "tp")
+          return QueryError{"tp:" + tp + " does not divide the " + std::to_string(*model->kv_heads) + " kv heads of " +
+                                model->display,
+                            "TP must divide num_key_value_heads (rule 1)", t.span};
+    }
+    const long long want_gpus = gpus > 0 ? gpus : ranker.suggested_gpus(r);
+    fit(c, r, model, want_gpus, seq, hardware, user);
+    if (!bench) r.dataset = pick_dataset(kb, r.recipe.mode, filter("dataset"), &a, a.lang);
+    for (const auto& s : ranker.notes_for(r, a.lang)) r.notes.push_back(s);
+    finish(c, r, model);
+  }
+  a.results = std::move(scored);
+  return a;
+}
+
+std::variant<Result, QueryError> check_recipe(Kb& kb, const std::string& name, long long gpus,
+                                              const std::vector<std::pair<std::string, std::string>>& overrides,
+                                              const std::string& lang, const std::string& hardware) {
+  auto rc = kb.recipe(name);
+  if (!rc) return QueryError{"unknown recipe '" + name + "'", "list recipes with: kbq \"<model> <mode>\"", {1, 0}};
+  Context c = make_context(kb, lang);
+  Result r;
+  r.recipe = *rc;
+  const auto model = kb.model(rc->model_key);
+  for (const auto& [k, v] : overrides)
+    if (!kb.config_key(k))
+      return QueryError{"unknown override key '" + k + "'", "keys are listed in kb-sources/data/config-keys.tsv", {1, 0}};
+  fit(c, r, model, gpus, 0, hardware_or_default(kb, hardware), overrides);
+  if (rc->kind != "benchmark") r.dataset = pick_dataset(kb, rc->mode, {}, nullptr, lang);
+  finish(c, r, model);
+  return r;
+}
+
+std::optional<Result> show_recipe(Kb& kb, const std::string& name, const std::string& lang) {
+  auto rc = kb.recipe(name);
+  if (!rc) return std::nullopt;
+  Context c = make_context(kb, lang);
+  Result r;
+  r.recipe = *rc;
+  const auto model = kb.model(rc->model_key);
+  fit(c, r, model, 0, 0, hardware_or_default(kb, {}), {});
+  if (rc->kind != "benchmark") r.dataset = pick_dataset(kb, rc->mode, {}, nullptr, lang);
+  finish(c, r, model);
+  return r;
+}
+
+}  // namespace kbq

@@ -1,0 +1,172 @@
+// Rank stage (see rank.hpp).
+#include "rank/rank.hpp"
+
+#include <algorithm>
+
+#include "support/text.hpp"
+
+namespace kbq {
+namespace {
+
+bool name_has_token(const std::string& name, const std::string& token) {
+  return !token.empty() && ("_" + name + "_").find("_" + token + "_") != std::string::npos;
+}
+
+}  // namespace
+
+Ranker::Ranker(Kb& kb, const kbq::dsl::Query& q, long long threshold) : kb_(kb), q_(q), threshold_(threshold) {
+  intents_ = q.intents;
+  if (q.seq_len && *q.seq_len > threshold) intents_.insert(kb.lexicon().value_of(kbq::dsl::WordKind::Intent, "long context").value_or(""));
+  intents_.erase("");
+  // Quick-reference rows: parse each row's "want" cell (every edition of
+  // the winning revision) with the same lexicon; a row applies when its
+  // mode, intents and scale agree with the query.
+  for (const auto& key : kb.entity_keys("quick_ref")) {
+    const auto texts = kb.entity("quick_ref", key);
+    if (texts.empty()) continue;
+    const int rev = texts.front().revision;
+    std::optional<std::string> mode;
+    std::set<std::string> intents;
+    std::string scale;
+    for (const auto& t : texts) {
+      if (t.revision != rev) continue;
+      auto it = t.parts.find("want");
+      auto pr = kbq::dsl::parse(kb.lexicon(), it == t.parts.end() ? t.text : it->second);
+      if (pr.query.mode) mode = pr.query.mode;
+      intents.insert(pr.query.intents.begin(), pr.query.intents.end());
+      if (!pr.query.scale.empty()) scale = pr.query.scale;
+    }
+    if (!mode && intents.empty()) continue;
+    if (mode && q.mode && *mode != *q.mode) continue;
+    if (!mode && intents.empty()) continue;
+    bool ok = std::all_of(intents.begin(), intents.end(), [&](const std::string& i) { return intents_.count(i) > 0; });
+    if (!ok || (!scale.empty() && scale != q.scale)) continue;
+    if (mode && !q.mode && intents.empty()) continue;  // a mode-only row needs the query's mode
+    // Does the row's GPU count agree with the query's?
+    long long row_gpus = 0;
+    const auto& w = texts.front();
+    if (auto g = w.facts.find("gpus"); g != w.facts.end() && !g->second.empty()) {
+      const std::string s = g->second.front();
+      try {
+        row_gpus = std::stoll(s);
+      } catch (...) {
+        row_gpus = 0;
+      }
+    }
+    if (q.gpus && row_gpus > 0) {
+      // A row for one GPU is a hard constraint; ranges are advice.
+      auto g = w.facts.find("gpus");
+      const std::string s = g->second.front();
+      const bool single = s.find_first_not_of("0123456789") == std::string::npos;
+      if (single && row_gpus == 1 && *q.gpus != 1) continue;
+    }
+    int rank = 0;
+    auto rf = w.facts.find("recipe");
+    if (rf == w.facts.end()) continue;
+    // Keep the order the row names them in.
+    std::vector<std::pair<size_t, std::string>> ordered;
+    const std::string& cell = w.parts.count("start_with") ? w.parts.at("start_with") : w.text;
+    for (const auto& name : rf->second) ordered.emplace_back(cell.find(name), name);
+    std::sort(ordered.begin(), ordered.end());
+    for (const auto& [pos, name] : ordered) {
+      if (!picks_.count(name)) picks_[name] = {key, rank, row_gpus};
+      ++rank;
+    }
+  }
+  if (!q.free_text.empty()) {
+    auto hits = kb.search_recipes(q.free_text);
+    text_hits_.insert(hits.begin(), hits.end());
+  }
+}
+
+bool Ranker::score(Result& r, const std::optional<Model>& model, long long gpus, const std::string& hardware) {
+  const Recipe& rc = r.recipe;
+  auto part = [&](const char* name, int points, std::string why) {
+    r.parts.push_back({name, points, std::move(why)});
+    r.score += points;
+  };
+  const auto filter = [&](const std::string& f) {
+    auto it = q_.filters.find(f);
+    return it == q_.filters.end() ? std::string{} : it->second;
+  };
+  if (q_.mode) {
+    if (!rc.mode.empty() && rc.mode != *q_.mode) return false;
+    if (!rc.mode.empty()) part("mode", 30, rc.mode);
+  }
+  if (!q_.model.empty()) {
+    if (!(kb::starts_with(rc.name, q_.model + "_") || kb::starts_with(rc.model_key, q_.model))) return false;
+    part("model", 25, q_.model);
+  }
+  if (!q_.size_token.empty()) {
+    if (name_has_token(rc.name, q_.size_token) || name_has_token(rc.model_key, q_.size_token)) {
+      part("model", 20, "size " + q_.size_token);
+    } else if (rc.pattern && !rc.sizes.empty()) {
+      part("model", 5, "pattern covers sizes " + rc.sizes);
+    } else {
+      const std::string first = kb::split(q_.size_token, '_').front();
+      if (name_has_token(rc.name, first) || name_has_token(rc.model_key, first)) part("model", 15, "size " + first);
+      else part("model", -20, "size differs");
+    }
+  }
+  if (auto fam = filter("family"); !fam.empty() && q_.model.empty() && !kb::starts_with(rc.name, fam)) return false;
+  if (gpus > 0) {
+    if (rc.gpus.state == "value" && rc.gpus.lo) {
+      if (*rc.gpus.lo <= gpus) part("gpus", 15, "fits " + std::to_string(gpus) + " GPUs (min " + rc.gpus.text() + ")");
+      else if (rc.ep.exact() && rc.ep.value() > 1) part("gpus", -10, "needs " + rc.gpus.text() + " GPUs; EP can shrink");
+      else part("gpus", -30, "needs " + rc.gpus.text() + " GPUs");
+    } else {
+      const long long prod = rc.tp.value() * rc.pp.value() * rc.cp.value();
+      if (rc.tp.exact() && rc.pp.exact() && prod > gpus) part("gpus", -30, "TP×PP×CP = " + std::to_string(prod));
+      else part("gpus", 5, "GPU minimum not stated");
+    }
+  }
+  if (q_.seq_len) {
+    const long long s = *q_.seq_len;
+    if (rc.seq_len == s) part("seq", 15, "native " + std::to_string(s));
+    else if (rc.seq_len > s) part("seq", 8, "native " + std::to_string(rc.seq_len) + " ≥ " + std::to_string(s));
+    else if (rc.seq_len > 0) part("seq", 5, std::to_string(rc.seq_len) + " + CP override");
+  }
+  if (!q_.hardware.empty() && rc.kind == "benchmark") {
+    if (std::find(rc.gpu_types.begin(), rc.gpu_types.end(), hardware) != rc.gpu_types.end()) part("hardware", 10, hardware + " listed");
+    else part("hardware", -15, hardware + " not listed");
+  }
+  const auto fam_intents = kb_.family_intents(rc.family);
+  const bool moe = (model && model->experts > 0) || (rc.ep.exact() && rc.ep.value() > 1) ||
+                   std::find(fam_intents.begin(), fam_intents.end(), "moe") != fam_intents.end();
+  for (const auto& i : intents_) {
+    const bool fam = std::find(fam_intents.begin(), fam_intents.end(), i) != fam_intents.end();
+    if (i == "moe") part("intent", moe ? 10 : -15, moe ? "MoE" : "dense");
+    else if (i == "long_context") { if (rc.seq_len > threshold_) part("intent", 5, "long context"); }
+    else if (fam) part("intent", 15, i);
+    else if (i == "vlm" || i == "diffusion") part("intent", -25, "not " + i);
+  }
+  if (auto it = picks_.find(rc.name); it != picks_.end())
+    part("quick_ref", 40 - 4 * it->second.rank, "quick reference row " + it->second.row);
+  if (rc.pattern) part("pattern", -10, "pattern row");
+  if (!q_.free_text.empty() && text_hits_.count(rc.id)) part("text", 5, kb::join(q_.free_text, " "));
+  return true;
+}
+
+long long Ranker::suggested_gpus(const Result& r) const {
+  auto it = picks_.find(r.recipe.name);
+  return it == picks_.end() ? 0 : it->second.gpus;
+}
+
+std::vector<std::string> Ranker::notes_for(const Result& r, const std::string& lang) const {
+  std::vector<std::string> out;
+  auto it = picks_.find(r.recipe.name);
+  if (it == picks_.end()) return out;
+  for (const auto& s : kb_.superseded("quick_ref", it->second.row)) {
+    if (s.field != "recipe" && s.field != "gpus") continue;
+    std::string text = kb_.label(lang, "superseded");
+    for (const auto& [k, v] : std::map<std::string, std::string>{
+             {"{rev}", std::to_string(s.revision)}, {"{where}", s.file + ":" + std::to_string(s.line)}, {"{value}", s.field + " " + s.value}}) {
+      const auto at = text.find(k);
+      if (at != std::string::npos) text.replace(at, k.size(), v);
+    }
+    out.push_back(text);
+  }
+  return out;
+}
+
+}  // namespace kbq
