@@ -51,7 +51,8 @@ void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const st
 
   // 1. TP divides the kv heads (GQA).
   if (!L.tp.exact()) {
-    verdict("tp_divides_kv_heads", "unknown", "TP is a range (" + L.tp.text() + "), not a number");
+    verdict("tp_divides_kv_heads", "unknown",
+            L.tp.state == "unknown" ? "the recipe row states no TP" : "TP is a range (" + L.tp.text() + "), not a number");
   } else if (!model) {
     verdict("tp_divides_kv_heads", "unknown", "TP " + n(L.tp.value()) + ": model facts unknown");
   } else if (!model->kv_heads) {
@@ -112,7 +113,7 @@ void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const st
               n(model->experts) + " experts / EP " + n(L.ep.value()) +
                   (model->experts % L.ep.value() == 0 ? " = " + n(model->experts / L.ep.value()) + " per rank" : ": not whole"));
     if (L.ep.exact() && r.recipe.ep.exact() && L.ep.value() < r.recipe.ep.value()) pitfall("moe_ep_too_small");
-    if (L.hardware == kb.planner("moe_overlap_hardware")) pitfall("moe_overlap_h100");
+    if (!L.hardware_assumed && L.hardware == kb.planner("moe_overlap_hardware")) pitfall("moe_overlap_h100");
   }
   // 7. Layers divisible by PP.
   if (!L.pp.exact() || !model || model->layers == 0) {

@@ -136,7 +136,7 @@ bool is_moe(const Recipe& r, const std::optional<Model>& m) {
 // Fits the recipe to `gpus` GPUs (0 = its own minimum) and `seq` tokens
 // (0 = its default), applying `user` overrides (dimension → value) first.
 void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpus, long long seq,
-         const std::string& hardware, const std::vector<std::pair<std::string, std::string>>& user) {
+         const std::string& hardware, bool assumed, const std::vector<std::pair<std::string, std::string>>& user) {
   const Recipe& rc = r.recipe;
   Layout& L = r.layout;
   L.tp = rc.tp;
@@ -147,6 +147,7 @@ void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpu
   L.etp.state = "none";
   L.seq = rc.seq_len;
   L.hardware = hardware;
+  L.hardware_assumed = assumed;
   const auto gpu = c.kb.gpu(hardware);
   L.per_node = gpu ? gpu->per_node : 0;
 
@@ -175,7 +176,8 @@ void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpu
     add_override(c, r, key_for(c.kb, "seq"), std::to_string(seq));
   }
   if (L.seq > c.threshold && !fixed.count("cp") && L.cp.exact()) {
-    const long long base = rc.seq_len > 0 ? std::min<long long>(rc.seq_len, std::max<long long>(c.threshold, 1)) : c.threshold;
+    // Tokens per CP rank the recipe was written for (its length over its CP).
+    const long long base = rc.seq_len > 0 && rc.cp.exact() ? std::max<long long>(rc.seq_len / rc.cp.value(), 1) : c.threshold;
     const long long need = next_pow2((L.seq + base - 1) / std::max<long long>(base, 1));
     if (rc.seq_len > 0 && rc.seq_len >= L.seq) {
       // the recipe already handles this length
@@ -370,6 +372,10 @@ std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const 
     if (!ranker.score(r, model, gpus, hardware)) continue;
     scored.push_back(std::move(r));
   }
+  // Recipes that nothing in the query speaks for are not answers, when
+  // some recipe does score.
+  const bool any_positive = std::any_of(scored.begin(), scored.end(), [](const Result& r) { return r.score > 0; });
+  if (any_positive) scored.erase(std::remove_if(scored.begin(), scored.end(), [](const Result& r) { return r.score <= 0; }), scored.end());
   std::stable_sort(scored.begin(), scored.end(), [](const Result& x, const Result& y) {
     if (x.score != y.score) return x.score > y.score;
     if (x.recipe.pattern != y.recipe.pattern) return !x.recipe.pattern;
@@ -388,7 +394,7 @@ std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const 
                             "TP must divide num_key_value_heads (rule 1)", t.span};
     }
     const long long want_gpus = gpus > 0 ? gpus : ranker.suggested_gpus(r);
-    fit(c, r, model, want_gpus, seq, hardware, user);
+    fit(c, r, model, want_gpus, seq, hardware, q.hardware.empty(), user);
     if (!bench) r.dataset = pick_dataset(kb, r.recipe.mode, filter("dataset"), &a, a.lang);
     for (const auto& s : ranker.notes_for(r, a.lang)) r.notes.push_back(s);
     finish(c, r, model);
@@ -409,7 +415,7 @@ std::variant<Result, QueryError> check_recipe(Kb& kb, const std::string& name, l
   for (const auto& [k, v] : overrides)
     if (!kb.config_key(k))
       return QueryError{"unknown override key '" + k + "'", "keys are listed in kb-sources/data/config-keys.tsv", {1, 0}};
-  fit(c, r, model, gpus, 0, hardware_or_default(kb, hardware), overrides);
+  fit(c, r, model, gpus, 0, hardware_or_default(kb, hardware), hardware.empty(), overrides);
   if (rc->kind != "benchmark") r.dataset = pick_dataset(kb, rc->mode, {}, nullptr, lang);
   finish(c, r, model);
   return r;
@@ -422,7 +428,7 @@ std::optional<Result> show_recipe(Kb& kb, const std::string& name, const std::st
   Result r;
   r.recipe = *rc;
   const auto model = kb.model(rc->model_key);
-  fit(c, r, model, 0, 0, hardware_or_default(kb, {}), {});
+  fit(c, r, model, 0, 0, hardware_or_default(kb, {}), true, {});
   if (rc->kind != "benchmark") r.dataset = pick_dataset(kb, rc->mode, {}, nullptr, lang);
   finish(c, r, model);
   return r;

@@ -36,6 +36,7 @@ struct Layout {
   long long nodes = 1, nproc = 0;  // launch shape: nodes × processes per node
   long long per_node = 0;      // GPUs per node of the hardware
   std::string hardware;        // gpu key used for NVLink and node size
+  bool hardware_assumed = false;  // the query named no hardware: the KB's default was used
   Dim tp, pp, cp, ep, etp, vp; // sizes (may be ranges for pattern rows)
   bool sp = false;             // sequence parallel on
   long long seq = 0;           // sequence length in tokens (0 = recipe default unknown)

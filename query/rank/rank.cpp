@@ -94,7 +94,8 @@ bool Ranker::score(Result& r, const std::optional<Model>& model, long long gpus,
     if (!rc.mode.empty()) part("mode", 30, rc.mode);
   }
   if (!q_.model.empty()) {
-    if (!(kb::starts_with(rc.name, q_.model + "_") || kb::starts_with(rc.model_key, q_.model))) return false;
+    if (!(kb::starts_with(rc.name, q_.model + "_") || rc.model_key == q_.model || kb::starts_with(rc.model_key, q_.model + "_")))
+      return false;
     part("model", 25, q_.model);
   }
   if (!q_.size_token.empty()) {

@@ -77,6 +77,7 @@ json result_json(const Result& r) {
   layout["nodes"] = L.nodes;
   layout["nproc_per_node"] = L.nproc;
   layout["hardware"] = L.hardware;
+  layout["hardware_assumed"] = L.hardware_assumed;
   layout["tp"] = dim_json(L.tp);
   layout["pp"] = dim_json(L.pp);
   layout["cp"] = dim_json(L.cp);
@@ -125,8 +126,8 @@ std::string render_result(Kb& kb, const Result& r, const RenderOptions& o) {
   std::vector<std::string> why;
   for (const auto& p : r.parts) why.push_back(kb.label(lang, "part_" + p.name) + " " + (p.points >= 0 ? "+" : "") + std::to_string(p.points) + " (" + p.why + ")");
   out += (md ? "\n" : "  ") + kb.label(lang, "score") + " " + std::to_string(r.score) + ": " + kb::join(why, ", ") + "\n";
-  std::string layout = std::to_string(L.gpus) + " GPUs = " + std::to_string(L.nodes) + " × " + std::to_string(L.nproc) + " (" + L.hardware +
-                       "), TP " + L.tp.text() + ", PP " + L.pp.text() + ", CP " + L.cp.text() + ", EP " + L.ep.text() + ", SP " + (L.sp ? "on" : "off");
+  std::string layout = std::to_string(L.gpus) + " GPUs = " + std::to_string(L.nodes) + " × " + std::to_string(L.nproc) + " (" + L.hardware + (L.hardware_assumed ? "?" : "") +
+                       "), TP " + L.tp.text() + ", PP " + L.pp.text() + ", CP " + L.cp.text() + ", EP " + L.ep.text() + ", SP " + (!L.tp.exact() ? "?" : L.sp ? "on" : "off");
   if (L.seq) layout += ", seq " + std::to_string(L.seq);
   if (L.dp) layout += ", DP " + std::to_string(*L.dp);
   if (L.edp) layout += ", EDP " + std::to_string(*L.edp);
