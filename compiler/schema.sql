@@ -154,6 +154,7 @@ CREATE TABLE config_keys (
   sentence       TEXT,            -- the whole sentence (from the edition)
   evidence_source_id INTEGER REFERENCES sources(id),
   evidence_line  INTEGER,
+  entity_key     TEXT,            -- config_layer entity holding the sentence (aligned across languages)
   source         TEXT NOT NULL
 );
 

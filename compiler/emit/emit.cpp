@@ -243,18 +243,21 @@ class Writer {
   void config_keys() {
     const auto& t = in_.vocab->config_keys;
     Stmt st(db_,
-            "INSERT INTO config_keys(key, layer, aliases, evidence, sentence, evidence_source_id, evidence_line, source, dimension) "
-            "VALUES (?,?,?,?,?,?,?,?,?)");
+            "INSERT INTO config_keys(key, layer, aliases, evidence, sentence, evidence_source_id, evidence_line, source, dimension, "
+            "entity_key) VALUES (?,?,?,?,?,?,?,?,?,?)");
     for (const auto& row : t.rows) {
       const std::string& evidence = t.get(row, "evidence");
       // Find the sentence holding the evidence phrase in the newest edition
       // that states it (the configuration-layers section).
       const EntityEdition* found = nullptr;
+      const Entity* found_entity = nullptr;
       for (const auto& e : in_.resolved->entities)
         for (const auto* ed : e.editions)
           if (ed->text.find(evidence) != std::string::npos && (!found || ed->prov.revision > found->prov.revision ||
-                                                              (ed->prov.revision == found->prov.revision && found->prov.translated && !ed->prov.translated)))
+                                                              (ed->prov.revision == found->prov.revision && found->prov.translated && !ed->prov.translated))) {
             found = ed;
+            found_entity = &e;
+          }
       st.bind(1, t.get(row, "key")).bind(2, t.get(row, "layer")).bind(3, t.get(row, "aliases")).bind(4, evidence);
       if (found) {
         st.bind(5, sentence_around(found->text, evidence)).bind(6, source_id(found->prov.file)).bind(7, found->prov.line);
@@ -263,6 +266,7 @@ class Writer {
       }
       st.bind(8, t.get(row, "source"));
       bind_text_or_null(st, 9, t.get(row, "dimension"));
+      if (found_entity) st.bind(10, found_entity->kind + "/" + found_entity->key); else st.bind_null(10);
       st.run();
     }
     const auto& pl = in_.vocab->planner;

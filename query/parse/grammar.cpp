@@ -98,7 +98,6 @@ bool at_boundary(It base, It p, It last) {
 // A separator (see sep_len).
 struct sep_parser : x3::parser<sep_parser> {
   using attribute_type = x3::unused_type;
-  static bool const has_attribute = false;
   template <typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
     const int n = sep_len(first, last);
@@ -111,7 +110,6 @@ struct sep_parser : x3::parser<sep_parser> {
 // Zero-width: the end of a term (see at_boundary).
 struct bound_parser : x3::parser<bound_parser> {
   using attribute_type = x3::unused_type;
-  static bool const has_attribute = false;
   It base;  // start of the text
   template <typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
@@ -123,7 +121,6 @@ struct bound_parser : x3::parser<bound_parser> {
 // ("<model>-<size>"): skipped like a separator.
 struct joiner_parser : x3::parser<joiner_parser> {
   using attribute_type = x3::unused_type;
-  static bool const has_attribute = false;
   It base;  // start of the text
   template <typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
@@ -142,7 +139,6 @@ struct joiner_parser : x3::parser<joiner_parser> {
 // have no X3 attribute, they fill the scratch of the alternative.
 struct num_parser : x3::parser<num_parser> {
   using attribute_type = x3::unused_type;
-  static bool const has_attribute = false;
   It base;               // start of the text
   bool sign = false;     // accept a leading '-'
   bool p_point = false;  // accept 'p' as the decimal point (recipe-name sizes)
@@ -193,7 +189,6 @@ struct Tok {
 };
 struct tok_parser : x3::parser<tok_parser> {
   using attribute_type = x3::unused_type;
-  static bool const has_attribute = false;
   It base;                                            // start of the text
   const x3::symbols<std::uint32_t>* table = nullptr;  // the spellings
   Tok* out = nullptr;                                 // receives the token
@@ -211,7 +206,6 @@ struct tok_parser : x3::parser<tok_parser> {
 // The value of a key:value filter: any run of non-separator, non-CJK text.
 struct value_parser : x3::parser<value_parser> {
   using attribute_type = x3::unused_type;
-  static bool const has_attribute = false;
   template <typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
     while (first != last && *first != '"' && sep_len(first, last) == 0 && !cjk_at(first, last)) {
@@ -228,7 +222,6 @@ struct value_parser : x3::parser<value_parser> {
 // word is cut at its first joiner so the rest is read again ("<typo>-<size>").
 struct fallback_parser : x3::parser<fallback_parser> {
   using attribute_type = x3::unused_type;
-  static bool const has_attribute = false;
   It base;                                // start of the text
   const Lexicon::Impl* lex = nullptr;     // for suggestions
   Piece* out = nullptr;                   // receives the Free piece
@@ -276,19 +269,26 @@ struct fallback_parser : x3::parser<fallback_parser> {
 // --- the scratch the term alternatives fill --------------------------------
 
 struct Scratch {
-  Num n1, n2;           // numbers
-  Tok t1, t2, t3;       // lexicon tokens
-  bool active = false;  // a size's "-a" part was read
+  Num n1, n2;             // numbers
+  Tok t1, t2, t3;         // lexicon tokens
+  bool active = false;    // a size's "-a" part was read
   std::size_t colon = 0;  // end of a filter's ':'
-  Piece out[2];         // the pieces of the alternative
-  int count = 0;        // how many of out[] are set
+  Piece out[2];           // the pieces of the alternative (set whole by the piece makers)
+  int count = 0;          // how many of out[] are set
+
+  // Cheap reset between alternatives: only what a piece maker may read
+  // without the alternative having written it.
+  void reset() {
+    t1 = t2 = t3 = Tok{};
+    active = false;
+    count = 0;
+  }
 };
 
 // Tries alternatives at one place and keeps the one that reads furthest.
 template <typename Tuple>
 struct longest_parser : x3::parser<longest_parser<Tuple>> {
   using attribute_type = x3::unused_type;
-  static bool const has_attribute = false;
   Tuple alts;                // the alternatives (unused-attribute parsers with actions)
   Scratch* scratch;          // what the alternatives write
   Scratch* winner;           // receives the winner's scratch
@@ -302,17 +302,20 @@ struct longest_parser : x3::parser<longest_parser<Tuple>> {
   }
   template <typename P, typename Ctx, typename RCtx>
   void try_one(P const& alt, It first, It const& last, Ctx const& ctx, RCtx& rctx, It& best) const {
-    *scratch = Scratch{};
+    scratch->reset();
     It it = first;
     if (alt.parse(it, last, ctx, rctx, x3::unused) && it > best && scratch->count > 0) {
       best = it;
-      *winner = *scratch;
+      winner->count = scratch->count;
+      for (int i = 0; i < scratch->count; ++i) winner->out[i] = scratch->out[i];
     }
   }
 };
+// The alternatives are held by reference: they are locals of scan() that
+// outlive the parse, and the grammar stays cheap to assemble per call.
 template <typename... P>
-longest_parser<std::tuple<P...>> longest(Scratch* s, Scratch* w, P const&... p) {
-  return {{}, std::tuple<P...>(p...), s, w};
+longest_parser<std::tuple<P const&...>> longest(Scratch* s, Scratch* w, P const&... p) {
+  return {{}, std::tuple<P const&...>(p...), s, w};
 }
 
 double magnitude(const Lexicon::Impl& lex, std::uint32_t id, WordKind kind) {
@@ -359,7 +362,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   auto const count_piece = [&](PieceKind kind) {
     return [&, kind](auto& ctx) {
       const auto [b, e] = where(ctx, base);
-      Piece& p = s.out[0];
+      Piece& p = s.out[0] = Piece{};
       p.kind = kind;
       p.b = b;
       p.e = e;
@@ -371,12 +374,12 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   // "<n> x <hw>", "<n> <hw>": a count piece before the hardware piece.
   auto const count_then_hw = [&](auto& ctx) {
     const auto b = where(ctx, base).first;
-    Piece& c = s.out[0];
+    Piece& c = s.out[0] = Piece{};
     c.kind = PieceKind::Gpus;
     c.b = b;
     c.e = trim_end(base, b, s.t1.b);
     c.num = s.n1;
-    Piece& h = s.out[1];
+    Piece& h = s.out[1] = Piece{};
     h.kind = PieceKind::Hardware;
     h.b = s.t1.b;
     h.e = s.t1.e;
@@ -386,12 +389,12 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   // "<hw> x <n>": the hardware piece, then the count piece.
   auto const hw_then_count = [&](auto& ctx) {
     const auto [b, e] = where(ctx, base);
-    Piece& h = s.out[0];
+    Piece& h = s.out[0] = Piece{};
     h.kind = PieceKind::Hardware;
     h.b = b;
     h.e = s.t1.e;
     h.word = s.t1.id;
-    Piece& c = s.out[1];
+    Piece& c = s.out[1] = Piece{};
     c.kind = PieceKind::Gpus;
     c.b = s.t1.e;
     while (c.b < e && base[c.b] == ' ') ++c.b;
@@ -401,7 +404,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   };
   auto const seq_piece = [&](auto& ctx) {
     const auto [b, e] = where(ctx, base);
-    Piece& p = s.out[0];
+    Piece& p = s.out[0] = Piece{};
     p.kind = PieceKind::Seq;
     p.b = b;
     p.e = e;
@@ -418,7 +421,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
       return;
     }
     const auto [b, e] = where(ctx, base);
-    Piece& p = s.out[0];
+    Piece& p = s.out[0] = Piece{};
     p.kind = PieceKind::Size;
     p.b = b;
     p.e = e;
@@ -436,7 +439,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   auto const filter_piece = [&](PieceKind kind) {
     return [&, kind](auto& ctx) {
       const auto [b, e] = where(ctx, base);
-      Piece& p = s.out[0];
+      Piece& p = s.out[0] = Piece{};
       p.kind = kind;
       p.b = b;
       p.e = e;
@@ -448,7 +451,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   };
   auto const colon = [&](auto& ctx) { s.colon = where(ctx, base).second; };
   auto const word_piece = [&](auto&) {
-    Piece& p = s.out[0];
+    Piece& p = s.out[0] = Piece{};
     p.kind = PieceKind::Word;
     p.b = s.t1.b;
     p.e = s.t1.e;
@@ -458,7 +461,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   auto const set_active = [&](auto&) { s.active = true; };
   auto const range_piece = [&](auto& ctx) {
     const auto [b, e] = where(ctx, base);
-    Piece& p = s.out[0];
+    Piece& p = s.out[0] = Piece{};
     p.kind = PieceKind::Range;
     p.b = b;
     p.e = e;
@@ -501,36 +504,44 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   auto const active_part =
       ((x3::lit('-') | x3::lit('_')) >> x3::lit('a') >> size_count2 >> param_mag2)[set_active];
 
-  auto const alternatives = longest(
-      &s, &win,
-      // key:value
-      x3::raw[key >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::Filter)],
-      x3::raw[lower_word >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::BadKey)],
-      // <n> x <hw>, <hw> x <n>, <n> <hw>
-      x3::raw[count >> -gap >> times >> -gap >> hardware >> bound][count_then_hw],
-      x3::raw[hardware >> -gap >> times >> -gap >> count >> bound][hw_then_count],
-      x3::raw[count >> -gap >> hardware >> bound][count_then_hw],
-      // <n> [particle] <gpu unit>, <gpu unit> <n> [counter]
+  // key:value (a known key, or an unknown one: an error later)
+  auto const key_value = x3::raw[key >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::Filter)];
+  auto const bad_key_value =
+      x3::raw[lower_word >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::BadKey)];
+  // <n> x <hw>, <hw> x <n>, <n> <hw>
+  auto const count_times_hw = x3::raw[count >> -gap >> times >> -gap >> hardware >> bound][count_then_hw];
+  auto const hw_times_count = x3::raw[hardware >> -gap >> times >> -gap >> count >> bound][hw_then_count];
+  auto const count_hw = x3::raw[count >> -gap >> hardware >> bound][count_then_hw];
+  // <n> [particle] <gpu unit> [+], <gpu unit> <n> [counter] [+]
+  auto const count_gpus =
       x3::raw[signed_count >> -gap >> -(particle >> -gap) >> gpu_unit >> -(-gap >> open_max) >> bound]
-             [count_piece(PieceKind::Gpus)],
+             [count_piece(PieceKind::Gpus)];
+  auto const gpus_count =
       x3::raw[gpu_unit >> -gap >> signed_count >> !(-gap >> (any_node_unit | any_seq_unit)) >>
-       -(-gap >> (gpu_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)],
-      // <n> [particle] <node unit>, <node unit> <n> [counter]
+              -(-gap >> (gpu_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];
+  // <n> [particle] <node unit> [+], <node unit> <n> [counter] [+]
+  auto const count_nodes =
       x3::raw[signed_count >> -gap >> -(particle >> -gap) >> node_unit >> -(-gap >> open_max) >> bound]
-             [count_piece(PieceKind::Nodes)],
+             [count_piece(PieceKind::Nodes)];
+  auto const nodes_count =
       x3::raw[node_unit >> -gap >> signed_count >> !(-gap >> (any_gpu_unit | any_seq_unit)) >>
-       -(-gap >> (node_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Nodes)],
-      // <n>-<m> <unit>: a range of counts
+              -(-gap >> (node_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Nodes)];
+  // <n>-<m> <unit>: a range of counts
+  auto const count_range =
       x3::raw[count >> -gap >> range_op >> -gap >> count2 >> -gap >> -(particle >> -gap) >> any_unit >> bound]
-             [range_piece],
-      // <n><k> [<seq unit>], <seq unit> <n>[<k>], <n> <seq unit>
-      x3::raw[count >> seq_mag >> -(-gap >> seq_unit) >> bound][seq_piece],
-      x3::raw[seq_unit >> -gap >> count >> -seq_mag >> bound][seq_piece],
-      x3::raw[count >> -gap >> seq_unit >> bound][seq_piece],
-      // <n><m>[-a<n><m>]
-      x3::raw[size_count >> -gap >> param_mag >> -active_part >> bound][size_piece],
-      // a lexicon word
-      x3::raw[word >> bound][word_piece]);
+             [range_piece];
+  // <n><k> [<seq unit>], <seq unit> <n>[<k>], <n> <seq unit>
+  auto const seq_k = x3::raw[count >> seq_mag >> -(-gap >> seq_unit) >> bound][seq_piece];
+  auto const unit_seq = x3::raw[seq_unit >> -gap >> count >> -seq_mag >> bound][seq_piece];
+  auto const seq_unit_after = x3::raw[count >> -gap >> seq_unit >> bound][seq_piece];
+  // <n><m>[-a<n><m>]
+  auto const model_size = x3::raw[size_count >> -gap >> param_mag >> -active_part >> bound][size_piece];
+  // a lexicon word (longest spelling)
+  auto const lexicon_word = x3::raw[word >> bound][word_piece];
+
+  auto const alternatives =
+      longest(&s, &win, key_value, bad_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count,
+              count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, lexicon_word);
 
   auto const quoted = x3::raw[x3::lit('"') >> *(x3::char_ - '"') >> (x3::lit('"') | x3::eoi)][([&](auto& ctx) {
     Piece p;

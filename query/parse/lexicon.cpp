@@ -261,42 +261,48 @@ std::uint32_t Lexicon::Impl::find(std::string_view folded) const {
 // Edit distance with a tie-break: among equal edit counts, substitutions
 // between nearby code points ('4' -> '3') cost less than far ones.
 namespace {
-struct Cost {
-  int edits = 0;  // insertions + deletions + substitutions
-  long far = 0;   // sum of |a - b| over substitutions
+struct Cost {    // no default member initializers: rows below stay uninitialized until written
+  int edits;      // insertions + deletions + substitutions
+  long far;       // sum of |a - b| over substitutions
   bool operator<(const Cost& o) const { return edits != o.edits ? edits < o.edits : far < o.far; }
 };
 
+// Words longer than this are never compared (no allocation per call).
+constexpr std::size_t kMaxSuggestLength = 64;
+
 Cost edit_cost(std::u32string_view a, std::u32string_view b, int limit) {
-  std::vector<Cost> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = {static_cast<int>(j), 0};
+  if (b.size() > kMaxSuggestLength) return {limit + 1, 0};
+  std::array<Cost, kMaxSuggestLength + 1> row_a, row_b;
+  auto* prev = &row_a;
+  auto* cur = &row_b;
+  for (std::size_t j = 0; j <= b.size(); ++j) (*prev)[j] = {static_cast<int>(j), 0};
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = {static_cast<int>(i), 0};
-    int row_min = cur[0].edits;
+    (*cur)[0] = {static_cast<int>(i), 0};
+    int row_min = (*cur)[0].edits;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      Cost best{prev[j].edits + 1, prev[j].far};
-      const Cost ins{cur[j - 1].edits + 1, cur[j - 1].far};
+      Cost best{(*prev)[j].edits + 1, (*prev)[j].far};
+      const Cost ins{(*cur)[j - 1].edits + 1, (*cur)[j - 1].far};
       if (ins < best) best = ins;
-      Cost sub = prev[j - 1];
+      Cost sub = (*prev)[j - 1];
       if (a[i - 1] != b[j - 1]) {
         sub.edits += 1;
         const long d = static_cast<long>(a[i - 1]) - static_cast<long>(b[j - 1]);
         sub.far += d < 0 ? -d : d;
       }
       if (sub < best) best = sub;
-      cur[j] = best;
+      (*cur)[j] = best;
       row_min = std::min(row_min, best.edits);
     }
     if (row_min > limit) return {limit + 1, 0};
     std::swap(prev, cur);
   }
-  return prev[b.size()];
+  return (*prev)[b.size()];
 }
 }  // namespace
 
 std::uint32_t Lexicon::Impl::suggest(std::u32string_view word, int kind) const {
   const auto n = static_cast<int>(word.size());
-  if (n == 0) return kNoWord;
+  if (n == 0 || word.size() > kMaxSuggestLength) return kNoWord;
   bool has_letter = false;
   for (char32_t c : word) {
     if (is_cjk_cp(c)) return kNoWord;

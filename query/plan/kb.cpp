@@ -176,11 +176,11 @@ std::optional<Gpu> Kb::gpu(const std::string& key) {
 }
 
 static ConfigKey read_key(kb::Stmt& st) {
-  return {st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), static_cast<int>(st.integer(6))};
+  return {st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), static_cast<int>(st.integer(6)), st.text(7)};
 }
 static const char* kKeyCols =
     "SELECT k.key, k.layer, coalesce(k.dimension,''), coalesce(k.sentence,''), coalesce(s.path,''), k.aliases, "
-    "coalesce(k.evidence_line,0) FROM config_keys k LEFT JOIN sources s ON s.id = k.evidence_source_id ";
+    "coalesce(k.evidence_line,0), coalesce(k.entity_key,'') FROM config_keys k LEFT JOIN sources s ON s.id = k.evidence_source_id ";
 
 std::optional<ConfigKey> Kb::config_key(const std::string& key) {
   kb::Stmt st(db_, std::string(kKeyCols) + "WHERE k.key = ? OR ',' || k.aliases || ',' LIKE '%,' || ? || ',%' "

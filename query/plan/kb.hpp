@@ -56,6 +56,7 @@ struct Gpu {
 struct ConfigKey {
   std::string key, layer, dimension, sentence, file, aliases;
   int line = 0;
+  std::string entity;  // aligned paragraph holding the sentence, "config_layer/2"
 };
 
 // One language's text of an entity.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include "check/check.hpp"
@@ -91,10 +92,31 @@ struct Context {
   long long threshold = 0;
 };
 
-std::string impact_of(Kb& kb, const std::string& key, Override& o) {
-  if (auto k = kb.config_key(key)) {
+// The first sentence of a paragraph (the one that names its layer).
+std::string first_sentence(const std::string& text) {
+  size_t end = std::string::npos;
+  for (const char* stop : {"\xE3\x80\x82", ". "}) {  // ideographic full stop, or ". "
+    const size_t at = text.find(stop);
+    if (at != std::string::npos && (end == std::string::npos || at < end)) end = at + std::strlen(stop);
+  }
+  return kb::trim(end == std::string::npos ? text : text.substr(0, end));
+}
+
+std::string impact_of(Context& c, const std::string& key, Override& o) {
+  if (auto k = c.kb.config_key(key)) {
     o.sentence = k->sentence;
-    o.source = {k->file, k->line, 3, "config layer of " + k->key};
+    o.source = {k->file, k->line, 0, "config layer of " + k->key};
+    // In the answer's language: the aligned paragraph's opening sentence.
+    if (auto slash = k->entity.find('/'); slash != std::string::npos) {
+      const Prose p = prose(c.kb, k->entity.substr(0, slash), k->entity.substr(slash + 1), c.lang);
+      if (!p.text.empty() && p.lang == c.lang) {
+        o.sentence = first_sentence(p.text);
+        o.source = p.source;
+        o.source.what = "config layer of " + k->key;
+      } else {
+        o.source.revision = p.source.revision;
+      }
+    }
     return k->layer;
   }
   return "unknown";
@@ -109,7 +131,7 @@ void add_override(Context& c, Result& r, const std::string& key, const std::stri
   Override o;
   o.key = key;
   o.value = value;
-  o.impact = impact_of(c.kb, key, o);
+  o.impact = impact_of(c, key, o);
   r.overrides.push_back(std::move(o));
 }
 
@@ -321,7 +343,7 @@ void finish(Context& c, Result& r, const std::optional<Model>& model) {
   for (const auto& p : r.pitfalls) r.sources.push_back(p.source);
   for (const auto& o : r.overrides)
     if (!o.source.file.empty()) r.sources.push_back(o.source);
-  if (model) r.sources.push_back({"data/models.tsv", 0, 0, "model " + model->key + ": " + model->source});
+  if (model) r.sources.push_back({"data/models.tsv", 0, 0, "model " + model->key + " (" + kb::split(model->source, ';').front() + ")"});
   std::vector<SourceRef> unique;
   std::set<std::string> seen;
   for (auto& s : r.sources)

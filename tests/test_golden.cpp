@@ -1,0 +1,83 @@
+// Golden answers: every tests/golden/**/*.test file is one kbq run, in a
+// self-describing text format:
+//
+//   # what this example shows (and the issue it comes from)
+//   arg: <one argv element per line>
+//   exit: <expected exit code>
+//   --- stdout
+//   <expected standard output, exactly>
+//   --- stderr
+//   <expected standard error, exactly>   (optional section)
+//
+// `make golden` (KBQ_UPDATE_GOLDEN=1) rewrites the expected sections from
+// the current output; review the diff before committing.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "process.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct GoldenCase {
+  std::string header;  // comment and arg/exit lines, as written
+  std::vector<std::string> args;
+  int exit_code = 0;
+  std::string out, err;
+  bool has_err = false;
+};
+
+GoldenCase parse_case(const std::string& text) {
+  GoldenCase g;
+  size_t pos = 0;
+  std::string* section = nullptr;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (line == "--- stdout") { section = &g.out; continue; }
+    if (line == "--- stderr") { section = &g.err; g.has_err = true; continue; }
+    if (section) { *section += line + "\n"; continue; }
+    g.header += line + "\n";
+    if (line.rfind("arg: ", 0) == 0) g.args.push_back(line.substr(5));
+    else if (line.rfind("exit: ", 0) == 0) g.exit_code = std::atoi(line.c_str() + 6);
+  }
+  return g;
+}
+
+std::string format_case(const GoldenCase& g, const kbtest::RunResult& r) {
+  std::string out = g.header + "--- stdout\n" + r.out;
+  if (!r.out.empty() && r.out.back() != '\n') out += "\n";
+  if (!r.err.empty()) out += "--- stderr\n" + r.err;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("golden answers of kbq", "[golden]") {
+  const fs::path dir = fs::path(KB_SOURCE_DIR) / "tests" / "golden";
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().extension() == ".test") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 10);
+  const bool update = std::getenv("KBQ_UPDATE_GOLDEN") != nullptr;
+  for (const auto& f : files) {
+    DYNAMIC_SECTION(fs::relative(f, dir).string()) {
+      auto g = parse_case(kbtest::read_file(f.string()));
+      REQUIRE(!g.args.empty());
+      const auto r = kbtest::run(KBQ_PATH, g.args);
+      if (update) {
+        kbtest::write_file(f.string(), format_case(g, r));
+        continue;
+      }
+      CHECK(r.exit_code == g.exit_code);
+      CHECK(r.out == g.out);
+      CHECK(r.err == (g.has_err ? g.err : std::string{}));
+    }
+  }
+}
