@@ -59,7 +59,10 @@ class Walker {
     const int line = cmark_node_get_start_line(n);
     const int byte_col = cmark_node_get_start_column(n);
     const auto raw = lines_.at(line);
-    const int col = byte_col > 0 ? code_point_column(raw, static_cast<size_t>(byte_col - 1)) + 1 : 1;
+    // cmark-gfm starts a table cell at the blank after '|': point at its text.
+    size_t at = byte_col > 0 ? static_cast<size_t>(byte_col - 1) : 0;
+    while (at < raw.size() && (raw[at] == ' ' || raw[at] == '\t')) ++at;
+    const int col = code_point_column(raw, at) + 1;
     return Span{path_, line + offset_, col};
   }
 

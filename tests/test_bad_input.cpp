@@ -1,0 +1,215 @@
+// Bad-input tests of `kbc build`, run as a process (KBC_PATH) on the cases
+// of tests/fixtures/bad/. Each case is a folder: a minimal sources tree (a
+// skill/ or references/ markdown file or two, compiled against the real
+// kb-sources/data) and an expected.txt listing the exact diagnostic lines
+// (`file:line:col: error: message`) the build must print, one per line;
+// blank lines and lines starting with `#` describe the case and are
+// ignored; `<sources>` stands for the sources folder given to kbc.
+//
+// For every case: exit code 2, every expected line on stderr, exactly as
+// many error lines as expected (no cascades), and a KB that existed at the
+// output path before is byte-identical afterwards, with nothing beside it.
+// Adding a case is adding a folder.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pipeline.hpp"
+#include "support/text.hpp"
+
+#ifndef KB_SOURCE_DIR
+#error "KB_SOURCE_DIR must name the repository root"
+#endif
+#ifndef KBC_PATH
+#error "KBC_PATH must name the kbc executable"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kRoot = KB_SOURCE_DIR;
+const std::string kData = kRoot + "/kb-sources/data";
+const std::string kBad = kRoot + "/tests/fixtures/bad";
+const std::string kGood = kRoot + "/tests/fixtures/good/minimal";
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "kbtests-bad-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (auto& l : kb::split(text, '\n')) {
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    out.push_back(l);
+  }
+  return out;
+}
+
+struct RunResult {
+  int exit_code = -1;  // exit status, or -signal
+  std::string err;     // stderr
+};
+
+// Runs argv[0] with stdout discarded and stderr captured.
+RunResult run(const std::vector<std::string>& argv, const std::string& stderr_path) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (err < 0 || null < 0) ::_exit(126);
+    ::dup2(null, 1);
+    ::dup2(err, 2);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  RunResult r;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  r.err = slurp(stderr_path);
+  return r;
+}
+
+// A valid KB (from the good fixture), the "previous KB" of every case.
+const std::string& previous_kb_bytes() {
+  static const std::string bytes = [] {
+    TempDir tmp;
+    kb::CompileOptions opts;
+    opts.sources = kGood;
+    opts.data = kData;
+    kb::Diagnostics diags;
+    const std::string path = tmp / "kb.sqlite";
+    if (!kb::build_kb(opts, path, diags)) throw std::runtime_error("the good fixture does not build");
+    return slurp(path);
+  }();
+  return bytes;
+}
+
+std::vector<std::string> case_names() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(kBad))
+    if (e.is_directory()) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The expected diagnostics of a case, with <sources> substituted.
+std::vector<std::string> expected_lines(const std::string& case_dir, const std::string& sources) {
+  std::vector<std::string> out;
+  for (auto line : lines_of(slurp(case_dir + "/expected.txt"))) {
+    if (kb::trim(line).empty() || line[0] == '#') continue;
+    for (size_t at; (at = line.find("<sources>")) != std::string::npos;) line.replace(at, 9, sources);
+    out.push_back(line);
+  }
+  return out;
+}
+
+// Copies a case's sources (everything but expected.txt) into `to`.
+void copy_sources(const std::string& case_dir, const std::string& to) {
+  fs::create_directories(to);
+  for (const auto& e : fs::recursive_directory_iterator(case_dir)) {
+    const fs::path rel = fs::relative(e.path(), case_dir);
+    if (rel == "expected.txt") continue;
+    if (e.is_directory()) fs::create_directories(fs::path(to) / rel);
+    else if (e.is_regular_file()) fs::copy_file(e.path(), fs::path(to) / rel);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every required bad-input case has a fixture", "[bad_input]") {
+  const auto names = case_names();
+  const std::set<std::string> have(names.begin(), names.end());
+  for (const char* required :
+       {"missing_front_matter", "malformed_front_matter", "unknown_lang", "missing_revision", "revision_not_a_number",
+        "duplicate_lang_revision", "ragged_table_row", "tp_not_a_number", "same_revision_conflict", "invalid_utf8",
+        "unterminated_code_fence", "empty_sources", "two_bad_documents"}) {
+    INFO(required);
+    CHECK(have.count(required));
+    CHECK(fs::exists(kBad + "/" + required + "/expected.txt"));
+  }
+}
+
+TEST_CASE("the good fixture builds (the bad cases differ from it in one defect)", "[bad_input]") {
+  TempDir tmp;
+  const auto r = run({KBC_PATH, "build", "--sources", kGood, "--data", kData, "-o", tmp / "kb.sqlite"}, tmp / "stderr");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("error") == std::string::npos);
+  CHECK(fs::file_size(tmp / "kb.sqlite") > 0);
+}
+
+TEST_CASE("kbc build rejects bad sources with exact diagnostics and keeps the previous KB", "[bad_input]") {
+  const std::string& before = previous_kb_bytes();
+  REQUIRE(before.size() > 0);
+  for (const auto& name : case_names()) {
+    DYNAMIC_SECTION(name) {
+      const std::string case_dir = kBad + "/" + name;
+      TempDir tmp;
+      const std::string sources = tmp / "sources";
+      copy_sources(case_dir, sources);
+      const auto expected = expected_lines(case_dir, sources);
+      REQUIRE_FALSE(expected.empty());
+
+      const std::string out_dir = tmp / "out";
+      fs::create_directories(out_dir);
+      const std::string out = out_dir + "/kb.sqlite";
+      {
+        std::ofstream f(out, std::ios::binary);
+        f << before;
+      }
+      const auto r = run({KBC_PATH, "build", "--sources", sources, "--data", kData, "-o", out}, tmp / "stderr");
+      INFO("stderr:\n" << r.err);
+      CHECK(r.exit_code == 2);
+      const auto got = lines_of(r.err);
+      for (const auto& want : expected) {
+        INFO("expected line: " << want);
+        CHECK(std::find(got.begin(), got.end(), want) != got.end());
+      }
+      const auto errors = std::count_if(got.begin(), got.end(),
+                                        [](const std::string& l) { return l.find(": error: ") != std::string::npos; });
+      CHECK(static_cast<size_t>(errors) == expected.size());
+      CHECK(slurp(out) == before);
+      std::vector<std::string> beside;
+      for (const auto& e : fs::directory_iterator(out_dir)) beside.push_back(e.path().filename().string());
+      CHECK(beside == std::vector<std::string>{"kb.sqlite"});
+    }
+  }
+}

@@ -1,0 +1,568 @@
+// Tests of the compiler pipeline (compiler/pipeline.hpp) on the real
+// kb-sources: recipe facts read from the index tables, brace and `*`
+// expansion, recipes known by mention, rule alignment across the four
+// languages, the lint report (renames, conflicts, missing translations),
+// deterministic output, the text-export front end against the restored
+// markdown editions, and the atomic write of `kbc build` under SIGKILL.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "pipeline.hpp"
+#include "support/sqlite.hpp"
+#include "support/text.hpp"
+
+#ifndef KB_SOURCE_DIR
+#error "KB_SOURCE_DIR must name the repository root"
+#endif
+#ifndef KBC_PATH
+#error "KBC_PATH must name the kbc executable"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using kb::Compilation;
+using kb::CompileOptions;
+using kb::Diagnostics;
+using kb::Range;
+using kb::RecipeRow;
+
+const std::string kRoot = KB_SOURCE_DIR;
+const std::string kSources = kRoot + "/kb-sources";
+const std::string kData = kSources + "/data";
+
+std::string render_all(const Diagnostics& diags) {
+  std::string out;
+  for (const auto& d : diags.all()) out += d.render() + "\n";
+  return out;
+}
+
+// A fresh folder under the system temp folder, removed with its content.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "kbtests-compiler-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
+
+ private:
+  fs::path path_;
+};
+
+// The real kb-sources, compiled once for every test of this file.
+struct RealCompile {
+  Diagnostics diags;
+  std::unique_ptr<Compilation> c;
+};
+
+const RealCompile& real() {
+  static const RealCompile r = [] {
+    RealCompile x;
+    CompileOptions opts;
+    opts.sources = kSources;
+    x.c = kb::compile(opts, x.diags);
+    return x;
+  }();
+  return r;
+}
+
+const Compilation& real_compilation() {
+  const auto& r = real();
+  INFO(render_all(r.diags));
+  REQUIRE(r.c);
+  REQUIRE_FALSE(r.diags.has_errors());
+  return *r.c;
+}
+
+const RecipeRow* find_recipe(const Compilation& c, const std::string& name, const std::string& mode) {
+  for (const auto& r : c.resolved.recipes)
+    if (r.name == name && r.mode == mode) return &r;
+  return nullptr;
+}
+
+const kb::Entity* find_entity(const Compilation& c, const std::string& kind, const std::string& key) {
+  for (const auto& e : c.resolved.entities)
+    if (e.kind == kind && e.key == key) return &e;
+  return nullptr;
+}
+
+// A range as text, for set comparisons and messages: "8", "1-8", "512+",
+// "none", "varies", "" (unknown).
+std::string range_text(const Range& r) {
+  if (!r.known) return "";
+  if (r.none) return "none";
+  if (r.varies) return "varies";
+  std::string s = std::to_string(r.lo);
+  if (r.open) return s + "+";
+  if (r.hi != r.lo) s += "-" + std::to_string(r.hi);
+  return s;
+}
+
+// Is there a lint line holding every one of `parts`?
+bool has_lint_line(const std::vector<std::string>& lines, std::initializer_list<std::string> parts) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
+    return std::all_of(parts.begin(), parts.end(),
+                       [&](const std::string& p) { return line.find(p) != std::string::npos; });
+  });
+}
+
+// Runs a program with stdout and stderr sent to /dev/null; returns its pid.
+pid_t spawn_quiet(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (FILE* devnull = std::fopen("/dev/null", "w")) {
+      ::dup2(fileno(devnull), 1);
+      ::dup2(fileno(devnull), 2);
+    }
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int wait_exit_code(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+std::string integrity_check(const std::string& path) {
+  kb::Db db(path, kb::Db::Mode::ReadOnly);
+  kb::Stmt st(db, "PRAGMA integrity_check");
+  std::string out;
+  while (st.step()) out += st.text(0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the real kb-sources compile without errors or warnings", "[compiler]") {
+  const auto& r = real();
+  INFO(render_all(r.diags));
+  REQUIRE(r.c);
+  CHECK_FALSE(r.diags.has_errors());
+  CHECK(r.diags.all().empty());
+  CHECK(r.c->documents.size() >= 5);  // SKILL.{en,fr,ja,zh}.md + references/recipe-index.md
+}
+
+TEST_CASE("llama3_70b_pretrain_config is read from the library index", "[compiler]") {
+  const auto& c = real_compilation();
+  const RecipeRow* r = find_recipe(c, "llama3_70b_pretrain_config", "pretrain");
+  REQUIRE(r);
+  CHECK(r->kind == "library");
+  CHECK_FALSE(r->pattern);
+  CHECK(r->model_key == "llama3_70b");
+  CHECK(r->tp.exact());
+  CHECK(r->tp.lo == 8);
+  CHECK(r->pp.exact());
+  CHECK(r->pp.lo == 4);
+  CHECK(r->cp.none);  // "—": context parallelism not used
+  CHECK(r->sp == std::optional<bool>(true));
+  CHECK(r->gpus.exact());
+  CHECK(r->gpus.lo == 32);
+  CHECK(r->seq_len == 8 * 1024);  // "8K", K = 1024 (lexicon seq_magnitude)
+}
+
+TEST_CASE("qwen3_30b_a3b_sft_config has expert parallelism 8", "[compiler]") {
+  const auto& c = real_compilation();
+  const RecipeRow* r = find_recipe(c, "qwen3_30b_a3b_sft_config", "sft");
+  REQUIRE(r);
+  CHECK(r->kind == "library");
+  CHECK(r->ep.exact());
+  CHECK(r->ep.lo == 8);
+  CHECK(r->tp.lo == 1);
+  CHECK(r->gpus.lo == 8);
+}
+
+TEST_CASE("a brace pattern expands to one recipe per alternative", "[compiler]") {
+  const auto& c = real_compilation();
+  const std::string pattern = "gemma3_vl_{4b,12b,27b}_{sft,peft}_config";
+  std::set<std::pair<std::string, std::string>> got;
+  for (const auto& r : c.resolved.recipes)
+    if (r.expanded_from == pattern) {
+      got.insert({r.name, r.mode});
+      CHECK_FALSE(r.pattern);
+      CHECK(r.kind == "library");
+      CHECK(range_text(r.tp) == "1-8");
+      CHECK(range_text(r.gpus) == "1-16");
+    }
+  const std::set<std::pair<std::string, std::string>> want = {
+      {"gemma3_vl_4b_sft_config", "sft"},   {"gemma3_vl_4b_peft_config", "peft"},
+      {"gemma3_vl_12b_sft_config", "sft"},  {"gemma3_vl_12b_peft_config", "peft"},
+      {"gemma3_vl_27b_sft_config", "sft"},  {"gemma3_vl_27b_peft_config", "peft"},
+  };
+  CHECK(got == want);
+  CHECK(got.size() == 6);
+}
+
+TEST_CASE("a star pattern stays a pattern; a mentioned name it covers becomes a recipe", "[compiler]") {
+  const auto& c = real_compilation();
+  const RecipeRow* pattern = find_recipe(c, "qwen3_*_sft_config", "sft");
+  REQUIRE(pattern);
+  CHECK(pattern->pattern);
+  CHECK(pattern->mentioned_in.empty());
+
+  const RecipeRow* r = find_recipe(c, "qwen3_8b_sft_config", "sft");
+  REQUIRE(r);
+  CHECK_FALSE(r->pattern);
+  CHECK_FALSE(r->mentioned_in.empty());  // known from a mention (quick reference), not a table row
+  CHECK(r->expanded_from == "qwen3_*_sft_config");
+  CHECK(r->model_key == "qwen3_8b");
+  CHECK(r->tp.known);
+  CHECK(r->tp.lo == 1);
+  CHECK(r->tp.hi == 8);
+  CHECK_FALSE(r->tp.exact());
+}
+
+TEST_CASE("every sizing rule has text in fr, zh, ja and en", "[compiler]") {
+  const auto& c = real_compilation();
+  std::set<std::string> keys;
+  for (const auto& e : c.resolved.entities)
+    if (e.kind == "rule") keys.insert(e.key);
+  CHECK(keys == std::set<std::string>{"1", "2", "3", "4", "5", "6", "7"});
+  for (int k = 1; k <= 7; ++k) {
+    INFO("rule " << k);
+    const kb::Entity* e = find_entity(c, "rule", std::to_string(k));
+    REQUIRE(e);
+    std::map<std::string, std::string> text;
+    for (const auto* ed : e->editions) text[ed->prov.lang] = ed->text;
+    for (const char* lang : {"fr", "zh", "ja", "en"}) {
+      INFO("lang " << lang);
+      REQUIRE(text.count(lang));
+      CHECK_FALSE(text[lang].empty());
+    }
+    CHECK(e->missing.empty());
+    CHECK(e->winner().prov.revision == 3);
+  }
+}
+
+TEST_CASE("lint reports the renames and changes between revisions", "[compiler]") {
+  const auto& c = real_compilation();
+  const auto lines = kb::lint_lines(c);
+  INFO(kb::join(lines, "\n"));
+
+  SECTION("dataset renames") {
+    CHECK(has_lint_line(lines, {": rename: dataset preset 'llm-pretrain-mock'", "-> 'mock'"}));
+    CHECK(has_lint_line(lines, {": rename: dataset preset 'llm-finetune'", "-> 'squad'"}));
+    CHECK(has_lint_line(lines, {": rename: dataset preset 'llm-finetune'", "-> 'tulu3'"}));
+    std::set<std::pair<std::string, std::string>> renames;
+    for (const auto& r : c.resolved.renames) {
+      renames.insert({r.from, r.to});
+      CHECK(r.new_prov.revision == 3);
+      CHECK(r.old_prov.revision < 3);
+    }
+    CHECK(renames == std::set<std::pair<std::string, std::string>>{
+                         {"llm-pretrain-mock", "mock"}, {"llm-finetune", "squad"}, {"llm-finetune", "tulu3"}});
+  }
+  SECTION("config key training.global_batch_size became train.global_batch_size") {
+    CHECK(has_lint_line(lines, {": conflict: command library_entry/3 config_key: '", "training.global_batch_size",
+                                "(rev 1 fr) -> '", "train.global_batch_size", "(rev 3 ja"}));
+    CHECK(has_lint_line(lines, {": conflict: command library_entry/3 config_key: '", "training.global_batch_size",
+                                "(rev 2 zh) -> '", "train.global_batch_size", "(rev 3 ja"}));
+  }
+  SECTION("first smoke-test recipe llama3_8b_sft_config became llama3_8b_pretrain_config") {
+    CHECK(has_lint_line(lines, {": conflict: checklist 3 recipe: 'llama3_8b_sft_config' (rev 2 zh) -> "
+                                "'llama3_8b_pretrain_config' (rev 3 ja"}));
+    CHECK(has_lint_line(lines, {": conflict: quick_ref 1 recipe: 'llama3_8b_sft_config' (rev 2 zh) -> "
+                                "'llama3_8b_pretrain_config' (rev 3 ja"}));
+  }
+  SECTION("benchmark launcher run_script.py became ./scripts/training/train.sh") {
+    CHECK(has_lint_line(lines, {": conflict: command benchmark_entry/1 launcher: 'scripts/performance/run_script.py' "
+                                "(rev 1 fr) -> './scripts/training/train.sh' (rev 3 ja"}));
+    CHECK(has_lint_line(lines, {": conflict: command benchmark_entry/1 launcher: 'scripts/performance/run_script.py' "
+                                "(rev 2 zh) -> './scripts/training/train.sh' (rev 3 ja"}));
+  }
+  SECTION("benchmark recipes moved from scripts/performance/ to src/megatron/bridge/perf_recipes/") {
+    CHECK(has_lint_line(lines, {": conflict: checklist 2 path: 'scripts/performance/' (rev 2 zh) -> "
+                                "'src/megatron/bridge/perf_recipes/' (rev 3 ja"}));
+  }
+  SECTION("rule 7 formula changed") {
+    CHECK(has_lint_line(lines, {": conflict: rule 7 formula: 'world_size = DP × TP × PP × CP × EP' (rev 1 fr) -> '",
+                                "PP × max(TP × CP, EP × ETP)", "(rev 3 ja"}));
+    CHECK(has_lint_line(lines, {": conflict: rule 7 formula: 'world_size = DP × TP × PP × CP × EP' (rev 2 zh) -> '",
+                                "PP × max(TP × CP, EP × ETP)", "(rev 3 ja"}));
+  }
+  SECTION("the French edition has no pitfall table: every pitfall misses fr") {
+    for (int k = 1; k <= 11; ++k)
+      CHECK(has_lint_line(lines, {": missing: pitfall " + std::to_string(k) + " has no fr text"}));
+  }
+  SECTION("lint lines are sorted and unique") {
+    CHECK(std::is_sorted(lines.begin(), lines.end()));
+    CHECK(std::adjacent_find(lines.begin(), lines.end()) == lines.end());
+  }
+}
+
+TEST_CASE("conflicts record the newest revision's value as the winner", "[compiler]") {
+  const auto& c = real_compilation();
+  REQUIRE_FALSE(c.resolved.conflicts.empty());
+  for (const auto& k : c.resolved.conflicts) {
+    INFO(k.entity_kind << " " << k.entity_key << " " << k.field);
+    REQUIRE(k.values.size() >= 2);
+    CHECK(k.values.front().wins);
+    CHECK(k.values.front().prov.revision == 3);  // revision 3 (ja) is the newest edition
+    for (size_t i = 1; i < k.values.size(); ++i) {
+      CHECK_FALSE(k.values[i].wins);
+      CHECK(k.values[i].prov.revision <= k.values.front().prov.revision);
+    }
+  }
+  auto winner = [&](const std::string& kind, const std::string& key, const std::string& field) -> std::string {
+    for (const auto& k : c.resolved.conflicts)
+      if (k.entity_kind == kind && k.entity_key == key && k.field == field) return k.values.front().value;
+    return "<no conflict>";
+  };
+  CHECK(winner("checklist", "3", "recipe") == "llama3_8b_pretrain_config");
+  CHECK(winner("checklist", "2", "path") == "src/megatron/bridge/perf_recipes/");
+  CHECK(winner("command", "library_entry/1", "dataset") == "mock");
+  CHECK(winner("command", "library_entry/2", "dataset") == "squad");
+  CHECK(winner("command", "benchmark_entry/1", "launcher") == "./scripts/training/train.sh");
+}
+
+TEST_CASE("pitfalls have no French text", "[compiler]") {
+  const auto& c = real_compilation();
+  int pitfalls = 0;
+  for (const auto& e : c.resolved.entities) {
+    if (e.kind != "pitfall") continue;
+    ++pitfalls;
+    INFO("pitfall " << e.key);
+    CHECK(std::find(e.missing.begin(), e.missing.end(), "fr") != e.missing.end());
+  }
+  CHECK(pitfalls == 11);
+}
+
+TEST_CASE("building twice yields byte-identical dumps", "[compiler]") {
+  TempDir tmp;
+  CompileOptions opts;
+  opts.sources = kSources;
+  Diagnostics d1, d2;
+  const std::string a = tmp / "a/kb.sqlite", b = tmp / "b/other-name.sqlite";
+  REQUIRE(kb::build_kb(opts, a, d1));
+  REQUIRE(kb::build_kb(opts, b, d2));
+  CHECK(render_all(d1) == render_all(d2));
+  const std::string sql_a = kb::dump_kb(a, "sql"), sql_b = kb::dump_kb(b, "sql");
+  CHECK(sql_a.size() > 10000);
+  CHECK(sql_a == sql_b);
+  CHECK(kb::dump_kb(a, "json") == kb::dump_kb(b, "json"));
+  // No temporary file is left beside the KB.
+  for (const auto& dir : {tmp / "a", tmp / "b"})
+    for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
+namespace {
+
+// The seed text exports live outside kb-sources (seeds/README.md).
+std::string seeds_dir() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("KB_SEEDS_DIR")) dirs.push_back(env);
+  for (const char* rel : {"/seeds", "/kb-sources/seeds", "/../shared/seeds"}) dirs.push_back(kRoot + rel);
+  for (const auto& d : dirs)
+    if (fs::exists(d + "/000_e4869d421d2240c2.txt")) return d;
+  FAIL("seed text exports not found under " << kb::join(dirs, ", ") << " (set KB_SEEDS_DIR)");
+  return {};
+}
+
+using RecipeKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string>;
+
+std::set<RecipeKey> recipe_set(const Compilation& c) {
+  std::set<RecipeKey> out;
+  for (const auto& r : c.resolved.recipes)
+    out.insert({r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep),
+                range_text(r.gpus)});
+  return out;
+}
+
+std::string show(const RecipeKey& k) {
+  const auto& [name, mode, tp, pp, cp, ep, gpus] = k;
+  return name + " " + mode + " tp=" + tp + " pp=" + pp + " cp=" + cp + " ep=" + ep + " gpus=" + gpus;
+}
+
+// (kind, key, lang) → named parts, for the row entities of a kind.
+std::map<std::tuple<std::string, std::string, std::string>, std::map<std::string, std::string>> rows_of(
+    const Compilation& c, const std::string& kind) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::map<std::string, std::string>> out;
+  for (const auto& e : c.resolved.entities)
+    if (e.kind == kind)
+      for (const auto* ed : e.editions) out[{e.kind, e.key, ed->prov.lang}] = ed->parts;
+  return out;
+}
+
+template <typename Map>
+std::string map_diff(const Map& a, const Map& b) {
+  std::string out;
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    const std::string where = std::get<0>(k) + " " + std::get<1>(k) + " [" + std::get<2>(k) + "]";
+    if (it == b.end()) {
+      out += "only in the text exports: " + where + "\n";
+      continue;
+    }
+    for (const auto& [part, text] : v) {
+      auto p = it->second.find(part);
+      if (p == it->second.end() || p->second != text)
+        out += where + " " + part + ": text export '" + text + "' vs markdown '" +
+               (p == it->second.end() ? std::string("<none>") : p->second) + "'\n";
+    }
+  }
+  for (const auto& [k, v] : b)
+    if (!a.count(k)) out += "only in the markdown editions: " + std::get<0>(k) + " " + std::get<1>(k) + " [" + std::get<2>(k) + "]\n";
+  return out;
+}
+
+std::unique_ptr<Compilation> compile_folder(const std::string& sources, Diagnostics& diags) {
+  CompileOptions opts;
+  opts.sources = sources;
+  opts.data = kData;
+  return kb::compile(opts, diags);
+}
+
+}  // namespace
+
+TEST_CASE("the text exports compile to the same facts as the restored markdown editions", "[compiler]") {
+  const std::string seeds = seeds_dir();
+  TempDir tmp;
+  fs::create_directories(tmp / "txt");
+  fs::create_directories(tmp / "md/skill");
+  for (const char* seed : {"000_e4869d421d2240c2.txt", "001_d67806c413528f8a.txt", "002_7a19b8649c0bf7c3.txt"})
+    fs::copy_file(seeds + "/" + seed, tmp / (std::string("txt/") + seed));
+  for (const char* lang : {"fr", "zh", "ja"}) {
+    const std::string name = std::string("SKILL.") + lang + ".md";
+    fs::copy_file(kSources + "/skill/" + name, tmp / ("md/skill/" + name));
+  }
+  Diagnostics dt, dm;
+  auto txt = compile_folder(tmp / "txt", dt);
+  auto md = compile_folder(tmp / "md", dm);
+  INFO("text exports:\n" << render_all(dt) << "markdown:\n" << render_all(dm));
+  REQUIRE(txt);
+  REQUIRE(md);
+  REQUIRE_FALSE(dt.has_errors());
+  REQUIRE_FALSE(dm.has_errors());
+  REQUIRE(txt->documents.size() == 3);
+  REQUIRE(md->documents.size() == 3);
+
+  SECTION("recipes: name, mode, TP, PP, CP, EP, min GPUs") {
+    const auto a = recipe_set(*txt), b = recipe_set(*md);
+    std::string diff;
+    for (const auto& k : a)
+      if (!b.count(k)) diff += "only in the text exports: " + show(k) + "\n";
+    for (const auto& k : b)
+      if (!a.count(k)) diff += "only in the markdown editions: " + show(k) + "\n";
+    INFO(diff);
+    CHECK(a.size() > 100);
+    CHECK(diff.empty());
+  }
+  SECTION("pitfalls: keys and symptom/fix per language") {
+    const auto a = rows_of(*txt, "pitfall"), b = rows_of(*md, "pitfall");
+    const std::string diff = map_diff(a, b);
+    INFO(diff);
+    CHECK(a.size() >= 22);  // 11 pitfalls in zh and ja
+    CHECK(diff.empty());
+    for (const auto& [k, parts] : a) {
+      CHECK(parts.count("symptom") == 1);
+      CHECK(parts.count("fix") == 1);
+    }
+  }
+  SECTION("quick-reference rows") {
+    const auto a = rows_of(*txt, "quick_ref"), b = rows_of(*md, "quick_ref");
+    const std::string diff = map_diff(a, b);
+    INFO(diff);
+    CHECK(a.size() >= 20);  // 10 rows in zh and ja
+    CHECK(diff.empty());
+  }
+}
+
+TEST_CASE("a kbc build killed midway leaves the previous or the new KB, never a broken one", "[compiler][slow]") {
+  TempDir tmp;
+  // The old KB: a small, different knowledge base (the good fixture).
+  const std::string old_kb = tmp / "old.sqlite";
+  {
+    CompileOptions opts;
+    opts.sources = kRoot + "/tests/fixtures/good/minimal";
+    opts.data = kData;
+    Diagnostics diags;
+    INFO(render_all(diags));
+    REQUIRE(kb::build_kb(opts, old_kb, diags));
+  }
+  // The new KB, built by the kbc process itself; time it.
+  const std::string kbc = KBC_PATH;
+  const std::string new_kb = tmp / "new.sqlite";
+  std::vector<std::string> argv = {kbc, "build", "--sources", kSources, "-o", "", "--quiet"};
+  double seconds = 1e9;
+  for (int i = 0; i < 3; ++i) {
+    argv[5] = new_kb;
+    const auto t0 = std::chrono::steady_clock::now();
+    REQUIRE(wait_exit_code(spawn_quiet(argv)) == 0);
+    seconds = std::min(seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const std::string old_dump = kb::dump_kb(old_kb, "sql");
+  const std::string new_dump = kb::dump_kb(new_kb, "sql");
+  REQUIRE(old_dump != new_dump);
+
+  const std::string target = tmp / "out/kb.sqlite";
+  fs::create_directories(tmp / "out");
+  argv[5] = target;
+  const unsigned seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> jitter(0.0, 1.0);
+  constexpr int kRuns = 24;
+  int killed = 0, killed_while_writing = 0, kept_old = 0, got_new = 0;
+  for (int i = 0; i < kRuns; ++i) {
+    fs::copy_file(old_kb, target, fs::copy_options::overwrite_existing);
+    // Spread the kill times over the whole build, a little past its end.
+    const double delay = seconds * 1.1 * (i + jitter(rng)) / kRuns;
+    const pid_t pid = spawn_quiet(argv);
+    REQUIRE(pid > 0);
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    ::kill(pid, SIGKILL);
+    const int rc = wait_exit_code(pid);
+    if (rc == -SIGKILL) ++killed;
+    INFO("run " << i << ", seed " << seed << ", kill after " << delay * 1000 << " ms of a " << seconds * 1000
+                << " ms build, exit " << rc);
+    REQUIRE(fs::exists(target));
+    CHECK(integrity_check(target) == "ok");
+    const std::string dump = kb::dump_kb(target, "sql");
+    const bool is_old = dump == old_dump, is_new = dump == new_dump;
+    CHECK((is_old || is_new));
+    kept_old += is_old;
+    got_new += is_new;
+    // A kill during the write leaves the writer's temporary file behind
+    // (kb.sqlite.tmp.<pid>); count and remove it.
+    for (const auto& e : fs::directory_iterator(tmp / "out"))
+      if (e.path().filename().string().rfind("kb.sqlite.tmp.", 0) == 0) {
+        ++killed_while_writing;
+        fs::remove(e.path());
+      }
+  }
+  INFO("killed " << killed << " of " << kRuns << " builds (" << killed_while_writing
+                 << " while writing the KB); old KB kept " << kept_old << ", new KB " << got_new);
+  CHECK(killed >= 1);
+  CHECK(kept_old + got_new == kRuns);
+}
