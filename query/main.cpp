@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
   int limit = 3;
   app.add_option("query", query, "the question, e.g. \"peft qwen3 1 gpu\" (see docs/query-language.md)");
   app.add_option("--format", format, "text, markdown or json")->check(CLI::IsMember({"text", "markdown", "json"}));
-  app.add_option("--lang", lang, "language of prose: en, fr, ja or zh (default: the query's own)");
+  app.add_option("--lang", lang, "language of prose, one the KB has (en, fr, ja, zh; default: the query's own, else en)");
   app.add_option("--limit", limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
   app.add_option("--kb", kb_path, "knowledge base file (default: the one embedded in kbq)");
   app.fallthrough();
@@ -60,12 +61,14 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kb::kExitError;
   }
-  if (!lang.empty() && lang != "en" && lang != "fr" && lang != "ja" && lang != "zh") {
-    std::fprintf(stderr, "kbq: error: unknown --lang '%s'\n  hint: use en, fr, ja or zh\n", lang.c_str());
-    return kb::kExitError;
-  }
   try {
     kbq::Kb kb(kb_path);
+    const auto& langs = kb.languages();
+    if (!lang.empty() && std::find(langs.begin(), langs.end(), lang) == langs.end()) {
+      std::fprintf(stderr, "kbq: error: unknown --lang '%s'\n  hint: the knowledge base has %s\n", lang.c_str(),
+                   kb::join(langs, ", ").c_str());
+      return kb::kExitError;
+    }
     kbq::RenderOptions ro;
     ro.format = format == "json" ? kbq::Format::Json : format == "markdown" ? kbq::Format::Markdown : kbq::Format::Text;
     ro.color = ro.format == kbq::Format::Text && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
