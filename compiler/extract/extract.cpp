@@ -181,6 +181,7 @@ class Extractor {
   void facts(EntityEdition& e, const std::string& text) const {
     collect(v_.pattern("recipe"), text, e.facts["recipe"]);
     collect(v_.pattern("path"), text, e.facts["path"]);
+    collect(v_.pattern("script"), text, e.facts["script"]);
     collect(v_.pattern("dataset"), text, e.facts["dataset"]);
     collect(v_.pattern("config_key"), text, e.facts["config_key"]);
     collect(v_.pattern("formula"), text, e.facts["formula"]);

@@ -50,14 +50,6 @@ std::string prose_base(const EntityEdition& e) {
 
 bool is_prose(const std::string& kind) { return kind == "prose" || kind == "config_layer"; }
 
-// A benchmark model written in any language: full-width folded, spaces dropped
-// ("DeepSeek V3（671B MoE）" and "DeepSeek V3 (671B MoE)" are one model).
-std::string model_key(const std::string& name) {
-  std::string out;
-  for (char ch : fold(name))
-    if (ch != ' ') out += ch;
-  return out;
-}
 
 }  // namespace
 
@@ -434,14 +426,14 @@ void Context::build_index() {
   });
   std::set<std::string> used_family;
   for (auto& f : families) {
+    for (const auto& e : entries)
+      if (e.index_kind == f.index_kind && e.family_ordinal == f.ordinal) f.entries.push_back(&e);
     const Choice ch = choose(*f.entity, kBase);
-    std::string s = slug(f.index_kind + "-" + ch.ed->text, true);
+    std::string s = slug((f.entries.empty() ? f.index_kind : f.entries.front()->kind) + "-" + ch.ed->text, true);
     std::string unique = s;
     for (int n = 2; used_family.count(unique); ++n) unique = s + "-" + std::to_string(n);
     used_family.insert(unique);
     f.slug = unique;
-    for (const auto& e : entries)
-      if (e.index_kind == f.index_kind && e.family_ordinal == f.ordinal) f.entries.push_back(&e);
   }
 }
 
@@ -674,6 +666,13 @@ bool natural_less(const std::string& a, const std::string& b) {
   }
   if ((a.size() - i) != (b.size() - j)) return (a.size() - i) < (b.size() - j);
   return a < b;
+}
+
+std::string model_key(const std::string& name) {
+  std::string out;
+  for (char ch : fold(name))
+    if (ch != ' ') out += ch;
+  return out;
 }
 
 std::string where(const Provenance& p) { return p.file + ":" + std::to_string(p.line); }

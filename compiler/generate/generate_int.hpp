@@ -174,6 +174,9 @@ std::string yaml_list(const std::vector<std::string>& items);
 std::string first_words(const std::string& s, size_t n);
 // Natural order: digit runs compare as numbers ("llama3_8b" < "llama3_70b").
 bool natural_less(const std::string& a, const std::string& b);
+// A benchmark model written in any language: full-width folded, spaces
+// dropped ("DeepSeek V3（671B MoE）" and "DeepSeek V3 (671B MoE)" are one model).
+std::string model_key(const std::string& name);
 // "file:line".
 std::string where(const Provenance& p);
 // Newest first; at equal revision the original, then by language, file, line.

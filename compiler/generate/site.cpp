@@ -1,2 +1,429 @@
+// Generate stage: site/, what documentation sites ingest.
+//   index[.<lang>].md             families of each index, linked
+//   families/<slug>[.<lang>].md   one page per family: its recipe table, linked
+//   recipes/<slug>[.<lang>].md    one page per recipe: front matter (title,
+//                                 family, mode, kind, lang, tags), facts,
+//                                 launch command, sizing rules, sources
+//   kb.json                       the KB as JSON (`kbc dump --format json`), docs/kb.schema.json
+//   search-records.json           one record per recipe, rule, pitfall and
+//                                 quick-reference row per language (DocSearch shape)
+// English pages carry no language suffix (the mkdocs-static-i18n "suffix"
+// layout); every page states its lang in front matter.
+#include <nlohmann/json.hpp>
+#include <re2/re2.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+
 #include "generate/generate_int.hpp"
-namespace kb::gen { void write_site(const Context&, OutputFiles&) {} }
+#include "support/text.hpp"
+
+namespace kb::gen {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+std::string plain_family(const Context& ctx, const Family* f, const std::string& lang) {
+  return f && f->entity ? ctx.choose(*f->entity, lang).ed->text : std::string();
+}
+
+std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) {
+  std::vector<const Entity*> out;
+  for (const auto& e : ctx.c.resolved.entities)
+    if (e.kind == kind && !e.superseded) out.push_back(&e);
+  std::stable_sort(out.begin(), out.end(), [](const Entity* a, const Entity* b) { return natural_less(a->key, b->key); });
+  return out;
+}
+
+// The entry-point command templates of the newest revision: library
+// commands whose `--recipe` is a placeholder (`<...>`), with the dataset
+// preset each one uses.
+struct Template {
+  std::string command;  // the command lines (the title comment left out)
+  std::string dataset;  // its dataset preset
+};
+
+size_t placeholder(const std::string& s, size_t* len) {
+  for (size_t i = s.find('<'); i != std::string::npos; i = s.find('<', i + 1)) {
+    size_t j = i + 1;
+    while (j < s.size() && s[j] != '>' && s[j] != '<' && s[j] != ' ' && s[j] != '\n') ++j;
+    if (j < s.size() && s[j] == '>' && j > i + 1) {
+      *len = j - i + 1;
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
+std::vector<Template> templates(const Context& ctx) {
+  std::vector<Template> out;
+  for (const Entity* e : of_kind(ctx, "command")) {
+    const auto& w = e->winner();
+    if (w.section_kind != "library_entry") continue;
+    auto it = w.parts.find("command");
+    if (it == w.parts.end()) continue;
+    size_t len = 0;
+    if (placeholder(it->second, &len) == std::string::npos) continue;
+    auto ds = w.facts.find("dataset");
+    out.push_back({it->second, ds == w.facts.end() || ds->second.empty() ? std::string() : *ds->second.begin()});
+  }
+  return out;
+}
+
+// The launch command of a recipe in a mode: the template whose preset
+// fits the mode, with the recipe and the first preset of
+// data/datasets.tsv that fits the mode filled in.
+std::string launch(const Context& ctx, const std::vector<Template>& tpls, const std::string& name, const std::string& mode) {
+  if (tpls.empty()) return {};
+  std::string preset;
+  for (const auto& [p, modes] : ctx.datasets())
+    if (modes.count(mode)) {
+      preset = p;
+      break;
+    }
+  const Template* t = nullptr;
+  for (const auto& cand : tpls) {
+    for (const auto& [p, modes] : ctx.datasets())
+      if (p == cand.dataset && modes.count(mode)) t = &cand;
+    if (t) break;
+  }
+  if (!t) t = &tpls.front();
+  std::string cmd = t->command;
+  size_t len = 0;
+  const size_t at = placeholder(cmd, &len);
+  if (at != std::string::npos) cmd.replace(at, len, name);
+  if (const RE2* re = ctx.c.vocab.pattern("dataset"); re && !preset.empty()) {
+    re2::StringPiece cap;
+    if (RE2::PartialMatch(cmd, *re, &cap) && cap.data()) {
+      const auto off = static_cast<size_t>(cap.data() - cmd.data());
+      cmd.replace(off, cap.size(), preset);
+    }
+  }
+  return cmd;
+}
+
+struct Page {
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> fm;
+  std::string body;
+};
+
+std::string render(const Page& p) { return front_matter(p.fm) + "\n" + p.body; }
+
+class SiteWriter {
+ public:
+  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out), tpls_(templates(ctx)) {}
+
+  void run() {
+    for (const auto& lang : ctx_.languages) {
+      index_page(lang);
+      for (const auto& f : ctx_.families) family_page(f, lang);
+      for (const auto& e : ctx_.entries) recipe_page(e, lang);
+      records(lang);
+    }
+    out_["site/search-records.json"] = records_.dump(1) + "\n";
+    out_["site/kb.json"] = kb_json();
+  }
+
+ private:
+  std::string kind_of(const Family& f) const {
+    return f.entries.empty() ? f.index_kind : f.entries.front()->kind;
+  }
+
+  void index_page(const std::string& lang) {
+    const std::string title = ctx_.ui(lang, "site_title");
+    std::string body = "# " + md_text(title) + "\n\n" + md_text(ctx_.ui(lang, "site_intro")) + "\n";
+    for (const auto& index_kind : ctx_.index_kinds) {
+      body += "\n## " + md_text(ctx_.heading(lang, index_kind)) + "\n\n";
+      std::vector<std::string> items;
+      for (const auto& f : ctx_.families)
+        if (f.index_kind == index_kind)
+          items.push_back("- [" + ctx_.family_heading(f, lang, true) + "](" + lang_path("families/" + f.slug, lang) + ")");
+      body += join(items, "\n") + "\n";
+    }
+    out_[lang_path("site/index", lang)] =
+        render({title, {{"title", yaml_str(title)}, {"lang", lang}, {"tags", yaml_list({})}}, body});
+  }
+
+  void family_page(const Family& f, const std::string& lang) {
+    DocState st;
+    const std::string title = plain_family(ctx_, &f, lang);
+    std::string body = "# " + ctx_.family_heading(f, lang, true) + "\n";
+    const std::string table = family_table(ctx_, f, lang, st, "../recipes/");
+    if (!table.empty()) body += "\n" + table + "\n";
+    for (const Entity* p : prose_of(ctx_, f.index_kind + "/" + std::to_string(f.ordinal)))
+      body += "\n" + paragraph(ctx_, *p, lang, st) + "\n";
+    out_[lang_path("site/families/" + f.slug, lang)] =
+        render({title,
+                {{"title", yaml_str(title)}, {"kind", kind_of(f)}, {"lang", lang}, {"tags", yaml_list({kind_of(f)})}},
+                body});
+  }
+
+  std::vector<std::string> tags_of(const IndexEntry& e) const {
+    std::vector<std::string> tags{e.kind};
+    for (const auto& m : e.modes)
+      if (!m.empty()) tags.push_back(m);
+    const RecipeRow& w = *e.rows.front();
+    if (!w.model_key.empty()) tags.push_back(w.model_key);
+    for (const auto& g : w.gpu_types) tags.push_back(g);
+    return tags;
+  }
+
+  // Display name of an entry in a language (benchmark models are written per language).
+  std::string display_name(const IndexEntry& e, const std::string& lang) const {
+    if (e.kind != "benchmark") return e.name;
+    const RecipeRow* shown = e.rows.front();
+    ctx_.row_choice(e, *e.rows.front(), lang, &shown);
+    return shown->name;
+  }
+
+  // Facts as (field label, cell per row) lines.
+  std::vector<std::vector<std::string>> facts(const IndexEntry& e, const std::string& lang, const Family* fam) const {
+    std::vector<std::vector<std::string>> lines;
+    const bool bench = e.kind == "benchmark";
+    auto add = [&](const std::string& label, const std::vector<std::string>& cells) {
+      if (std::all_of(cells.begin(), cells.end(), [](const std::string& s) { return s.empty(); })) return;
+      std::vector<std::string> l{md_text(label, true)};
+      l.insert(l.end(), cells.begin(), cells.end());
+      lines.push_back(std::move(l));
+    };
+    auto each = [&](auto fn) {
+      std::vector<std::string> cells;
+      for (const auto* r : e.rows) cells.push_back(fn(*r));
+      return cells;
+    };
+    const size_t n = e.rows.size();
+    add(ctx_.ui(lang, "kind"), std::vector<std::string>(n, md_text(ctx_.ui(lang, "kind." + e.kind), true)));
+    if (fam) add(ctx_.ui(lang, "family"), std::vector<std::string>(n, ctx_.family_heading(*fam, lang, true)));
+    for (const char* f : {"tp", "pp", "vp", "cp", "ep"})
+      add(ctx_.header(lang, f), each([&](const RecipeRow& r) {
+            const Range& rg = std::string(f) == "tp" ? r.tp : std::string(f) == "pp" ? r.pp : std::string(f) == "vp" ? r.vp
+                                                      : std::string(f) == "cp" ? r.cp : r.ep;
+            return md_text(ctx_.range_cell(rg, lang, f), true);
+          }));
+    add(ctx_.header(lang, "sp"), each([&](const RecipeRow& r) {
+          return r.sp ? md_text(ctx_.cell_word(lang, "sp", *r.sp ? "true" : "none"), true) : std::string();
+        }));
+    const std::string gf = bench ? "gpus" : "min_gpus";
+    add(ctx_.header(lang, gf), each([&](const RecipeRow& r) { return md_text(ctx_.range_cell(r.gpus, lang, gf), true); }));
+    add(ctx_.header(lang, "seq_len"), each([&](const RecipeRow& r) { return md_text(ctx_.seq_cell(r), true); }));
+    add(ctx_.header(lang, "sizes"), each([&](const RecipeRow& r) { return md_text(r.sizes, true); }));
+    if (bench) add(ctx_.header(lang, "gpu_types"), each([&](const RecipeRow& r) { return md_text(ctx_.gpu_types_cell(r, lang), true); }));
+    add(ctx_.header(lang, bench ? "features" : "notes"), each([&](const RecipeRow& r) {
+          const RecipeRow* shown = &r;
+          const Choice ch = ctx_.row_choice(e, r, lang, &shown);
+          if (shown->notes.empty()) return std::string();
+          return (ch.fallback.empty() ? std::string() : ctx_.marker(lang, ch.fallback) + " ") + md_text(shown->notes, true);
+        }));
+    return lines;
+  }
+
+  void recipe_page(const IndexEntry& e, const std::string& lang) {
+    const Family* fam = ctx_.family_of(e);
+    const RecipeRow& w = *e.rows.front();
+    const std::string name = display_name(e, lang);
+    std::string body = "# " + (e.kind == "benchmark" ? md_text(name) : md_code(name)) + "\n";
+    if (w.pattern) body += "\n" + md_text(ctx_.ui(lang, "pattern")) + "\n";
+    if (!w.mentioned_in.empty()) {
+      std::string note = md_text(ctx_.ui(lang, "mentioned", {{"where", "\x01"}, {"pattern", "\x02"}}));
+      if (auto at = note.find('\x01'); at != std::string::npos) note.replace(at, 1, md_code(w.mentioned_in));
+      if (auto at = note.find('\x02'); at != std::string::npos) note.replace(at, 1, md_code(w.expanded_from));
+      body += "\n" + note + "\n";
+    } else if (!w.expanded_from.empty()) {
+      std::string note = md_text(ctx_.ui(lang, "expanded_from", {{"pattern", "\x01"}}));
+      if (auto at = note.find('\x01'); at != std::string::npos) note.replace(at, 1, md_code(w.expanded_from));
+      body += "\n" + note + "\n";
+    }
+
+    // Facts: one value column (with every mode), or one column per mode
+    // when the modes' values differ.
+    auto lines = facts(e, lang, fam);
+    bool same = true;
+    for (const auto& l : lines)
+      for (size_t i = 2; i < l.size(); ++i) same = same && l[i] == l[1];
+    std::vector<std::string> header{md_text(ctx_.ui(lang, "field"), true)};
+    std::vector<std::string> mode_words;
+    for (const auto& m : e.modes)
+      if (!m.empty()) mode_words.push_back(ctx_.mode_word(lang, {m}));
+    if (same) {
+      header.push_back(md_text(ctx_.ui(lang, "value"), true));
+      for (auto& l : lines) l.resize(2);
+      std::string modes = ctx_.mode_word(lang, e.modes);
+      if (modes.empty()) {
+        std::string sep = ctx_.cell_word(lang, "list_sep", ",");
+        if (!sep.empty() && static_cast<unsigned char>(sep.back()) < 0x80) sep += ' ';
+        modes = join(mode_words, sep);
+      }
+      if (!modes.empty())
+        lines.insert(lines.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(lines.size())),
+                     {md_text(ctx_.header(lang, "mode"), true), md_text(modes, true)});
+    } else {
+      for (const auto& word : mode_words) header.push_back(md_text(word, true));
+    }
+    body += "\n" + md_table(header, lines) + "\n";
+
+    if (e.kind == "library" && !w.pattern) {
+      std::vector<std::string> cmds;
+      for (const auto& m : e.modes) {
+        const std::string cmd = launch(ctx_, tpls_, e.name, m);
+        if (!cmd.empty() && std::find(cmds.begin(), cmds.end(), cmd) == cmds.end()) cmds.push_back(cmd);
+      }
+      if (!cmds.empty()) {
+        body += "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n";
+        for (const auto& cmd : cmds) body += "\n" + md_fence(cmd, "bash") + "\n";
+      }
+    }
+
+    const auto rules = of_kind(ctx_, "rule");
+    if (!rules.empty()) {
+      body += "\n## " + md_text(ctx_.heading(lang, "sizing_rules")) + "\n\n";
+      std::vector<std::string> items;
+      DocState st;
+      for (const Entity* r : rules) items.push_back(r->key + ". " + paragraph(ctx_, *r, lang, st));
+      body += join(items, "\n") + "\n";
+    }
+
+    // Sources: every row of every edition stating this recipe, newest first.
+    std::vector<const RecipeRow*> rows;
+    for (const auto& r : ctx_.c.extracted.recipes)
+      if (r.kind == e.kind && (e.kind == "benchmark" ? model_key(r.name) == model_key(e.name) : r.name == e.name))
+        rows.push_back(&r);
+    std::sort(rows.begin(), rows.end(), [](const RecipeRow* a, const RecipeRow* b) { return newer(a->prov, b->prov); });
+    std::set<std::string> seen;
+    std::vector<std::string> items;
+    for (const auto* r : rows) {
+      const std::string line = ctx_.ui(lang, "source_line", {{"file", r->prov.file}, {"line", std::to_string(r->prov.line)},
+                                                            {"revision", std::to_string(r->prov.revision)},
+                                                            {"lang", ctx_.lang_name(lang, r->prov.lang)}});
+      if (seen.insert(line).second) items.push_back("- " + md_text(line));
+    }
+    if (!w.mentioned_in.empty()) items.push_back("- " + md_code(w.mentioned_in));
+    body += "\n## " + md_text(ctx_.ui(lang, "sources")) + "\n\n" + join(items, "\n") + "\n";
+
+    std::vector<std::pair<std::string, std::string>> fm{{"title", yaml_str(name)},
+                                                         {"family", yaml_str(plain_family(ctx_, fam, lang))}};
+    std::vector<std::string> modes;
+    for (const auto& m : e.modes)
+      if (!m.empty()) modes.push_back(m);
+    if (modes.size() == 1) fm.emplace_back("mode", modes.front());
+    else if (!modes.empty()) fm.emplace_back("mode", yaml_list(modes));
+    fm.emplace_back("kind", e.kind);
+    fm.emplace_back("lang", lang);
+    fm.emplace_back("tags", yaml_list(tags_of(e)));
+    out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, fm, body});
+  }
+
+  json record(const std::string& id, const std::string& lvl0, const std::string& lvl1, const std::string& lvl2,
+              const std::string& content, const std::string& page, const std::string& anchor_text,
+              const std::string& lang, const std::vector<std::string>& tags, const std::string& fallback) {
+    json r;
+    r["objectID"] = id;
+    r["type"] = "content";
+    r["hierarchy"] = {{"lvl0", lvl0}, {"lvl1", lvl1.empty() ? json(nullptr) : json(lvl1)},
+                      {"lvl2", lvl2.empty() ? json(nullptr) : json(lvl2)}};
+    r["content"] = content;
+    const std::string a = anchor(anchor_text);
+    r["url"] = page + "#" + a;
+    r["url_without_anchor"] = page;
+    r["anchor"] = a;
+    r["lang"] = lang;
+    r["tags"] = tags;
+    r["fallback"] = fallback.empty() ? json(nullptr) : json(fallback);
+    return r;
+  }
+
+  void records(const std::string& lang) {
+    auto label = [&](const std::string& field, const std::string& value) {
+      return value.empty() ? std::string() : ctx_.header(lang, field) + ": " + value;
+    };
+    auto joined = [](std::vector<std::string> parts) {
+      parts.erase(std::remove(parts.begin(), parts.end(), std::string()), parts.end());
+      return join(parts, "; ");
+    };
+    for (const auto& e : ctx_.entries) {
+      const Family* fam = ctx_.family_of(e);
+      const RecipeRow& w = *e.rows.front();
+      const std::string name = display_name(e, lang);
+      std::vector<std::string> modes;
+      for (const auto& m : e.modes) modes.push_back(m);
+      const bool bench = e.kind == "benchmark";
+      const std::string content =
+          joined({label("mode", ctx_.mode_word(lang, modes)), label("tp", ctx_.range_cell(w.tp, lang, "tp")),
+                  label("pp", ctx_.range_cell(w.pp, lang, "pp")), label("cp", ctx_.range_cell(w.cp, lang, "cp")),
+                  label("ep", ctx_.range_cell(w.ep, lang, "ep")),
+                  label(bench ? "gpus" : "min_gpus", ctx_.range_cell(w.gpus, lang, bench ? "gpus" : "min_gpus")),
+                  label("seq_len", ctx_.seq_cell(w)), label("sizes", w.sizes),
+                  label("gpu_types", bench ? ctx_.gpu_types_cell(w, lang) : std::string())});
+      records_.push_back(record("recipe-" + e.slug + "-" + lang, ctx_.heading(lang, e.index_kind),
+                                plain_family(ctx_, fam, lang), name, content,
+                                "site/" + lang_path("recipes/" + e.slug, lang), name, lang, tags_of(e), ""));
+    }
+    const std::string skill = "skill/SKILL." + lang + ".md";
+    for (const Entity* r : of_kind(ctx_, "rule")) {
+      const Choice ch = ctx_.choose(*r, lang);
+      records_.push_back(record("rule-" + r->key + "-" + lang, ctx_.heading(lang, "tuning"), ctx_.heading(lang, "sizing_rules"),
+                                "", normalize_space(ch.ed->text), skill, ctx_.heading(lang, "sizing_rules"), lang,
+                                {"rule"}, ch.fallback));
+    }
+    for (const Entity* p : of_kind(ctx_, "pitfall")) {
+      const Choice ch = ctx_.choose(*p, lang);
+      auto part = [&](const char* k) {
+        auto it = ch.ed->parts.find(k);
+        return it == ch.ed->parts.end() ? std::string() : it->second;
+      };
+      records_.push_back(record("pitfall-" + p->key + "-" + lang, ctx_.heading(lang, "tuning"), ctx_.heading(lang, "pitfalls"),
+                                part("pitfall"), joined({label("symptom", part("symptom")), label("fix", part("fix"))}),
+                                skill, ctx_.heading(lang, "pitfalls"), lang, {"pitfall"}, ch.fallback));
+    }
+    for (const Entity* q : of_kind(ctx_, "quick_ref")) {
+      const Choice ch = ctx_.choose(*q, lang);
+      auto part = [&](const char* k) {
+        auto it = ch.ed->parts.find(k);
+        return it == ch.ed->parts.end() ? std::string() : it->second;
+      };
+      std::vector<std::string> tags{"quick_ref"};
+      if (auto it = ch.ed->facts.find("recipe"); it != ch.ed->facts.end())
+        tags.insert(tags.end(), it->second.begin(), it->second.end());
+      records_.push_back(record("quick_ref-" + q->key + "-" + lang, ctx_.heading(lang, "quick_reference"), part("want"), "",
+                                joined({label("start_with", part("start_with")), label("gpus", part("gpus"))}), skill,
+                                ctx_.heading(lang, "quick_reference"), lang, tags, ch.fallback));
+    }
+  }
+
+  // The KB itself, through the emitter and `kbc dump --format json`.
+  std::string kb_json() {
+    static std::atomic<int> counter{0};
+    const fs::path dir = fs::temp_directory_path() /
+                         ("kbc-generate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(dir);
+    const std::string path = (dir / "kb.sqlite").string();
+    std::string out;
+    try {
+      EmitInput in{&ctx_.c.documents, &ctx_.c.vocab, &ctx_.c.resolved, &ctx_.c.extracted.sections, ctx_.c.data_files};
+      emit_kb(path, in);
+      out = dump_kb(path, "json");
+    } catch (...) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      throw;
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return out;
+  }
+
+  const Context& ctx_;
+  OutputFiles& out_;
+  std::vector<Template> tpls_;
+  json records_ = json::array();
+};
+
+}  // namespace
+
+void write_site(const Context& ctx, OutputFiles& out) { SiteWriter(ctx, out).run(); }
+
+}  // namespace kb::gen

@@ -16,11 +16,6 @@ namespace {
 
 const char* const kLang = "en";  // the maintainer's language for labels
 
-std::string joined(const std::map<std::string, std::set<std::string>>& facts, const std::string& field) {
-  auto it = facts.find(field);
-  return it == facts.end() ? std::string() : join(std::vector<std::string>(it->second.begin(), it->second.end()), ", ");
-}
-
 bool has_lang(const Entity& e, const std::string& lang) {
   return std::any_of(e.editions.begin(), e.editions.end(), [&](const EntityEdition* x) { return x->prov.lang == lang; });
 }

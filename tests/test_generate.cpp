@@ -1,0 +1,646 @@
+// Tests of `kbc generate` (compiler/generate/): the generated files are
+// deterministic and free of timestamps and machine paths; every Markdown
+// file parses with cmark-gfm (GitHub tables) and has the expected headings
+// and tables, with header words from data/columns.tsv and fallback markers
+// from data/ui.tsv; compiling the generated editions as sources gives the
+// same recipes, rules, pitfalls and quick-reference facts as kb-sources
+// (round trip); `--check` names stale files and exits 1; the committed
+// generated/ is fresh; site files (pages, kb.json against
+// docs/kb.schema.json, search records) have the documented shape.
+#include <catch2/catch.hpp>
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm-extension_api.h>
+#include <cmark-gfm.h>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "generate/generate.hpp"
+#include "pipeline.hpp"
+#include "process.hpp"
+#include "support/text.hpp"
+#include "support/tsv.hpp"
+
+#ifndef KB_SOURCE_DIR
+#error "KB_SOURCE_DIR must name the repository root"
+#endif
+#ifndef KBC_PATH
+#error "KBC_PATH must name the kbc executable"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using kb::Compilation;
+using kb::CompileOptions;
+using kb::Diagnostics;
+
+const std::string kRoot = KB_SOURCE_DIR;
+const std::string kSources = kRoot + "/kb-sources";
+const std::string kData = kSources + "/data";
+
+std::string render_all(const Diagnostics& diags) {
+  std::string out;
+  for (const auto& d : diags.all()) out += d.render() + "\n";
+  return out;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "kbtests-generate-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  std::string str() const { return path_.string(); }
+  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::unique_ptr<Compilation> compile_or_fail(const std::string& sources, const std::string& data = {}) {
+  Diagnostics diags;
+  CompileOptions opts;
+  opts.sources = sources;
+  opts.data = data;
+  auto c = kb::compile(opts, diags);
+  INFO(render_all(diags));
+  REQUIRE(c);
+  REQUIRE_FALSE(diags.has_errors());
+  return c;
+}
+
+const Compilation& real() {
+  static const std::unique_ptr<Compilation> c = compile_or_fail(kSources);
+  return *c;
+}
+
+// Generates into `dir` (through the library) and returns every file.
+std::map<std::string, std::string> files_in(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out[fs::relative(e.path(), dir).generic_string()] = kbtest::read_file(e.path().string());
+  return out;
+}
+
+std::map<std::string, std::string> generate_into(const Compilation& c, const TempDir& dir) {
+  Diagnostics diags;
+  const int rc = kb::generate(c, dir.str(), false, diags);
+  INFO(render_all(diags));
+  REQUIRE(rc == 0);
+  REQUIRE_FALSE(diags.has_errors());
+  return files_in(dir.path());
+}
+
+// The generated files of the real sources, made once.
+const std::map<std::string, std::string>& generated() {
+  static const TempDir dir;
+  static const std::map<std::string, std::string> files = generate_into(real(), dir);
+  return files;
+}
+
+const std::string& file(const std::string& rel) {
+  const auto& g = generated();
+  auto it = g.find(rel);
+  INFO(rel);
+  REQUIRE(it != g.end());
+  return it->second;
+}
+
+std::vector<std::string> languages() {
+  return std::vector<std::string>(real().vocab.languages.begin(), real().vocab.languages.end());
+}
+
+std::string lang_suffix(const std::string& lang) { return lang == "en" ? "" : "." + lang; }
+
+// --- Markdown through cmark-gfm ----------------------------------------------------
+
+struct Parsed {
+  std::string front_matter;
+  std::vector<std::pair<int, std::string>> headings;       // (level, text)
+  std::vector<std::vector<std::vector<std::string>>> tables;  // table → rows → cells (row 0 = header)
+  std::string html;
+};
+
+void text_of(cmark_node* n, std::string& out) {
+  for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
+    const auto t = cmark_node_get_type(c);
+    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE || t == CMARK_NODE_HTML_INLINE) {
+      if (const char* lit = cmark_node_get_literal(c)) out += lit;
+    } else if (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK) {
+      out += ' ';
+    } else {
+      text_of(c, out);
+    }
+  }
+}
+
+Parsed parse_md(const std::string& bytes) {
+  Parsed p;
+  std::string body = bytes;
+  if (kb::starts_with(bytes, "---\n")) {
+    const auto end = bytes.find("\n---\n", 3);
+    REQUIRE(end != std::string::npos);
+    p.front_matter = bytes.substr(4, end - 4);
+    body = bytes.substr(end + 5);
+  }
+  cmark_gfm_core_extensions_ensure_registered();
+  cmark_parser* parser = cmark_parser_new(CMARK_OPT_DEFAULT);
+  cmark_syntax_extension* table = cmark_find_syntax_extension("table");
+  REQUIRE(table);
+  cmark_parser_attach_syntax_extension(parser, table);
+  cmark_parser_feed(parser, body.data(), body.size());
+  cmark_node* root = cmark_parser_finish(parser);
+  cmark_iter* it = cmark_iter_new(root);
+  for (cmark_event_type ev; (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE;) {
+    if (ev != CMARK_EVENT_ENTER) continue;
+    cmark_node* n = cmark_iter_get_node(it);
+    if (cmark_node_get_type(n) == CMARK_NODE_HEADING) {
+      std::string t;
+      text_of(n, t);
+      p.headings.emplace_back(cmark_node_get_heading_level(n), t);
+    } else if (std::string(cmark_node_get_type_string(n)) == "table") {
+      std::vector<std::vector<std::string>> rows;
+      for (cmark_node* row = cmark_node_first_child(n); row; row = cmark_node_next(row)) {
+        std::vector<std::string> cells;
+        for (cmark_node* cell = cmark_node_first_child(row); cell; cell = cmark_node_next(cell)) {
+          std::string t;
+          text_of(cell, t);
+          cells.push_back(kb::trim(t));
+        }
+        rows.push_back(std::move(cells));
+      }
+      p.tables.push_back(std::move(rows));
+    }
+  }
+  cmark_iter_free(it);
+  char* html = cmark_render_html(root, CMARK_OPT_DEFAULT, cmark_parser_get_syntax_extensions(parser));
+  p.html = html;
+  free(html);
+  cmark_node_free(root);
+  cmark_parser_free(parser);
+  return p;
+}
+
+// --- data lookups the tests check the output against ------------------------------------
+
+const kb::TsvTable& ui_table() {
+  static const kb::TsvTable t = [] {
+    Diagnostics d;
+    auto table = kb::load_tsv(kData + "/ui.tsv", d, {"lang", "key", "text", "source"});
+    REQUIRE(table);
+    return *table;
+  }();
+  return t;
+}
+
+std::string ui(const std::string& lang, const std::string& key) {
+  for (const std::string& l : {lang, std::string("en")})
+    for (const auto& row : ui_table().rows)
+      if (ui_table().get(row, "lang") == l && ui_table().get(row, "key") == key) return ui_table().get(row, "text");
+  FAIL("no ui label " << key);
+  return {};
+}
+
+std::string marker_text(const std::string& lang, const std::string& fallback) {
+  std::string t = ui(lang, "fallback");
+  const auto at = t.find("{lang}");
+  REQUIRE(at != std::string::npos);
+  return t.replace(at, 6, ui(lang, "lang." + fallback));
+}
+
+// The first header word of a field in a language, as the generator picks it.
+std::string header_word(const std::string& lang, const std::string& field) {
+  const auto& t = real().vocab.columns;
+  for (const std::string& want : {lang, std::string("en"), std::string("*")})
+    for (const auto& row : t.rows)
+      if (t.get(row, "lang") == want && t.get(row, "field") == field) return t.get(row, "header");
+  return {};
+}
+
+// --- comparable facts --------------------------------------------------------------------
+
+std::string range_text(const kb::Range& r) {
+  if (!r.known) return "";
+  if (r.none) return "none";
+  if (r.varies) return "varies";
+  std::string s = std::to_string(r.lo);
+  if (r.open) return s + "+";
+  if (r.hi != r.lo) s += "-" + std::to_string(r.hi);
+  return s;
+}
+
+using RecipeKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string,
+                             std::string, std::string, long, bool, bool>;
+
+std::set<RecipeKey> recipe_facts(const Compilation& c) {
+  std::set<RecipeKey> out;
+  for (const auto& r : c.resolved.recipes)
+    out.insert({r.kind, r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep),
+                range_text(r.gpus), r.seq_len, r.pattern, !r.mentioned_in.empty()});
+  return out;
+}
+
+std::string show(const RecipeKey& k) {
+  return std::get<0>(k) + " " + std::get<1>(k) + " /" + std::get<2>(k) + " tp=" + std::get<3>(k) + " pp=" +
+         std::get<4>(k) + " cp=" + std::get<5>(k) + " ep=" + std::get<6>(k) + " gpus=" + std::get<7>(k) +
+         " seq=" + std::to_string(std::get<8>(k)) + (std::get<9>(k) ? " pattern" : "") +
+         (std::get<10>(k) ? " mentioned" : "");
+}
+
+std::map<std::string, std::map<std::string, std::set<std::string>>> entity_facts(const Compilation& c,
+                                                                                 const std::string& kind) {
+  std::map<std::string, std::map<std::string, std::set<std::string>>> out;
+  for (const auto& e : c.resolved.entities)
+    if (e.kind == kind && !e.superseded) out[e.key] = e.winner().facts;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("generate: two runs give byte-identical files", "[generate]") {
+  // Two separate compilations, so nothing depends on pointer order.
+  const auto again = compile_or_fail(kSources);
+  TempDir dir;
+  const auto second = generate_into(*again, dir);
+  const auto& first = generated();
+  REQUIRE(first.size() == second.size());
+  for (const auto& [rel, bytes] : first) {
+    INFO(rel);
+    REQUIRE(second.count(rel));
+    CHECK(second.at(rel) == bytes);
+  }
+}
+
+TEST_CASE("generate: the expected files, with no timestamps or machine paths", "[generate]") {
+  const auto& g = generated();
+  for (const auto& lang : languages()) {
+    CHECK(g.count("skill/SKILL." + lang + ".md"));
+    CHECK(g.count("references/recipe-index" + lang_suffix(lang) + ".md"));
+    CHECK(g.count("site/index" + lang_suffix(lang) + ".md"));
+  }
+  CHECK(g.count("translation-status.md"));
+  CHECK(g.count("site/kb.json"));
+  CHECK(g.count("site/search-records.json"));
+
+  char today[16];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(today, sizeof today, "%Y-%m-%d", std::gmtime(&now));
+  const std::regex clock(R"(\b\d{2}:\d{2}:\d{2}\b|\d{4}-\d{2}-\d{2}T\d{2}:\d{2})");
+  const std::string tmp = fs::temp_directory_path().string();
+  for (const auto& [rel, bytes] : g) {
+    INFO(rel);
+    CHECK(bytes.find(kRoot) == std::string::npos);
+    CHECK(bytes.find(tmp + "/") == std::string::npos);
+    CHECK(bytes.find(fs::current_path().string() + "/") == std::string::npos);
+    CHECK(bytes.find(today) == std::string::npos);
+    CHECK_FALSE(std::regex_search(bytes, clock));
+    CHECK(bytes.find('\r') == std::string::npos);
+    CHECK(bytes.find('\x01') == std::string::npos);
+    CHECK_FALSE(kb::find_invalid_utf8(bytes));
+    CHECK(kb::ends_with(bytes, "\n"));
+  }
+}
+
+TEST_CASE("generate: every Markdown file parses, with headings and tables", "[generate]") {
+  for (const auto& [rel, bytes] : generated()) {
+    if (!kb::ends_with(rel, ".md")) continue;
+    INFO(rel);
+    const Parsed p = parse_md(bytes);
+    REQUIRE_FALSE(p.headings.empty());
+    CHECK(p.headings.front().first == 1);
+    for (const auto& t : p.tables) {
+      REQUIRE(t.size() >= 2);  // a header and at least one row
+      for (const auto& row : t) CHECK(row.size() == t.front().size());
+      for (const auto& h : t.front()) CHECK_FALSE(h.empty());
+    }
+    // Escaping is invisible once parsed: no backslash escapes left in text.
+    CHECK(p.html.find("\\_") == std::string::npos);
+    CHECK(p.html.find("\\*") == std::string::npos);
+    // Front matter is YAML with lang (and revision for editions).
+    if (!kb::starts_with(rel, "translation-status")) {
+      const YAML::Node fm = YAML::Load(p.front_matter);
+      REQUIRE(fm.IsMap());
+      CHECK(fm["lang"]);
+    }
+  }
+}
+
+TEST_CASE("generate: recipe indexes have one table per family, headers from columns.tsv", "[generate]") {
+  const auto& c = real();
+  std::set<std::string> families;
+  for (const auto& e : c.resolved.entities)
+    if (e.kind == "family") families.insert(e.key);
+  for (const auto& lang : languages()) {
+    const std::string rel = "references/recipe-index" + lang_suffix(lang) + ".md";
+    INFO(rel);
+    const Parsed p = parse_md(file(rel));
+    CHECK(p.tables.size() >= 12);
+    CHECK(p.tables.size() == families.size());
+    const YAML::Node fm = YAML::Load(p.front_matter);
+    CHECK(fm["lang"].as<std::string>() == lang);
+    CHECK(fm["revision"].as<int>() >= 1);
+    CHECK(fm["generated-from"].IsSequence());
+    // Level-3 headings: one per family.
+    size_t h3 = 0;
+    for (const auto& [level, _] : p.headings) h3 += level == 3;
+    CHECK(h3 == families.size());
+    // Every header cell names a field in this language, with the word the
+    // language's own columns.tsv rows give (else en, else *).
+    for (const auto& t : p.tables)
+      for (const auto& h : t.front()) {
+        const std::string field = c.vocab.column_field(lang, h);
+        INFO(h);
+        REQUIRE_FALSE(field.empty());
+        if (field != "gpus" && field != "min_gpus") CHECK(h == header_word(lang, field));
+      }
+  }
+  // The fr index shows the recipe names of the newest revision, patterns as written.
+  const std::string& fr = file("references/recipe-index.fr.md");
+  CHECK(fr.find("`qwen2_*_pretrain_config`") != std::string::npos);
+  CHECK(fr.find("`gemma3_vl_{4b,12b,27b}_{sft,peft}_config`") != std::string::npos);  // expanded-from note
+  CHECK(fr.find("| `llama3_8b_pretrain_config` |") != std::string::npos);
+}
+
+TEST_CASE("generate: French headers come from columns.tsv fr rows", "[generate]") {
+  // A data folder with French header rows: the fr index uses them.
+  TempDir data;
+  fs::copy(kData, data.path(), fs::copy_options::recursive);
+  std::string columns = kbtest::read_file(data / "columns.tsv");
+  columns += "fr\tRecette\trecipe\ttest\nfr\tModèle\tmodel\ttest\nfr\tRemarques\tnotes\ttest\n";
+  kbtest::write_file(data / "columns.tsv", columns);
+  const auto c = compile_or_fail(kSources, data.str());
+  TempDir out;
+  const auto files = generate_into(*c, out);
+  const Parsed p = parse_md(files.at("references/recipe-index.fr.md"));
+  REQUIRE(p.tables.size() >= 12);
+  CHECK(p.tables.front().front().front() == "Recette");
+  bool modele = false, remarques = false;
+  for (const auto& t : p.tables) {
+    modele = modele || t.front().front() == "Modèle";
+    remarques = remarques || std::find(t.front().begin(), t.front().end(), "Remarques") != t.front().end();
+  }
+  CHECK(modele);
+  CHECK(remarques);
+  // The en index keeps the English words.
+  CHECK(parse_md(files.at("references/recipe-index.md")).tables.front().front().front() == header_word("en", "recipe"));
+}
+
+TEST_CASE("generate: editions are complete, with fallback markers from ui.tsv", "[generate]") {
+  const auto& c = real();
+  // Section kinds of the newest original skill edition, in order.
+  const kb::Document* tpl = nullptr;
+  for (const auto& d : c.documents)
+    if (kb::starts_with(d.path, "skill/") && d.meta.translated_from.empty() &&
+        (!tpl || d.meta.revision > tpl->meta.revision))
+      tpl = &d;
+  REQUIRE(tpl);
+  std::vector<std::string> kinds;
+  for (const auto& b : tpl->blocks)
+    if (b.kind == kb::BlockKind::Heading) kinds.push_back(c.vocab.section_kind(tpl->meta.lang, b.text));
+
+  for (const auto& lang : languages()) {
+    const std::string rel = "skill/SKILL." + lang + ".md";
+    INFO(rel);
+    const Parsed p = parse_md(file(rel));
+    std::vector<std::string> got;
+    for (const auto& [level, text] : p.headings) got.push_back(c.vocab.section_kind(lang, text));
+    CHECK(got == kinds);  // same sections, same order, every heading classified
+    CHECK(p.tables.size() == 3);  // pitfalls, quick reference, code anchors
+    const YAML::Node fm = YAML::Load(p.front_matter);
+    CHECK(fm["revision"].as<int>() == tpl->meta.revision);
+    CHECK(fm["name"].as<std::string>() == tpl->meta.name);
+  }
+  // fr lacks the checklist, zh its item 6: both fall back to English, marked.
+  const Parsed fr = parse_md(file("skill/SKILL.fr.md"));
+  CHECK(fr.html.find("<em>" + marker_text("fr", "en") + "</em>") != std::string::npos);
+  const Parsed zh = parse_md(file("skill/SKILL.zh.md"));
+  CHECK(zh.html.find("<em>" + marker_text("zh", "en") + "</em>") != std::string::npos);
+  // ja has no family headings: the index falls back with a marker.
+  CHECK(parse_md(file("references/recipe-index.ja.md")).html.find(marker_text("ja", "en")) != std::string::npos);
+  // The en edition is complete: nothing falls back.
+  for (const auto& lang : languages()) CHECK(file("skill/SKILL.en.md").find(marker_text("en", lang)) == std::string::npos);
+}
+
+TEST_CASE("generate: every edition states the newest facts", "[generate]") {
+  const auto& c = real();
+  REQUIRE_FALSE(c.resolved.renames.empty());
+  for (const auto& [rel, bytes] : generated()) {
+    if (!kb::starts_with(rel, "skill/") && !kb::starts_with(rel, "references/")) continue;
+    INFO(rel);
+    for (const auto& r : c.resolved.renames) CHECK(bytes.find(r.from) == std::string::npos);
+  }
+  // The quick reference's first row recommends the newest recipe everywhere.
+  for (const auto& lang : languages()) {
+    const Parsed p = parse_md(file("skill/SKILL." + lang + ".md"));
+    bool found = false;
+    for (const auto& t : p.tables)
+      for (const auto& row : t)
+        if (row.size() > 1 && row[1].find("llama3_8b_pretrain_config") != std::string::npos) found = true;
+    CHECK(found);
+  }
+}
+
+TEST_CASE("generate: round trip, generated editions compile to the same facts", "[generate]") {
+  TempDir src;
+  for (const auto& [rel, bytes] : generated()) {
+    if (!kb::starts_with(rel, "skill/") && !kb::starts_with(rel, "references/")) continue;
+    fs::create_directories((src.path() / rel).parent_path());
+    kbtest::write_file(src / rel, bytes);
+  }
+  const auto again = compile_or_fail(src.str(), kData);
+  const auto& orig = real();
+
+  const auto a = recipe_facts(orig), b = recipe_facts(*again);
+  for (const auto& k : a)
+    if (!b.count(k)) FAIL_CHECK("lost in the round trip: " << show(k));
+  for (const auto& k : b)
+    if (!a.count(k)) FAIL_CHECK("new in the round trip: " << show(k));
+  CHECK(a.size() == b.size());
+
+  for (const char* kind : {"rule", "pitfall", "quick_ref", "checklist", "batch_rule"}) {
+    INFO(kind);
+    const auto x = entity_facts(orig, kind), y = entity_facts(*again, kind);
+    CHECK(x.size() == y.size());
+    for (const auto& [key, facts] : x) {
+      INFO(key);
+      REQUIRE(y.count(key));
+      CHECK(y.at(key) == facts);
+    }
+  }
+}
+
+TEST_CASE("generate: --check names stale files and exits 1", "[generate]") {
+  TempDir out;
+  auto gen = kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str()});
+  INFO(gen.err);
+  REQUIRE(gen.exit_code == 0);
+  auto check = kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str(), "--check"});
+  INFO(check.err);
+  CHECK(check.exit_code == 0);
+
+  SECTION("a modified file") {
+    const std::string path = out / "skill/SKILL.fr.md";
+    kbtest::write_file(path, kbtest::read_file(path) + "edited by hand\n");
+    auto r = kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str(), "--check"});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("skill/SKILL.fr.md") != std::string::npos);
+    CHECK(r.err.find("SKILL.en.md") == std::string::npos);
+    CHECK(kbtest::read_file(path).find("edited by hand") != std::string::npos);  // --check writes nothing
+  }
+  SECTION("a missing file and a file no longer generated") {
+    fs::remove(out / "references/recipe-index.ja.md");
+    kbtest::write_file(out / "site/recipes/old_recipe_config.md", "old\n");
+    auto r = kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str(), "--check"});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("references/recipe-index.ja.md") != std::string::npos);
+    CHECK(r.err.find("site/recipes/old_recipe_config.md") != std::string::npos);
+    // Regenerating repairs both.
+    REQUIRE(kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str()}).exit_code == 0);
+    CHECK(fs::exists(out / "references/recipe-index.ja.md"));
+    CHECK_FALSE(fs::exists(out / "site/recipes/old_recipe_config.md"));
+    CHECK(kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str(), "--check"}).exit_code == 0);
+  }
+}
+
+TEST_CASE("generate: the committed generated/ is fresh", "[generate][fresh]") {
+  auto r = kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", kRoot + "/generated", "--check"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("generate: site recipe pages have front matter, facts and a launch command", "[generate]") {
+  const auto& g = generated();
+  size_t pages = 0;
+  for (const auto& [rel, bytes] : g) {
+    if (!kb::starts_with(rel, "site/recipes/")) continue;
+    ++pages;
+    INFO(rel);
+    const Parsed p = parse_md(bytes);
+    const YAML::Node fm = YAML::Load(p.front_matter);
+    for (const char* k : {"title", "family", "kind", "lang", "tags"}) CHECK(fm[k]);
+    CHECK(fm["tags"].IsSequence());
+    CHECK(fm["title"].IsScalar());
+    CHECK(p.tables.size() == 1);
+  }
+  CHECK(pages % languages().size() == 0);
+  CHECK(pages >= 100 * languages().size());
+
+  // The launch command: the revision-3 template with --recipe and --dataset filled.
+  std::string preset;
+  const auto& ds = real().vocab.datasets;
+  for (const auto& row : ds.rows)
+    if (preset.empty() && ds.get(row, "modes").find("pretrain") != std::string::npos) preset = ds.get(row, "preset");
+  for (const auto& lang : languages()) {
+    const std::string& page = file("site/recipes/llama3_8b_pretrain_config" + lang_suffix(lang) + ".md");
+    CHECK(page.find("--recipe llama3_8b_pretrain_config") != std::string::npos);
+    CHECK(page.find("--dataset " + preset + "\n") != std::string::npos);
+  }
+  const std::string& sft = file("site/recipes/llama3_8b_sft_config.md");
+  CHECK(sft.find("--dataset " + preset + "\n") == std::string::npos);
+}
+
+TEST_CASE("generate: kb.json follows docs/kb.schema.json", "[generate]") {
+  const json kb = json::parse(file("site/kb.json"));
+  const json schema = json::parse(kbtest::read_file(kRoot + "/docs/kb.schema.json"));
+  REQUIRE(kb.is_object());
+  for (const auto& t : schema["required"]) CHECK(kb.contains(t.get<std::string>()));
+  auto type_ok = [](const json& v, const json& allowed) {
+    auto one = [&](const std::string& t) {
+      return (t == "null" && v.is_null()) || (t == "string" && v.is_string()) ||
+             (t == "integer" && v.is_number_integer()) || (t == "number" && v.is_number());
+    };
+    if (allowed.is_string()) return one(allowed.get<std::string>());
+    for (const auto& a : allowed)
+      if (one(a.get<std::string>())) return true;
+    return false;
+  };
+  for (const auto& [table, rows] : kb.items()) {
+    INFO(table);
+    REQUIRE(schema["properties"].contains(table));
+    const json& item = schema["properties"][table]["items"];
+    for (const auto& row : rows) {
+      for (const auto& col : item["required"]) CHECK(row.contains(col.get<std::string>()));
+      for (const auto& [col, v] : row.items()) {
+        INFO(col);
+        REQUIRE(item["properties"].contains(col));
+        CHECK(type_ok(v, item["properties"][col]["type"]));
+      }
+    }
+  }
+}
+
+TEST_CASE("generate: search records, one per recipe, rule, pitfall and quick-reference row per language",
+          "[generate]") {
+  const json records = json::parse(file("site/search-records.json"));
+  REQUIRE(records.is_array());
+  std::set<std::string> ids;
+  std::map<std::string, std::map<std::string, size_t>> count;  // lang → type → n
+  const auto langs = languages();
+  for (const auto& r : records) {
+    const std::string id = r["objectID"];
+    CHECK(ids.insert(id).second);
+    CHECK(r["hierarchy"]["lvl0"].is_string());
+    CHECK_FALSE(r["hierarchy"]["lvl0"].get<std::string>().empty());
+    CHECK(r["hierarchy"].contains("lvl1"));
+    CHECK(r["hierarchy"].contains("lvl2"));
+    CHECK(r["content"].is_string());
+    CHECK(r["tags"].is_array());
+    const std::string url = r["url"], page = r["url_without_anchor"], anchor = r["anchor"];
+    CHECK(url == page + "#" + anchor);
+    CHECK(generated().count(page));
+    const std::string lang = r["lang"];
+    CHECK(std::find(langs.begin(), langs.end(), lang) != langs.end());
+    ++count[lang][id.substr(0, id.find('-'))];
+  }
+  const auto& c = real();
+  auto n = [&](const char* kind) {
+    return static_cast<size_t>(std::count_if(c.resolved.entities.begin(), c.resolved.entities.end(),
+                                             [&](const kb::Entity& e) { return e.kind == kind && !e.superseded; }));
+  };
+  for (const auto& lang : langs) {
+    INFO(lang);
+    CHECK(count[lang]["rule"] == n("rule"));
+    CHECK(count[lang]["pitfall"] == n("pitfall"));
+    CHECK(count[lang]["quick_ref"] == n("quick_ref"));
+    CHECK(count[lang]["recipe"] == count[langs.front()]["recipe"]);
+    CHECK(count[lang]["recipe"] >= 100);
+  }
+}
+
+TEST_CASE("generate: translation status lists missing, stale and resolved", "[generate]") {
+  const std::string& s = file("translation-status.md");
+  const Parsed p = parse_md(s);
+  std::set<std::string> h2;
+  for (const auto& [level, text] : p.headings)
+    if (level == 2) h2.insert(text);
+  for (const auto& lang : languages()) CHECK(h2.count(ui("en", "lang." + lang) + " (" + lang + ")"));
+  // zh's checklist item 3 is stale (revision 2 recommends another recipe and preset).
+  CHECK(s.find("| `checklist` | `3` | 2 (skill/SKILL.zh.md:") != std::string::npos);
+  // fr misses the pitfalls; ja the family headings.
+  CHECK(s.find("| `pitfall` | `11` |") != std::string::npos);
+  CHECK(s.find("| `family` | `library_index/10` |") != std::string::npos);
+  for (const auto& r : real().resolved.renames) CHECK(s.find("`" + r.from + "`") != std::string::npos);
+}
