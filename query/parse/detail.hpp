@@ -43,6 +43,30 @@ struct WordInfo {
 
 inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
 
+// Field names of the filters that have a slot of their own in Constraints,
+// and the numeric parallelism fields (identifiers of the KB schema, the
+// values of `filter` rows).
+namespace field {
+inline constexpr std::string_view kMode = "mode";
+inline constexpr std::string_view kModel = "model";
+inline constexpr std::string_view kSize = "size";
+inline constexpr std::string_view kGpus = "gpus";
+inline constexpr std::string_view kNodes = "nodes";
+inline constexpr std::string_view kHardware = "hardware";
+inline constexpr std::string_view kPrecision = "precision";
+inline constexpr std::string_view kSeq = "seq";
+inline constexpr std::string_view kIntent = "intent";
+inline constexpr std::string_view kScale = "scale";
+inline constexpr std::string_view kKind = "kind";
+inline constexpr std::string_view kLang = "lang";
+inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep", "etp", "vp"};
+}  // namespace field
+
+// Mode ids of the KB schema that the resolver relates: PEFT is a kind of
+// fine-tuning, so a PEFT word refines a descriptive fine-tuning word.
+inline constexpr std::string_view kSftMode = "sft";
+inline constexpr std::string_view kPeftMode = "peft";
+
 struct Lexicon::Impl {
   std::vector<WordInfo> words;                          // by word id
   std::unordered_map<std::string, std::uint32_t> ids;   // spelling (words and their variants) -> id
@@ -111,17 +135,18 @@ enum class PieceKind : std::uint8_t {
   Range,     // "<n>-<m> <unit>": a range of counts (rejected)
 };
 
+// One recognized term, before the resolver gives it a meaning.
 struct Piece {
   PieceKind kind = PieceKind::Free;  // what it is
   std::size_t b = 0, e = 0;          // extent in the normalized text
   std::uint32_t word = kNoWord;      // Word/Hardware: word id; Filter: key id; Free: suggested id
-  Num num;                           // Gpus/Nodes/Seq/Size: the number
+  Num num;                           // Gpus/Nodes/Seq/Size: the number; Range: the lower end
   double mult = 1;                   // Seq/Size: magnitude multiplier
   std::uint32_t mag = kNoWord;       // Size: magnitude word id
-  Num active;                        // Size: the active part's number (active.e > 0 when present)
+  Num active;                        // Size: the active part's number; Range: the upper end
   double active_mult = 0;            // Size: the active part's multiplier
   std::uint32_t active_mag = kNoWord;  // Size: the active part's magnitude word id
-  std::size_t vb = 0, ve = 0;        // Filter/BadKey: value extent; BadKey: key is [b, vb-1)
+  std::size_t vb = 0, ve = 0;        // Filter/BadKey: value extent (key is [b, vb-1)); Quoted: inner text
   std::array<std::uint32_t, 3> also{kNoWord, kNoWord, kNoWord};  // other lexicon words inside (units, particles) for the language guess
 };
 

@@ -4,10 +4,12 @@
 // separators, the times operators, ':' and '"', and the "-a" notation of
 // MoE sizes.
 //
-//   query     = *sep >> *(term >> *(sep | joiner)) >> eoi
-//   term      = longest(filter, bad_key, count_times_hw, hw_times_count,
-//                       count_hw, gpus, nodes, seq, size, word)
-//             | quoted | fallback
+//   query = *sep >> *(term >> *(sep | joiner)) >> eoi
+//   term  = longest(key_value, bad_key_value, count_times_hw, hw_times_count,
+//                   count_hw, count_gpus, gpus_count, count_nodes, nodes_count,
+//                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
+//                   lexicon_word)
+//         | quoted | fallback
 //
 // `longest` tries every alternative at the same place and keeps the one
 // that reads furthest (ties: the first listed), so "<model> <size>" and a

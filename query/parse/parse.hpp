@@ -109,9 +109,10 @@ class Lexicon {
   // when the lexicon has no key for the field.
   std::string filter_key(std::string_view field) const;
   // The closest word by edit distance (Levenshtein <= 2, <= 1 for words of
-  // at most 4 code points), or empty. Stopwords, words of fewer than 3 code
-  // points and CJK words are never suggested. Restricted to one kind when
-  // `kind` is given.
+  // at most 4 code points; ties: same length, longer common prefix, nearer
+  // substituted code points), or empty. CJK words are never suggested;
+  // without `kind`, neither are stopwords nor words of fewer than 3 code
+  // points. With `kind`, only words of that kind.
   std::string suggest(std::string_view word, std::optional<WordKind> kind = std::nullopt) const;
 
   const Impl& impl() const { return *impl_; }

@@ -7,20 +7,10 @@
 #include "support/text.hpp"
 
 namespace kbq::dsl {
-namespace {
 
-// Field names of the constraint slots (identifiers of the KB schema).
-constexpr std::string_view kMode = "mode";
-constexpr std::string_view kModel = "model";
-constexpr std::string_view kSize = "size";
-constexpr std::string_view kGpus = "gpus";
-constexpr std::string_view kNodes = "nodes";
-constexpr std::string_view kHardware = "hardware";
-constexpr std::string_view kPrecision = "precision";
-constexpr std::string_view kSeq = "seq";
-constexpr std::string_view kIntent = "intent";
-constexpr std::string_view kScale = "scale";
-constexpr std::string_view kKind = "kind";
+using namespace field;  // NOLINT: this file prints every field
+
+namespace {
 
 // True when `word` alone parses back to exactly this one free-text word.
 bool reads_back(const Lexicon& lex, const std::string& word) {

@@ -16,28 +16,6 @@
 namespace kbq::dsl {
 namespace {
 
-// Field names of the filters with a slot of their own in Constraints, and
-// the numeric ones (identifiers of the KB schema).
-namespace field {
-constexpr std::string_view kMode = "mode";
-constexpr std::string_view kModel = "model";
-constexpr std::string_view kSize = "size";
-constexpr std::string_view kGpus = "gpus";
-constexpr std::string_view kNodes = "nodes";
-constexpr std::string_view kHardware = "hardware";
-constexpr std::string_view kPrecision = "precision";
-constexpr std::string_view kSeq = "seq";
-constexpr std::string_view kIntent = "intent";
-constexpr std::string_view kScale = "scale";
-constexpr std::string_view kKind = "kind";
-constexpr std::string_view kLang = "lang";
-constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep", "etp", "vp"};
-}  // namespace field
-
-// Mode ids of the KB schema: PEFT is a kind of fine-tuning.
-constexpr std::string_view kSft = "sft";
-constexpr std::string_view kPeft = "peft";
-
 std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 class Resolver {
@@ -166,8 +144,8 @@ class Resolver {
       mode_explicit_ = mode_explicit_ || explicit_id;
       return true;
     }
-    const bool old_soft_sft = *q_.mode == kSft && !mode_explicit_ && v == kPeft;
-    const bool new_soft_sft = v == kSft && !explicit_id && *q_.mode == kPeft;
+    const bool old_soft_sft = *q_.mode == kSftMode && !mode_explicit_ && v == kPeftMode;
+    const bool new_soft_sft = v == kSftMode && !explicit_id && *q_.mode == kPeftMode;
     if (old_soft_sft) {
       q_.mode = v;
       mode_explicit_ = explicit_id;

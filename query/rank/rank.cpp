@@ -16,7 +16,7 @@ bool name_has_token(const std::string& name, const std::string& token) {
 
 Ranker::Ranker(Kb& kb, const kbq::dsl::Query& q, long long threshold) : kb_(kb), q_(q), threshold_(threshold) {
   intents_ = q.intents;
-  if (q.seq_len && *q.seq_len > threshold) intents_.insert(kb.lexicon().value_of(kbq::dsl::WordKind::Intent, "long context").value_or(""));
+  if (q.seq_len && *q.seq_len > threshold) intents_.insert(kb.planner("long_context_intent"));
   intents_.erase("");
   // Quick-reference rows: parse each row's "want" cell (every edition of
   // the winning revision) with the same lexicon; a row applies when its
@@ -137,7 +137,7 @@ bool Ranker::score(Result& r, const std::optional<Model>& model, long long gpus,
   for (const auto& i : intents_) {
     const bool fam = std::find(fam_intents.begin(), fam_intents.end(), i) != fam_intents.end();
     if (i == "moe") part("intent", moe ? 10 : -15, moe ? "MoE" : "dense");
-    else if (i == "long_context") { if (rc.seq_len > threshold_) part("intent", 5, "long context"); }
+    else if (i == kb_.planner("long_context_intent")) { if (rc.seq_len > threshold_) part("intent", 5, i); }
     else if (fam) part("intent", 15, i);
     else if (i == "vlm" || i == "diffusion") part("intent", -25, "not " + i);
   }

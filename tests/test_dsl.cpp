@@ -1,0 +1,423 @@
+// Tests of the query DSL (query/parse): a table of queries with their
+// canonical form (or error and column) in four languages, the round-trip
+// property over the whole table, spans, warnings, sizes, the lexicon's
+// helpers, robustness on junk and a speed check. The lexicon is the real
+// one, kb-sources/data/lexicon.tsv (KB_DSL_LEXICON=path overrides it, to
+// try a lexicon change), plus the gpu keys of kb-sources/data/gpus.tsv.
+//
+// To add a case, add a row to kDslCases: the query, then either the
+// expected to_canonical() output or, for an invalid query, nullptr and the
+// expected error substring and 1-based column; the language guess is
+// checked when given.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "parse/parse.hpp"
+#include "support/diag.hpp"
+#include "support/text.hpp"
+#include "support/tsv.hpp"
+
+namespace {
+
+using kbq::dsl::Lexicon;
+using kbq::dsl::parse;
+using kbq::dsl::TermKind;
+using kbq::dsl::to_canonical;
+
+// One row of the table.
+struct DslCase {
+  const char* query;      // the query as typed
+  const char* canonical;  // expected to_canonical(), or nullptr when the query is invalid
+  const char* lang;       // expected language guess, or nullptr (not checked)
+  const char* error;      // invalid queries: a substring of the error message
+  int col;                // invalid queries: the error's 1-based column
+};
+
+// The table. Canonical forms print fields in a fixed order: mode, model,
+// size, gpus, nodes, hardware, precision, seq, intents, scale, other
+// filters, free text.
+const std::vector<DslCase> kDslCases = {
+    // --- English ----------------------------------------------------------
+    {"peft qwen3 1 gpu", "mode:peft model:qwen3 gpus:1", "en", nullptr, 0},
+    {"SFT, 8×H100, 16K sequence", "mode:sft gpus:8 hardware:h100 seq:16384", "en", nullptr, 0},
+    {"8xH100", "gpus:8 hardware:h100", nullptr, nullptr, 0},
+    {"8 x h100", "gpus:8 hardware:h100", nullptr, nullptr, 0},
+    {"H100 x8", "gpus:8 hardware:h100", nullptr, nullptr, 0},
+    {"h100x8", "gpus:8 hardware:h100", nullptr, nullptr, 0},
+    {"8 * b200", "gpus:8 hardware:b200", nullptr, nullptr, 0},
+    {"64 h100 fp8 llama3 70b", "model:llama3 70b gpus:64 hardware:h100 precision:fp8", nullptr, nullptr, 0},
+    {"8 gpus", "gpus:8", nullptr, nullptr, 0},
+    {"1 gpu", "gpus:1", nullptr, nullptr, 0},
+    {"8+ gpus", "gpus:8", nullptr, nullptr, 0},
+    {"8 gpus or more", "gpus:8", nullptr, nullptr, 0},
+    {"2 nodes", "nodes:2", nullptr, nullptr, 0},
+    {"2 nodes 8 gpus", "gpus:8 nodes:2", nullptr, nullptr, 0},
+    {"llama3 8b 128k pretrain", "mode:pretrain model:llama3 8b seq:131072", "en", nullptr, 0},
+    {"qwen3 moe 30b sft 16 gpus", "mode:sft model:qwen3 30b gpus:16 moe", "en", nullptr, 0},
+    {"throughput benchmark llama3 8b h100", "model:llama3 8b hardware:h100 benchmark", "en", nullptr, 0},
+    {"first time trying bridge", "first try", "en", nullptr, 0},
+    {"seq 32768", "seq:32768", nullptr, nullptr, 0},
+    {"16k seq", "seq:16384", nullptr, nullptr, 0},
+    {"128K context", "seq:131072", nullptr, nullptr, 0},
+    {"32768 tokens", "seq:32768", nullptr, nullptr, 0},
+    {"llama 3.1 405b", "model:llama31 405b", nullptr, nullptr, 0},
+    {"Llama-3.1-405B", "model:llama31 405b", nullptr, nullptr, 0},
+    {"deepseek v3", "model:deepseek_v3", nullptr, nullptr, 0},
+    {"kimi k2 1t", "model:kimi_k2 1t", nullptr, nullptr, 0},
+    {"30b-a3b", "30b_a3b", nullptr, nullptr, 0},
+    {"qwen3-30b-a3b sft", "mode:sft model:qwen3 30b_a3b", nullptr, nullptr, 0},
+    {"qwen3_235b_a22b", "model:qwen3 235b_a22b", nullptr, nullptr, 0},
+    {"qwen2.5 1.5b", "model:qwen25 1p5b", nullptr, nullptr, 0},
+    {"qwen3 600m", "model:qwen3 600m", nullptr, nullptr, 0},
+    {"gpt-oss 120b", "model:gpt_oss 120b", nullptr, nullptr, 0},
+    {"small dense model", "dense small", "en", nullptr, 0},
+    {"large vlm", "vlm large", nullptr, nullptr, 0},
+    {"long context llama3", "model:llama3 long context", "en", nullptr, 0},
+    {"diffusion flux", "model:flux diffusion", nullptr, nullptr, 0},
+    {"mixture of experts", "moe", "en", nullptr, 0},
+    {"library recipes for qwen3", "model:qwen3 kind:library", "en", nullptr, 0},
+    {"qwen3 tensor parallelism", "model:qwen3 tensor parallelism", nullptr, nullptr, 0},
+    {"\"tensor parallel\" llama3", "model:llama3 \"tensor parallel\"", nullptr, nullptr, 0},
+    {"ＳＦＴ　８×Ｈ１００", "mode:sft gpus:8 hardware:h100", nullptr, nullptr, 0},
+    {"ｑｗｅｎ３　ＬｏＲＡ", "mode:peft model:qwen3", nullptr, nullptr, 0},
+    {"qwen4", "qwen4", nullptr, nullptr, 0},
+    {"fine-tune llama3 8b with lora", "mode:peft model:llama3 8b", "en", nullptr, 0},
+    {"lora fine-tuning", "mode:peft", "en", nullptr, 0},
+    {"what is the best recipe for llama3 70b on 2 nodes of h100?", "model:llama3 70b nodes:2 hardware:h100 best", "en",
+     nullptr, 0},
+    // --- filters --------------------------------------------------------------
+    {"mode:sft gpus:16 tp:2 kind:benchmark family:qwen3", "mode:sft gpus:16 family:qwen3 kind:benchmark tp:2", nullptr,
+     nullptr, 0},
+    {"mode:lora", "mode:peft", nullptr, nullptr, 0},
+    {"gpu_type:B200 precision:fp8_cs", "hardware:b200 precision:fp8", nullptr, nullptr, 0},
+    {"seq:16k nodes:4", "nodes:4 seq:16384", nullptr, nullptr, 0},
+    {"model:llama3.1 pp:4 cp:2 ep:8 etp:1 vp:2 sp:1", "model:llama31 cp:2 ep:8 etp:1 pp:4 sp:1 vp:2", nullptr, nullptr, 0},
+    {"dataset:mock lang:fr", "dataset:mock lang:fr", "fr", nullptr, 0},
+    {"mode:sft,gpus:8", "mode:sft gpus:8", nullptr, nullptr, 0},
+    {"gpus:8 8 gpus", "gpus:8", nullptr, nullptr, 0},
+    // --- French -----------------------------------------------------------
+    {"pré-entraînement llama3 70b 32 gpus", "mode:pretrain model:llama3 70b gpus:32", "fr", nullptr, 0},
+    {"affinage qwen3 8b sur 8 gpus", "mode:sft model:qwen3 8b gpus:8", "fr", nullptr, 0},
+    {"premier essai llama3", "model:llama3 first try", "fr", nullptr, 0},
+    {"contexte long 128k", "seq:131072 long context", "fr", nullptr, 0},
+    {"petit modèle dense", "dense small", "fr", nullptr, 0},
+    {"je veux affiner qwen3 8b avec lora", "mode:peft model:qwen3 8b", "fr", nullptr, 0},
+    {"2 nœuds", "nodes:2", "fr", nullptr, 0},
+    // --- Chinese ------------------------------------------------------------
+    {"在 1 个 GPU 上使用 LoRA", "mode:peft gpus:1", "zh", nullptr, 0},
+    {"8卡", "gpus:8", "zh", nullptr, 0},
+    {"8 个 GPU", "gpus:8", "zh", nullptr, 0},
+    {"微调 qwen3 8b 8 块卡", "mode:sft model:qwen3 8b gpus:8", "zh", nullptr, 0},
+    {"预训练 llama3 70b 64卡", "mode:pretrain model:llama3 70b gpus:64", "zh", nullptr, 0},
+    {"长上下文 qwen3", "model:qwen3 long context", "zh", nullptr, 0},
+    {"2 个节点", "nodes:2", "zh", nullptr, 0},
+    {"你好 qwen3", "model:qwen3 你好", "zh", nullptr, 0},
+    {"微调 qwen3，使用 LoRA", "mode:peft model:qwen3", "zh", nullptr, 0},
+    {"混合专家模型 8卡 以上", "gpus:8 moe", "zh", nullptr, 0},
+    // --- Japanese ---------------------------------------------------------
+    {"qwen3 の LoRA を 1 GPU で", "mode:peft model:qwen3 gpus:1", "ja", nullptr, 0},
+    {"GPU 8 台", "gpus:8", nullptr, nullptr, 0},
+    {"長いコンテキスト qwen3", "model:qwen3 long context", "ja", nullptr, 0},
+    {"qwen3 を ファインチューニング したい", "mode:sft model:qwen3", "ja", nullptr, 0},
+    {"事前学習 llama3 8b 8 枚", "mode:pretrain model:llama3 8b gpus:8", "ja", nullptr, 0},
+    {"2 ノード", "nodes:2", "ja", nullptr, 0},
+    // --- errors -------------------------------------------------------------
+    {"sft peft", nullptr, nullptr, "conflicting modes: 'sft' and 'peft'", 5},
+    {"sft lora", nullptr, nullptr, "conflicting modes: 'sft' and 'peft'", 5},
+    {"pretrain fine-tune", nullptr, nullptr, "conflicting modes: 'pretrain' and 'sft'", 10},
+    {"8-16 gpus", nullptr, nullptr, "ranges of counts are not supported", 1},
+    {"2~4 nodes", nullptr, nullptr, "ranges of counts are not supported", 1},
+    {"8 gpus 16 gpus", nullptr, nullptr, "conflicting GPU counts: 8 and 16", 8},
+    {"gpus:8 16 gpus", nullptr, nullptr, "conflicting GPU counts", 8},
+    {"h100 b200", nullptr, nullptr, "conflicting hardware: 'h100' and 'b200'", 6},
+    {"bf16 mxfp8", nullptr, nullptr, "conflicting precisions", 6},
+    {"gpus:0", nullptr, nullptr, "GPU count must be a positive whole number", 6},
+    {"0 gpus", nullptr, nullptr, "GPU count must be a positive whole number", 1},
+    {"-1 gpus", nullptr, nullptr, "GPU count must be a positive whole number", 1},
+    {"gpus:1.5", nullptr, nullptr, "must be a whole number", 6},
+    {"tp:-1", nullptr, nullptr, "filter 'tp' must be a positive whole number", 4},
+    {"tp:0", nullptr, nullptr, "filter 'tp' must be a positive whole number", 4},
+    {"tp:two", nullptr, nullptr, "filter 'tp' needs a number", 4},
+    {"999999999999 gpus", nullptr, nullptr, "out of range", 1},
+    {"99999999999999999999999999 gpus", nullptr, nullptr, "out of range", 1},
+    {"gpus:2000000", nullptr, nullptr, "out of range", 6},
+    {"seq:0", nullptr, nullptr, "sequence length must be positive", 5},
+    {"", nullptr, nullptr, "empty query", 1},
+    {"   ", nullptr, nullptr, "empty query", 1},
+    {" , 、", nullptr, nullptr, "empty query", 1},
+    {"foo:bar", nullptr, nullptr, "unknown filter key 'foo'", 1},
+    {"qwen3 tpp:2", nullptr, nullptr, "unknown filter key 'tpp'", 7},
+    {"mode:foo", nullptr, nullptr, "unknown mode 'foo'", 6},
+    {"gpus:", nullptr, nullptr, "has no value", 1},
+    {"llama3 qwen3", nullptr, nullptr, "conflicting models", 8},
+    {"8b 70b", nullptr, nullptr, "conflicting model sizes", 4},
+};
+
+// The lexicon the tests run with, loaded once.
+const Lexicon& test_lexicon() {
+  static const Lexicon lex = [] {
+    namespace fs = std::filesystem;
+#ifdef KB_SOURCE_DIR
+    const fs::path root = KB_SOURCE_DIR;
+#else
+    const fs::path root = fs::path(__FILE__).parent_path().parent_path();
+#endif
+    fs::path path = root / "kb-sources" / "data" / "lexicon.tsv";
+    if (const char* env = std::getenv("KB_DSL_LEXICON")) path = env;
+    kb::Diagnostics diags;
+    const auto table = kb::load_tsv(path.string(), diags, {"lang", "kind", "word", "value"});
+    REQUIRE(table);
+    REQUIRE_FALSE(diags.has_errors());
+    std::vector<std::string> gpu_keys;
+    const auto gpus = kb::load_tsv((root / "kb-sources" / "data" / "gpus.tsv").string(), diags);
+    if (gpus)
+      for (const auto& row : gpus->rows) gpu_keys.push_back(gpus->get(row, "gpu_key"));
+    return Lexicon(kbq::dsl::lexicon_rows_from_tsv(*table), gpu_keys);
+  }();
+  return lex;
+}
+
+std::string show(const kbq::dsl::ParseResult& r) {
+  if (!r) return "error: " + r.error->message + " @" + std::to_string(r.error->span.col);
+  return to_canonical(r.query);
+}
+
+}  // namespace
+
+TEST_CASE("dsl: lexicon loads without problems", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  CHECK(lex.size() > 0);
+  for (const auto& p : lex.problems()) WARN(p);
+  CHECK(lex.problems().empty());
+}
+
+TEST_CASE("dsl: table of queries", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  for (const auto& c : kDslCases) {
+    INFO("query: \"" << c.query << "\"");
+    const auto r = parse(lex, c.query);
+    INFO("got: " << show(r) << "  [" << kbq::dsl::describe(r.query) << "] lang " << r.query.lang);
+    if (c.canonical) {
+      CHECK(r);
+      if (!r) continue;
+      CHECK(to_canonical(r.query) == c.canonical);
+      if (c.lang) CHECK(r.query.lang == c.lang);
+    } else {
+      CHECK_FALSE(r);
+      if (r) continue;
+      CHECK_THAT(r.error->message, Catch::Contains(c.error));
+      CHECK(r.error->span.col == c.col);
+    }
+  }
+}
+
+TEST_CASE("dsl: canonical form round-trips over the table", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  for (const auto& c : kDslCases) {
+    if (!c.canonical) continue;
+    INFO("query: \"" << c.query << "\"");
+    const auto first = parse(lex, c.query);
+    CHECK(first);
+    if (!first) continue;
+    const std::string canonical = to_canonical(first.query);
+    INFO("canonical: \"" << canonical << "\"");
+    const auto second = parse(lex, canonical);
+    CHECK(second);
+    if (!second) continue;
+    CHECK(second.query.constraints() == first.query.constraints());
+    CHECK(kbq::dsl::describe(second.query) == kbq::dsl::describe(first.query));
+    CHECK(to_canonical(second.query) == canonical);
+  }
+}
+
+TEST_CASE("dsl: terms carry kinds, values and spans in the original text", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  SECTION("ASCII") {
+    const auto r = parse(lex, "SFT, 8×H100, 16K sequence");
+    REQUIRE(r);
+    const auto& t = r.query.terms;
+    REQUIRE(t.size() == 4);
+    CHECK(t[0].kind == TermKind::Mode);
+    CHECK(t[0].value == "sft");
+    CHECK(t[0].text == "SFT");
+    CHECK(t[0].span == kbq::dsl::Span{1, 3});
+    CHECK(t[1].kind == TermKind::Gpus);
+    CHECK(t[1].value == "8");
+    CHECK(t[1].text == "8×");
+    CHECK(t[1].span == kbq::dsl::Span{6, 2});
+    CHECK(t[2].kind == TermKind::Hardware);
+    CHECK(t[2].text == "H100");
+    CHECK(t[2].span == kbq::dsl::Span{8, 4});
+    CHECK(t[3].kind == TermKind::Seq);
+    CHECK(t[3].value == "16384");
+    CHECK(t[3].text == "16K sequence");
+    CHECK(t[3].span == kbq::dsl::Span{14, 12});
+  }
+  SECTION("full-width and CJK columns count code points") {
+    const auto r = parse(lex, "ＳＦＴ　８×Ｈ１００");
+    REQUIRE(r);
+    const auto& t = r.query.terms;
+    REQUIRE(t.size() == 3);
+    CHECK(t[0].span == kbq::dsl::Span{1, 3});
+    CHECK(t[0].text == "ＳＦＴ");
+    CHECK(t[1].span == kbq::dsl::Span{5, 2});
+    CHECK(t[2].span == kbq::dsl::Span{7, 4});
+    CHECK(t[2].text == "Ｈ１００");
+  }
+  SECTION("multi-word phrases span the spaces they cross") {
+    const auto r = parse(lex, "deepseek   v3");
+    REQUIRE(r);
+    REQUIRE(r.query.terms.size() == 1);
+    CHECK(r.query.terms[0].kind == TermKind::Model);
+    CHECK(r.query.terms[0].span == kbq::dsl::Span{1, 13});
+  }
+  SECTION("particles are stopwords, filters keep their field") {
+    const auto r = parse(lex, "qwen3 の LoRA を 1 GPU で tp:2");
+    REQUIRE(r);
+    int stops = 0;
+    for (const auto& term : r.query.terms) stops += term.kind == TermKind::Stopword ? 1 : 0;
+    CHECK(stops == 3);
+    CHECK(r.query.terms.back().kind == TermKind::Filter);
+    CHECK(r.query.terms.back().field == "tp");
+    CHECK(r.query.terms.back().value == "2");
+    CHECK(r.query.terms.back().span == kbq::dsl::Span{24, 4});
+  }
+  SECTION("unknown CJK runs are one free-text term") {
+    const auto r = parse(lex, "你好世界 qwen3");
+    REQUIRE(r);
+    REQUIRE(r.query.free_text.size() == 1);
+    CHECK(r.query.free_text[0] == "你好世界");
+    CHECK(r.query.terms[0].span == kbq::dsl::Span{1, 4});
+  }
+}
+
+TEST_CASE("dsl: unknown words warn with the closest lexicon word", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  const auto r = parse(lex, "qwen4 8b");
+  REQUIRE(r);
+  REQUIRE(r.query.warnings.size() == 1);
+  CHECK(r.query.warnings[0].message == "unknown word 'qwen4'; did you mean 'qwen3'?");
+  CHECK(r.query.warnings[0].span == kbq::dsl::Span{1, 5});
+  CHECK(r.query.terms[0].kind == TermKind::Unknown);
+  CHECK(r.query.free_text == std::vector<std::string>{"qwen4"});
+  CHECK(r.query.size_token == "8b");
+
+  CHECK(parse(lex, "lamma3").query.warnings.at(0).suggestion == "llama3");
+  CHECK(parse(lex, "pretrian").query.warnings.at(0).suggestion == "pretrain");
+  CHECK(parse(lex, "qwen4-8b").query.warnings.at(0).suggestion == "qwen3");
+  CHECK(parse(lex, "qwen4-8b").query.size_token == "8b");
+  CHECK(parse(lex, "parallelism").query.warnings.empty());
+  CHECK(parse(lex, "xyz").query.warnings.empty());
+
+  const auto bad = parse(lex, "tpp:2");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error->hint == "did you mean 'tp'?");
+}
+
+TEST_CASE("dsl: sizes keep parameters, active parameters and the recipe token", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  const auto moe = parse(lex, "qwen3 30B-A3B");
+  REQUIRE(moe);
+  CHECK(moe.query.size_params == Approx(30e9));
+  CHECK(moe.query.size_active == Approx(3e9));
+  CHECK(moe.query.size_token == "30b_a3b");
+  const auto dec = parse(lex, "1.5B");
+  REQUIRE(dec);
+  CHECK(dec.query.size_params == Approx(1.5e9));
+  CHECK(dec.query.size_active == 0);
+  CHECK(dec.query.size_token == "1p5b");
+  CHECK(parse(lex, "1p5b").query.size_token == "1p5b");
+  CHECK(parse(lex, "600M").query.size_params == Approx(6e8));
+}
+
+TEST_CASE("dsl: lexicon helpers", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  CHECK(lex.value_of(kbq::dsl::WordKind::Mode, "LoRA") == std::optional<std::string>("peft"));
+  CHECK(lex.value_of(kbq::dsl::WordKind::Model, "Llama 3.1") == std::optional<std::string>("llama31"));
+  CHECK(lex.value_of(kbq::dsl::WordKind::Model, "llama-3.1") == std::optional<std::string>("llama31"));
+  CHECK_FALSE(lex.value_of(kbq::dsl::WordKind::Mode, "qwen3"));
+  CHECK(lex.filter_key("gpus") == "gpus");
+  CHECK(lex.spelling(kbq::dsl::WordKind::Intent, "first_try") == "first try");
+  CHECK(lex.languages_of("pré-entraînement") == std::vector<std::string>{"fr"});
+  CHECK(lex.suggest("qwen4") == "qwen3");
+  CHECK(lex.suggest("zzzzzz").empty());
+  // A gpu key of gpus.tsv is a hardware word without a lexicon row.
+  CHECK(lex.value_of(kbq::dsl::WordKind::Hardware, "H100") == std::optional<std::string>("h100"));
+  // Kind names round-trip.
+  for (int k = 0; k < kbq::dsl::kWordKindCount; ++k) {
+    const auto kind = static_cast<kbq::dsl::WordKind>(k);
+    CHECK(kbq::dsl::word_kind_from_string(kbq::dsl::to_string(kind)) == kind);
+  }
+}
+
+TEST_CASE("dsl: a lexicon from rows, without any file", "[dsl]") {
+  // Invented words: the parser knows only what the rows say.
+  const Lexicon lex({{"xx", "mode", "zork", "sft"},
+                     {"xx", "gpu_unit", "blip", ""},
+                     {"*", "filter", "gpus", "gpus"},
+                     {"xx", "model", "frob one", "frob1"},
+                     {"xx", "bogus", "word", "value"},
+                     {"xx", "param_magnitude", "q", "not-a-number"}});
+  CHECK(lex.problems().size() == 2);
+  const auto r = parse(lex, "Zork frob-one 4 blip");
+  REQUIRE(r);
+  CHECK(kbq::dsl::describe(r.query) == "mode=sft model=frob1 gpus=4");
+  CHECK(r.query.lang == "xx");
+  CHECK(to_canonical(r.query) == "zork frob one gpus:4");
+  // Without a lexicon everything is free text.
+  const auto empty = parse(Lexicon(), "sft 8 gpus");
+  REQUIRE(empty);
+  CHECK(empty.query.free_text == std::vector<std::string>{"sft", "8", "gpus"});
+}
+
+TEST_CASE("dsl: junk never crashes and always yields a query or an error", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  const std::vector<std::string> bits = {"8",  "x",  "×",  "h100", ":",  "-",  "_",  "a",   "3b", "k",    "卡", "の",
+                                         " ",  ",",  "、", "\"",   ".",  "1.", "+",  "gpus", "tp", "qwen3", "é",  "\t",
+                                         "。", "!",  "sft", "9999999999999999999999", "seq", "ｘ", "/", "a3b"};
+  std::uint32_t state = 12345;
+  auto next = [&] {
+    state = state * 1103515245u + 12345u;
+    return (state >> 16) & 0x7fff;
+  };
+  for (int i = 0; i < 3000; ++i) {
+    std::string q;
+    const auto n = next() % 8;
+    for (unsigned k = 0; k < n; ++k) q += bits[next() % bits.size()];
+    const auto r = parse(lex, q);
+    if (r) {
+      // The canonical form of anything valid reads back the same.
+      const auto again = parse(lex, to_canonical(r.query));
+      INFO("query: \"" << q << "\" canonical: \"" << to_canonical(r.query) << "\"");
+      REQUIRE(again);
+      CHECK(again.query.constraints() == r.query.constraints());
+    } else {
+      CHECK(r.error->span.col >= 1);
+    }
+  }
+  const auto invalid = parse(lex, std::string("sft \xff gpus"));
+  REQUIRE_FALSE(invalid);
+  CHECK(invalid.error->span.col == 5);
+}
+
+TEST_CASE("dsl: parsing takes microseconds", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  std::vector<const char*> queries;
+  for (const auto& c : kDslCases) queries.push_back(c.query);
+  const int rounds = 20;
+  std::size_t sink = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < rounds; ++i)
+    for (const char* q : queries) sink += parse(lex, q).query.terms.size();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  const double per_query_us =
+      std::chrono::duration<double, std::micro>(elapsed).count() / static_cast<double>(rounds * queries.size());
+  CHECK(sink > 0);
+  // Generous: debug and sanitizer builds run this too.
+  CHECK(per_query_us < 2000.0);
+}
