@@ -125,7 +125,8 @@ std::string render_result(Kb& kb, const Result& r, const RenderOptions& o) {
   out += (md ? "" : "  ") + kb.label(lang, "facts") + ": " + facts + "\n";
   std::vector<std::string> why;
   for (const auto& p : r.parts) why.push_back(kb.label(lang, "part_" + p.name) + " " + (p.points >= 0 ? "+" : "") + std::to_string(p.points) + " (" + p.why + ")");
-  out += (md ? "\n" : "  ") + kb.label(lang, "score") + " " + std::to_string(r.score) + ": " + kb::join(why, ", ") + "\n";
+  if (!r.parts.empty())
+    out += (md ? "\n" : "  ") + kb.label(lang, "score") + " " + std::to_string(r.score) + ": " + kb::join(why, ", ") + "\n";
   std::string layout = std::to_string(L.gpus) + " GPUs = " + std::to_string(L.nodes) + " × " + std::to_string(L.nproc) + " (" + L.hardware + (L.hardware_assumed ? "?" : "") +
                        "), TP " + L.tp.text() + ", PP " + L.pp.text() + ", CP " + L.cp.text() + ", EP " + L.ep.text() + ", SP " + (!L.tp.exact() ? "?" : L.sp ? "on" : "off");
   if (L.seq) layout += ", seq " + std::to_string(L.seq);
