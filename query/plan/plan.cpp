@@ -33,6 +33,23 @@ Prose prose(Kb& kb, const std::string& kind, const std::string& key, const std::
   return p;
 }
 
+std::vector<std::string> superseded_notes(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang,
+                                          const std::vector<std::string>& fields, bool name_entity) {
+  std::vector<std::string> out;
+  for (const auto& s : kb.superseded(kind, key)) {
+    if (!fields.empty() && std::find(fields.begin(), fields.end(), s.field) == fields.end()) continue;
+    std::string text = kb.label(lang, "superseded");
+    const std::string what = (name_entity ? kind + " " + key + " " : std::string{}) + s.field + " " + s.value;
+    for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+             {"{rev}", std::to_string(s.revision)}, {"{where}", s.file + ":" + std::to_string(s.line)}, {"{value}", what}}) {
+      const auto at = text.find(k);
+      if (at != std::string::npos) text.replace(at, k.size(), v);
+    }
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+  }
+  return out;
+}
+
 namespace {
 
 std::string fill(std::string text, const std::map<std::string, std::string>& vars) {
@@ -292,6 +309,7 @@ void build_command(Context& c, Result& r) {
   auto it = t.parts.find("command");
   std::string cmd = it == t.parts.end() ? t.text : it->second;
   r.sources.push_back({t.file, t.line, t.revision, "entry-point command"});
+  for (auto& n : superseded_notes(kb, ref.substr(0, slash), ref.substr(slash + 1), c.lang)) r.notes.push_back(std::move(n));
   const Layout& L = r.layout;
   if (bench) {
     set_flag(cmd, kb.planner("bench_nodes_flag"), std::to_string(L.nodes));
@@ -338,8 +356,14 @@ void finish(Context& c, Result& r, const std::optional<Model>& model) {
   add_recipe_notes(c, r);
   build_command(c, r);
   check_layout(c.kb, r, model, c.lang, c.threshold);
-  for (const auto& v : r.rules)
+  std::set<std::string> noted;
+  for (const auto& v : r.rules) {
     if (!v.rule.source.file.empty()) r.sources.push_back(v.rule.source);
+    const std::string entity = c.kb.check_entity(v.id);
+    const auto slash = entity.find('/');
+    if (slash == std::string::npos || !noted.insert(entity).second) continue;
+    for (auto& n : superseded_notes(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang)) r.notes.push_back(std::move(n));
+  }
   for (const auto& p : r.pitfalls) r.sources.push_back(p.source);
   for (const auto& o : r.overrides)
     if (!o.source.file.empty()) r.sources.push_back(o.source);

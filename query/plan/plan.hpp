@@ -111,6 +111,11 @@ std::variant<Result, QueryError> check_recipe(Kb& kb, const std::string& recipe,
 // `kbq show RECIPE`: the recipe's facts at its own default layout.
 std::optional<Result> show_recipe(Kb& kb, const std::string& recipe, const std::string& lang);
 
+// "revision N (file:line) said: ..." for each older value of an entity's
+// fields (all fields when `fields` is empty), in `lang`.
+std::vector<std::string> superseded_notes(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang,
+                                          const std::vector<std::string>& fields = {}, bool name_entity = true);
+
 // Text of an entity in `lang`, falling back to the winning edition.
 Prose prose(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang,
             const std::string& part = {});

@@ -154,20 +154,9 @@ long long Ranker::suggested_gpus(const Result& r) const {
 }
 
 std::vector<std::string> Ranker::notes_for(const Result& r, const std::string& lang) const {
-  std::vector<std::string> out;
   auto it = picks_.find(r.recipe.name);
-  if (it == picks_.end()) return out;
-  for (const auto& s : kb_.superseded("quick_ref", it->second.row)) {
-    if (s.field != "recipe" && s.field != "gpus") continue;
-    std::string text = kb_.label(lang, "superseded");
-    for (const auto& [k, v] : std::map<std::string, std::string>{
-             {"{rev}", std::to_string(s.revision)}, {"{where}", s.file + ":" + std::to_string(s.line)}, {"{value}", s.field + " " + s.value}}) {
-      const auto at = text.find(k);
-      if (at != std::string::npos) text.replace(at, k.size(), v);
-    }
-    out.push_back(text);
-  }
-  return out;
+  if (it == picks_.end()) return {};
+  return superseded_notes(kb_, "quick_ref", it->second.row, lang, {"recipe", "gpus"}, false);
 }
 
 }  // namespace kbq
