@@ -2,6 +2,7 @@
 #include "process.hpp"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,17 @@
 #include <stdexcept>
 
 namespace kbtest {
+
+TempDir::TempDir(const std::string& prefix) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
 
 RunResult run(const std::string& program, const std::vector<std::string>& args, const std::string& stdin_text) {
   int out[2], err[2], in[2];

@@ -12,6 +12,8 @@
 // Adding a case is adding a folder.
 #include <catch2/catch.hpp>
 
+#include "process.hpp"
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,23 +45,9 @@ const std::string kData = kRoot + "/kb-sources/data";
 const std::string kBad = kRoot + "/tests/fixtures/bad";
 const std::string kGood = kRoot + "/tests/fixtures/good/minimal";
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kbtests-bad-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
-
- private:
-  fs::path path_;
+// Each test's scratch folder (tests/process.hpp), named after this file.
+struct TempDir : kbtest::TempDir {
+  TempDir() : kbtest::TempDir("kbtests-bad") {}
 };
 
 std::string slurp(const std::string& path) {

@@ -6,6 +6,8 @@
 // markdown editions, and the atomic write of `kbc build` under SIGKILL.
 #include <catch2/catch.hpp>
 
+#include "process.hpp"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,25 +56,9 @@ std::string render_all(const Diagnostics& diags) {
   return out;
 }
 
-// A fresh folder under the system temp folder, removed with its content.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kbtests-compiler-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
-
- private:
-  fs::path path_;
+// Each test's scratch folder (tests/process.hpp), named after this file.
+struct TempDir : kbtest::TempDir {
+  TempDir() : kbtest::TempDir("kbtests-compiler") {}
 };
 
 // The real kb-sources, compiled once for every test of this file.

@@ -59,25 +59,9 @@ std::string render_all(const Diagnostics& diags) {
   return out;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kbtests-generate-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
-
- private:
-  fs::path path_;
+// Each test's scratch folder (tests/process.hpp), named after this file.
+struct TempDir : kbtest::TempDir {
+  TempDir() : kbtest::TempDir("kbtests-generate") {}
 };
 
 std::unique_ptr<Compilation> compile_or_fail(const std::string& sources, const std::string& data = {}) {
