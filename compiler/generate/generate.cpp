@@ -32,6 +32,7 @@ int generate(const Compilation& c, const std::string& out_dir, bool check, Diagn
         gen::write_skill(ctx, files);
         gen::write_status(ctx, files);
         gen::write_site(ctx, files);
+        gen::write_answers(ctx, files);
       }
     } catch (const std::exception& e) {
       local.error({out_dir, 0, 0}, std::string("cannot generate: ") + e.what());

@@ -10,6 +10,7 @@
 //   skill.cpp    skill/SKILL.<lang>.md, regenerated in the newest edition's order
 //   status.cpp   translation-status.md
 //   site.cpp     site/: recipe pages, family pages, kb.json, search-records.json
+//   answers.cpp  site/answers/: kbq's JSON answers to the quick-reference questions
 //
 // Every human-language word of the output comes from the sources or from
 // kb-sources/data; the code only arranges them.
@@ -198,5 +199,6 @@ void write_index(const Context& ctx, OutputFiles& out);
 void write_skill(const Context& ctx, OutputFiles& out);
 void write_status(const Context& ctx, OutputFiles& out);
 void write_site(const Context& ctx, OutputFiles& out);
+void write_answers(Context& ctx, OutputFiles& files);
 
 }  // namespace kb::gen

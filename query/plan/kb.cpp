@@ -8,9 +8,11 @@
 
 #include "support/text.hpp"
 
+// Linked into kbq only (query/embed.S.in); weak so that kbc, which links
+// this file to answer questions in generate, needs no embedded KB.
 extern "C" {
-extern const unsigned char kb_embedded_begin[];
-extern const unsigned char kb_embedded_end[];
+extern const unsigned char kb_embedded_begin[] __attribute__((weak));
+extern const unsigned char kb_embedded_end[] __attribute__((weak));
 }
 
 namespace kbq {
@@ -20,6 +22,8 @@ constexpr int kSchemaVersion = 1;  // must match compiler/schema.sql
 
 kb::Db open_db(const std::string& path) {
   if (path.empty()) {
+    if (!kb_embedded_begin || !kb_embedded_end)
+      throw std::runtime_error("this program has no embedded knowledge base: pass --kb FILE");
     const auto size = static_cast<size_t>(kb_embedded_end - kb_embedded_begin);
     return kb::Db::from_bytes(kb_embedded_begin, size);
   }
