@@ -28,14 +28,12 @@ void write_answers(Context& ctx, OutputFiles& files) {
   kbq::Kb kb(tmp.string());
 
   nlohmann::ordered_json index = nlohmann::ordered_json::array();
-  const Entity* none = nullptr;
   std::vector<const Entity*> rows;
   for (const auto& e : c.resolved.entities)
     if (e.kind == "quick_ref") rows.push_back(&e);
   std::sort(rows.begin(), rows.end(), [](const Entity* a, const Entity* b) {
     return a->key.size() != b->key.size() ? a->key.size() < b->key.size() : a->key < b->key;
   });
-  (void)none;
   for (const Entity* e : rows) {
     for (const auto& lang : ctx.languages) {
       const Choice ch = ctx.choose(*e, lang);

@@ -315,9 +315,11 @@ std::vector<std::string> Kb::family_intents(const std::string& family) {
 std::vector<long long> Kb::search_recipes(const std::vector<std::string>& words) {
   std::vector<long long> out;
   if (words.empty()) return out;
-  // Trigram FTS for words of three characters or more; LIKE for shorter ones.
+  // On a trigram FTS5 table, LIKE '%w%' uses the index for words of three
+  // characters or more and scans the table's text for shorter ones (the
+  // documented fallback). The SQL has one placeholder per word.
   std::string sql = "SELECT DISTINCT ref_id FROM search WHERE ref_kind = 'recipe'";
-  for (const auto& w : words) sql += kb::code_point_column(w, w.size()) >= 3 ? " AND text LIKE ?" : " AND text LIKE ?";
+  for (size_t i = 0; i < words.size(); ++i) sql += " AND text LIKE ?";
   sql += " ORDER BY ref_id";
   kb::Stmt st(db_, sql);
   int i = 1;
