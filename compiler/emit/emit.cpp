@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <map>
 #include <unistd.h>
 
@@ -401,6 +402,13 @@ std::string sql_quote(const std::string& s) {
 
 std::string dump_kb(const std::string& kb_path, const std::string& format) {
   Db db(kb_path, Db::Mode::ReadOnly);
+  {
+    Stmt v(db, "PRAGMA user_version");
+    const long long version = v.step() ? v.integer(0) : 0;
+    if (version != kSchemaVersion)
+      throw std::runtime_error("knowledge base has schema version " + std::to_string(version) + ", this kbc writes version " +
+                               std::to_string(kSchemaVersion) + " (rebuild it with kbc build)");
+  }
   std::vector<std::string> tables;
   {
     Stmt st(db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
