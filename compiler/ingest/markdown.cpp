@@ -50,8 +50,17 @@ class Walker {
       : path_(path), lines_(lines), offset_(line_offset), doc_(doc), diags_(diags) {}
 
   void block(cmark_node* node, int list_depth) {
+    if (++depth_ > kMaxNesting) {
+      if (!nesting_reported_)
+        diags_.error(span_of(node), "blocks nested more than " + std::to_string(kMaxNesting) + " levels deep",
+                     "flatten the nested lists or block quotes; the content below this level is skipped");
+      nesting_reported_ = true;
+      --depth_;
+      return;
+    }
     for (cmark_node* child = cmark_node_first_child(node); child; child = cmark_node_next(child))
       one(child, list_depth);
+    --depth_;
   }
 
  private:
@@ -66,8 +75,15 @@ class Walker {
     return Span{path_, line + offset_, col};
   }
 
+  // Flattens inline content with cmark's iterator (no recursion, so deeply
+  // nested emphasis cannot exhaust the stack).
   static void inline_text(cmark_node* n, std::string& out) {
-    for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
+    cmark_iter* it = cmark_iter_new(n);
+    cmark_event_type ev;
+    while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+      if (ev != CMARK_EVENT_ENTER) continue;
+      cmark_node* c = cmark_iter_get_node(it);
+      if (c == n) continue;
       switch (cmark_node_get_type(c)) {
         case CMARK_NODE_TEXT:
         case CMARK_NODE_CODE:
@@ -79,9 +95,10 @@ class Walker {
           out += '\n';
           break;
         default:
-          inline_text(c, out);
+          break;
       }
     }
+    cmark_iter_free(it);
   }
 
   static std::string text_of(cmark_node* n) {
@@ -151,8 +168,16 @@ class Walker {
           }
           li.text = trim(text);
           push(std::move(li), item);
-          for (cmark_node* c = cmark_node_first_child(item); c; c = cmark_node_next(c))
-            if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) one(c, list_depth + 1);
+          if (++depth_ > kMaxNesting) {
+            if (!nesting_reported_)
+              diags_.error(span_of(item), "blocks nested more than " + std::to_string(kMaxNesting) + " levels deep",
+                           "flatten the nested lists or block quotes; the content below this level is skipped");
+            nesting_reported_ = true;
+          } else {
+            for (cmark_node* c = cmark_node_first_child(item); c; c = cmark_node_next(c))
+              if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) one(c, list_depth + 1);
+          }
+          --depth_;
         }
         return;
       }
@@ -225,6 +250,11 @@ class Walker {
     }
   }
 
+  // Containers (lists, block quotes) deeper than this are an error: no
+  // recipe document nests that deep, and the walk must not exhaust the stack.
+  static constexpr int kMaxNesting = 64;
+  int depth_ = 0;
+  bool nesting_reported_ = false;
   const std::string& path_;
   const Lines& lines_;
   int offset_;
