@@ -145,6 +145,13 @@ std::optional<Recipe> Kb::recipe(const std::string& name, const std::string& mod
 
 std::optional<Model> Kb::model(const std::string& key) {
   if (key.empty()) return std::nullopt;
+  if (auto it = model_cache_.find(key); it != model_cache_.end()) return it->second;
+  auto m = read_model(db_, key);
+  model_cache_[key] = m;
+  return m;
+}
+
+std::optional<Model> Kb::read_model(kb::Db& db_, const std::string& key) {
   kb::Stmt st(db_,
               "SELECT model_key, display_name, coalesce(arch,''), coalesce(num_layers,0), coalesce(num_attention_heads,0), "
               "num_key_value_heads, coalesce(kv_heads_raw,''), coalesce(num_experts,0), coalesce(max_position_embeddings,0), source "
@@ -166,10 +173,12 @@ std::optional<Model> Kb::model(const std::string& key) {
 }
 
 std::vector<Gpu> Kb::gpus() {
+  if (!gpus_.empty()) return gpus_;
   std::vector<Gpu> out;
   kb::Stmt st(db_, "SELECT gpu_key, display_name, nvlink_domain_size, gpus_per_node, source FROM gpus ORDER BY gpu_key");
   while (st.step())
     out.push_back({st.text(0), st.text(1), static_cast<int>(st.integer(2)), static_cast<int>(st.integer(3)), st.text(4)});
+  gpus_ = out;
   return out;
 }
 
@@ -295,13 +304,23 @@ std::vector<std::string> Kb::family_intents(const std::string& family) {
   if (auto it = family_cache_.find(family); it != family_cache_.end()) return it->second;
   std::vector<std::string> out;
   // The family's heading in every edition (aligned family entity), plus the
-  // heading as the recipe row states it.
+  // heading as the recipe row states it; read once for all families.
+  if (!families_loaded_) {
+    families_loaded_ = true;
+    std::map<long long, std::vector<std::string>> by_entity;
+    kb::Stmt st(db_,
+                "SELECT t.entity_id, t.text FROM entity_texts t JOIN entities e ON e.id = t.entity_id "
+                "WHERE e.kind = 'family' ORDER BY t.entity_id, t.lang");
+    while (st.step()) by_entity[st.integer(0)].push_back(st.text(1));
+    for (const auto& [id, texts] : by_entity)
+      for (const auto& t : texts) {
+        auto& all = family_headings_[t];
+        all.insert(all.end(), texts.begin(), texts.end());
+      }
+  }
   std::vector<std::string> headings{family};
-  kb::Stmt st(db_,
-              "SELECT t2.text FROM entity_texts t JOIN entities e ON e.id = t.entity_id AND e.kind = 'family' "
-              "JOIN entity_texts t2 ON t2.entity_id = e.id WHERE t.text = ? ORDER BY t2.lang");
-  st.bind(1, family);
-  while (st.step()) headings.push_back(st.text(0));
+  if (auto it = family_headings_.find(family); it != family_headings_.end())
+    headings.insert(headings.end(), it->second.begin(), it->second.end());
   std::set<std::string> intents;
   for (const auto& h : headings) {
     auto r = kbq::dsl::parse(lexicon_, h);

@@ -110,11 +110,16 @@ class Kb {
 
  private:
   Recipe read_recipe(kb::Stmt& st);
+  static std::optional<Model> read_model(kb::Db& db, const std::string& key);
   kb::Db db_;
   kbq::dsl::Lexicon lexicon_;
   std::vector<std::string> languages_;
   std::map<std::string, std::string> label_cache_;
   std::map<std::string, std::vector<std::string>> family_cache_;
+  bool families_loaded_ = false;
+  std::map<std::string, std::vector<std::string>> family_headings_;  // any edition's heading → all editions' headings
+  std::map<std::string, std::optional<Model>> model_cache_;
+  std::vector<Gpu> gpus_;
 };
 
 }  // namespace kbq
