@@ -300,11 +300,32 @@ std::string Kb::label(const std::string& lang, const std::string& key) {
   return text;
 }
 
+// Intent words in a heading: single words and word pairs looked up in the
+// lexicon (a full parse would also rank typo suggestions, which headings do
+// not need).
+static void heading_intents(const kbq::dsl::Lexicon& lexicon, const std::string& heading, std::set<std::string>& into) {
+  std::vector<std::string> words;
+  std::string cur;
+  for (char ch : kb::fold(heading)) {
+    const bool sep = ch == ' ' || ch == '/' || ch == '(' || ch == ')' || ch == ',';
+    if (!sep) cur += ch;
+    if (sep && !cur.empty()) {
+      words.push_back(cur);
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) words.push_back(cur);
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (auto v = lexicon.value_of(kbq::dsl::WordKind::Intent, words[i])) into.insert(*v);
+    if (i + 1 < words.size())
+      if (auto v = lexicon.value_of(kbq::dsl::WordKind::Intent, words[i] + " " + words[i + 1])) into.insert(*v);
+  }
+}
+
 std::vector<std::string> Kb::family_intents(const std::string& family) {
   if (auto it = family_cache_.find(family); it != family_cache_.end()) return it->second;
-  std::vector<std::string> out;
-  // The family's heading in every edition (aligned family entity), plus the
-  // heading as the recipe row states it; read once for all families.
+  // The intents of a family entity are those of its heading in every
+  // edition; computed once per entity, then looked up by any heading.
   if (!families_loaded_) {
     families_loaded_ = true;
     std::map<long long, std::vector<std::string>> by_entity;
@@ -312,21 +333,16 @@ std::vector<std::string> Kb::family_intents(const std::string& family) {
                 "SELECT t.entity_id, t.text FROM entity_texts t JOIN entities e ON e.id = t.entity_id "
                 "WHERE e.kind = 'family' ORDER BY t.entity_id, t.lang");
     while (st.step()) by_entity[st.integer(0)].push_back(st.text(1));
-    for (const auto& [id, texts] : by_entity)
-      for (const auto& t : texts) {
-        auto& all = family_headings_[t];
-        all.insert(all.end(), texts.begin(), texts.end());
-      }
+    for (const auto& [id, texts] : by_entity) {
+      std::set<std::string> intents;
+      for (const auto& t : std::set<std::string>(texts.begin(), texts.end())) heading_intents(lexicon_, t, intents);
+      for (const auto& t : texts) family_headings_[t].insert(intents.begin(), intents.end());
+    }
   }
-  std::vector<std::string> headings{family};
-  if (auto it = family_headings_.find(family); it != family_headings_.end())
-    headings.insert(headings.end(), it->second.begin(), it->second.end());
   std::set<std::string> intents;
-  for (const auto& h : headings) {
-    auto r = kbq::dsl::parse(lexicon_, h);
-    for (const auto& i : r.query.intents) intents.insert(i);
-  }
-  out.assign(intents.begin(), intents.end());
+  heading_intents(lexicon_, family, intents);
+  if (auto it = family_headings_.find(family); it != family_headings_.end()) intents.insert(it->second.begin(), it->second.end());
+  std::vector<std::string> out(intents.begin(), intents.end());
   family_cache_[family] = out;
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -117,7 +118,7 @@ class Kb {
   std::map<std::string, std::string> label_cache_;
   std::map<std::string, std::vector<std::string>> family_cache_;
   bool families_loaded_ = false;
-  std::map<std::string, std::vector<std::string>> family_headings_;  // any edition's heading → all editions' headings
+  std::map<std::string, std::set<std::string>> family_headings_;  // any edition's heading → its family's intents
   std::map<std::string, std::optional<Model>> model_cache_;
   std::vector<Gpu> gpus_;
 };
