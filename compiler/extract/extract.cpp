@@ -336,6 +336,7 @@ class Extractor {
         auto it = cell.find(field);
         if (it == cell.end()) return;
         auto rg = parse_range(it->second->text, lang, field, v_);
+        if (rg && rg->known && !rg->none && !rg->varies && rg->lo < 1) rg.reset();  // sizes start at 1
         if (!rg) {
           std::string upper = field;
           std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
@@ -357,7 +358,15 @@ class Extractor {
         if (val == "true") base.sp = true;
         else if (val == "none") base.sp = false;
       }
-      if (auto it = cell.find("seq_len"); it != cell.end()) base.seq_len = parse_seq(it->second->text, v_);
+      if (auto it = cell.find("seq_len"); it != cell.end()) {
+        base.seq_len = parse_seq(it->second->text, v_);
+        const auto marker = v_.cell_value(lang, "seq_len", it->second->text);
+        if (base.seq_len == 0 && !trim(it->second->text).empty() && !marker) {
+          diags_.error(it->second->span, "Seq Len cell '" + it->second->text + "' is not a sequence length",
+                       "write a length such as 4K, 8K, 128K (K = 1024) or a number of tokens");
+          ok = false;
+        }
+      }
       if (auto it = cell.find("sizes"); it != cell.end()) base.sizes = it->second->text;
       if (auto it = cell.find("notes"); it != cell.end()) base.notes = it->second->text;
       if (auto it = cell.find("features"); it != cell.end()) base.notes = it->second->text;
@@ -395,6 +404,12 @@ class Extractor {
       auto it = cell.find("recipe");
       if (it == cell.end()) continue;
       const std::string written = it->second->text;
+      if (const RE2* re = v_.pattern("recipe"); re && !RE2::FullMatch(written, *re)) {
+        diags_.error(it->second->span, "recipe cell '" + written + "' is not a recipe name",
+                     "a recipe is a Python function name ending in _config, e.g. llama3_8b_sft_config; "
+                     "braces and * mark patterns");
+        continue;
+      }
       std::vector<std::string> cell_modes;
       if (auto m = cell.find("mode"); m != cell.end()) {
         if (auto val = v_.cell_value(lang, "mode", m->second->text)) cell_modes = split(*val, ',');

@@ -7,6 +7,7 @@
 #include <cmark-gfm.h>
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -253,7 +254,7 @@ class Walker {
   // Containers (lists, block quotes) deeper than this are an error: no
   // recipe document nests that deep, and the walk must not exhaust the stack.
   static constexpr int kMaxNesting = 64;
-  int depth_ = 0;
+  int depth_ = -1;  // the document itself is not a nesting level
   bool nesting_reported_ = false;
   const std::string& path_;
   const Lines& lines_;
@@ -305,8 +306,13 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
                 "invalid UTF-8 byte sequence", "save the file as UTF-8");
     return std::nullopt;
   }
-  if (text.find('\0') != std::string_view::npos) {
-    diags.error({file.path, 1, 1}, "NUL byte in a text file", "kb-sources are UTF-8 text");
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    int line = 1;
+    size_t ls = 0;
+    for (size_t i = 0; i < nul; ++i)
+      if (text[i] == '\n') { ++line; ls = i + 1; }
+    diags.error({file.path, line, code_point_column(text.substr(ls), nul - ls) + 1}, "NUL byte in a text file",
+                "kb-sources are UTF-8 text");
     return std::nullopt;
   }
   if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
@@ -324,11 +330,36 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
   }
   FrontMatter& m = doc.meta;
   m.span = {file.path, 1, 1};
+  // yaml-cpp keeps the last of two equal keys; a front matter that says
+  // two things is an error. Top-level keys start a line.
+  {
+    std::map<std::string, int> seen;
+    int line = 2;
+    for (const auto& l : split(yaml, '\n')) {
+      const auto colon = l.find(':');
+      if (!l.empty() && l[0] != ' ' && l[0] != '#' && l[0] != '-' && colon != std::string::npos) {
+        const std::string key = trim(l.substr(0, colon));
+        if (seen.count(key)) {
+          diags.error({file.path, line, 1}, "front matter has two '" + key + "' keys",
+                      "keep one (line " + std::to_string(seen[key]) + " has the other)");
+          return std::nullopt;
+        }
+        seen[key] = line;
+      }
+      ++line;
+    }
+  }
   try {
     YAML::Node root = YAML::Load(std::string(yaml));
     if (!root.IsMap()) throw YAML::Exception(YAML::Mark::null_mark(), "front matter is not a mapping");
+    bool bad_value = false;
     auto str = [&](const char* key) -> std::string {
       const YAML::Node v = root[key];
+      if (v && !v.IsScalar() && !v.IsNull() && !bad_value) {
+        diags.error({file.path, v.Mark().line + 2, v.Mark().column + 1},
+                    std::string("front matter '") + key + "' is not a single value", "write key: value on one line");
+        bad_value = true;
+      }
       return v && v.IsScalar() ? v.as<std::string>() : std::string{};
     };
     m.name = str("name");
@@ -337,6 +368,7 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
     m.origin = str("origin");
     m.translated_from = str("translated-from");
     const std::string rev = str("revision");
+    if (bad_value) return std::nullopt;
     if (m.lang.empty())
       diags.error({file.path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
     if (rev.empty()) {

@@ -17,7 +17,15 @@ std::string Diagnostic::render() const {
     case Severity::Warning: out += ": warning: "; break;
     case Severity::Note: out += ": note: "; break;
   }
-  out += message;
+  // A message quotes input; never a megabyte of it.
+  constexpr size_t kMaxMessage = 400;
+  if (message.size() > kMaxMessage) {
+    size_t cut = kMaxMessage;
+    while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+    out += message.substr(0, cut) + "… (" + std::to_string(message.size()) + " bytes)";
+  } else {
+    out += message;
+  }
   if (!hint.empty()) out += "\n  hint: " + hint;
   return out;
 }

@@ -70,15 +70,30 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   } catch (const kb::SqliteError& e) {
     throw std::runtime_error(where + ": error: not a readable SQLite knowledge base (" + e.what() + ")");
   }
-  std::vector<kbq::dsl::LexiconRow> rows;
-  kb::Stmt lx(db_, "SELECT lang, kind, word, value FROM lexicon ORDER BY lang, kind, word");
-  while (lx.step()) rows.push_back({lx.text(0), lx.text(1), lx.text(2), lx.text(3)});
-  std::vector<std::string> hw;
-  kb::Stmt g(db_, "SELECT gpu_key FROM gpus ORDER BY gpu_key");
-  while (g.step()) hw.push_back(g.text(0));
-  lexicon_ = kbq::dsl::Lexicon(rows, hw);
-  kb::Stmt l(db_, "SELECT DISTINCT lang FROM sources WHERE lang IS NOT NULL ORDER BY lang");
-  while (l.step()) languages_.push_back(l.text(0));
+  // Every table kbq reads must be there (a damaged or partial KB fails here
+  // with one line, not in the middle of an answer).
+  for (const char* table : {"sources", "recipes", "entities", "entity_texts", "conflicts", "conflict_values",
+                            "missing_translations", "models", "gpus", "lexicon", "config_keys", "planner", "checks",
+                            "labels", "datasets", "dataset_renames", "search"}) {
+    kb::Stmt st(db_, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
+    st.bind(1, table);
+    if (!st.step() || st.integer(0) == 0)
+      throw std::runtime_error(where + ": error: knowledge base is incomplete: no table '" + table +
+                               "' (rebuild it with kbc build)");
+  }
+  try {
+    std::vector<kbq::dsl::LexiconRow> rows;
+    kb::Stmt lx(db_, "SELECT lang, kind, word, value FROM lexicon ORDER BY lang, kind, word");
+    while (lx.step()) rows.push_back({lx.text(0), lx.text(1), lx.text(2), lx.text(3)});
+    std::vector<std::string> hw;
+    kb::Stmt g(db_, "SELECT gpu_key FROM gpus ORDER BY gpu_key");
+    while (g.step()) hw.push_back(g.text(0));
+    lexicon_ = kbq::dsl::Lexicon(rows, hw);
+    kb::Stmt l(db_, "SELECT DISTINCT lang FROM sources WHERE lang IS NOT NULL ORDER BY lang");
+    while (l.step()) languages_.push_back(l.text(0));
+  } catch (const kb::SqliteError& e) {
+    throw std::runtime_error(where + ": error: knowledge base is incomplete (" + e.what() + "); rebuild it with kbc build");
+  }
 }
 
 static const char* kRecipeCols =
@@ -348,19 +363,29 @@ std::vector<std::string> Kb::family_intents(const std::string& family) {
 }
 
 std::vector<long long> Kb::search_recipes(const std::vector<std::string>& words) {
-  std::vector<long long> out;
-  if (words.empty()) return out;
-  // On a trigram FTS5 table, LIKE '%w%' uses the index for words of three
-  // characters or more and scans the table's text for shorter ones (the
-  // documented fallback). The SQL has one placeholder per word.
-  std::string sql = "SELECT DISTINCT ref_id FROM search WHERE ref_kind = 'recipe'";
-  for (size_t i = 0; i < words.size(); ++i) sql += " AND text LIKE ?";
-  sql += " ORDER BY ref_id";
-  kb::Stmt st(db_, sql);
-  int i = 1;
-  for (const auto& w : words) st.bind(i++, "%" + w + "%");
-  while (st.step()) out.push_back(st.integer(0));
-  return out;
+  // One query per word, intersected: words of three characters or more use
+  // the trigram index (LIKE on the FTS5 table); shorter ones fall back to a
+  // scan with instr(). (Mixing both kinds in one trigram LIKE conjunction
+  // crashes SQLite 3.40, found by the bad-query corpus.)
+  std::optional<std::set<long long>> hits;
+  for (const auto& w : words) {
+    const bool indexed = kb::code_point_column(w, w.size()) >= 3;
+    kb::Stmt st(db_, indexed ? "SELECT DISTINCT ref_id FROM search WHERE ref_kind = 'recipe' AND text LIKE ?"
+                             : "SELECT DISTINCT ref_id FROM search WHERE ref_kind = 'recipe' AND instr(lower(text), ?) > 0");
+    st.bind(1, indexed ? "%" + w + "%" : w);
+    std::set<long long> ids;
+    while (st.step()) ids.insert(st.integer(0));
+    if (hits) {
+      std::set<long long> both;
+      for (long long id : ids)
+        if (hits->count(id)) both.insert(id);
+      hits = std::move(both);
+    } else {
+      hits = std::move(ids);
+    }
+    if (hits->empty()) break;
+  }
+  return hits ? std::vector<long long>(hits->begin(), hits->end()) : std::vector<long long>{};
 }
 
 }  // namespace kbq

@@ -332,7 +332,10 @@ void build_command(Context& c, Result& r) {
   }
   for (const auto& o : r.overrides) {
     while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == ' ')) cmd.pop_back();
-    cmd += " \\\n    '" + o.key + "=" + o.value + "'";
+    // Single-quoted for the shell, a quote inside written as '\''.
+    std::string quoted = "'";
+    for (char ch : o.key + "=" + o.value) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    cmd += " \\\n    " + quoted + "'";
   }
   r.command = cmd;
 }
@@ -458,9 +461,18 @@ std::variant<Result, QueryError> check_recipe(Kb& kb, const std::string& name, l
   Result r;
   r.recipe = *rc;
   const auto model = kb.model(rc->model_key);
-  for (const auto& [k, v] : overrides)
-    if (!kb.config_key(k))
-      return QueryError{"unknown override key '" + k + "'", "keys are listed in kb-sources/data/config-keys.tsv", {1, 0}};
+  for (const auto& [k, v] : overrides) {
+    auto ck = kb.config_key(k);
+    if (!ck) return QueryError{"unknown override key '" + k + "'", "keys are listed in kb-sources/data/config-keys.tsv", {1, 0}};
+    // A parallel size must be a positive whole number.
+    static const std::vector<std::string> sizes = {"tp", "pp", "cp", "ep", "etp", "vp"};
+    if (std::find(sizes.begin(), sizes.end(), ck->dimension) != sizes.end()) {
+      const long long n = to_ll(v, 0);
+      if (n < 1 || n > 1000000)
+        return QueryError{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number",
+                          "e.g. " + ck->key + "=2", {1, 0}};
+    }
+  }
   fit(c, r, model, gpus, 0, hardware_or_default(kb, hardware), hardware.empty(), overrides);
   if (rc->kind != "benchmark") r.dataset = pick_dataset(kb, rc->mode, {}, nullptr, lang);
   finish(c, r, model);
