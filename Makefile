@@ -62,3 +62,47 @@ asan:
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz build-bench
+
+# ---------------------------------------------------------------------------
+# Measurement and hardening (docs/performance.md).
+#
+# `make bench`: a Release build in build-bench/, then bench/run.sh prints
+# every figure beside its floor (sqlite3, cmark-gfm) and the ratio.
+# BENCH_RUNS (kbq runs per query, default 30), BENCH_SCALES (default
+# "10 100 1000"), BENCH_ARGS (more bench/run.sh flags).
+BENCH_RUNS   ?= 30
+BENCH_SCALES ?= 10 100 1000
+BENCH_ARGS   ?=
+
+bench:
+	@$(MAKE) --no-print-directory deps
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake --build build-bench -j $(JOBS) --target kbc kbq
+	bench/run.sh --build build-bench --runs $(BENCH_RUNS) --scales "$(BENCH_SCALES)" $(BENCH_ARGS)
+
+# `make fuzz`: the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/,
+# seeded from kb-sources, the seeds, the golden and bad queries
+# (fuzz/seed_corpus.py), each run FUZZ_SECONDS (default 60). New corpus
+# entries go to build-fuzz/corpus/<target>-work; a crash leaves
+# build-fuzz/artifacts/<target>-crash-* and fails the target.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= fuzz_dsl fuzz_markdown fuzz_text_export
+FUZZ_ARGS    ?=
+
+fuzz:
+	@$(MAKE) --no-print-directory deps
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_FUZZ=ON \
+	  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang $(CMAKE_ARGS)
+	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS)
+	python3 fuzz/seed_corpus.py build-fuzz/corpus
+	@mkdir -p build-fuzz/artifacts
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  name=$${t#fuzz_}; mkdir -p build-fuzz/corpus/$$t-work; \
+	  echo "== $$t: $(FUZZ_SECONDS) s"; \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+	  build-fuzz/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=$$(if [ $$name = dsl ]; then echo 4096; else echo 65536; fi) \
+	    -print_final_stats=1 -dict=build-fuzz/corpus/$$name.dict $(FUZZ_ARGS) \
+	    -artifact_prefix=build-fuzz/artifacts/$$t- \
+	    build-fuzz/corpus/$$t-work build-fuzz/corpus/$$name; \
+	done

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Seed corpora and dictionaries of the libFuzzer targets (fuzz/*.cpp).
+
+Writes, under OUT:
+  dsl/            queries: the golden queries (tests/golden), the malformed
+                  queries (tests/bad-queries, capped at 64 KiB), the DSL test
+                  table (tests/test_dsl.cpp), lexicon phrases
+  markdown/       every *.md of kb-sources/ and tests/fixtures/ (bad and good)
+  text_export/    the seed text exports (../shared/seeds/*.txt, when present)
+                  and the text-export fixtures, each prefixed with the byte
+                  that picks its edition (fuzz_text_export.cpp)
+  dsl.dict        lexicon words and DSL punctuation (libFuzzer -dict)
+  markdown.dict   front-matter keys, headings, table headers, cell words
+  text_export.dict  the same with tabs, bullets and tree lines
+Plus fuzz/regressions/<target>/, inputs that once crashed, copied in.
+
+Usage: seed_corpus.py OUT   (from the repository root; stdlib only)
+"""
+
+import hashlib
+import os
+import re
+import shutil
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "kb-sources", "data")
+SEEDS = os.path.join(os.path.dirname(ROOT), "shared", "seeds")
+
+
+def read_tsv(name):
+    header, rows = None, []
+    with open(os.path.join(DATA, name), encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            cells = line.split("\t")
+            if header is None:
+                header = cells
+            else:
+                rows.append(dict(zip(header, cells)))
+    return rows
+
+
+def put(folder, data):
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, hashlib.sha1(data).hexdigest()), "wb") as f:
+        f.write(data)
+
+
+def dict_entry(word):
+    """A libFuzzer dictionary line: "..." with \\xNN for anything unusual."""
+    out = []
+    for b in word.encode("utf-8"):
+        out.append(chr(b) if 0x20 <= b < 0x7F and chr(b) not in '"\\' else "\\x%02X" % b)
+    return '"' + "".join(out) + '"'
+
+
+def decode_arg_bytes(spec):
+    """The arg-bytes syntax of tests/bad-queries (tests/test_faults.cpp)."""
+    out = bytearray()
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"(?:\*(\d+))?', spec):
+        piece = re.sub(rb"\\x([0-9a-fA-F]{2})", lambda h: bytes([int(h.group(1), 16)]), m.group(1).encode("utf-8"))
+        piece = piece.replace(b"\\n", b"\n").replace(b"\\t", b"\t").replace(b"\\r", b"\r").replace(b"\\0", b"\0")
+        piece = piece.replace(b'\\"', b'"').replace(b"\\\\", b"\\")
+        out += piece * int(m.group(2) or 1)
+    return bytes(out)
+
+
+def dsl(out):
+    folder = os.path.join(out, "dsl")
+    golden = os.path.join(ROOT, "tests", "golden")
+    for dirpath, _, files in os.walk(golden):
+        for name in files:
+            if not name.endswith(".test"):
+                continue
+            args = [l[5:].rstrip("\n") for l in open(os.path.join(dirpath, name), encoding="utf-8") if l.startswith("arg: ")]
+            for a in args:
+                if a and not a.startswith("--") and a not in ("check", "show", "rules", "pitfalls", "sources", "json", "text", "markdown"):
+                    put(folder, a)
+    bad = os.path.join(ROOT, "tests", "bad-queries")
+    if os.path.isdir(bad):
+        for name in sorted(os.listdir(bad)):
+            for line in open(os.path.join(bad, name), encoding="utf-8", errors="replace"):
+                if line.startswith("arg: "):
+                    put(folder, line[5:].rstrip("\n"))
+                elif line.startswith("arg-bytes: "):
+                    data = decode_arg_bytes(line[11:].rstrip("\n"))
+                    put(folder, data[:65536])
+    test_dsl = os.path.join(ROOT, "tests", "test_dsl.cpp")
+    if os.path.exists(test_dsl):
+        for m in re.finditer(r'^\s*\{u8?"((?:[^"\\]|\\.)*)",', open(test_dsl, encoding="utf-8").read(), re.M):
+            put(folder, m.group(1).encode("utf-8").decode("unicode_escape").encode("latin-1", "ignore") or b" ")
+    lexicon = read_tsv("lexicon.tsv")
+    words = sorted({r["word"] for r in lexicon if r.get("word")})
+    # A few phrases from lexicon words, per language.
+    by_lang = {}
+    for r in lexicon:
+        by_lang.setdefault(r["lang"], []).append(r["word"])
+    for lang, ws in sorted(by_lang.items()):
+        ws = sorted(set(ws))
+        for i in range(0, len(ws), 7):
+            put(folder, " ".join(ws[i:i + 4]) + " 8 gpus")
+    with open(os.path.join(out, "dsl.dict"), "w", encoding="utf-8") as f:
+        for w in words + [":", "\"", "×", "x", "*", "-a", "k", "b", "+", "~", "–", "gpus:", "tp:", "mode:", "1", "8", "128k", "1000001"]:
+            f.write(dict_entry(w) + "\n")
+
+
+def markdown(out):
+    folder = os.path.join(out, "markdown")
+    for base in (os.path.join(ROOT, "kb-sources"), os.path.join(ROOT, "tests", "fixtures")):
+        for dirpath, _, files in os.walk(base):
+            for name in files:
+                if name.endswith(".md"):
+                    put(folder, open(os.path.join(dirpath, name), "rb").read())
+    words = {"---", "lang: ", "revision: ", "name: ", "origin: ", "translated-from: ", "date: ", "|", "|---|", "```", "```bash",
+             "# ", "## ", "### ", "1. ", "- ", "> ", "`", "—", "✓", "–", "+", "{", "}", ",", "*", "_config", "K"}
+    for r in read_tsv("sections.tsv"):
+        words.add(r["heading"])
+    for r in read_tsv("columns.tsv"):
+        words.add(r["header"])
+    for r in read_tsv("cells.tsv"):
+        words.add(r["word"])
+    with open(os.path.join(out, "markdown.dict"), "w", encoding="utf-8") as f:
+        for w in sorted(words):
+            if w:
+                f.write(dict_entry(w) + "\n")
+    # The text-export front end reads the same words, with tabs, bullets and
+    # box-drawing lines instead of markdown syntax.
+    with open(os.path.join(out, "text_export.dict"), "w", encoding="utf-8") as f:
+        for w in sorted(words | {"\t", "• ", "├── ", "└── ", "│   ", "# ", "\\"}):
+            if w:
+                f.write(dict_entry(w) + "\n")
+
+
+def text_export(out):
+    folder = os.path.join(out, "text_export")
+    origins = [r["origin"] for r in read_tsv("editions.tsv")]
+    sources = []
+    if os.path.isdir(SEEDS):
+        sources += [os.path.join(SEEDS, n) for n in sorted(os.listdir(SEEDS)) if n.endswith(".txt")]
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "tests", "fixtures")):
+        sources += [os.path.join(dirpath, n) for n in sorted(files) if n.endswith(".txt") and n != "expected.txt"]
+    for path in sources:
+        name = os.path.basename(path)
+        pick = origins.index(name) if name in origins else len(origins)
+        data = open(path, "rb").read()
+        put(folder, bytes([pick]) + data)
+        # Also the first 100 lines: small seeds mutate faster.
+        put(folder, bytes([pick]) + b"\n".join(data.split(b"\n")[:100]))
+
+
+def regressions(out):
+    base = os.path.join(ROOT, "fuzz", "regressions")
+    if not os.path.isdir(base):
+        return
+    for target in os.listdir(base):
+        src = os.path.join(base, target)
+        for name in os.listdir(src):
+            os.makedirs(os.path.join(out, target), exist_ok=True)
+            shutil.copy(os.path.join(src, name), os.path.join(out, target, name))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    for sub in ("dsl", "markdown", "text_export"):
+        shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
+    dsl(out)
+    markdown(out)
+    text_export(out)
+    regressions(out)
+    for sub in ("dsl", "markdown", "text_export"):
+        n = len(os.listdir(os.path.join(out, sub))) if os.path.isdir(os.path.join(out, sub)) else 0
+        print(f"seed_corpus.py: {sub}: {n} seeds", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
