@@ -50,11 +50,7 @@ const std::string kRoot = KB_SOURCE_DIR;
 const std::string kSources = kRoot + "/kb-sources";
 const std::string kData = kSources + "/data";
 
-std::string render_all(const Diagnostics& diags) {
-  std::string out;
-  for (const auto& d : diags.all()) out += d.render() + "\n";
-  return out;
-}
+std::string render_all(const Diagnostics& diags) { return diags.render_all(); }
 
 // Each test's scratch folder (tests/process.hpp), named after this file.
 struct TempDir : kbtest::TempDir {

@@ -40,9 +40,12 @@ void Diagnostics::warning(Span span, std::string message, std::string hint) {
 void Diagnostics::note(Span span, std::string message, std::string hint) {
   items_.push_back({Severity::Note, std::move(span), std::move(message), std::move(hint)});
 }
-void Diagnostics::print(std::FILE* out) const {
-  for (const auto& d : items_) std::fprintf(out, "%s\n", d.render().c_str());
+std::string Diagnostics::render_all() const {
+  std::string out;
+  for (const auto& d : items_) out += d.render() + "\n";
+  return out;
 }
+void Diagnostics::print(std::FILE* out) const { std::fputs(render_all().c_str(), out); }
 void Diagnostics::append(const Diagnostics& other) {
   for (const auto& d : other.items_) {
     items_.push_back(d);

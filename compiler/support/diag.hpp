@@ -38,6 +38,7 @@ class Diagnostics {
   int error_count() const { return errors_; }
   const std::vector<Diagnostic>& all() const { return items_; }
   void print(std::FILE* out) const;
+  std::string render_all() const;  // every diagnostic, one render() per line
   void append(const Diagnostics& other);
 
  private:
