@@ -1,7 +1,8 @@
 // Tests of the query DSL (query/parse): a table of queries with their
 // canonical form (or error and column) in four languages, the round-trip
 // property over the whole table, spans, warnings, sizes, the lexicon's
-// helpers, robustness on junk and a speed check. The lexicon is the real
+// helpers, robustness on junk, the fuzz_dsl regression inputs
+// (fuzz/regressions/dsl/) and a speed check. The lexicon is the real
 // one, kb-sources/data/lexicon.tsv (KB_DSL_LEXICON=path overrides it, to
 // try a lexicon change), plus the gpu keys of kb-sources/data/gpus.tsv.
 //
@@ -11,9 +12,12 @@
 // checked when given.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -86,6 +90,13 @@ const std::vector<DslCase> kDslCases = {
     {"ＳＦＴ　８×Ｈ１００", "mode:sft gpus:8 hardware:h100", nullptr, nullptr, 0},
     {"ｑｗｅｎ３　ＬｏＲＡ", "mode:peft model:qwen3", nullptr, nullptr, 0},
     {"qwen4", "qwen4", nullptr, nullptr, 0},
+    // Free words that would re-form a phrase or a count side by side are
+    // quoted (found by fuzz_dsl; tests/bad-queries/roundtrip-*.test).
+    {"fine, tuning", "\"fine\" \"tuning\"", nullptr, nullptr, 0},
+    {"qwen3 fine, tuning", "model:qwen3 \"fine\" \"tuning\"", nullptr, nullptr, 0},
+    {"a 1, ×h100", "\"1\" \"×h100\"", nullptr, nullptr, 0},
+    {"8, ×h100 1", "\"8\" \"×h100\" \"1\"", nullptr, nullptr, 0},
+    {"zork frob", "zork frob", nullptr, nullptr, 0},
     {"fine-tune llama3 8b with lora", "mode:peft model:llama3 8b", "en", nullptr, 0},
     {"lora fine-tuning", "mode:peft", "en", nullptr, 0},
     {"what is the best recipe for llama3 70b on 2 nodes of h100?", "model:llama3 70b nodes:2 hardware:h100 best", "en",
@@ -403,6 +414,37 @@ TEST_CASE("dsl: junk never crashes and always yields a query or an error", "[dsl
   const auto invalid = parse(lex, std::string("sft \xff gpus"));
   REQUIRE_FALSE(invalid);
   CHECK(invalid.error->span.col == 5);
+}
+
+TEST_CASE("dsl: the inputs fuzz_dsl once failed on now round-trip", "[dsl]") {
+  // fuzz/regressions/dsl/: each file is one query, as bytes. Whatever it
+  // parses to (or the error), its canonical form reads back the same.
+  namespace fs = std::filesystem;
+#ifdef KB_SOURCE_DIR
+  const fs::path dir = fs::path(KB_SOURCE_DIR) / "fuzz" / "regressions" / "dsl";
+#else
+  const fs::path dir = fs::path(__FILE__).parent_path().parent_path() / "fuzz" / "regressions" / "dsl";
+#endif
+  const Lexicon& lex = test_lexicon();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 9);
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    const auto r = parse(lex, bytes.str());
+    INFO(f.filename().string() << ": " << show(r));
+    CHECK(r);  // every regression so far is a query that parses
+    if (!r) continue;
+    const auto again = parse(lex, to_canonical(r.query));
+    INFO("reads back as: " << show(again) << "  [" << kbq::dsl::describe(again.query) << "] vs ["
+                           << kbq::dsl::describe(r.query) << "]");
+    CHECK(again);
+    CHECK(again.query.constraints() == r.query.constraints());
+  }
 }
 
 TEST_CASE("dsl: parsing takes microseconds", "[dsl]") {

@@ -223,7 +223,10 @@ ParseResult parse(const Lexicon& lexicon, std::string_view text);
 // The constraints as a query, in a fixed order, as `key:value` filters where
 // the lexicon has a key for the field, else as lexicon words: mode, model,
 // size, gpus, nodes, hardware, precision, seq, intents, scale, other filters
-// (by field), free text last (quoted when it would not read back as itself).
+// (by field), free text last: bare words when the whole query reads back
+// as the same constraints, else every free word quoted ("fine" "tuning",
+// so the two do not re-form a lexicon phrase); a word that would not read
+// back even alone is always quoted.
 std::string to_canonical(const Query& query);
 std::string to_canonical(const Lexicon& lexicon, const Constraints& constraints);
 

@@ -1,8 +1,9 @@
 // Printing: to_canonical() writes constraints back as a query in a fixed
 // order (as `key:value` where the lexicon has a key for the field, else as
 // the lexicon's spelling of the value), quoting free text that would not
-// read back as itself; describe() writes a lexicon-independent summary;
-// to_string(TermKind) names term kinds.
+// read back as itself, alone or beside the rest of the query (the printed
+// query is parsed again to know); describe() writes a lexicon-independent
+// summary; to_string(TermKind) names term kinds.
 #include "parse/detail.hpp"
 #include "support/text.hpp"
 
@@ -20,6 +21,16 @@ bool reads_back(const Lexicon& lex, const std::string& word) {
   expected.free_text.push_back(word);
   return r.query.constraints() == expected;
 }
+
+// True when `text` parses to exactly `c`.
+bool reads_as(const Lexicon& lex, const std::string& text, const Constraints& c) {
+  const ParseResult r = parse(lex, text);
+  return r && r.query.constraints() == c;
+}
+
+// Free text in double quotes: it reads back as itself whatever its
+// neighbours are (free words never hold a '"': the grammar ends them there).
+std::string quoted(const std::string& word) { return "\"" + word + "\""; }
 
 }  // namespace
 
@@ -87,7 +98,18 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
     const std::string key = lex.filter_key(field);
     if (!key.empty()) parts.push_back(key + ":" + value);
   }
-  for (const auto& word : c.free_text) parts.push_back(reads_back(lex, word) ? word : "\"" + word + "\"");
+  if (c.free_text.empty()) return kb::join(parts, " ");
+
+  // Free words that read back alone stay bare, but side by side (or next to
+  // a printed lexicon word) they can re-form a lexicon phrase ("fine" and
+  // "tuning") or a count ("1" and "×h100"); then every free word is quoted.
+  // Two parses at most: the check is linear in the query, whatever its size.
+  const std::size_t structured = parts.size();
+  for (const auto& word : c.free_text) parts.push_back(reads_back(lex, word) ? word : quoted(word));
+  std::string plain = kb::join(parts, " ");
+  if (reads_as(lex, plain, c)) return plain;
+  parts.resize(structured);
+  for (const auto& word : c.free_text) parts.push_back(quoted(word));
   return kb::join(parts, " ");
 }
 
