@@ -9,7 +9,8 @@
 // For every case: exit code 2, every expected line on stderr, exactly as
 // many error lines as expected (no cascades), and a KB that existed at the
 // output path before is byte-identical afterwards, with nothing beside it.
-// Adding a case is adding a folder.
+// Adding a case is adding a folder. Byte-level cases too small for a
+// fixture (lone carriage returns) call the markdown front end directly.
 #include <catch2/catch.hpp>
 
 #include "process.hpp"
@@ -26,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/ingest.hpp"
 #include "pipeline.hpp"
 #include "support/text.hpp"
 
@@ -141,6 +143,40 @@ void copy_sources(const std::string& case_dir, const std::string& to) {
 }
 
 }  // namespace
+
+TEST_CASE("markdown: a carriage return without a line feed is an error where it is", "[bad_input]") {
+  // cmark-gfm ends a line at a lone CR, kbc's line index does not: the
+  // first lone CR is reported at its line (counted by LF) and column.
+  const std::string head = "---\nlang: en\nrevision: 1\n---\n\n# Title\n";  // 6 lines
+  struct Case {
+    std::string body;  // after `head`
+    std::string want;  // the diagnostic's first line, or empty: no error
+  };
+  for (const auto& c : std::vector<Case>{
+           {"\nText\r\nmore\r\n", ""},                                                   // CRLF only
+           {"\nText\rmore\n", "in/cr.md:8:5: error: carriage return without a line feed"},  // mid-line
+           {"\nText\r\r\n", "in/cr.md:8:5: error: carriage return without a line feed"},    // CR before CRLF
+           {"\n\xC3\xA9t\xC3\xA9\r", "in/cr.md:8:4: error: carriage return without a line feed"},  // at the end
+       }) {
+    INFO("body: " << c.body);
+    kb::Diagnostics diags;
+    const auto doc = kb::ingest_markdown(kb::SourceFile{"in/cr.md", head + c.body}, diags);
+    if (c.want.empty()) {
+      CHECK(doc);
+      CHECK_FALSE(diags.has_errors());
+    } else {
+      CHECK_FALSE(doc);
+      REQUIRE(diags.error_count() == 1);
+      CHECK(kb::split(diags.all()[0].render(), '\n')[0] == c.want);
+    }
+  }
+  // In the front matter too (yaml-cpp would read it as a line end).
+  kb::Diagnostics diags;
+  CHECK_FALSE(kb::ingest_markdown(kb::SourceFile{"in/cr.md", "---\nlang: en\rrevision: 1\n---\n"}, diags));
+  REQUIRE(diags.error_count() == 1);
+  CHECK(diags.all()[0].span.line == 2);
+  CHECK(diags.all()[0].span.col == 9);
+}
 
 TEST_CASE("every required bad-input case has a fixture", "[bad_input]") {
   const auto names = case_names();

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 
+#include "ingest/bytes.hpp"
 #include "ingest/ingest.hpp"
 #include "support/text.hpp"
 
@@ -296,26 +297,23 @@ void attach_extensions(cmark_parser* parser) {
 }  // namespace
 
 std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags) {
+  // Byte-level problems first, one per file: the text cannot be read
+  // reliably past them. Columns do not count a BOM.
   std::string_view text = file.bytes;
+  if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
   if (auto bad = find_invalid_utf8(text)) {
-    int line = 1;
-    size_t ls = 0;
-    for (size_t i = 0; i < *bad; ++i)
-      if (text[i] == '\n') { ++line; ls = i + 1; }
-    diags.error({file.path, line, code_point_column(text.substr(ls), *bad - ls) + 1},
-                "invalid UTF-8 byte sequence", "save the file as UTF-8");
+    diags.error(span_of_byte(file.path, text, *bad), "invalid UTF-8 byte sequence", "save the file as UTF-8");
     return std::nullopt;
   }
   if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
-    int line = 1;
-    size_t ls = 0;
-    for (size_t i = 0; i < nul; ++i)
-      if (text[i] == '\n') { ++line; ls = i + 1; }
-    diags.error({file.path, line, code_point_column(text.substr(ls), nul - ls) + 1}, "NUL byte in a text file",
-                "kb-sources are UTF-8 text");
+    diags.error(span_of_byte(file.path, text, nul), "NUL byte in a text file", "kb-sources are UTF-8 text");
     return std::nullopt;
   }
-  if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+  if (auto cr = find_lone_carriage_return(text)) {
+    diags.error(span_of_byte(file.path, text, *cr), "carriage return without a line feed",
+                "end every line with LF or CRLF");
+    return std::nullopt;
+  }
 
   Document doc;
   doc.path = file.path;
