@@ -80,6 +80,8 @@ CREATE TABLE conflicts (
   entity_key  TEXT NOT NULL,
   field       TEXT NOT NULL
 );
+-- kbq looks up the older values of one recipe or entity per answer.
+CREATE INDEX conflicts_entity ON conflicts(entity_kind, entity_key);
 CREATE TABLE conflict_values (
   conflict_id INTEGER NOT NULL REFERENCES conflicts(id),
   position    INTEGER NOT NULL,

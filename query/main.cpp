@@ -26,10 +26,7 @@ void emit(const std::string& text) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::signal(SIGPIPE, SIG_IGN);
+int run(int argc, char** argv) {
   CLI::App app{"kbq: recipes, launch commands and sizing-rule checks for Megatron Bridge, from the knowledge base"};
   std::string query, format = "text", lang, kb_path;
   int limit = 3;
@@ -62,7 +59,10 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : kb::kExitError;
   }
   try {
-    kbq::Kb kb(kb_path);
+    // Never destroyed: main ends the process with _Exit right after the
+    // answer, and tearing down the lexicon and the statement cache would
+    // cost more than the operating system reclaiming the memory.
+    kbq::Kb& kb = *new kbq::Kb(kb_path);
     const auto& langs = kb.languages();
     if (!lang.empty() && std::find(langs.begin(), langs.end(), lang) == langs.end()) {
       std::fprintf(stderr, "kbq: error: unknown --lang '%s'\n  hint: the knowledge base has %s\n", lang.c_str(),
@@ -186,4 +186,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kbq: %s\n", e.what());
     return kb::kExitError;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  const int rc = run(argc, argv);
+  std::fflush(stdout);
+  std::_Exit(rc);
 }

@@ -5,11 +5,43 @@
 
 namespace kb {
 
-Stmt::Stmt(Db& db, std::string_view sql) : db_(db) {
-  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &s_, nullptr) != SQLITE_OK)
+namespace {
+sqlite3_stmt* prepare(Db& db, std::string_view sql, unsigned flags) {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v3(db.handle(), sql.data(), static_cast<int>(sql.size()), flags, &s, nullptr) != SQLITE_OK)
     throw SqliteError("cannot prepare statement: " + db.errmsg() + " in: " + std::string(sql.substr(0, 80)));
+  return s;
 }
-Stmt::~Stmt() { sqlite3_finalize(s_); }
+}  // namespace
+
+Stmt::Stmt(Db& db, std::string_view sql) : db_(db) {
+  if (!db.caching_) {
+    s_ = prepare(db, sql, 0);
+    return;
+  }
+  auto it = db.cache_.find(sql);
+  if (it == db.cache_.end()) {
+    sqlite3_stmt* s = prepare(db, sql, SQLITE_PREPARE_PERSISTENT);
+    it = db.cache_.emplace(std::string(sql), Db::Cached{s, false}).first;
+  }
+  if (it->second.busy) {
+    s_ = prepare(db, sql, 0);
+    return;
+  }
+  s_ = it->second.stmt;
+  borrowed_ = &it->second.busy;
+  *borrowed_ = true;
+}
+
+Stmt::~Stmt() {
+  if (!borrowed_) {
+    sqlite3_finalize(s_);
+    return;
+  }
+  sqlite3_reset(s_);
+  sqlite3_clear_bindings(s_);
+  *borrowed_ = false;
+}
 
 Stmt& Stmt::bind(int i, std::string_view v) {
   sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
@@ -62,16 +94,17 @@ Db Db::from_bytes(const unsigned char* data, size_t size) {
   Db db;
   if (sqlite3_open_v2(":memory:", &db.db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
     throw SqliteError("cannot open an in-memory database");
-  auto* copy = static_cast<unsigned char*>(sqlite3_malloc64(size));
-  if (!copy) throw SqliteError("out of memory");
-  std::memcpy(copy, data, size);
-  const int rc = sqlite3_deserialize(db.db_, "main", copy, static_cast<sqlite3_int64>(size), static_cast<sqlite3_int64>(size),
-                                     SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+  // Read in place, not copied: SQLite never writes to a READONLY
+  // deserialized image, and without FREEONCLOSE never frees it. Pages the
+  // queries do not touch are never faulted in.
+  const int rc = sqlite3_deserialize(db.db_, "main", const_cast<unsigned char*>(data), static_cast<sqlite3_int64>(size),
+                                     static_cast<sqlite3_int64>(size), SQLITE_DESERIALIZE_READONLY);
   if (rc != SQLITE_OK) throw SqliteError("cannot load the embedded knowledge base: " + db.errmsg());
   return db;
 }
 
 Db::~Db() {
+  for (auto& [sql, c] : cache_) sqlite3_finalize(c.stmt);
   if (db_) sqlite3_close(db_);
 }
 

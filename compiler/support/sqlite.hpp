@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -24,7 +25,10 @@ class Stmt {
   ~Stmt();
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
-  Stmt(Stmt&& o) noexcept : db_(o.db_), s_(o.s_) { o.s_ = nullptr; }
+  Stmt(Stmt&& o) noexcept : db_(o.db_), s_(o.s_), borrowed_(o.borrowed_) {
+    o.s_ = nullptr;
+    o.borrowed_ = nullptr;
+  }
 
   Stmt& bind(int i, std::string_view v);
   Stmt& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
@@ -62,16 +66,18 @@ class Stmt {
  private:
   Db& db_;
   sqlite3_stmt* s_ = nullptr;
+  bool* borrowed_ = nullptr;  // the cache entry's busy flag when s_ is borrowed from Db's cache
 };
 
 class Db {
  public:
   enum class Mode { ReadOnly, ReadWriteCreate };
   Db(const std::string& path, Mode mode);
-  // Opens an in-memory copy of serialized database bytes (read-only use).
+  // Opens serialized database bytes in place, read-only; they must outlive
+  // the Db (kbq's KB embedded in the binary).
   static Db from_bytes(const unsigned char* data, size_t size);
   ~Db();
-  Db(Db&& o) noexcept : db_(o.db_) { o.db_ = nullptr; }
+  Db(Db&& o) noexcept : db_(o.db_), cache_(std::move(o.cache_)), caching_(o.caching_) { o.db_ = nullptr; }
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
@@ -79,9 +85,23 @@ class Db {
   sqlite3* handle() { return db_; }
   std::string errmsg() const { return db_ ? sqlite3_errmsg(db_) : "out of memory"; }
 
+  // From now on a Stmt of SQL text seen before reuses its prepared
+  // statement (reset, bindings cleared) instead of parsing the SQL again:
+  // kbq runs the same few dozen statements a hundred times per answer. A
+  // statement still in use (nested loops over the same SQL) is prepared
+  // afresh.
+  void cache_statements() { caching_ = true; }
+
  private:
+  friend class Stmt;
+  struct Cached {
+    sqlite3_stmt* stmt = nullptr;
+    bool busy = false;
+  };
   Db() = default;
   sqlite3* db_ = nullptr;
+  std::map<std::string, Cached, std::less<>> cache_;
+  bool caching_ = false;
 };
 
 }  // namespace kb

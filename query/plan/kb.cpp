@@ -56,6 +56,7 @@ std::string Dim::text() const {
 }
 
 Kb::Kb(const std::string& path) : db_(open_db(path)) {
+  db_.cache_statements();
   const std::string where = path.empty() ? std::string("embedded knowledge base") : path;
   try {
     kb::Stmt v(db_, "PRAGMA user_version");
@@ -226,16 +227,22 @@ std::vector<ConfigKey> Kb::config_keys_for(const std::string& dimension) {
   return out;
 }
 
+// The planner parameters and the check → entity table are small and read
+// whole at their first use.
 std::string Kb::planner(const std::string& key) {
-  kb::Stmt st(db_, "SELECT value FROM planner WHERE key = ?");
-  st.bind(1, key);
-  return st.step() ? st.text(0) : std::string{};
+  if (planner_.empty()) {
+    kb::Stmt st(db_, "SELECT key, value FROM planner");
+    while (st.step()) planner_[st.text(0)] = st.text(1);
+  }
+  auto it = planner_.find(key);
+  return it == planner_.end() ? std::string{} : it->second;
 }
 
 std::string Kb::check_entity(const std::string& check) {
-  kb::Stmt st(db_, "SELECT entity FROM checks WHERE \"check\" = ?");
-  st.bind(1, check);
-  return st.step() ? st.text(0) : std::string{};
+  if (check_entities_.empty())
+    for (const auto& [c, entity] : checks()) check_entities_[c] = entity;
+  auto it = check_entities_.find(check);
+  return it == check_entities_.end() ? std::string{} : it->second;
 }
 
 std::vector<std::pair<std::string, std::string>> Kb::checks() {
@@ -245,8 +252,11 @@ std::vector<std::pair<std::string, std::string>> Kb::checks() {
   return out;
 }
 
-std::vector<EntityText> Kb::entity(const std::string& kind, const std::string& key) {
-  std::vector<EntityText> out;
+const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::string& key) {
+  // An answer asks for the same rule or pitfall once per recipe shown.
+  auto [cached, fresh] = entity_cache_.try_emplace({kind, key});
+  if (!fresh) return cached->second;
+  auto& out = cached->second;
   kb::Stmt st(db_,
               "SELECT t.lang, t.text, s.path, t.line, t.revision, t.is_winner, t.parts, t.facts "
               "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
@@ -306,13 +316,16 @@ std::vector<std::pair<std::string, std::string>> Kb::renames() {
 }
 
 std::string Kb::label(const std::string& lang, const std::string& key) {
-  const std::string ck = lang + "\t" + key;
-  if (auto it = label_cache_.find(ck); it != label_cache_.end()) return it->second;
-  kb::Stmt st(db_, "SELECT text FROM labels WHERE key = ? AND lang IN (?, 'en') ORDER BY lang = ? DESC LIMIT 1");
-  st.bind(1, key).bind(2, lang).bind(3, lang);
-  std::string text = st.step() ? st.text(0) : key;
-  label_cache_[ck] = text;
-  return text;
+  // All labels of a language (and the English fallback) are read at its
+  // first use: one scan of a small table instead of a lookup per label.
+  auto [texts, fresh] = labels_.try_emplace(lang);
+  if (fresh) {
+    kb::Stmt st(db_, "SELECT key, text FROM labels WHERE lang = ? OR lang = 'en' ORDER BY lang = ?");
+    st.bind(1, lang).bind(2, lang);
+    while (st.step()) texts->second[st.text(0)] = st.text(1);  // the language's own text comes last and wins
+  }
+  auto it = texts->second.find(key);
+  return it != texts->second.end() ? it->second : key;
 }
 
 // Intent words in a heading: single words and word pairs looked up in the

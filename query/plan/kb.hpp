@@ -94,8 +94,8 @@ class Kb {
   std::string planner(const std::string& key);
   std::string check_entity(const std::string& check);  // "rule/1"
   std::vector<std::pair<std::string, std::string>> checks();  // (check, entity)
-  // Texts of an entity (kind, key), winner first.
-  std::vector<EntityText> entity(const std::string& kind, const std::string& key);
+  // Texts of an entity (kind, key), winner first (read once, then cached).
+  const std::vector<EntityText>& entity(const std::string& kind, const std::string& key);
   std::vector<std::string> entity_keys(const std::string& kind);
   // Older values of an entity's or recipe's fields.
   std::vector<Superseded> superseded(const std::string& entity_kind, const std::string& entity_key);
@@ -115,12 +115,14 @@ class Kb {
   kb::Db db_;
   kbq::dsl::Lexicon lexicon_;
   std::vector<std::string> languages_;
-  std::map<std::string, std::string> label_cache_;
+  std::map<std::string, std::map<std::string, std::string>> labels_;  // lang → key → text
   std::map<std::string, std::vector<std::string>> family_cache_;
   bool families_loaded_ = false;
   std::map<std::string, std::set<std::string>> family_headings_;  // any edition's heading → its family's intents
   std::map<std::string, std::optional<Model>> model_cache_;
   std::vector<Gpu> gpus_;
+  std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;
+  std::map<std::string, std::string> planner_, check_entities_;
 };
 
 }  // namespace kbq
