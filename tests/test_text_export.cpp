@@ -409,6 +409,16 @@ TEST_CASE("text export: invalid UTF-8 is an error with line and column", "[text-
   CHECK(diags.all()[0].render().rfind("in/bad.txt:3:9: error: invalid UTF-8", 0) == 0);
 }
 
+TEST_CASE("text export: a NUL byte is an error with line and column", "[text-export]") {
+  // After a BOM (not a column) and a CRLF (one line end), like the markdown front end.
+  const std::string text = std::string("\xEF\xBB\xBFTitle\r\n\nd\xC3\xA9j\xC3\xA0") + '\0' + "vu\n";
+  Diagnostics diags;
+  const auto doc = kb::ingest_text_export(SourceFile{"in/nul.txt", text}, test_hints("nul.txt"), diags);
+  CHECK_FALSE(doc);
+  REQUIRE(diags.error_count() == 1);
+  CHECK(diags.all()[0].render().rfind("in/nul.txt:3:5: error: NUL byte in a text file", 0) == 0);
+}
+
 TEST_CASE("text export: an unknown file name is an error", "[text-export]") {
   Diagnostics diags;
   const auto doc = kb::ingest_text_export(SourceFile{"seeds/999_unknown.txt", "Hello\n"}, hints(), diags);

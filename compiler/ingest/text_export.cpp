@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ingest/bytes.hpp"
 #include "ingest/ingest.hpp"
 #include "support/text.hpp"
 
@@ -329,15 +330,16 @@ std::optional<Document> ingest_text_export(const SourceFile& file, const TextExp
   std::string_view bytes = file.bytes;
   if (starts_with(bytes, "\xEF\xBB\xBF")) bytes.remove_prefix(3);
 
+  // Byte-level problems, one per file (as in the markdown front end); the
+  // edition is still looked up so an unknown file is reported too.
   bool usable = true;
   if (auto bad = find_invalid_utf8(bytes)) {
-    int line = 1;
-    size_t from = 0;  // start of the offending line
-    for (size_t k = 0; k < *bad; ++k)
-      if (bytes[k] == '\n') { ++line; from = k + 1; }
-    const std::string_view prefix = bytes.substr(from, *bad - from);
-    diags.error(Span{file.path, line, code_point_column(prefix, prefix.size()) + 1},
-                "invalid UTF-8 in text export", "re-export the document as UTF-8");
+    diags.error(span_of_byte(file.path, bytes, *bad), "invalid UTF-8 in text export",
+                "re-export the document as UTF-8");
+    usable = false;
+  } else if (const size_t nul = bytes.find('\0'); nul != std::string_view::npos) {
+    diags.error(span_of_byte(file.path, bytes, nul), "NUL byte in a text file",
+                "re-export the document as UTF-8 text");
     usable = false;
   }
 
