@@ -12,8 +12,9 @@ Writes, under OUT:
   dsl.dict        lexicon words and DSL punctuation (libFuzzer -dict)
   markdown.dict   front-matter keys, headings, table headers, cell words
   text_export.dict  the same with tabs, bullets and tree lines
-Plus fuzz/regressions/<target>/, inputs that once crashed (fixed since),
-copied in; fuzz/open-bugs/ (findings not fixed yet) is left out.
+Plus fuzz/regressions/<target>/, inputs that once crashed or broke an
+invariant (fixed since), copied in; fuzz/open-bugs/ (findings not fixed
+yet, when there are any) is left out.
 
 Usage: seed_corpus.py OUT   (from the repository root; stdlib only)
 """
