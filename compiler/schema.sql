@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 1 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 2 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -123,10 +123,33 @@ CREATE TABLE recipes (
   source_id      INTEGER NOT NULL REFERENCES sources(id),
   line           INTEGER NOT NULL,
   revision       INTEGER NOT NULL,
+  -- Derived by kbc for kbq's ranking (query/rank/shapes.cpp):
+  family_intents TEXT NOT NULL DEFAULT '',  -- comma-separated intents of its family's headings, any edition
+  model_moe      INTEGER NOT NULL DEFAULT 0, -- 1: the model facts list experts
+  shape          INTEGER NOT NULL DEFAULT 0, -- → shapes.id
   UNIQUE (name, mode, kind)
 );
-CREATE INDEX recipes_model ON recipes(model_key);
+-- kbq's candidate reads (query/plan/kb.cpp) are covered by these indexes:
+-- by name prefix; by model-key prefix, for the rows whose name does not
+-- start with their model key (benchmark rows name the model as written),
+-- since the name index finds the others; a shape's members by name.
+CREATE INDEX recipes_name ON recipes(name, kind, mode, shape, model_key);
+CREATE INDEX recipes_model ON recipes(model_key, kind, name, mode, shape)
+  WHERE substr(name, 1, length(model_key)) <> model_key;
 CREATE INDEX recipes_mode ON recipes(mode, kind);
+CREATE INDEX recipes_shape ON recipes(shape, name, mode, model_key, kind);
+
+-- Recipes that every query term not naming a recipe scores alike: same kind,
+-- mode, pattern flag, parallelism, GPUs, SP, sequence length, sizes, GPU
+-- types, family intents and MoE flag. kbq scores one row per shape and reads
+-- the members of the best shapes by name, instead of every recipe.
+CREATE TABLE shapes (
+  id        INTEGER PRIMARY KEY,
+  kind      TEXT NOT NULL,
+  recipe_id INTEGER NOT NULL REFERENCES recipes(id),  -- the first member
+  members   INTEGER NOT NULL
+);
+CREATE INDEX shapes_kind ON shapes(kind);
 
 -- Dataset presets of the newest revision and the modes they fit.
 CREATE TABLE datasets (

@@ -48,6 +48,7 @@
 
 #include "parse/parse.hpp"
 #include "support/diag.hpp"
+#include "support/schema_version.hpp"
 #include "support/sqlite.hpp"
 #include "support/tsv.hpp"
 
@@ -435,14 +436,15 @@ TEST_CASE("kbq refuses a bad knowledge base with one line naming it, exit 2", "[
     }
   }
   SECTION("another schema version") {
-    for (int version : {0, 2, 99}) {
+    for (int version : {0, kb::kSchemaVersion - 1, kb::kSchemaVersion + 1, 99}) {
       const std::string path = tmp / (std::to_string(version) + "-version.sqlite");
       spit(path, good);
       {
         kb::Db db(path, kb::Db::Mode::ReadWriteCreate);
         db.exec("PRAGMA user_version = " + std::to_string(version));
       }
-      require_one_line_error(path, "schema version " + std::to_string(version) + ", this kbq reads version 1");
+      require_one_line_error(path, "schema version " + std::to_string(version) + ", this kbq reads version " +
+                                           std::to_string(kb::kSchemaVersion));
     }
   }
   SECTION("another application's SQLite file") {

@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <stdexcept>
 #include <map>
+#include <set>
 #include <unistd.h>
 
 #include "emit/schema_sql.hpp"
+#include "rank/shapes.hpp"
 #include "support/sqlite.hpp"
 #include "support/text.hpp"
 
@@ -77,6 +79,7 @@ class Writer {
     models_and_gpus();
     lexicon();
     findings();
+    kbq::derive_ranking_columns(db_);
   }
 
  private:
@@ -98,6 +101,11 @@ class Writer {
     int newest = 0;
     for (const auto& d : *in_.documents) newest = std::max(newest, d.meta.revision);
     st.bind_all("newest_revision", std::to_string(newest)).run();
+    // The editions' languages, so kbq needs no scan of sources to list them.
+    std::set<std::string> langs;
+    for (const auto& d : *in_.documents)
+      if (!d.meta.lang.empty()) langs.insert(d.meta.lang);
+    st.bind_all("languages", join(std::vector<std::string>(langs.begin(), langs.end()), ",")).run();
   }
 
   void sources() {

@@ -10,11 +10,11 @@
 #include "extract/vocab.hpp"
 #include "ingest/document.hpp"
 #include "resolve/resolve.hpp"
+#include "support/schema_version.hpp"
 
 namespace kb {
 
 extern const char* const kSchemaSql;   // compiler/schema.sql, embedded at build time
-constexpr int kSchemaVersion = 1;
 
 struct EmitInput {
   const std::vector<Document>* documents;  // compiled editions, in path order

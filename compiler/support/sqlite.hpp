@@ -55,6 +55,8 @@ class Stmt {
   int columns() const { return sqlite3_column_count(s_); }
   bool is_null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
   std::string text(int c) const;
+  // The column's text without a copy: valid until the next step or reset.
+  std::string_view view(int c) const;
   long long integer(int c) const { return sqlite3_column_int64(s_, c); }
   double real(int c) const { return sqlite3_column_double(s_, c); }
   std::optional<long long> opt_int(int c) const {

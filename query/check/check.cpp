@@ -130,8 +130,10 @@ void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const st
     pitfall("cuda_graphs_recompute");
     pitfall("cuda_graphs_rng");
   }
-  const auto intents = kb.family_intents(r.recipe.family);
-  if (std::find(intents.begin(), intents.end(), "vlm") != intents.end() && r.recipe.mode == "sft") pitfall("vlm_sft_images");
+  const auto& intents = r.recipe.family_intents;
+  if (std::find(intents.begin(), intents.end(), kb.planner("vlm_sft_images_intent")) != intents.end() &&
+      r.recipe.mode == kb.planner("vlm_sft_images_mode"))
+    pitfall("vlm_sft_images");
 }
 
 }  // namespace kbq

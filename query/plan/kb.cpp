@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "rank/shapes.hpp"
+#include "support/schema_version.hpp"
 #include "support/text.hpp"
 
 // Linked into kbq only (query/embed.S.in); weak so that kbc, which links
@@ -18,7 +20,7 @@ extern const unsigned char kb_embedded_end[] __attribute__((weak));
 namespace kbq {
 
 namespace {
-constexpr int kSchemaVersion = 1;  // must match compiler/schema.sql
+using kb::kSchemaVersion;
 
 kb::Db open_db(const std::string& path) {
   if (path.empty()) {
@@ -83,15 +85,11 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
                                "' (rebuild it with kbc build)");
   }
   try {
-    std::vector<kbq::dsl::LexiconRow> rows;
-    kb::Stmt lx(db_, "SELECT lang, kind, word, value FROM lexicon ORDER BY lang, kind, word");
-    while (lx.step()) rows.push_back({lx.text(0), lx.text(1), lx.text(2), lx.text(3)});
-    std::vector<std::string> hw;
-    kb::Stmt g(db_, "SELECT gpu_key FROM gpus ORDER BY gpu_key");
-    while (g.step()) hw.push_back(g.text(0));
-    lexicon_ = kbq::dsl::Lexicon(rows, hw);
-    kb::Stmt l(db_, "SELECT DISTINCT lang FROM sources WHERE lang IS NOT NULL ORDER BY lang");
-    while (l.step()) languages_.push_back(l.text(0));
+    lexicon_ = load_lexicon(db_);
+    kb::Stmt l(db_, "SELECT value FROM meta WHERE key = 'languages'");
+    if (l.step())
+      for (auto& lang : kb::split(l.text(0), ','))
+        if (!lang.empty()) languages_.push_back(lang);
   } catch (const kb::SqliteError& e) {
     throw std::runtime_error(where + ": error: knowledge base is incomplete (" + e.what() + "); rebuild it with kbc build");
   }
@@ -101,7 +99,8 @@ static const char* kRecipeCols =
     "SELECT r.id, r.name, coalesce(r.mode,''), r.kind, r.is_pattern, coalesce(r.expanded_from,''), coalesce(r.mentioned_in,''), "
     "r.family, coalesce(r.model_key,''), coalesce(r.model,''), r.tp_min, r.tp_max, r.tp_state, r.pp_min, r.pp_max, r.pp_state, "
     "r.cp_min, r.cp_max, r.cp_state, r.ep_min, r.ep_max, r.ep_state, r.vp_min, r.vp_max, r.vp_state, r.gpus_min, r.gpus_max, r.gpus_state, "
-    "r.sp, coalesce(r.seq_len,0), coalesce(r.sizes,''), coalesce(r.notes,''), coalesce(r.gpu_types,''), s.path, r.line, r.revision "
+    "r.sp, coalesce(r.seq_len,0), coalesce(r.sizes,''), coalesce(r.notes,''), coalesce(r.gpu_types,''), s.path, r.line, r.revision, "
+    "r.family_intents, r.model_moe, r.shape "
     "FROM recipes r JOIN sources s ON s.id = r.source_id ";
 
 Recipe Kb::read_recipe(kb::Stmt& st) {
@@ -131,25 +130,11 @@ Recipe Kb::read_recipe(kb::Stmt& st) {
   r.file = st.text(33);
   r.line = static_cast<int>(st.integer(34));
   r.revision = static_cast<int>(st.integer(35));
+  for (auto& i : kb::split(st.text(36), ','))
+    if (!i.empty()) r.family_intents.push_back(i);
+  r.model_moe = st.integer(37) != 0;
+  r.shape = st.integer(38);
   return r;
-}
-
-std::vector<Recipe> Kb::recipes(const std::string& kind, const std::string& prefix) {
-  std::vector<Recipe> out;
-  if (prefix.empty()) {
-    kb::Stmt st(db_, std::string(kRecipeCols) + "WHERE r.kind = ? ORDER BY r.name, r.mode");
-    st.bind(1, kind);
-    while (st.step()) out.push_back(read_recipe(st));
-    return out;
-  }
-  // Name prefix as an index range: [prefix, prefix + U+10FFFF).
-  kb::Stmt st(db_, std::string(kRecipeCols) +
-                       "WHERE r.kind = ? AND ((r.name >= ? AND r.name < ?) OR (r.model_key >= ? AND r.model_key < ?)) "
-                       "ORDER BY r.name, r.mode");
-  const std::string hi = prefix + "\xF4\x8F\xBF\xBF";
-  st.bind(1, kind).bind(2, prefix).bind(3, hi).bind(4, prefix).bind(5, hi);
-  while (st.step()) out.push_back(read_recipe(st));
-  return out;
 }
 
 std::optional<Recipe> Kb::recipe(const std::string& name, const std::string& mode) {
@@ -157,6 +142,102 @@ std::optional<Recipe> Kb::recipe(const std::string& name, const std::string& mod
   st.bind(1, name).bind(2, mode).bind(3, mode);
   if (st.step()) return read_recipe(st);
   return std::nullopt;
+}
+
+std::optional<Recipe> Kb::recipe_by_id(long long id) {
+  kb::Stmt st(db_, std::string(kRecipeCols) + "WHERE r.id = ?");
+  st.bind(1, id);
+  if (st.step()) return read_recipe(st);
+  return std::nullopt;
+}
+
+static const char* kCandidateCols = "SELECT id, shape, name, coalesce(model_key,''), coalesce(mode,''), kind FROM recipes ";
+
+static std::vector<Candidate> read_candidates(kb::Stmt& st) {
+  std::vector<Candidate> out;
+  while (st.step()) out.push_back({st.integer(0), st.integer(1), st.text(2), st.text(3), st.text(4), st.text(5)});
+  return out;
+}
+
+void Kb::candidates(const std::string& kind, const std::string& prefix, const std::function<void(const CandidateView&)>& each) {
+  const auto stream = [&](kb::Stmt& st) {
+    while (st.step()) each({st.integer(0), st.integer(1), st.view(2), st.view(3), st.view(4), st.view(5)});
+  };
+  if (prefix.empty()) {
+    kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE kind = ?");
+    st.bind(1, kind);
+    stream(st);
+    return;
+  }
+  // Name prefix as an index range, [prefix, prefix + U+10FFFF); then the
+  // rows whose model key has the prefix but whose name does not start with
+  // the model key (the partial index recipes_model holds just those).
+  // Two covering reads: SQLite's OR of two ranges costs several times more.
+  const std::string hi = prefix + "\xF4\x8F\xBF\xBF";
+  kb::Stmt by_name(db_, std::string(kCandidateCols) + "WHERE name >= ? AND name < ? AND kind = ?");
+  by_name.bind(1, prefix).bind(2, hi).bind(3, kind);
+  stream(by_name);
+  kb::Stmt by_model(db_, std::string(kCandidateCols) +
+                             "WHERE model_key >= ? AND model_key < ? AND kind = ? AND substr(name, 1, length(model_key)) <> model_key "
+                             "AND NOT (name >= ? AND name < ?)");
+  by_model.bind(1, prefix).bind(2, hi).bind(3, kind).bind(4, prefix).bind(5, hi);
+  stream(by_model);
+}
+
+std::vector<Candidate> Kb::candidates_named(const std::string& kind, const std::string& name) {
+  kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE name = ? AND kind = ? ORDER BY mode");
+  st.bind(1, name).bind(2, kind);
+  return read_candidates(st);
+}
+
+std::optional<Candidate> Kb::candidate(long long id) {
+  kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE id = ?");
+  st.bind(1, id);
+  auto c = read_candidates(st);
+  return c.empty() ? std::nullopt : std::optional<Candidate>(c.front());
+}
+
+// What the ranker reads of a shape's row (rank/shapes.hpp): no name, family
+// text, notes or provenance, which the shape does not decide.
+std::vector<Recipe> Kb::shapes(const std::string& kind) {
+  std::vector<Recipe> out;
+  out.reserve(256);
+  kb::Stmt st(db_,
+              "SELECT r.id, r.kind, coalesce(r.mode,''), r.is_pattern, r.tp_min, r.tp_max, r.tp_state, r.pp_min, r.pp_max, r.pp_state, "
+              "r.cp_min, r.cp_max, r.cp_state, r.ep_min, r.ep_max, r.ep_state, r.vp_min, r.vp_max, r.vp_state, r.gpus_min, r.gpus_max, "
+              "r.gpus_state, r.sp, coalesce(r.seq_len,0), coalesce(r.sizes,''), coalesce(r.gpu_types,''), r.family_intents, "
+              "r.model_moe, r.shape FROM shapes sh JOIN recipes r ON r.id = sh.recipe_id WHERE sh.kind = ? ORDER BY sh.id");
+  st.bind(1, kind);
+  while (st.step()) {
+    Recipe r;
+    r.id = st.integer(0);
+    r.kind = st.text(1);
+    r.mode = st.text(2);
+    r.pattern = st.integer(3) != 0;
+    r.tp = read_dim(st, 4);
+    r.pp = read_dim(st, 7);
+    r.cp = read_dim(st, 10);
+    r.ep = read_dim(st, 13);
+    r.vp = read_dim(st, 16);
+    r.gpus = read_dim(st, 19);
+    if (!st.is_null(22)) r.sp = st.integer(22) != 0;
+    r.seq_len = st.integer(23);
+    r.sizes = st.text(24);
+    for (auto& g : kb::split(st.text(25), ','))
+      if (!g.empty()) r.gpu_types.push_back(g);
+    for (auto& i : kb::split(st.text(26), ','))
+      if (!i.empty()) r.family_intents.push_back(i);
+    r.model_moe = st.integer(27) != 0;
+    r.shape = st.integer(28);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Candidate> Kb::shape_members(long long shape, long long limit) {
+  kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE shape = ? ORDER BY name, mode LIMIT ?");
+  st.bind(1, shape).bind(2, limit);
+  return read_candidates(st);
 }
 
 std::optional<Model> Kb::model(const std::string& key) {
@@ -326,53 +407,6 @@ std::string Kb::label(const std::string& lang, const std::string& key) {
   }
   auto it = texts->second.find(key);
   return it != texts->second.end() ? it->second : key;
-}
-
-// Intent words in a heading: single words and word pairs looked up in the
-// lexicon (a full parse would also rank typo suggestions, which headings do
-// not need).
-static void heading_intents(const kbq::dsl::Lexicon& lexicon, const std::string& heading, std::set<std::string>& into) {
-  std::vector<std::string> words;
-  std::string cur;
-  for (char ch : kb::fold(heading)) {
-    const bool sep = ch == ' ' || ch == '/' || ch == '(' || ch == ')' || ch == ',';
-    if (!sep) cur += ch;
-    if (sep && !cur.empty()) {
-      words.push_back(cur);
-      cur.clear();
-    }
-  }
-  if (!cur.empty()) words.push_back(cur);
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (auto v = lexicon.value_of(kbq::dsl::WordKind::Intent, words[i])) into.insert(*v);
-    if (i + 1 < words.size())
-      if (auto v = lexicon.value_of(kbq::dsl::WordKind::Intent, words[i] + " " + words[i + 1])) into.insert(*v);
-  }
-}
-
-std::vector<std::string> Kb::family_intents(const std::string& family) {
-  if (auto it = family_cache_.find(family); it != family_cache_.end()) return it->second;
-  // The intents of a family entity are those of its heading in every
-  // edition; computed once per entity, then looked up by any heading.
-  if (!families_loaded_) {
-    families_loaded_ = true;
-    std::map<long long, std::vector<std::string>> by_entity;
-    kb::Stmt st(db_,
-                "SELECT t.entity_id, t.text FROM entity_texts t JOIN entities e ON e.id = t.entity_id "
-                "WHERE e.kind = 'family' ORDER BY t.entity_id, t.lang");
-    while (st.step()) by_entity[st.integer(0)].push_back(st.text(1));
-    for (const auto& [id, texts] : by_entity) {
-      std::set<std::string> intents;
-      for (const auto& t : std::set<std::string>(texts.begin(), texts.end())) heading_intents(lexicon_, t, intents);
-      for (const auto& t : texts) family_headings_[t].insert(intents.begin(), intents.end());
-    }
-  }
-  std::set<std::string> intents;
-  heading_intents(lexicon_, family, intents);
-  if (auto it = family_headings_.find(family); it != family_headings_.end()) intents.insert(it->second.begin(), it->second.end());
-  std::vector<std::string> out(intents.begin(), intents.end());
-  family_cache_[family] = out;
-  return out;
 }
 
 std::vector<long long> Kb::search_recipes(const std::vector<std::string>& words) {

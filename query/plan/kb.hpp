@@ -3,10 +3,12 @@
 // small tables the planner needs. Recipes are read with indexed queries.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "parse/parse.hpp"
@@ -36,6 +38,21 @@ struct Recipe {
   std::vector<std::string> gpu_types;
   std::string file;
   int line = 0, revision = 0;
+  std::vector<std::string> family_intents;  // derived by kbc (rank/shapes.hpp)
+  bool model_moe = false;
+  long long shape = 0;
+};
+
+// A recipe as a ranking candidate: what query terms naming recipes score,
+// and the shape that scores the rest.
+struct Candidate {
+  long long id = 0, shape = 0;
+  std::string name, model_key, mode, kind;
+};
+// The same, read in place (valid during the callback only).
+struct CandidateView {
+  long long id = 0, shape = 0;
+  std::string_view name, model_key, mode, kind;
 };
 
 struct Model {
@@ -84,8 +101,19 @@ class Kb {
   const kbq::dsl::Lexicon& lexicon() const { return lexicon_; }
   const std::vector<std::string>& languages() const { return languages_; }
 
-  std::vector<Recipe> recipes(const std::string& kind, const std::string& name_prefix);
   std::optional<Recipe> recipe(const std::string& name, const std::string& mode = {});
+  std::optional<Recipe> recipe_by_id(long long id);
+  // Calls `each` for every candidate of a kind whose name or model key
+  // starts with the prefix (all of the kind when it is empty), in no
+  // particular order.
+  void candidates(const std::string& kind, const std::string& name_prefix, const std::function<void(const CandidateView&)>& each);
+  std::vector<Candidate> candidates_named(const std::string& kind, const std::string& name);
+  std::optional<Candidate> candidate(long long id);
+  // One row per shape of a kind (its first member, with the columns the
+  // ranker reads of a shape only), by shape id.
+  std::vector<Recipe> shapes(const std::string& kind);
+  // The first `limit` members of a shape by name.
+  std::vector<Candidate> shape_members(long long shape, long long limit);
   std::optional<Model> model(const std::string& key);
   std::optional<Gpu> gpu(const std::string& key);
   std::vector<Gpu> gpus();
@@ -104,8 +132,6 @@ class Kb {
   std::vector<std::pair<std::string, std::string>> renames();
   // A label in a language, falling back to en.
   std::string label(const std::string& lang, const std::string& key);
-  // Family heading → intents, by parsing the heading with the lexicon.
-  std::vector<std::string> family_intents(const std::string& family);
   // Full-text search: recipe ids whose text matches all words.
   std::vector<long long> search_recipes(const std::vector<std::string>& words);
 
@@ -116,9 +142,6 @@ class Kb {
   kbq::dsl::Lexicon lexicon_;
   std::vector<std::string> languages_;
   std::map<std::string, std::map<std::string, std::string>> labels_;  // lang → key → text
-  std::map<std::string, std::vector<std::string>> family_cache_;
-  bool families_loaded_ = false;
-  std::map<std::string, std::set<std::string>> family_headings_;  // any edition's heading → its family's intents
   std::map<std::string, std::optional<Model>> model_cache_;
   std::vector<Gpu> gpus_;
   std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;

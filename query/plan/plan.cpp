@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "check/check.hpp"
 #include "rank/rank.hpp"
@@ -19,7 +22,7 @@ bool Result::any_fail() const {
 
 Prose prose(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang, const std::string& part) {
   Prose p;
-  const auto texts = kb.entity(kind, key);
+  const auto& texts = kb.entity(kind, key);
   if (texts.empty()) return p;
   const EntityText* pick = nullptr;
   for (const auto& t : texts)
@@ -303,7 +306,7 @@ void build_command(Context& c, Result& r) {
   const std::string ref = kb.planner(bench ? "benchmark_command" : "library_command");
   const auto slash = ref.find('/');
   if (slash == std::string::npos) return;
-  const auto texts = kb.entity(ref.substr(0, slash), ref.substr(slash + 1));
+  const auto& texts = kb.entity(ref.substr(0, slash), ref.substr(slash + 1));
   if (texts.empty()) return;
   const EntityText& t = texts.front();
   auto it = t.parts.find("command");
@@ -387,6 +390,125 @@ std::string hardware_or_default(Kb& kb, const std::string& hw) {
   return hw.empty() ? kb.planner("default_gpu") : hw;
 }
 
+// Candidate selection: the best `limit` recipes of a kind in answer order
+// (score, then non-pattern rows first, then name and mode), scored with
+// every part, without scoring every recipe in full. Recipes of one shape
+// (rank/shapes.hpp) get the same score from every term that does not read
+// names, so the ranker scores one row per shape first. When a term reads
+// names (model, size, family filter), each candidate of the name prefix
+// adds its name parts to its shape's score. Otherwise the members of the
+// best shapes are read by name, shape after shape, until the next shape
+// cannot beat the answers found; quick-reference picks and free-text hits,
+// which add to their shape's score, are scored one by one first.
+struct Ranked {
+  int score = 0;
+  bool pattern = false;
+  std::string name, mode;
+  long long id = 0;
+  bool operator<(const Ranked& o) const {
+    if (score != o.score) return score > o.score;
+    if (pattern != o.pattern) return !pattern;
+    if (name != o.name) return name < o.name;
+    return mode < o.mode;
+  }
+};
+
+std::vector<Result> select_recipes(Kb& kb, Ranker& ranker, const std::string& kind, const std::string& prefix, long long gpus,
+                                   const std::string& hardware, size_t limit) {
+  if (limit == 0) return {};
+  using Parts = Ranker::Parts;
+  struct ShapeScore {
+    int score = 0;
+    Recipe row;
+  };
+  std::unordered_map<long long, ShapeScore> shapes;  // shape id → its score; ruled-out shapes are left out
+  std::vector<const ShapeScore*> order;
+  for (auto& row : kb.shapes(kind)) {
+    Result r;
+    r.recipe = std::move(row);
+    if (!ranker.score(r, gpus, hardware, Parts::Shape)) continue;
+    const long long id = r.recipe.shape;
+    order.push_back(&(shapes[id] = ShapeScore{r.score, std::move(r.recipe)}));
+  }
+  std::stable_sort(order.begin(), order.end(), [](const ShapeScore* x, const ShapeScore* y) {
+    return x->score != y->score ? x->score > y->score : (!x->row.pattern && y->row.pattern);
+  });
+
+  std::vector<Ranked> ranked;
+  // Keeps the best `limit` (the rest can no longer be answers: a positive
+  // score always ranks above the scores that positives push out).
+  // After a trim the first `limit` are in order, so ranked[limit - 1] is a
+  // bar every answer must clear (later additions only raise it).
+  bool bar = false;
+  const auto trim = [&] {
+    if (ranked.size() < limit) return;
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<long>(limit), ranked.end());
+    ranked.resize(limit);
+    bar = true;
+  };
+  // A candidate's name parts on top of its shape's score.
+  Result scratch;
+  const auto score_one = [&](const CandidateView& c) {
+    auto it = shapes.find(c.shape);
+    if (it == shapes.end()) return;
+    const Recipe& row = it->second.row;
+    Recipe& r = scratch.recipe;
+    r.id = c.id;
+    r.name.assign(c.name);
+    r.model_key.assign(c.model_key);
+    r.pattern = row.pattern;
+    r.sizes = row.sizes;
+    scratch.score = 0;
+    scratch.parts.clear();
+    if (!ranker.score(scratch, gpus, hardware, Parts::Names)) return;
+    Ranked rk{it->second.score + scratch.score, row.pattern, r.name, std::string(c.mode), c.id};
+    // Worse than the last of the best `limit` kept so far: never an answer.
+    if (bar && ranked[limit - 1] < rk) return;
+    ranked.push_back(std::move(rk));
+    if (ranked.size() >= 4 * limit + 64 || (!bar && ranked.size() >= limit)) trim();
+  };
+  const auto view = [](const Candidate& c) { return CandidateView{c.id, c.shape, c.name, c.model_key, c.mode, c.kind}; };
+
+  if (ranker.names_matter()) {
+    kb.candidates(kind, prefix, score_one);
+  } else {
+    std::set<long long> one_by_one;
+    for (const auto& name : ranker.named())
+      for (const auto& c : kb.candidates_named(kind, name))
+        if (one_by_one.insert(c.id).second) score_one(view(c));
+    for (long long id : ranker.text_hits())
+      if (auto c = kb.candidate(id); c && c->kind == kind && one_by_one.insert(c->id).second) score_one(view(*c));
+    trim();
+    for (const ShapeScore* sh : order) {
+      // Nothing from here on scores above zero, and something did: stop.
+      if (sh->score <= 0 && std::any_of(ranked.begin(), ranked.end(), [](const Ranked& r) { return r.score > 0; })) break;
+      // Enough answers, and none of this shape's members can beat them: stop.
+      if (bar) {
+        const Ranked& last = ranked[limit - 1];
+        if (last.score > sh->score || (last.score == sh->score && !last.pattern && sh->row.pattern)) break;
+      }
+      for (const auto& c : kb.shape_members(sh->row.shape, static_cast<long long>(limit + one_by_one.size())))
+        if (!one_by_one.count(c.id)) ranked.push_back({sh->score, sh->row.pattern, c.name, c.mode, c.id});
+      trim();
+    }
+  }
+  // Recipes that nothing in the query speaks for are not answers, when
+  // some recipe does score.
+  const bool any_positive = std::any_of(ranked.begin(), ranked.end(), [](const Ranked& r) { return r.score > 0; });
+  if (any_positive) ranked.erase(std::remove_if(ranked.begin(), ranked.end(), [](const Ranked& r) { return r.score <= 0; }), ranked.end());
+  std::sort(ranked.begin(), ranked.end());
+  if (ranked.size() > limit) ranked.resize(limit);
+
+  std::vector<Result> out;
+  for (const auto& rk : ranked) {
+    Result r;
+    r.recipe = *kb.recipe_by_id(rk.id);
+    ranker.score(r, gpus, hardware);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const PlanOptions& opts) {
@@ -413,24 +535,8 @@ std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const 
     if (auto v = filter(d); !v.empty()) user.emplace_back(key_for(kb, d), v);
 
   Ranker ranker(kb, q, c.threshold);
-  std::vector<Result> scored;
-  for (auto& rc : kb.recipes(bench ? "benchmark" : "library", prefix)) {
-    Result r;
-    r.recipe = rc;
-    const auto model = kb.model(rc.model_key);
-    if (!ranker.score(r, model, gpus, hardware)) continue;
-    scored.push_back(std::move(r));
-  }
-  // Recipes that nothing in the query speaks for are not answers, when
-  // some recipe does score.
-  const bool any_positive = std::any_of(scored.begin(), scored.end(), [](const Result& r) { return r.score > 0; });
-  if (any_positive) scored.erase(std::remove_if(scored.begin(), scored.end(), [](const Result& r) { return r.score <= 0; }), scored.end());
-  std::stable_sort(scored.begin(), scored.end(), [](const Result& x, const Result& y) {
-    if (x.score != y.score) return x.score > y.score;
-    if (x.recipe.pattern != y.recipe.pattern) return !x.recipe.pattern;
-    return x.recipe.name < y.recipe.name;
-  });
-  if (scored.size() > static_cast<size_t>(std::max(opts.limit, 0))) scored.resize(static_cast<size_t>(std::max(opts.limit, 0)));
+  std::vector<Result> scored =
+      select_recipes(kb, ranker, bench ? "benchmark" : "library", prefix, gpus, hardware, static_cast<size_t>(std::max(opts.limit, 0)));
 
   for (auto& r : scored) {
     const auto model = kb.model(r.recipe.model_key);

@@ -8,6 +8,10 @@
 namespace kbq {
 namespace {
 
+// Points of the parts that read recipe names (see name_parts_bound).
+constexpr int kModelPoints = 25;
+constexpr int kSizePoints = 20;
+
 bool name_has_token(const std::string& name, const std::string& token) {
   return !token.empty() && ("_" + name + "_").find("_" + token + "_") != std::string::npos;
 }
@@ -15,14 +19,18 @@ bool name_has_token(const std::string& name, const std::string& token) {
 }  // namespace
 
 Ranker::Ranker(Kb& kb, const kbq::dsl::Query& q, long long threshold) : kb_(kb), q_(q), threshold_(threshold) {
+  moe_intent_ = kb.planner("moe_intent");
+  long_context_intent_ = kb.planner("long_context_intent");
+  for (auto& i : kb::split(kb.planner("modality_intents"), ','))
+    if (!i.empty()) modality_intents_.push_back(i);
   intents_ = q.intents;
-  if (q.seq_len && *q.seq_len > threshold) intents_.insert(kb.planner("long_context_intent"));
+  if (q.seq_len && *q.seq_len > threshold) intents_.insert(long_context_intent_);
   intents_.erase("");
   // Quick-reference rows: parse each row's "want" cell (every edition of
   // the winning revision) with the same lexicon; a row applies when its
   // mode, intents and scale agree with the query.
   for (const auto& key : kb.entity_keys("quick_ref")) {
-    const auto texts = kb.entity("quick_ref", key);
+    const auto& texts = kb.entity("quick_ref", key);
     if (texts.empty()) continue;
     const int rev = texts.front().revision;
     std::optional<std::string> mode;
@@ -79,8 +87,10 @@ Ranker::Ranker(Kb& kb, const kbq::dsl::Query& q, long long threshold) : kb_(kb),
   }
 }
 
-bool Ranker::score(Result& r, const std::optional<Model>& model, long long gpus, const std::string& hardware) {
+bool Ranker::score(Result& r, long long gpus, const std::string& hardware, Parts parts) {
   const Recipe& rc = r.recipe;
+  const bool name_parts = parts != Parts::Shape;
+  const bool shape_parts = parts != Parts::Names;
   auto part = [&](const char* name, int points, std::string why) {
     r.parts.push_back({name, points, std::move(why)});
     r.score += points;
@@ -89,18 +99,18 @@ bool Ranker::score(Result& r, const std::optional<Model>& model, long long gpus,
     auto it = q_.filters.find(f);
     return it == q_.filters.end() ? std::string{} : it->second;
   };
-  if (q_.mode) {
+  if (shape_parts && q_.mode) {
     if (!rc.mode.empty() && rc.mode != *q_.mode) return false;
     if (!rc.mode.empty()) part("mode", 30, rc.mode);
   }
-  if (!q_.model.empty()) {
+  if (name_parts && !q_.model.empty()) {
     if (!(kb::starts_with(rc.name, q_.model + "_") || rc.model_key == q_.model || kb::starts_with(rc.model_key, q_.model + "_")))
       return false;
-    part("model", 25, q_.model);
+    part("model", kModelPoints, q_.model);
   }
-  if (!q_.size_token.empty()) {
+  if (name_parts && !q_.size_token.empty()) {
     if (name_has_token(rc.name, q_.size_token) || name_has_token(rc.model_key, q_.size_token)) {
-      part("model", 20, "size " + q_.size_token);
+      part("model", kSizePoints, "size " + q_.size_token);
     } else if (rc.pattern && !rc.sizes.empty()) {
       part("model", 5, "pattern covers sizes " + rc.sizes);
     } else {
@@ -109,8 +119,8 @@ bool Ranker::score(Result& r, const std::optional<Model>& model, long long gpus,
       else part("model", -20, "size differs");
     }
   }
-  if (auto fam = filter("family"); !fam.empty() && q_.model.empty() && !kb::starts_with(rc.name, fam)) return false;
-  if (gpus > 0) {
+  if (auto fam = filter("family"); name_parts && !fam.empty() && q_.model.empty() && !kb::starts_with(rc.name, fam)) return false;
+  if (shape_parts && gpus > 0) {
     if (rc.gpus.state == "value" && rc.gpus.lo) {
       if (*rc.gpus.lo <= gpus) part("gpus", 15, "fits " + std::to_string(gpus) + " GPUs (min " + rc.gpus.text() + ")");
       else if (rc.ep.exact() && rc.ep.value() > 1) part("gpus", -10, "needs " + rc.gpus.text() + " GPUs; EP can shrink");
@@ -121,31 +131,46 @@ bool Ranker::score(Result& r, const std::optional<Model>& model, long long gpus,
       else part("gpus", 5, "GPU minimum not stated");
     }
   }
-  if (q_.seq_len) {
+  if (shape_parts && q_.seq_len) {
     const long long s = *q_.seq_len;
     if (rc.seq_len == s) part("seq", 15, "native " + std::to_string(s));
     else if (rc.seq_len > s) part("seq", 8, "native " + std::to_string(rc.seq_len) + " ≥ " + std::to_string(s));
     else if (rc.seq_len > 0) part("seq", 5, std::to_string(rc.seq_len) + " + CP override");
   }
-  if (!q_.hardware.empty() && rc.kind == "benchmark") {
+  if (shape_parts && !q_.hardware.empty() && rc.kind == "benchmark") {
     if (std::find(rc.gpu_types.begin(), rc.gpu_types.end(), hardware) != rc.gpu_types.end()) part("hardware", 10, hardware + " listed");
     else part("hardware", -15, hardware + " not listed");
   }
-  const auto fam_intents = kb_.family_intents(rc.family);
-  const bool moe = (model && model->experts > 0) || (rc.ep.exact() && rc.ep.value() > 1) ||
-                   std::find(fam_intents.begin(), fam_intents.end(), "moe") != fam_intents.end();
-  for (const auto& i : intents_) {
-    const bool fam = std::find(fam_intents.begin(), fam_intents.end(), i) != fam_intents.end();
-    if (i == "moe") part("intent", moe ? 10 : -15, moe ? "MoE" : "dense");
-    else if (i == kb_.planner("long_context_intent")) { if (rc.seq_len > threshold_) part("intent", 5, i); }
-    else if (fam) part("intent", 15, i);
-    else if (i == "vlm" || i == "diffusion") part("intent", -25, "not " + i);
+  const auto& fam_intents = rc.family_intents;
+  const auto has = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  const bool moe = rc.model_moe || (rc.ep.exact() && rc.ep.value() > 1) || has(fam_intents, moe_intent_);
+  if (shape_parts) {
+    for (const auto& i : intents_) {
+      if (i == moe_intent_) part("intent", moe ? 10 : -15, moe ? "MoE" : "dense");
+      else if (i == long_context_intent_) { if (rc.seq_len > threshold_) part("intent", 5, i); }
+      else if (has(fam_intents, i)) part("intent", 15, i);
+      else if (has(modality_intents_, i)) part("intent", -25, "not " + i);
+    }
   }
-  if (auto it = picks_.find(rc.name); it != picks_.end())
-    part("quick_ref", 40 - 4 * it->second.rank, "quick reference row " + it->second.row);
-  if (rc.pattern) part("pattern", -10, "pattern row");
-  if (!q_.free_text.empty() && text_hits_.count(rc.id)) part("text", 5, kb::join(q_.free_text, " "));
+  if (name_parts) {
+    if (auto it = picks_.find(rc.name); it != picks_.end())
+      part("quick_ref", 40 - 4 * it->second.rank, "quick reference row " + it->second.row);
+  }
+  if (shape_parts && rc.pattern) part("pattern", -10, "pattern row");
+  if (name_parts && !q_.free_text.empty() && text_hits_.count(rc.id)) part("text", 5, kb::join(q_.free_text, " "));
   return true;
+}
+
+int Ranker::name_parts_bound() const {
+  return (q_.model.empty() ? 0 : kModelPoints) + (q_.size_token.empty() ? 0 : kSizePoints);
+}
+
+bool Ranker::names_matter() const { return !q_.model.empty() || !q_.size_token.empty() || q_.filters.count("family") > 0; }
+
+std::vector<std::string> Ranker::named() const {
+  std::vector<std::string> out;
+  for (const auto& [name, pick] : picks_) out.push_back(name);
+  return out;
 }
 
 long long Ranker::suggested_gpus(const Result& r) const {
