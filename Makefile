@@ -12,6 +12,10 @@ CMAKE_ARGS ?=
 DEB_PACKAGES := cmake g++ make pkg-config sqlite3 libsqlite3-dev libre2-dev \
   libcmark-gfm-dev libcmark-gfm-extensions-dev cmark-gfm libboost-dev catch2 \
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+# What `make asan`, `make fuzz` and `make bench` need on top: clang with its
+# sanitizer and libFuzzer runtimes, llvm-symbolizer for readable reports,
+# Python 3 for the seed corpus and the bench driver, GNU time for peak RSS.
+DEB_PACKAGES_HARDEN := clang libclang-rt-14-dev llvm python3 time
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -20,7 +24,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 all: build
 
 deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	@missing=$$(for p in $(DEB_PACKAGES) $(EXTRA_DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "make deps: installing $$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
@@ -55,7 +59,7 @@ check-generated: build
 	$(BUILD)/kbc generate --sources kb-sources -o generated --check
 
 asan:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DKB_SANITIZE=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
@@ -75,7 +79,7 @@ BENCH_SCALES ?= 10 100 1000
 BENCH_ARGS   ?=
 
 bench:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
 	cmake --build build-bench -j $(JOBS) --target kbc kbq
 	bench/run.sh --build build-bench --runs $(BENCH_RUNS) --scales "$(BENCH_SCALES)" $(BENCH_ARGS)
@@ -93,7 +97,7 @@ FUZZ_ARGS    ?=
 FUZZ_ENV     ?=
 
 fuzz:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"
 	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_FUZZ=ON \
 	  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang $(CMAKE_ARGS)
 	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS)
