@@ -54,6 +54,10 @@ std::vector<Row> oracle(kbq::Kb& kb, const kbq::dsl::Query& q, int limit) {
     return std::make_tuple(-x.score, x.recipe.pattern, x.recipe.name, x.recipe.mode) <
            std::make_tuple(-y.score, y.recipe.pattern, y.recipe.name, y.recipe.mode);
   });
+  // A query of free words only, found in no recipe's text: nothing matched.
+  kbq::dsl::Constraints known = q.constraints();
+  known.free_text.clear();
+  if (known == kbq::dsl::Constraints{} && !any_positive) all.clear();
   std::vector<Row> out;
   for (const auto& r : all) {
     if (static_cast<int>(out.size()) == limit) break;

@@ -537,6 +537,13 @@ std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const 
   Ranker ranker(kb, q, c.threshold);
   std::vector<Result> scored =
       select_recipes(kb, ranker, bench ? "benchmark" : "library", prefix, gpus, hardware, static_cast<size_t>(std::max(opts.limit, 0)));
+  // A query of free words only (unknown words, stopwords), none of them in
+  // any recipe's text, speaks for no recipe: nothing matched (the warnings
+  // still suggest the words it may have meant).
+  kbq::dsl::Constraints known = q.constraints();
+  known.free_text.clear();
+  if (known == kbq::dsl::Constraints{} && std::none_of(scored.begin(), scored.end(), [](const Result& r) { return r.score > 0; }))
+    scored.clear();
 
   for (auto& r : scored) {
     const auto model = kb.model(r.recipe.model_key);
