@@ -84,8 +84,8 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
       throw std::runtime_error(where + ": error: knowledge base is incomplete: no table '" + table +
                                "' (rebuild it with kbc build)");
   }
+  where_ = where;
   try {
-    lexicon_ = load_lexicon(db_);
     kb::Stmt l(db_, "SELECT value FROM meta WHERE key = 'languages'");
     if (l.step())
       for (auto& lang : kb::split(l.text(0), ','))
@@ -93,6 +93,17 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   } catch (const kb::SqliteError& e) {
     throw std::runtime_error(where + ": error: knowledge base is incomplete (" + e.what() + "); rebuild it with kbc build");
   }
+}
+
+const kbq::dsl::Lexicon& Kb::lexicon() {
+  if (!lexicon_) {
+    try {
+      lexicon_ = load_lexicon(db_);
+    } catch (const kb::SqliteError& e) {
+      throw std::runtime_error(where_ + ": error: knowledge base is incomplete (" + e.what() + "); rebuild it with kbc build");
+    }
+  }
+  return *lexicon_;
 }
 
 static const char* kRecipeCols =

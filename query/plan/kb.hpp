@@ -98,7 +98,9 @@ class Kb {
   explicit Kb(const std::string& path);
 
   kb::Db& db() { return db_; }
-  const kbq::dsl::Lexicon& lexicon() const { return lexicon_; }
+  // The query lexicon, built at its first use (show, check, rules,
+  // pitfalls and sources never parse a query, so never pay for it).
+  const kbq::dsl::Lexicon& lexicon();
   const std::vector<std::string>& languages() const { return languages_; }
 
   std::optional<Recipe> recipe(const std::string& name, const std::string& mode = {});
@@ -139,7 +141,8 @@ class Kb {
   Recipe read_recipe(kb::Stmt& st);
   static std::optional<Model> read_model(kb::Db& db, const std::string& key);
   kb::Db db_;
-  kbq::dsl::Lexicon lexicon_;
+  std::optional<kbq::dsl::Lexicon> lexicon_;
+  std::string where_;  // the KB as named in errors
   std::vector<std::string> languages_;
   std::map<std::string, std::map<std::string, std::string>> labels_;  // lang → key → text
   std::map<std::string, std::optional<Model>> model_cache_;
