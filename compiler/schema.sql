@@ -151,6 +151,20 @@ CREATE TABLE shapes (
 );
 CREATE INDEX shapes_kind ON shapes(kind);
 
+-- The quick-reference rows as the ranker reads them (query/rank/shapes.cpp):
+-- what the row's "I want to" cell asks, read with the query lexicon in every
+-- edition of the winning revision, and the recipes it recommends.
+CREATE TABLE quick_ref_picks (
+  ordinal          INTEGER PRIMARY KEY,  -- row order (entities of kind quick_ref by key)
+  row              TEXT NOT NULL,        -- entities.key of the quick_ref row
+  mode             TEXT NOT NULL,        -- a mode id, or '' when the cell names none
+  intents          TEXT NOT NULL,        -- comma-separated intent ids
+  scale            TEXT NOT NULL,        -- a scale id, or ''
+  gpus             INTEGER NOT NULL,     -- the row's GPU count (lower bound of a range), 0 when none
+  single_gpu_count INTEGER NOT NULL,     -- 1: the GPU cell is one number, not a range
+  recipes          TEXT NOT NULL         -- comma-separated recipe names, in the order the row names them
+);
+
 -- Dataset presets of the newest revision and the modes they fit.
 CREATE TABLE datasets (
   preset   TEXT PRIMARY KEY,

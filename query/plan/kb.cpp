@@ -77,7 +77,7 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   // with one line, not in the middle of an answer).
   for (const char* table : {"sources", "recipes", "entities", "entity_texts", "conflicts", "conflict_values",
                             "missing_translations", "models", "gpus", "lexicon", "config_keys", "planner", "checks",
-                            "labels", "datasets", "dataset_renames", "search"}) {
+                            "labels", "datasets", "dataset_renames", "search", "shapes", "quick_ref_picks"}) {
     kb::Stmt st(db_, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
     st.bind(1, table);
     if (!st.step() || st.integer(0) == 0)
@@ -368,6 +368,20 @@ const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::st
     for (auto it = facts.begin(); it != facts.end(); ++it) t.facts[it.key()] = it.value().get<std::vector<std::string>>();
     out.push_back(std::move(t));
   }
+  return out;
+}
+
+std::vector<QuickRefRow> Kb::quick_ref_rows() {
+  std::vector<QuickRefRow> out;
+  kb::Stmt st(db_, "SELECT row, mode, scale, intents, recipes, gpus, single_gpu_count FROM quick_ref_picks ORDER BY ordinal");
+  const auto list = [](const std::string& s) {
+    std::vector<std::string> v;
+    for (auto& x : kb::split(s, ','))
+      if (!x.empty()) v.push_back(std::move(x));
+    return v;
+  };
+  while (st.step())
+    out.push_back({st.text(0), st.text(1), st.text(2), list(st.text(3)), list(st.text(4)), st.integer(5), st.integer(6) != 0});
   return out;
 }
 

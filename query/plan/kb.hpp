@@ -55,6 +55,14 @@ struct CandidateView {
   std::string_view name, model_key, mode, kind;
 };
 
+// A quick-reference row as the ranker reads it (rank/shapes.hpp).
+struct QuickRefRow {
+  std::string row, mode, scale;  // mode, scale: empty when the row names none
+  std::vector<std::string> intents, recipes;
+  long long gpus = 0;
+  bool single_gpu_count = false;
+};
+
 struct Model {
   std::string key, display, arch;
   int layers = 0, heads = 0;
@@ -127,6 +135,7 @@ class Kb {
   // Texts of an entity (kind, key), winner first (read once, then cached).
   const std::vector<EntityText>& entity(const std::string& kind, const std::string& key);
   std::vector<std::string> entity_keys(const std::string& kind);
+  std::vector<QuickRefRow> quick_ref_rows();
   // Older values of an entity's or recipe's fields.
   std::vector<Superseded> superseded(const std::string& entity_kind, const std::string& entity_key);
   // Dataset presets: (preset, modes) in data order; renames old → new.

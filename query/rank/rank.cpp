@@ -26,58 +26,21 @@ Ranker::Ranker(Kb& kb, const kbq::dsl::Query& q, long long threshold) : kb_(kb),
   intents_ = q.intents;
   if (q.seq_len && *q.seq_len > threshold) intents_.insert(long_context_intent_);
   intents_.erase("");
-  // Quick-reference rows: parse each row's "want" cell (every edition of
-  // the winning revision) with the same lexicon; a row applies when its
-  // mode, intents and scale agree with the query.
-  for (const auto& key : kb.entity_keys("quick_ref")) {
-    const auto& texts = kb.entity("quick_ref", key);
-    if (texts.empty()) continue;
-    const int rev = texts.front().revision;
-    std::optional<std::string> mode;
-    std::set<std::string> intents;
-    std::string scale;
-    for (const auto& t : texts) {
-      if (t.revision != rev) continue;
-      auto it = t.parts.find("want");
-      auto pr = kbq::dsl::parse(kb.lexicon(), it == t.parts.end() ? t.text : it->second);
-      if (pr.query.mode) mode = pr.query.mode;
-      intents.insert(pr.query.intents.begin(), pr.query.intents.end());
-      if (!pr.query.scale.empty()) scale = pr.query.scale;
-    }
-    if (!mode && intents.empty()) continue;
-    if (mode && q.mode && *mode != *q.mode) continue;
-    if (!mode && intents.empty()) continue;
-    bool ok = std::all_of(intents.begin(), intents.end(), [&](const std::string& i) { return intents_.count(i) > 0; });
-    if (!ok || (!scale.empty() && scale != q.scale)) continue;
-    if (mode && !q.mode && intents.empty()) continue;  // a mode-only row needs the query's mode
-    // Does the row's GPU count agree with the query's?
-    long long row_gpus = 0;
-    const auto& w = texts.front();
-    if (auto g = w.facts.find("gpus"); g != w.facts.end() && !g->second.empty()) {
-      const std::string s = g->second.front();
-      try {
-        row_gpus = std::stoll(s);
-      } catch (...) {
-        row_gpus = 0;
-      }
-    }
-    if (q.gpus && row_gpus > 0) {
-      // A row for one GPU is a hard constraint; ranges are advice.
-      auto g = w.facts.find("gpus");
-      const std::string s = g->second.front();
-      const bool single = s.find_first_not_of("0123456789") == std::string::npos;
-      if (single && row_gpus == 1 && *q.gpus != 1) continue;
-    }
+  // Quick-reference rows (what each row asks was read with the lexicon at
+  // build time): a row applies when its mode, intents and scale agree with
+  // the query.
+  for (const auto& row : kb.quick_ref_rows()) {
+    const bool has_mode = !row.mode.empty();
+    if (!has_mode && row.intents.empty()) continue;
+    if (has_mode && q.mode && row.mode != *q.mode) continue;
+    const bool ok = std::all_of(row.intents.begin(), row.intents.end(), [&](const std::string& i) { return intents_.count(i) > 0; });
+    if (!ok || (!row.scale.empty() && row.scale != q.scale)) continue;
+    if (has_mode && !q.mode && row.intents.empty()) continue;  // a mode-only row needs the query's mode
+    // A row for one GPU is a hard constraint; ranges are advice.
+    if (q.gpus && row.gpus == 1 && row.single_gpu_count && *q.gpus != 1) continue;
     int rank = 0;
-    auto rf = w.facts.find("recipe");
-    if (rf == w.facts.end()) continue;
-    // Keep the order the row names them in.
-    std::vector<std::pair<size_t, std::string>> ordered;
-    const std::string& cell = w.parts.count("start_with") ? w.parts.at("start_with") : w.text;
-    for (const auto& name : rf->second) ordered.emplace_back(cell.find(name), name);
-    std::sort(ordered.begin(), ordered.end());
-    for (const auto& [pos, name] : ordered) {
-      if (!picks_.count(name)) picks_[name] = {key, rank, row_gpus};
+    for (const auto& name : row.recipes) {
+      if (!picks_.count(name)) picks_[name] = {row.row, rank, row.gpus};
       ++rank;
     }
   }

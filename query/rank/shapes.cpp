@@ -1,7 +1,11 @@
 // Ranking columns derived at build time (see shapes.hpp).
 #include "rank/shapes.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "support/text.hpp"
@@ -37,8 +41,72 @@ void heading_intents(const kbq::dsl::Lexicon& lexicon, const std::string& headin
   }
 }
 
+namespace {
+
+// Each quick-reference row, read once at build time: what its "I want to"
+// cell asks (parsed with the query lexicon in every edition of the winning
+// revision) and the recipes it names, in the order it names them.
+void derive_quick_reference(kb::Db& db, const kbq::dsl::Lexicon& lexicon) {
+  std::vector<std::pair<long long, std::string>> rows;  // entity id, key
+  {
+    kb::Stmt st(db, "SELECT id, key FROM entities WHERE kind = 'quick_ref' ORDER BY length(key), key");
+    while (st.step()) rows.emplace_back(st.integer(0), st.text(1));
+  }
+  kb::Stmt texts(db, "SELECT text, parts, facts, revision FROM entity_texts WHERE entity_id = ? "
+                     "ORDER BY is_winner DESC, revision DESC, lang");
+  kb::Stmt insert(db, "INSERT INTO quick_ref_picks(ordinal, row, mode, intents, scale, gpus, single_gpu_count, recipes) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  int ordinal = 0;
+  for (const auto& [id, key] : rows) {
+    texts.bind(1, id);
+    int rev = -1;
+    std::optional<std::string> mode;
+    std::set<std::string> intents;
+    std::string scale, start_with;
+    nlohmann::json winner_facts;
+    while (texts.step()) {
+      const auto parts = nlohmann::json::parse(texts.text(1));
+      if (rev < 0) {  // the winning edition
+        rev = static_cast<int>(texts.integer(3));
+        winner_facts = nlohmann::json::parse(texts.text(2));
+        start_with = parts.contains("start_with") ? parts["start_with"].get<std::string>() : texts.text(0);
+      }
+      if (texts.integer(3) != rev) continue;
+      const std::string want = parts.contains("want") ? parts["want"].get<std::string>() : texts.text(0);
+      const auto pr = kbq::dsl::parse(lexicon, want);
+      if (pr.query.mode) mode = pr.query.mode;
+      intents.insert(pr.query.intents.begin(), pr.query.intents.end());
+      if (!pr.query.scale.empty()) scale = pr.query.scale;
+    }
+    texts.reset();
+    if (rev < 0) continue;
+    long long gpus = 0;
+    bool single = false;
+    if (winner_facts.contains("gpus") && !winner_facts["gpus"].empty()) {
+      const std::string g = winner_facts["gpus"].front().get<std::string>();
+      single = !g.empty() && g.find_first_not_of("0123456789") == std::string::npos;
+      std::size_t digits = 0;
+      while (digits < g.size() && digits < 18 && g[digits] >= '0' && g[digits] <= '9') ++digits;
+      gpus = digits ? std::stoll(g.substr(0, digits)) : 0;
+    }
+    // The recipes in the order the row names them.
+    std::vector<std::pair<std::size_t, std::string>> named;
+    if (winner_facts.contains("recipe"))
+      for (const auto& name : winner_facts["recipe"]) named.emplace_back(start_with.find(name.get<std::string>()), name.get<std::string>());
+    std::sort(named.begin(), named.end());
+    std::vector<std::string> recipes;
+    for (const auto& n : named) recipes.push_back(n.second);
+    insert.bind_all(++ordinal, key, mode.value_or(""), kb::join(std::vector<std::string>(intents.begin(), intents.end()), ","),
+                    scale, gpus, single ? 1 : 0, kb::join(recipes, ","))
+        .run();
+  }
+}
+
+}  // namespace
+
 void derive_ranking_columns(kb::Db& db) {
   const auto lexicon = load_lexicon(db);
+  derive_quick_reference(db, lexicon);
 
   // A family entity's intents are those of its heading in every edition;
   // any of its headings (as a recipe row names its family) maps to them.

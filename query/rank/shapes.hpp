@@ -4,7 +4,9 @@
 //                           every edition (read with the query lexicon);
 //   recipes.model_moe       1 when the model facts list experts;
 //   recipes.shape, shapes   recipes that every query term not naming a
-//                           recipe scores alike share a shape.
+//                           recipe scores alike share a shape;
+//   quick_ref_picks         each quick-reference row's question (mode,
+//                           intents, scale, GPUs) and the recipes it names.
 // A query that names no model, size, family or free text scores one row per
 // shape and reads only the best shapes' members (query/plan/plan.cpp), so
 // its cost follows the number of shapes, not of recipes.
@@ -26,7 +28,8 @@ kbq::dsl::Lexicon load_lexicon(kb::Db& db);
 // headings do not need).
 void heading_intents(const kbq::dsl::Lexicon& lexicon, const std::string& heading, std::set<std::string>& into);
 
-// Fills recipes.family_intents, model_moe, shape and the shapes table.
+// Fills recipes.family_intents, model_moe, shape, the shapes table and
+// quick_ref_picks.
 void derive_ranking_columns(kb::Db& db);
 
 }  // namespace kbq
