@@ -8,13 +8,60 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <new>
 
 #include "plan/plan.hpp"
 #include "render/render.hpp"
 #include "support/diag.hpp"
 #include "support/sqlite.hpp"
 #include "support/text.hpp"
+
+#ifdef KBQ_ARENA
+// kbq answers and exits (main ends with _Exit, freeing nothing), so its C++
+// allocations come from a bump arena: no malloc bookkeeping, and delete does
+// nothing. An answer allocates a few MB at most (docs/performance.md);
+// SQLite keeps its own allocator. Sanitizer and fuzzing builds leave
+// allocation to the runtime (CMakeLists.txt).
+namespace {
+constexpr std::size_t kArenaChunk = std::size_t{1} << 20;
+char* arena_next = nullptr;
+std::size_t arena_left = 0;
+
+void* arena_alloc(std::size_t size, std::size_t align) {
+  if (size > kArenaChunk / 4) {
+    void* p = std::aligned_alloc(align, (size + align - 1) / align * align);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  auto pad = [&] { return (align - reinterpret_cast<std::uintptr_t>(arena_next) % align) % align; };
+  if (!arena_next || pad() + size > arena_left) {
+    arena_next = static_cast<char*>(std::malloc(kArenaChunk));
+    if (!arena_next) throw std::bad_alloc();
+    arena_left = kArenaChunk;
+  }
+  const std::size_t p = pad();
+  char* out = arena_next + p;
+  arena_next += p + size;
+  arena_left -= p + size;
+  return out;
+}
+}  // namespace
+
+void* operator new(std::size_t size) { return arena_alloc(size ? size : 1, alignof(std::max_align_t)); }
+void* operator new[](std::size_t size) { return arena_alloc(size ? size : 1, alignof(std::max_align_t)); }
+void* operator new(std::size_t size, std::align_val_t a) { return arena_alloc(size ? size : 1, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t size, std::align_val_t a) { return arena_alloc(size ? size : 1, static_cast<std::size_t>(a)); }
+void operator delete(void*) noexcept {}
+void operator delete[](void*) noexcept {}
+void operator delete(void*, std::size_t) noexcept {}
+void operator delete[](void*, std::size_t) noexcept {}
+void operator delete(void*, std::align_val_t) noexcept {}
+void operator delete[](void*, std::align_val_t) noexcept {}
+void operator delete(void*, std::size_t, std::align_val_t) noexcept {}
+void operator delete[](void*, std::size_t, std::align_val_t) noexcept {}
+#endif
 
 namespace {
 
