@@ -46,6 +46,28 @@ Dim read_dim(kb::Stmt& st, int c) {
   d.state = st.text(c + 2);
   return d;
 }
+
+// TP, PP, CP, EP, VP and GPUs (lo, hi, state each) from column c on, then
+// SP, sequence length and sizes: the same run in every recipe read.
+void read_layout(kb::Stmt& st, int c, Recipe& r) {
+  r.tp = read_dim(st, c);
+  r.pp = read_dim(st, c + 3);
+  r.cp = read_dim(st, c + 6);
+  r.ep = read_dim(st, c + 9);
+  r.vp = read_dim(st, c + 12);
+  r.gpus = read_dim(st, c + 15);
+  if (!st.is_null(c + 18)) r.sp = st.integer(c + 18) != 0;
+  r.seq_len = st.integer(c + 19);
+  r.sizes = st.text(c + 20);
+}
+
+// A comma-separated list of the KB, empty items dropped.
+std::vector<std::string> comma_list(const std::string& s) {
+  std::vector<std::string> out;
+  for (auto& x : kb::split(s, ','))
+    if (!x.empty()) out.push_back(std::move(x));
+  return out;
+}
 }  // namespace
 
 std::string Dim::text() const {
@@ -87,9 +109,7 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   where_ = where;
   try {
     kb::Stmt l(db_, "SELECT value FROM meta WHERE key = 'languages'");
-    if (l.step())
-      for (auto& lang : kb::split(l.text(0), ','))
-        if (!lang.empty()) languages_.push_back(lang);
+    if (l.step()) languages_ = comma_list(l.text(0));
   } catch (const kb::SqliteError& e) {
     throw std::runtime_error(where + ": error: knowledge base is incomplete (" + e.what() + "); rebuild it with kbc build");
   }
@@ -126,23 +146,13 @@ Recipe Kb::read_recipe(kb::Stmt& st) {
   r.family = st.text(7);
   r.model_key = st.text(8);
   r.model = st.text(9);
-  r.tp = read_dim(st, 10);
-  r.pp = read_dim(st, 13);
-  r.cp = read_dim(st, 16);
-  r.ep = read_dim(st, 19);
-  r.vp = read_dim(st, 22);
-  r.gpus = read_dim(st, 25);
-  if (!st.is_null(28)) r.sp = st.integer(28) != 0;
-  r.seq_len = st.integer(29);
-  r.sizes = st.text(30);
+  read_layout(st, 10, r);
   r.notes = st.text(31);
-  for (auto& g : kb::split(st.text(32), ','))
-    if (!g.empty()) r.gpu_types.push_back(g);
+  r.gpu_types = comma_list(st.text(32));
   r.file = st.text(33);
   r.line = static_cast<int>(st.integer(34));
   r.revision = static_cast<int>(st.integer(35));
-  for (auto& i : kb::split(st.text(36), ','))
-    if (!i.empty()) r.family_intents.push_back(i);
+  r.family_intents = comma_list(st.text(36));
   r.model_moe = st.integer(37) != 0;
   r.shape = st.integer(38);
   return r;
@@ -225,19 +235,9 @@ std::vector<Recipe> Kb::shapes(const std::string& kind) {
     r.kind = st.text(1);
     r.mode = st.text(2);
     r.pattern = st.integer(3) != 0;
-    r.tp = read_dim(st, 4);
-    r.pp = read_dim(st, 7);
-    r.cp = read_dim(st, 10);
-    r.ep = read_dim(st, 13);
-    r.vp = read_dim(st, 16);
-    r.gpus = read_dim(st, 19);
-    if (!st.is_null(22)) r.sp = st.integer(22) != 0;
-    r.seq_len = st.integer(23);
-    r.sizes = st.text(24);
-    for (auto& g : kb::split(st.text(25), ','))
-      if (!g.empty()) r.gpu_types.push_back(g);
-    for (auto& i : kb::split(st.text(26), ','))
-      if (!i.empty()) r.family_intents.push_back(i);
+    read_layout(st, 4, r);
+    r.gpu_types = comma_list(st.text(25));
+    r.family_intents = comma_list(st.text(26));
     r.model_moe = st.integer(27) != 0;
     r.shape = st.integer(28);
     out.push_back(std::move(r));
@@ -374,14 +374,8 @@ const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::st
 std::vector<QuickRefRow> Kb::quick_ref_rows() {
   std::vector<QuickRefRow> out;
   kb::Stmt st(db_, "SELECT row, mode, scale, intents, recipes, gpus, single_gpu_count FROM quick_ref_picks ORDER BY ordinal");
-  const auto list = [](const std::string& s) {
-    std::vector<std::string> v;
-    for (auto& x : kb::split(s, ','))
-      if (!x.empty()) v.push_back(std::move(x));
-    return v;
-  };
   while (st.step())
-    out.push_back({st.text(0), st.text(1), st.text(2), list(st.text(3)), list(st.text(4)), st.integer(5), st.integer(6) != 0});
+    out.push_back({st.text(0), st.text(1), st.text(2), comma_list(st.text(3)), comma_list(st.text(4)), st.integer(5), st.integer(6) != 0});
   return out;
 }
 
