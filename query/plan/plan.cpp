@@ -501,8 +501,10 @@ std::vector<Result> select_recipes(Kb& kb, Ranker& ranker, const std::string& ki
 
   std::vector<Result> out;
   for (const auto& rk : ranked) {
+    auto recipe = kb.recipe_by_id(rk.id);
+    if (!recipe) continue;  // cannot happen: the id was just read from the same KB
     Result r;
-    r.recipe = *kb.recipe_by_id(rk.id);
+    r.recipe = std::move(*recipe);
     ranker.score(r, gpus, hardware);
     out.push_back(std::move(r));
   }
