@@ -9,7 +9,12 @@
 #include <cstdlib>
 #include <string>
 
+#include <optional>
+
+#include "extract/extract.hpp"
 #include "extract/vocab.hpp"
+#include "ingest/document.hpp"
+#include "resolve/resolve.hpp"
 #include "support/diag.hpp"
 
 namespace kbfuzz {
@@ -63,6 +68,23 @@ inline int count_lines(const std::string& bytes) {
   int n = 1;
   for (char c : bytes) n += c == '\n';
   return n;
+}
+
+// The rest of a front end's run, as `kbc build` does it on one edition: a
+// missing document must come with an error; a document must keep the
+// promises above; one without errors goes through extract and resolve.
+inline void finish_document(const std::optional<kb::Document>& doc, kb::Diagnostics& diags, const kb::SourceFile& file,
+                            const char* front_end) {
+  if (!doc) {
+    if (!diags.has_errors()) invariant_failed(std::string(front_end) + " gave no document and no error", file.path);
+    return;
+  }
+  check_document(*doc, diags, count_lines(file.bytes));
+  if (diags.has_errors() || !vocab().languages.count(doc->meta.lang)) return;
+  kb::Extracted extracted;
+  kb::extract(*doc, vocab(), extracted, diags);
+  (void)kb::resolve(extracted, vocab(), diags);
+  for (const auto& d : diags.all()) (void)d.render();
 }
 
 }  // namespace kbfuzz

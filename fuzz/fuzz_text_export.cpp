@@ -7,10 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "extract/extract.hpp"
 #include "fuzz_common.hpp"
 #include "ingest/ingest.hpp"
-#include "resolve/resolve.hpp"
 
 namespace {
 const kb::TextExportHints& hints() {
@@ -26,22 +24,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  const kb::Vocab& vocab = kbfuzz::vocab();
   const auto& h = hints();
   const std::size_t pick = data[0] % (h.editions.size() + 1);
   const std::string name = pick < h.editions.size() ? h.editions[pick].origin : "999_unknown.txt";
   kb::SourceFile file{name, std::string(reinterpret_cast<const char*>(data) + 1, size - 1)};
   kb::Diagnostics diags;
   auto doc = kb::ingest_text_export(file, h, diags);
-  if (!doc) {
-    if (!diags.has_errors()) kbfuzz::invariant_failed("ingest_text_export gave no document and no error", name);
-    return 0;
-  }
-  kbfuzz::check_document(*doc, diags, kbfuzz::count_lines(file.bytes));
-  if (diags.has_errors() || !vocab.languages.count(doc->meta.lang)) return 0;
-  kb::Extracted extracted;
-  kb::extract(*doc, vocab, extracted, diags);
-  (void)kb::resolve(extracted, vocab, diags);
-  for (const auto& d : diags.all()) (void)d.render();
+  kbfuzz::finish_document(doc, diags, file, "ingest_text_export");
   return 0;
 }

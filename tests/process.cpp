@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,8 +21,13 @@ TempDir::TempDir(const std::string& prefix) {
 }
 
 TempDir::~TempDir() {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
+  // Undo read-only folders a test made, so everything can be removed.
+  for (auto it = fs::recursive_directory_iterator(path_, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_directory(ec)) ::chmod(it->path().c_str(), 0755);
+  ::chmod(path_.c_str(), 0755);
+  fs::remove_all(path_, ec);
 }
 
 RunResult run(const std::string& program, const std::vector<std::string>& args, const std::string& stdin_text) {
@@ -83,6 +89,7 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
 }

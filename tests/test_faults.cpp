@@ -41,12 +41,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "parse/parse.hpp"
+#include "process.hpp"
 #include "support/diag.hpp"
 #include "support/schema_version.hpp"
 #include "support/sqlite.hpp"
@@ -76,41 +75,7 @@ constexpr int kSlowdown = 1;
 constexpr int kSlowdown = 1;
 #endif
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kbtests-faults-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(path_, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
-      if (it->is_directory(ec)) ::chmod(it->path().c_str(), 0755);  // undo read-only folders
-    ::chmod(path_.c_str(), 0755);
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
-  std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void spit(const std::string& path, const std::string& bytes) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
+using kbtest::TempDir;
 
 struct Outcome {
   int exit_code = -1;   // exit status; -1 when killed by a signal or the time limit
@@ -373,7 +338,7 @@ TEST_CASE("malformed queries: the expected exit code and message, never a crash 
   for (const auto& f : files) {
     DYNAMIC_SECTION(f.filename().string()) {
       QueryCase c;
-      REQUIRE_NOTHROW(c = parse_query_case(slurp(f.string())));
+      REQUIRE_NOTHROW(c = parse_query_case(kbtest::read_file(f.string())));
       const auto r = run_query_case(c);
       INFO("exit " << r.exit_code << ", signal " << r.signal << ", " << r.seconds << " s");
       INFO("stderr (first 2000 bytes):\n" << r.err.substr(0, 2000));
@@ -404,8 +369,8 @@ TEST_CASE("the bad-input corpus holds at least 40 malformed sources and queries"
 }
 
 TEST_CASE("kbq refuses a bad knowledge base with one line naming it, exit 2", "[faults]") {
-  TempDir tmp;
-  const std::string good = slurp(built_kb());
+  TempDir tmp("kbtests-faults");
+  const std::string good = kbtest::read_file(built_kb());
   REQUIRE(good.size() > 8192);
 
   SECTION("missing file") { require_one_line_error(tmp / "nope.sqlite", "knowledge base not found"); }
@@ -414,31 +379,31 @@ TEST_CASE("kbq refuses a bad knowledge base with one line naming it, exit 2", "[
     require_one_line_error(tmp / "kb-folder", "is a folder");
   }
   SECTION("an empty file") {
-    spit(tmp / "empty.sqlite", "");
+    kbtest::write_file(tmp / "empty.sqlite", "");
     require_one_line_error(tmp / "empty.sqlite", "not a kbq knowledge base");
   }
   SECTION("a text file") {
-    spit(tmp / "notes.sqlite", "these are not the tables you are looking for\n");
+    kbtest::write_file(tmp / "notes.sqlite", "these are not the tables you are looking for\n");
     require_one_line_error(tmp / "notes.sqlite", "not a readable SQLite knowledge base");
   }
   SECTION("an SQLite header followed by garbage") {
     std::string bytes("SQLite format 3\0", 16);
     for (int i = 0; i < 8000; ++i) bytes += static_cast<char>((i * 7919) & 0xff);
-    spit(tmp / "garbage.sqlite", bytes);
+    kbtest::write_file(tmp / "garbage.sqlite", bytes);
     require_one_line_error(tmp / "garbage.sqlite", "not a readable SQLite knowledge base");
   }
   SECTION("truncated at various points") {
     for (size_t n : {size_t{100}, size_t{4096}, size_t{65536}, good.size() / 2, good.size() - 4096}) {
       INFO("truncated to " << n << " bytes of " << good.size());
       const std::string path = tmp / (std::to_string(n) + "-bytes.sqlite");
-      spit(path, good.substr(0, n));
+      kbtest::write_file(path, good.substr(0, n));
       require_one_line_error(path, "error:");
     }
   }
   SECTION("another schema version") {
     for (int version : {0, kb::kSchemaVersion - 1, kb::kSchemaVersion + 1, 99}) {
       const std::string path = tmp / (std::to_string(version) + "-version.sqlite");
-      spit(path, good);
+      kbtest::write_file(path, good);
       {
         kb::Db db(path, kb::Db::Mode::ReadWriteCreate);
         db.exec("PRAGMA user_version = " + std::to_string(version));
@@ -457,7 +422,7 @@ TEST_CASE("kbq refuses a bad knowledge base with one line naming it, exit 2", "[
   SECTION("a KB of the right version missing a table (found: the error named no file and quoted SQL)") {
     for (const char* table : {"lexicon", "recipes"}) {
       const std::string path = tmp / (std::string("no-") + table + ".sqlite");
-      spit(path, good);
+      kbtest::write_file(path, good);
       {
         kb::Db db(path, kb::Db::Mode::ReadWriteCreate);
         db.exec(std::string("DROP TABLE ") + table);
@@ -470,7 +435,7 @@ TEST_CASE("kbq refuses a bad knowledge base with one line naming it, exit 2", "[
     if (::geteuid() == 0) {
       WARN("running as root: file permissions do not apply, skipped");
     } else {
-      spit(tmp / "locked.sqlite", good);
+      kbtest::write_file(tmp / "locked.sqlite", good);
       ::chmod((tmp / "locked.sqlite").c_str(), 0);
       require_one_line_error(tmp / "locked.sqlite", "error:");
     }
@@ -478,7 +443,7 @@ TEST_CASE("kbq refuses a bad knowledge base with one line naming it, exit 2", "[
 }
 
 TEST_CASE("kbq answers from a KB in a read-only folder", "[faults]") {
-  TempDir tmp;
+  TempDir tmp("kbtests-faults");
   const std::string dir = tmp / "ro";
   fs::create_directories(dir);
   fs::copy_file(built_kb(), dir + "/kb.sqlite");
@@ -496,7 +461,7 @@ TEST_CASE("kbq answers from a KB in a read-only folder", "[faults]") {
 }
 
 TEST_CASE("kbc with an output it cannot write: one error, the summary, exit 2", "[faults]") {
-  TempDir tmp;
+  TempDir tmp("kbtests-faults");
   const std::string sources = kRoot + "/tests/fixtures/good/minimal";
   auto check_unwritable = [&](const std::string& out) {
     const auto r = run_limited(KBC_PATH, {"build", "--sources", sources, "--data", kData, "-o", out}, 60.0 * kSlowdown);
@@ -510,7 +475,7 @@ TEST_CASE("kbc with an output it cannot write: one error, the summary, exit 2", 
     CHECK_FALSE(fs::exists(out));
   };
   SECTION("the output's folder is a file") {
-    spit(tmp / "a-file", "x");
+    kbtest::write_file(tmp / "a-file", "x");
     check_unwritable(tmp / "a-file/kb.sqlite");
   }
   SECTION("a read-only folder") {
@@ -524,7 +489,7 @@ TEST_CASE("kbc with an output it cannot write: one error, the summary, exit 2", 
 
 TEST_CASE("good fixtures compile: CRLF, BOM, metacharacters in prose, an empty table", "[faults]") {
   const std::string good = kRoot + "/tests/fixtures/good";
-  TempDir tmp;
+  TempDir tmp("kbtests-faults");
   const auto run_build = [&](const std::string& sources, const std::string& out) {
     return run_limited(KBC_PATH, {"build", "--sources", sources, "--data", kData, "-o", out, "--quiet"}, 60.0 * kSlowdown);
   };
@@ -549,7 +514,7 @@ TEST_CASE("good fixtures compile: CRLF, BOM, metacharacters in prose, an empty t
 }
 
 TEST_CASE("kbq answers from sources with SQL and shell text in their prose", "[faults]") {
-  TempDir tmp;
+  TempDir tmp("kbtests-faults");
   const std::string out = tmp / "kb.sqlite";
   const auto b = run_limited(KBC_PATH,
                              {"build", "--sources", kRoot + "/tests/fixtures/good/sql_metacharacters_in_text", "--data", kData,
@@ -570,7 +535,7 @@ TEST_CASE("kbq answers from sources with SQL and shell text in their prose", "[f
 // Pathological sources, too big to check in: written at test time from
 // good/minimal. Each has an exact outcome and a time limit.
 TEST_CASE("pathological sources: 1 MB lines and cells, deep nesting", "[faults]") {
-  const std::string minimal = slurp(kRoot + "/tests/fixtures/good/minimal/skill/SKILL.en.md");
+  const std::string minimal = kbtest::read_file(kRoot + "/tests/fixtures/good/minimal/skill/SKILL.en.md");
   REQUIRE(minimal.size() > 100);
   const auto first_row = minimal.find("| llama3_8b_pretrain_config");
   REQUIRE(first_row != std::string::npos);
@@ -620,8 +585,8 @@ TEST_CASE("pathological sources: 1 MB lines and cells, deep nesting", "[faults]"
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.name) {
-      TempDir tmp;
-      spit(tmp / "src/skill/SKILL.en.md", c.text);
+      TempDir tmp("kbtests-faults");
+      kbtest::write_file(tmp / "src/skill/SKILL.en.md", c.text);
       const auto r = run_limited(KBC_PATH, {"build", "--sources", tmp / "src", "--data", kData, "-o", tmp / "kb.sqlite", "--quiet"},
                                  c.seconds * kSlowdown);
       INFO("exit " << r.exit_code << ", " << r.seconds << " s; stderr (first 1000 bytes): " << r.err.substr(0, 1000));

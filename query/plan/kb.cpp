@@ -174,20 +174,24 @@ std::optional<Recipe> Kb::recipe_by_id(long long id) {
 
 static const char* kCandidateCols = "SELECT id, shape, name, coalesce(model_key,''), coalesce(mode,''), kind FROM recipes ";
 
+// The rows of a kCandidateCols query, read in place.
+static void for_each_candidate(kb::Stmt& st, const std::function<void(const CandidateView&)>& each) {
+  while (st.step()) each({st.integer(0), st.integer(1), st.view(2), st.view(3), st.view(4), st.view(5)});
+}
+
 static std::vector<Candidate> read_candidates(kb::Stmt& st) {
   std::vector<Candidate> out;
-  while (st.step()) out.push_back({st.integer(0), st.integer(1), st.text(2), st.text(3), st.text(4), st.text(5)});
+  for_each_candidate(st, [&](const CandidateView& c) {
+    out.push_back({c.id, c.shape, std::string(c.name), std::string(c.model_key), std::string(c.mode), std::string(c.kind)});
+  });
   return out;
 }
 
 void Kb::candidates(const std::string& kind, const std::string& prefix, const std::function<void(const CandidateView&)>& each) {
-  const auto stream = [&](kb::Stmt& st) {
-    while (st.step()) each({st.integer(0), st.integer(1), st.view(2), st.view(3), st.view(4), st.view(5)});
-  };
   if (prefix.empty()) {
     kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE kind = ?");
     st.bind(1, kind);
-    stream(st);
+    for_each_candidate(st, each);
     return;
   }
   // Name prefix as an index range, [prefix, prefix + U+10FFFF); then the
@@ -197,12 +201,12 @@ void Kb::candidates(const std::string& kind, const std::string& prefix, const st
   const std::string hi = prefix + "\xF4\x8F\xBF\xBF";
   kb::Stmt by_name(db_, std::string(kCandidateCols) + "WHERE name >= ? AND name < ? AND kind = ?");
   by_name.bind(1, prefix).bind(2, hi).bind(3, kind);
-  stream(by_name);
+  for_each_candidate(by_name, each);
   kb::Stmt by_model(db_, std::string(kCandidateCols) +
                              "WHERE model_key >= ? AND model_key < ? AND kind = ? AND substr(name, 1, length(model_key)) <> model_key "
                              "AND NOT (name >= ? AND name < ?)");
   by_model.bind(1, prefix).bind(2, hi).bind(3, kind).bind(4, prefix).bind(5, hi);
-  stream(by_model);
+  for_each_candidate(by_model, each);
 }
 
 std::vector<Candidate> Kb::candidates_named(const std::string& kind, const std::string& name) {
