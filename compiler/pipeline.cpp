@@ -86,8 +86,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
     }
     SourceFile sf{rel, *bytes};
     const int before = diags.error_count();
-    std::optional<Document> doc =
-        f.extension() == ".md" ? ingest_markdown(sf, diags) : ingest_text_export(sf, hints, diags);
+    std::optional<Document> doc = f.extension() == ".md" ? ingest_markdown(sf, diags) : ingest_text_export(sf, hints, diags);
     if (!doc) continue;
     if (!c->vocab.languages.count(doc->meta.lang)) {
       diags.error({rel, key_line(*bytes, "lang"), 7}, "unknown lang '" + doc->meta.lang + "'",
@@ -98,8 +97,8 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
     const auto key = std::make_tuple(document_name(*doc), doc->meta.lang, doc->meta.revision);
     if (auto it = seen.find(key); it != seen.end()) {
       diags.error({rel, key_line(*bytes, "revision"), 1},
-                  "two sources of the same language and revision: " + doc->meta.lang + " revision " +
-                      std::to_string(doc->meta.revision) + " is also " + it->second,
+                  "two sources of the same language and revision: " + doc->meta.lang + " revision " + std::to_string(doc->meta.revision) +
+                      " is also " + it->second,
                   "give the newer edition a higher revision, or remove one");
       continue;
     }
@@ -134,14 +133,14 @@ std::vector<std::string> lint_lines(const Compilation& c) {
     const auto& w = k.values.front();
     for (size_t i = 1; i < k.values.size(); ++i) {
       const auto& v = k.values[i];
-      out.push_back(loc(v.prov) + ": " + (v.prov.revision < w.prov.revision ? "conflict" : "translation-mismatch") + ": " +
-                    k.entity_kind + " " + k.entity_key + " " + k.field + ": '" + v.value + "' (" + rev(v.prov) +
-                    ") -> '" + w.value + "' (" + rev(w.prov) + ", " + loc(w.prov) + ", wins)");
+      out.push_back(loc(v.prov) + ": " + (v.prov.revision < w.prov.revision ? "conflict" : "translation-mismatch") + ": " + k.entity_kind +
+                    " " + k.entity_key + " " + k.field + ": '" + v.value + "' (" + rev(v.prov) + ") -> '" + w.value + "' (" + rev(w.prov) +
+                    ", " + loc(w.prov) + ", wins)");
     }
   }
   for (const auto& r : c.resolved.renames)
-    out.push_back(loc(r.old_prov) + ": rename: dataset preset '" + r.from + "' (" + rev(r.old_prov) + ") -> '" + r.to +
-                  "' (" + rev(r.new_prov) + ", " + loc(r.new_prov) + ")");
+    out.push_back(loc(r.old_prov) + ": rename: dataset preset '" + r.from + "' (" + rev(r.old_prov) + ") -> '" + r.to + "' (" +
+                  rev(r.new_prov) + ", " + loc(r.new_prov) + ")");
   for (const auto& e : c.resolved.entities)
     for (const auto& lang : e.missing)
       out.push_back(loc(e.winner().prov) + ": missing: " + e.kind + " " + e.key + " has no " + lang + " text");

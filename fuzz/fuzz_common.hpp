@@ -50,15 +50,12 @@ inline const kb::Vocab& vocab() {
 // computed from the bytes there).
 inline void check_document(const kb::Document& doc, const kb::Diagnostics& diags, int line_count) {
   for (const auto& b : doc.blocks) {
-    if (b.span.line < 1 || b.span.line > line_count + 1)
-      invariant_failed("block line outside the file", std::to_string(b.span.line));
-    if (b.kind == kb::BlockKind::Heading && (b.level < 1 || b.level > 6))
-      invariant_failed("heading level", std::to_string(b.level));
+    if (b.span.line < 1 || b.span.line > line_count + 1) invariant_failed("block line outside the file", std::to_string(b.span.line));
+    if (b.kind == kb::BlockKind::Heading && (b.level < 1 || b.level > 6)) invariant_failed("heading level", std::to_string(b.level));
     if (b.kind == kb::BlockKind::Table) {
       if (b.rows.empty()) invariant_failed("table without a header row", std::to_string(b.span.line));
       for (const auto& row : b.rows)
-        if (row.size() != b.rows.front().size())
-          invariant_failed("ragged table row in a normalized document", std::to_string(b.span.line));
+        if (row.size() != b.rows.front().size()) invariant_failed("ragged table row in a normalized document", std::to_string(b.span.line));
     }
   }
   for (const auto& d : diags.all()) (void)d.render();

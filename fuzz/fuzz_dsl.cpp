@@ -85,12 +85,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string canonical = kbq::dsl::to_canonical(r.query);
   if (!roundtrip) return 0;
   const auto again = kbq::dsl::parse(lex, canonical);
-  if (!again)
-    invariant_failed("canonical form does not parse",
-                             "query '" + text + "' -> '" + canonical + "': " + again.error->message);
+  if (!again) invariant_failed("canonical form does not parse", "query '" + text + "' -> '" + canonical + "': " + again.error->message);
   if (!(again.query.constraints() == r.query.constraints()))
-    invariant_failed("canonical form parses to other constraints",
-                             "query '" + text + "' -> '" + canonical + "': [" + kbq::dsl::describe(r.query) + "] vs [" +
-                                 kbq::dsl::describe(again.query) + "]");
+    invariant_failed(
+        "canonical form parses to other constraints",
+        "query '" + text + "' -> '" + canonical + "': [" + kbq::dsl::describe(r.query) + "] vs [" + kbq::dsl::describe(again.query) + "]");
   return 0;
 }

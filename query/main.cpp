@@ -1,14 +1,14 @@
 // kbq: answers questions about Megatron Bridge training recipes from the
 // knowledge base embedded at build time (or --kb FILE). Exit codes: 0
 // answered, 1 nothing matched / a rule failed (check), 2 error.
-#include <CLI/CLI.hpp>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
@@ -159,8 +159,12 @@ int run(int argc, char** argv) {
         if (kind == "pitfall") {
           text += " — " + kbq::prose(kb, kind, key, ro.lang, "symptom").text + " → " + kbq::prose(kb, kind, key, ro.lang, "fix").text;
         }
-        const std::string where = p.source.file + ":" + std::to_string(p.source.line) + " (rev " + std::to_string(p.source.revision) + ", " + p.lang + ")";
-        arr.push_back({{"id", kind + "/" + key}, {"text", text}, {"lang", p.lang}, {"fallback", p.fallback},
+        const std::string where =
+            p.source.file + ":" + std::to_string(p.source.line) + " (rev " + std::to_string(p.source.revision) + ", " + p.lang + ")";
+        arr.push_back({{"id", kind + "/" + key},
+                       {"text", text},
+                       {"lang", p.lang},
+                       {"fallback", p.fallback},
                        {"source", {{"file", p.source.file}, {"line", p.source.line}, {"revision", p.source.revision}}}});
         out += (ro.format == kbq::Format::Markdown ? "- **" + key + "** " : key + ". ") + text + "\n   [" + where + "]\n";
       }
@@ -171,11 +175,15 @@ int run(int argc, char** argv) {
       nlohmann::ordered_json j = nlohmann::ordered_json::object();
       std::string out;
       {
-        kb::Stmt st(kb.db(), "SELECT path, format, coalesce(lang,''), coalesce(revision,0), coalesce(date,''), coalesce(translated_from,'') "
-                              "FROM sources WHERE format != 'data' ORDER BY revision DESC, path");
+        kb::Stmt st(kb.db(),
+                    "SELECT path, format, coalesce(lang,''), coalesce(revision,0), coalesce(date,''), coalesce(translated_from,'') "
+                    "FROM sources WHERE format != 'data' ORDER BY revision DESC, path");
         auto& eds = j["editions"] = nlohmann::ordered_json::array();
         while (st.step()) {
-          eds.push_back({{"file", st.text(0)}, {"lang", st.text(2)}, {"revision", st.integer(3)}, {"date", st.text(4)},
+          eds.push_back({{"file", st.text(0)},
+                         {"lang", st.text(2)},
+                         {"revision", st.integer(3)},
+                         {"date", st.text(4)},
                          {"translated_from", st.text(5)}});
           out += st.text(0) + "  " + st.text(2) + "  rev " + std::to_string(st.integer(3)) + (st.text(4).empty() ? "" : "  " + st.text(4)) +
                  (st.text(5).empty() ? "" : "  translated from " + st.text(5)) + "\n";
@@ -199,11 +207,16 @@ int run(int argc, char** argv) {
         auto& cs = j["conflicts"] = nlohmann::ordered_json::array();
         out += "\nconflicts (newest revision wins):\n";
         while (st.step()) {
-          cs.push_back({{"entity", st.text(0) + " " + st.text(1)}, {"field", st.text(2)}, {"winner", st.text(3)},
-                        {"winner_revision", st.integer(4)}, {"older", st.text(5)}, {"older_revision", st.integer(6)},
+          cs.push_back({{"entity", st.text(0) + " " + st.text(1)},
+                        {"field", st.text(2)},
+                        {"winner", st.text(3)},
+                        {"winner_revision", st.integer(4)},
+                        {"older", st.text(5)},
+                        {"older_revision", st.integer(6)},
                         {"older_source", st.text(7) + ":" + std::to_string(st.integer(8))}});
           out += "  " + st.text(0) + " " + st.text(1) + " " + st.text(2) + ": '" + st.text(5) + "' (rev " + std::to_string(st.integer(6)) +
-                 ", " + st.text(7) + ":" + std::to_string(st.integer(8)) + ") -> '" + st.text(3) + "' (rev " + std::to_string(st.integer(4)) + ")\n";
+                 ", " + st.text(7) + ":" + std::to_string(st.integer(8)) + ") -> '" + st.text(3) + "' (rev " +
+                 std::to_string(st.integer(4)) + ")\n";
         }
       }
       emit(ro.format == kbq::Format::Json ? j.dump(2) + "\n" : out);

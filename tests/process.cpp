@@ -2,8 +2,8 @@
 #include "process.hpp"
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>

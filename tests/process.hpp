@@ -24,7 +24,7 @@ class TempDir {
 };
 
 struct RunResult {
-  int exit_code = -1;   // exit status, or 128 + signal
+  int exit_code = -1;  // exit status, or 128 + signal
   std::string out, err;
 };
 

@@ -137,8 +137,10 @@ void copy_sources(const std::string& case_dir, const std::string& to) {
   for (const auto& e : fs::recursive_directory_iterator(case_dir)) {
     const fs::path rel = fs::relative(e.path(), case_dir);
     if (rel == "expected.txt") continue;
-    if (e.is_directory()) fs::create_directories(fs::path(to) / rel);
-    else if (e.is_regular_file()) fs::copy_file(e.path(), fs::path(to) / rel);
+    if (e.is_directory())
+      fs::create_directories(fs::path(to) / rel);
+    else if (e.is_regular_file())
+      fs::copy_file(e.path(), fs::path(to) / rel);
   }
 }
 
@@ -153,9 +155,9 @@ TEST_CASE("markdown: a carriage return without a line feed is an error where it 
     std::string want;  // the diagnostic's first line, or empty: no error
   };
   for (const auto& c : std::vector<Case>{
-           {"\nText\r\nmore\r\n", ""},                                                   // CRLF only
-           {"\nText\rmore\n", "in/cr.md:8:5: error: carriage return without a line feed"},  // mid-line
-           {"\nText\r\r\n", "in/cr.md:8:5: error: carriage return without a line feed"},    // CR before CRLF
+           {"\nText\r\nmore\r\n", ""},                                                             // CRLF only
+           {"\nText\rmore\n", "in/cr.md:8:5: error: carriage return without a line feed"},         // mid-line
+           {"\nText\r\r\n", "in/cr.md:8:5: error: carriage return without a line feed"},           // CR before CRLF
            {"\n\xC3\xA9t\xC3\xA9\r", "in/cr.md:8:4: error: carriage return without a line feed"},  // at the end
        }) {
     INFO("body: " << c.body);
@@ -181,10 +183,9 @@ TEST_CASE("markdown: a carriage return without a line feed is an error where it 
 TEST_CASE("every required bad-input case has a fixture", "[bad_input]") {
   const auto names = case_names();
   const std::set<std::string> have(names.begin(), names.end());
-  for (const char* required :
-       {"missing_front_matter", "malformed_front_matter", "unknown_lang", "missing_revision", "revision_not_a_number",
-        "duplicate_lang_revision", "ragged_table_row", "tp_not_a_number", "same_revision_conflict", "invalid_utf8",
-        "unterminated_code_fence", "empty_sources", "two_bad_documents"}) {
+  for (const char* required : {"missing_front_matter", "malformed_front_matter", "unknown_lang", "missing_revision",
+                               "revision_not_a_number", "duplicate_lang_revision", "ragged_table_row", "tp_not_a_number",
+                               "same_revision_conflict", "invalid_utf8", "unterminated_code_fence", "empty_sources", "two_bad_documents"}) {
     INFO(required);
     CHECK(have.count(required));
     CHECK(fs::exists(kBad + "/" + required + "/expected.txt"));
@@ -227,8 +228,8 @@ TEST_CASE("kbc build rejects bad sources with exact diagnostics and keeps the pr
         INFO("expected line: " << want);
         CHECK(std::find(got.begin(), got.end(), want) != got.end());
       }
-      const auto errors = std::count_if(got.begin(), got.end(),
-                                        [](const std::string& l) { return l.find(": error: ") != std::string::npos; });
+      const auto errors =
+          std::count_if(got.begin(), got.end(), [](const std::string& l) { return l.find(": error: ") != std::string::npos; });
       CHECK(static_cast<size_t>(errors) == expected.size());
       CHECK(slurp(out) == before);
       std::vector<std::string> beside;

@@ -109,8 +109,7 @@ std::string range_text(const Range& r) {
 // Is there a lint line holding every one of `parts`?
 bool has_lint_line(const std::vector<std::string>& lines, std::initializer_list<std::string> parts) {
   return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
-    return std::all_of(parts.begin(), parts.end(),
-                       [&](const std::string& p) { return line.find(p) != std::string::npos; });
+    return std::all_of(parts.begin(), parts.end(), [&](const std::string& p) { return line.find(p) != std::string::npos; });
   });
 }
 
@@ -199,9 +198,8 @@ TEST_CASE("a brace pattern expands to one recipe per alternative", "[compiler]")
       CHECK(range_text(r.gpus) == "1-16");
     }
   const std::set<std::pair<std::string, std::string>> want = {
-      {"gemma3_vl_4b_sft_config", "sft"},   {"gemma3_vl_4b_peft_config", "peft"},
-      {"gemma3_vl_12b_sft_config", "sft"},  {"gemma3_vl_12b_peft_config", "peft"},
-      {"gemma3_vl_27b_sft_config", "sft"},  {"gemma3_vl_27b_peft_config", "peft"},
+      {"gemma3_vl_4b_sft_config", "sft"},    {"gemma3_vl_4b_peft_config", "peft"}, {"gemma3_vl_12b_sft_config", "sft"},
+      {"gemma3_vl_12b_peft_config", "peft"}, {"gemma3_vl_27b_sft_config", "sft"},  {"gemma3_vl_27b_peft_config", "peft"},
   };
   CHECK(got == want);
   CHECK(got.size() == 6);
@@ -267,10 +265,10 @@ TEST_CASE("lint reports the renames and changes between revisions", "[compiler]"
                          {"llm-pretrain-mock", "mock"}, {"llm-finetune", "squad"}, {"llm-finetune", "tulu3"}});
   }
   SECTION("config key training.global_batch_size became train.global_batch_size") {
-    CHECK(has_lint_line(lines, {": conflict: command library_entry/3 config_key: '", "training.global_batch_size",
-                                "(rev 1 fr) -> '", "train.global_batch_size", "(rev 3 ja"}));
-    CHECK(has_lint_line(lines, {": conflict: command library_entry/3 config_key: '", "training.global_batch_size",
-                                "(rev 2 zh) -> '", "train.global_batch_size", "(rev 3 ja"}));
+    CHECK(has_lint_line(lines, {": conflict: command library_entry/3 config_key: '", "training.global_batch_size", "(rev 1 fr) -> '",
+                                "train.global_batch_size", "(rev 3 ja"}));
+    CHECK(has_lint_line(lines, {": conflict: command library_entry/3 config_key: '", "training.global_batch_size", "(rev 2 zh) -> '",
+                                "train.global_batch_size", "(rev 3 ja"}));
   }
   SECTION("first smoke-test recipe llama3_8b_sft_config became llama3_8b_pretrain_config") {
     CHECK(has_lint_line(lines, {": conflict: checklist 3 recipe: 'llama3_8b_sft_config' (rev 2 zh) -> "
@@ -295,8 +293,7 @@ TEST_CASE("lint reports the renames and changes between revisions", "[compiler]"
                                 "PP × max(TP × CP, EP × ETP)", "(rev 3 ja"}));
   }
   SECTION("the French edition has no pitfall table: every pitfall misses fr") {
-    for (int k = 1; k <= 11; ++k)
-      CHECK(has_lint_line(lines, {": missing: pitfall " + std::to_string(k) + " has no fr text"}));
+    for (int k = 1; k <= 11; ++k) CHECK(has_lint_line(lines, {": missing: pitfall " + std::to_string(k) + " has no fr text"}));
   }
   SECTION("lint lines are sorted and unique") {
     CHECK(std::is_sorted(lines.begin(), lines.end()));
@@ -377,8 +374,7 @@ using RecipeKey = std::tuple<std::string, std::string, std::string, std::string,
 std::set<RecipeKey> recipe_set(const Compilation& c) {
   std::set<RecipeKey> out;
   for (const auto& r : c.resolved.recipes)
-    out.insert({r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep),
-                range_text(r.gpus)});
+    out.insert({r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep), range_text(r.gpus)});
   return out;
 }
 
@@ -388,8 +384,8 @@ std::string show(const RecipeKey& k) {
 }
 
 // (kind, key, lang) → named parts, for the row entities of a kind.
-std::map<std::tuple<std::string, std::string, std::string>, std::map<std::string, std::string>> rows_of(
-    const Compilation& c, const std::string& kind) {
+std::map<std::tuple<std::string, std::string, std::string>, std::map<std::string, std::string>> rows_of(const Compilation& c,
+                                                                                                        const std::string& kind) {
   std::map<std::tuple<std::string, std::string, std::string>, std::map<std::string, std::string>> out;
   for (const auto& e : c.resolved.entities)
     if (e.kind == kind)
@@ -526,8 +522,7 @@ TEST_CASE("a kbc build killed midway leaves the previous or the new KB, never a 
     ::kill(pid, SIGKILL);
     const int rc = wait_exit_code(pid);
     if (rc == -SIGKILL) ++killed;
-    INFO("run " << i << ", seed " << seed << ", kill after " << delay * 1000 << " ms of a " << seconds * 1000
-                << " ms build, exit " << rc);
+    INFO("run " << i << ", seed " << seed << ", kill after " << delay * 1000 << " ms of a " << seconds * 1000 << " ms build, exit " << rc);
     REQUIRE(fs::exists(target));
     CHECK(integrity_check(target) == "ok");
     const std::string dump = kb::dump_kb(target, "sql");
@@ -543,8 +538,8 @@ TEST_CASE("a kbc build killed midway leaves the previous or the new KB, never a 
         fs::remove(e.path());
       }
   }
-  INFO("killed " << killed << " of " << kRuns << " builds (" << killed_while_writing
-                 << " while writing the KB); old KB kept " << kept_old << ", new KB " << got_new);
+  INFO("killed " << killed << " of " << kRuns << " builds (" << killed_while_writing << " while writing the KB); old KB kept " << kept_old
+                 << ", new KB " << got_new);
   CHECK(killed >= 1);
   CHECK(kept_old + got_new == kRuns);
 }

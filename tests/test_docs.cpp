@@ -22,8 +22,7 @@ TEST_CASE("kbq --help and docs/kbq.md agree", "[docs]") {
     const auto r = kbtest::run(KBQ_PATH, args);
     REQUIRE(r.exit_code == 0);
     const std::regex flag("(--[a-z][a-z-]+)");
-    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), flag); it != std::sregex_iterator(); ++it)
-      flags.insert((*it)[1]);
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), flag); it != std::sregex_iterator(); ++it) flags.insert((*it)[1]);
     if (*sub) CHECK(doc.find(std::string("`") + sub) != std::string::npos);
   }
   REQUIRE(flags.count("--format"));
@@ -61,8 +60,8 @@ void check_required(const json& schema, const json& defs, const json& value, con
 
 TEST_CASE("JSON answers follow docs/answer.schema.json", "[docs]") {
   const json schema = json::parse(kbtest::read_file(std::string(KB_SOURCE_DIR) + "/docs/answer.schema.json"));
-  for (const char* q : {"peft qwen3 1 gpu", "SFT, 8×H100, 16K sequence", "throughput benchmark llama3 8b h100",
-                        "qwen3 の LoRA を 1 GPU で"}) {
+  for (const char* q :
+       {"peft qwen3 1 gpu", "SFT, 8×H100, 16K sequence", "throughput benchmark llama3 8b h100", "qwen3 の LoRA を 1 GPU で"}) {
     const auto r = kbtest::run(KBQ_PATH, {q, "--format", "json"});
     REQUIRE(r.exit_code == 0);
     check_required(schema, schema["$defs"], json::parse(r.out), q);

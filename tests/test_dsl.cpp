@@ -98,11 +98,9 @@ const std::vector<DslCase> kDslCases = {
     {"zork frob", "zork frob", nullptr, nullptr, 0},
     {"fine-tune llama3 8b with lora", "mode:peft model:llama3 8b", "en", nullptr, 0},
     {"lora fine-tuning", "mode:peft", "en", nullptr, 0},
-    {"what is the best recipe for llama3 70b on 2 nodes of h100?", "model:llama3 70b nodes:2 hardware:h100 best", "en",
-     nullptr, 0},
+    {"what is the best recipe for llama3 70b on 2 nodes of h100?", "model:llama3 70b nodes:2 hardware:h100 best", "en", nullptr, 0},
     // --- filters --------------------------------------------------------------
-    {"mode:sft gpus:16 tp:2 kind:benchmark family:qwen3", "mode:sft gpus:16 family:qwen3 kind:benchmark tp:2", nullptr,
-     nullptr, 0},
+    {"mode:sft gpus:16 tp:2 kind:benchmark family:qwen3", "mode:sft gpus:16 family:qwen3 kind:benchmark tp:2", nullptr, nullptr, 0},
     {"mode:lora", "mode:peft", nullptr, nullptr, 0},
     {"gpu_type:B200 precision:fp8_cs", "hardware:b200 precision:fp8", nullptr, nullptr, 0},
     {"seq:16k nodes:4", "nodes:4 seq:16384", nullptr, nullptr, 0},
@@ -387,9 +385,10 @@ TEST_CASE("dsl: a lexicon from rows, without any file", "[dsl]") {
 
 TEST_CASE("dsl: junk never crashes and always yields a query or an error", "[dsl]") {
   const Lexicon& lex = test_lexicon();
-  const std::vector<std::string> bits = {"8",  "x",  "×",  "h100", ":",  "-",  "_",  "a",   "3b", "k",    "卡", "の",
-                                         " ",  ",",  "、", "\"",   ".",  "1.", "+",  "gpus", "tp", "qwen3", "é",  "\t",
-                                         "。", "!",  "sft", "9999999999999999999999", "seq", "ｘ", "/", "a3b"};
+  const std::vector<std::string> bits = {
+      "8",   "x",  "×", "h100", ":", "-",    "_",  "a",     "3b", "k",  "卡", "の", " ",   ",",
+      "、",  "\"", ".", "1.",   "+", "gpus", "tp", "qwen3", "é",  "\t", "。", "!",  "sft", "9999999999999999999999",
+      "seq", "ｘ", "/", "a3b"};
   std::uint32_t state = 12345;
   auto next = [&] {
     state = state * 1103515245u + 12345u;
@@ -439,8 +438,7 @@ TEST_CASE("dsl: the inputs fuzz_dsl once failed on now round-trip", "[dsl]") {
     CHECK(r);  // every regression so far is a query that parses
     if (!r) continue;
     const auto again = parse(lex, to_canonical(r.query));
-    INFO("reads back as: " << show(again) << "  [" << kbq::dsl::describe(again.query) << "] vs ["
-                           << kbq::dsl::describe(r.query) << "]");
+    INFO("reads back as: " << show(again) << "  [" << kbq::dsl::describe(again.query) << "] vs [" << kbq::dsl::describe(r.query) << "]");
     CHECK(again);
     CHECK(again.query.constraints() == r.query.constraints());
   }

@@ -78,8 +78,8 @@ constexpr int kSlowdown = 1;
 using kbtest::TempDir;
 
 struct Outcome {
-  int exit_code = -1;   // exit status; -1 when killed by a signal or the time limit
-  int signal = 0;       // the signal that ended it, 0 if none
+  int exit_code = -1;  // exit status; -1 when killed by a signal or the time limit
+  int signal = 0;      // the signal that ended it, 0 if none
   bool timed_out = false;
   double seconds = 0;
   std::string out, err;
@@ -198,19 +198,32 @@ std::string decode_arg_bytes(const std::string& spec) {
       if (i >= spec.size()) throw std::runtime_error("arg-bytes: dangling backslash");
       const char e = spec[i++];
       switch (e) {
-        case 'n': piece += '\n'; break;
-        case 't': piece += '\t'; break;
-        case 'r': piece += '\r'; break;
-        case '0': piece += '\0'; break;
-        case '\\': piece += '\\'; break;
-        case '"': piece += '"'; break;
+        case 'n':
+          piece += '\n';
+          break;
+        case 't':
+          piece += '\t';
+          break;
+        case 'r':
+          piece += '\r';
+          break;
+        case '0':
+          piece += '\0';
+          break;
+        case '\\':
+          piece += '\\';
+          break;
+        case '"':
+          piece += '"';
+          break;
         case 'x': {
           if (i + 2 > spec.size()) throw std::runtime_error("arg-bytes: short \\x escape");
           piece += static_cast<char>(hex_digit(spec[i]) * 16 + hex_digit(spec[i + 1]));
           i += 2;
           break;
         }
-        default: throw std::runtime_error(std::string("arg-bytes: unknown escape \\") + e);
+        default:
+          throw std::runtime_error(std::string("arg-bytes: unknown escape \\") + e);
       }
     }
     if (i >= spec.size()) throw std::runtime_error("arg-bytes: unterminated piece in: " + spec);
@@ -236,14 +249,23 @@ QueryCase parse_query_case(const std::string& text) {
     const auto colon = line.find(": ");
     const std::string key = line.substr(0, colon == std::string::npos ? line.find(':') : colon);
     const std::string value = colon == std::string::npos ? std::string{} : line.substr(colon + 2);
-    if (key == "arg") c.args.push_back(value);
-    else if (key == "arg-bytes") c.args.push_back(decode_arg_bytes(value));
-    else if (key == "via") c.via_parse = value == "parse";
-    else if (key == "exit") { c.exit_code = std::stoi(value); has_exit = true; }
-    else if (key == "stdout-has") c.stdout_has.push_back(value);
-    else if (key == "stderr-has") c.stderr_has.push_back(value);
-    else if (key == "seconds") c.seconds = std::stod(value);
-    else throw std::runtime_error("unknown line: " + line);
+    if (key == "arg")
+      c.args.push_back(value);
+    else if (key == "arg-bytes")
+      c.args.push_back(decode_arg_bytes(value));
+    else if (key == "via")
+      c.via_parse = value == "parse";
+    else if (key == "exit") {
+      c.exit_code = std::stoi(value);
+      has_exit = true;
+    } else if (key == "stdout-has")
+      c.stdout_has.push_back(value);
+    else if (key == "stderr-has")
+      c.stderr_has.push_back(value);
+    else if (key == "seconds")
+      c.seconds = std::stod(value);
+    else
+      throw std::runtime_error("unknown line: " + line);
   }
   if (c.args.empty()) throw std::runtime_error("no arg line");
   if (!has_exit) throw std::runtime_error("no exit line");
@@ -325,8 +347,9 @@ std::string repeat(const std::string& s, int n) {
 // Recipe names of a KB, sorted, comma-separated.
 std::string recipe_names(const std::string& kb_path) {
   kb::Db db(kb_path, kb::Db::Mode::ReadOnly);
-  kb::Stmt st(db, "SELECT group_concat(name || '/' || coalesce(mode, '') || '/' || tp_min || '/' || coalesce(gpus_min, ''), ',') "
-                  "FROM (SELECT * FROM recipes ORDER BY name, mode)");
+  kb::Stmt st(db,
+              "SELECT group_concat(name || '/' || coalesce(mode, '') || '/' || tp_min || '/' || coalesce(gpus_min, ''), ',') "
+              "FROM (SELECT * FROM recipes ORDER BY name, mode)");
   return st.step() ? st.text(0) : std::string{};
 }
 
@@ -408,8 +431,8 @@ TEST_CASE("kbq refuses a bad knowledge base with one line naming it, exit 2", "[
         kb::Db db(path, kb::Db::Mode::ReadWriteCreate);
         db.exec("PRAGMA user_version = " + std::to_string(version));
       }
-      require_one_line_error(path, "schema version " + std::to_string(version) + ", this kbq reads version " +
-                                           std::to_string(kb::kSchemaVersion));
+      require_one_line_error(
+          path, "schema version " + std::to_string(version) + ", this kbq reads version " + std::to_string(kb::kSchemaVersion));
     }
   }
   SECTION("another application's SQLite file") {
@@ -469,7 +492,8 @@ TEST_CASE("kbc with an output it cannot write: one error, the summary, exit 2", 
     CHECK(r.signal == 0);
     CHECK(r.exit_code == 2);
     const auto lines = lines_of(r.err);
-    const auto errors = std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find(": error: ") != std::string::npos; });
+    const auto errors =
+        std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find(": error: ") != std::string::npos; });
     CHECK(errors == 1);
     CHECK(r.err.find("left unchanged") != std::string::npos);
     CHECK_FALSE(fs::exists(out));
@@ -516,10 +540,9 @@ TEST_CASE("good fixtures compile: CRLF, BOM, metacharacters in prose, an empty t
 TEST_CASE("kbq answers from sources with SQL and shell text in their prose", "[faults]") {
   TempDir tmp("kbtests-faults");
   const std::string out = tmp / "kb.sqlite";
-  const auto b = run_limited(KBC_PATH,
-                             {"build", "--sources", kRoot + "/tests/fixtures/good/sql_metacharacters_in_text", "--data", kData,
-                              "-o", out, "--quiet"},
-                             60.0 * kSlowdown);
+  const auto b = run_limited(
+      KBC_PATH, {"build", "--sources", kRoot + "/tests/fixtures/good/sql_metacharacters_in_text", "--data", kData, "-o", out, "--quiet"},
+      60.0 * kSlowdown);
   REQUIRE(b.exit_code == 0);
   const auto r = run_limited(KBQ_PATH, {"--kb", out, "show", "llama3_8b_pretrain_config"}, 10.0 * kSlowdown);
   INFO(r.err);
@@ -561,12 +584,14 @@ TEST_CASE("pathological sources: 1 MB lines and cells, deep nesting", "[faults]"
     many_rows += "| llama3_8b_r" + std::to_string(i) + "_pretrain_config | Pretrain | 2 | 1 | — | ✓ | 2 | 8K |\n";
   const std::vector<Case> cases = {
       {"a 1 MB paragraph line", minimal.substr(0, para) + mb + "\n\n" + minimal.substr(para), 0, "", 20},
-      {"a 1 MB heading", before_rows.substr(0, before_rows.find("### Llama")) + "## " + mb + "\n\n" +
-                              before_rows.substr(before_rows.find("### Llama")) + rows, 0, "", 20},
+      {"a 1 MB heading",
+       before_rows.substr(0, before_rows.find("### Llama")) + "## " + mb + "\n\n" + before_rows.substr(before_rows.find("### Llama")) +
+           rows,
+       0, "", 20},
       {"a 1 MB code block line", minimal + "\n```text\n" + mb + "\n```\n", 0, "", 20},
       {"a 1 MB TP cell (found: the error quoted all of it)",
-       before_rows + "| llama3_8b_pretrain_config | Pretrain | " + std::string(1 << 20, '8') + " | 1 | — | ✓ | 2 | 8K |\n", 2,
-       "TP cell '", 20},
+       before_rows + "| llama3_8b_pretrain_config | Pretrain | " + std::string(1 << 20, '8') + " | 1 | — | ✓ | 2 | 8K |\n", 2, "TP cell '",
+       20},
       // Lists and block quotes nest at most 64 levels (kMaxNesting); deeper is
       // an error, never a recursion per level (found by the corpus: the
       // markdown walker overflowed the stack at 10 000 quotes in a Release

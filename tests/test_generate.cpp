@@ -7,12 +7,12 @@
 // (round trip); `--check` names stale files and exits 1; the committed
 // generated/ is fresh; site files (pages, kb.json against
 // docs/kb.schema.json, search records) have the documented shape.
-#include <catch2/catch.hpp>
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm-extension_api.h>
 #include <cmark-gfm.h>
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -109,9 +109,7 @@ const std::string& file(const std::string& rel) {
   return it->second;
 }
 
-std::vector<std::string> languages() {
-  return std::vector<std::string>(real().vocab.languages.begin(), real().vocab.languages.end());
-}
+std::vector<std::string> languages() { return std::vector<std::string>(real().vocab.languages.begin(), real().vocab.languages.end()); }
 
 std::string lang_suffix(const std::string& lang) { return lang == "en" ? "" : "." + lang; }
 
@@ -119,7 +117,7 @@ std::string lang_suffix(const std::string& lang) { return lang == "en" ? "" : ".
 
 struct Parsed {
   std::string front_matter;
-  std::vector<std::pair<int, std::string>> headings;       // (level, text)
+  std::vector<std::pair<int, std::string>> headings;          // (level, text)
   std::vector<std::vector<std::vector<std::string>>> tables;  // table → rows → cells (row 0 = header)
   std::string html;
 };
@@ -232,26 +230,24 @@ std::string range_text(const kb::Range& r) {
   return s;
 }
 
-using RecipeKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string,
-                             std::string, std::string, long, bool, bool>;
+using RecipeKey =
+    std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string, std::string, long, bool, bool>;
 
 std::set<RecipeKey> recipe_facts(const Compilation& c) {
   std::set<RecipeKey> out;
   for (const auto& r : c.resolved.recipes)
-    out.insert({r.kind, r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep),
-                range_text(r.gpus), r.seq_len, r.pattern, !r.mentioned_in.empty()});
+    out.insert({r.kind, r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep), range_text(r.gpus),
+                r.seq_len, r.pattern, !r.mentioned_in.empty()});
   return out;
 }
 
 std::string show(const RecipeKey& k) {
-  return std::get<0>(k) + " " + std::get<1>(k) + " /" + std::get<2>(k) + " tp=" + std::get<3>(k) + " pp=" +
-         std::get<4>(k) + " cp=" + std::get<5>(k) + " ep=" + std::get<6>(k) + " gpus=" + std::get<7>(k) +
-         " seq=" + std::to_string(std::get<8>(k)) + (std::get<9>(k) ? " pattern" : "") +
-         (std::get<10>(k) ? " mentioned" : "");
+  return std::get<0>(k) + " " + std::get<1>(k) + " /" + std::get<2>(k) + " tp=" + std::get<3>(k) + " pp=" + std::get<4>(k) +
+         " cp=" + std::get<5>(k) + " ep=" + std::get<6>(k) + " gpus=" + std::get<7>(k) + " seq=" + std::to_string(std::get<8>(k)) +
+         (std::get<9>(k) ? " pattern" : "") + (std::get<10>(k) ? " mentioned" : "");
 }
 
-std::map<std::string, std::map<std::string, std::set<std::string>>> entity_facts(const Compilation& c,
-                                                                                 const std::string& kind) {
+std::map<std::string, std::map<std::string, std::set<std::string>>> entity_facts(const Compilation& c, const std::string& kind) {
   std::map<std::string, std::map<std::string, std::set<std::string>>> out;
   for (const auto& e : c.resolved.entities)
     if (e.kind == kind && !e.superseded) out[e.key] = e.winner().facts;
@@ -393,9 +389,7 @@ TEST_CASE("generate: editions are complete, with fallback markers from ui.tsv", 
   // Section kinds of the newest original skill edition, in order.
   const kb::Document* tpl = nullptr;
   for (const auto& d : c.documents)
-    if (kb::starts_with(d.path, "skill/") && d.meta.translated_from.empty() &&
-        (!tpl || d.meta.revision > tpl->meta.revision))
-      tpl = &d;
+    if (kb::starts_with(d.path, "skill/") && d.meta.translated_from.empty() && (!tpl || d.meta.revision > tpl->meta.revision)) tpl = &d;
   REQUIRE(tpl);
   std::vector<std::string> kinds;
   for (const auto& b : tpl->blocks)
@@ -407,7 +401,7 @@ TEST_CASE("generate: editions are complete, with fallback markers from ui.tsv", 
     const Parsed p = parse_md(file(rel));
     std::vector<std::string> got;
     for (const auto& [level, text] : p.headings) got.push_back(c.vocab.section_kind(lang, text));
-    CHECK(got == kinds);  // same sections, same order, every heading classified
+    CHECK(got == kinds);          // same sections, same order, every heading classified
     CHECK(p.tables.size() == 3);  // pitfalls, quick reference, code anchors
     const YAML::Node fm = YAML::Load(p.front_matter);
     CHECK(fm["revision"].as<int>() == tpl->meta.revision);
@@ -549,8 +543,8 @@ TEST_CASE("generate: kb.json follows docs/kb.schema.json", "[generate]") {
   for (const auto& t : schema["required"]) CHECK(kb.contains(t.get<std::string>()));
   auto type_ok = [](const json& v, const json& allowed) {
     auto one = [&](const std::string& t) {
-      return (t == "null" && v.is_null()) || (t == "string" && v.is_string()) ||
-             (t == "integer" && v.is_number_integer()) || (t == "number" && v.is_number());
+      return (t == "null" && v.is_null()) || (t == "string" && v.is_string()) || (t == "integer" && v.is_number_integer()) ||
+             (t == "number" && v.is_number());
     };
     if (allowed.is_string()) return one(allowed.get<std::string>());
     for (const auto& a : allowed)
@@ -572,8 +566,7 @@ TEST_CASE("generate: kb.json follows docs/kb.schema.json", "[generate]") {
   }
 }
 
-TEST_CASE("generate: search records, one per recipe, rule, pitfall and quick-reference row per language",
-          "[generate]") {
+TEST_CASE("generate: search records, one per recipe, rule, pitfall and quick-reference row per language", "[generate]") {
   const json records = json::parse(file("site/search-records.json"));
   REQUIRE(records.is_array());
   std::set<std::string> ids;

@@ -39,12 +39,24 @@ GoldenCase parse_case(const std::string& text) {
     if (eol == std::string::npos) eol = text.size();
     const std::string line = text.substr(pos, eol - pos);
     pos = eol + 1;
-    if (line == "--- stdout") { section = &g.out; continue; }
-    if (line == "--- stderr") { section = &g.err; g.has_err = true; continue; }
-    if (section) { *section += line + "\n"; continue; }
+    if (line == "--- stdout") {
+      section = &g.out;
+      continue;
+    }
+    if (line == "--- stderr") {
+      section = &g.err;
+      g.has_err = true;
+      continue;
+    }
+    if (section) {
+      *section += line + "\n";
+      continue;
+    }
     g.header += line + "\n";
-    if (line.rfind("arg: ", 0) == 0) g.args.push_back(line.substr(5));
-    else if (line.rfind("exit: ", 0) == 0) g.exit_code = std::atoi(line.c_str() + 6);
+    if (line.rfind("arg: ", 0) == 0)
+      g.args.push_back(line.substr(5));
+    else if (line.rfind("exit: ", 0) == 0)
+      g.exit_code = std::atoi(line.c_str() + 6);
   }
   return g;
 }

@@ -69,12 +69,36 @@ std::vector<Row> oracle(kbq::Kb& kb, const kbq::dsl::Query& q, int limit) {
 // Queries over every term kind the ranker scores: mode, model, size, GPU
 // count, nodes, hardware, sequence length, intents, filters, free text.
 const std::vector<std::string> kQueries = {
-    "peft qwen3 1 gpu", "sft llama3 70b 16 gpus", "SFT, 8×H100, 16K sequence", "pretrain deepseek v3 32 nodes",
-    "first time trying bridge", "large scale pretrain llama3", "qwen3 tp:2 sft", "throughput benchmark llama3 8b h100",
-    "qwen3 moe 30b sft 16 gpus cuda graphs", "pretrain 8 gpus", "sft", "peft", "moe", "vlm sft", "long context 64k",
-    "pretrain 64 gpus moe", "sft 70b", "8b peft 1 gpu", "family:qwen sft", "diffusion", "benchmark gb200",
-    "qwen3 の LoRA を 1 GPU で", "affinage llama3 8b sur 2 nœuds", "在 1 个 GPU 上使用 LoRA", "smoke test", "zork frobnicate",
-    "gemma3 vlm peft 8 gpus", "pretrain 2 nodes 128k sequence", "sft 1 gpu", "nemotron pretrain",
+    "peft qwen3 1 gpu",
+    "sft llama3 70b 16 gpus",
+    "SFT, 8×H100, 16K sequence",
+    "pretrain deepseek v3 32 nodes",
+    "first time trying bridge",
+    "large scale pretrain llama3",
+    "qwen3 tp:2 sft",
+    "throughput benchmark llama3 8b h100",
+    "qwen3 moe 30b sft 16 gpus cuda graphs",
+    "pretrain 8 gpus",
+    "sft",
+    "peft",
+    "moe",
+    "vlm sft",
+    "long context 64k",
+    "pretrain 64 gpus moe",
+    "sft 70b",
+    "8b peft 1 gpu",
+    "family:qwen sft",
+    "diffusion",
+    "benchmark gb200",
+    "qwen3 の LoRA を 1 GPU で",
+    "affinage llama3 8b sur 2 nœuds",
+    "在 1 个 GPU 上使用 LoRA",
+    "smoke test",
+    "zork frobnicate",
+    "gemma3 vlm peft 8 gpus",
+    "pretrain 2 nodes 128k sequence",
+    "sft 1 gpu",
+    "nemotron pretrain",
 };
 
 void check_against_oracle(const std::string& kb_path, const std::vector<std::string>& queries) {
@@ -108,15 +132,15 @@ TEST_CASE("ranking: the shape-grouped selection equals scoring every recipe (syn
   }
   kbtest::TempDir tmp("kbtests-ranking");
   const auto gen = kbtest::run("/usr/bin/env", {"python3", std::string(KB_SOURCE_DIR) + "/bench/gen_sources.py", "--scale", "4", "--out",
-                                           tmp / "sources", "--sources", std::string(KB_SOURCE_DIR) + "/kb-sources"});
+                                                tmp / "sources", "--sources", std::string(KB_SOURCE_DIR) + "/kb-sources"});
   REQUIRE(gen.exit_code == 0);
   const auto build = kbtest::run(KBC_PATH, {"build", "--sources", tmp / "sources", "-o", tmp / "kb.sqlite", "--quiet"});
   REQUIRE(build.exit_code == 0);
   // The synthetic units add recipes that share shapes, and model prefixes
   // (synm…, and real model keys with a _syn suffix).
   std::vector<std::string> queries = kQueries;
-  for (const char* q : {"synm2f3 sft", "synm1f1 pretrain 8 gpus", "llama3 peft 4 gpus", "qwen3 sft 2 gpus 32k sequence",
-                        "pretrain 16 gpus", "peft 2 gpus"})
+  for (const char* q :
+       {"synm2f3 sft", "synm1f1 pretrain 8 gpus", "llama3 peft 4 gpus", "qwen3 sft 2 gpus 32k sequence", "pretrain 16 gpus", "peft 2 gpus"})
     queries.emplace_back(q);
   check_against_oracle(tmp / "kb.sqlite", queries);
 }

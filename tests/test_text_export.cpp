@@ -70,8 +70,7 @@ void load_headings(TextExportHints& hints, Diagnostics& diags) {
       diags.error(sections->span(row, "kind"), "unknown section kind '" + sections->get(row, "kind") + "'");
       continue;
     }
-    hints.headings.push_back({sections->get(row, "lang"), kb::normalize_space(sections->get(row, "heading")),
-                              level->second});
+    hints.headings.push_back({sections->get(row, "lang"), kb::normalize_space(sections->get(row, "heading")), level->second});
   }
 }
 
@@ -135,12 +134,18 @@ size_t heading_index(const Document& doc, const std::string& text) {
 
 const char* kind_name(BlockKind k) {
   switch (k) {
-    case BlockKind::Heading: return "heading";
-    case BlockKind::Paragraph: return "paragraph";
-    case BlockKind::ListItem: return "list item";
-    case BlockKind::Table: return "table";
-    case BlockKind::Code: return "code";
-    case BlockKind::ThematicBreak: return "thematic break";
+    case BlockKind::Heading:
+      return "heading";
+    case BlockKind::Paragraph:
+      return "paragraph";
+    case BlockKind::ListItem:
+      return "list item";
+    case BlockKind::Table:
+      return "table";
+    case BlockKind::Code:
+      return "code";
+    case BlockKind::ThematicBreak:
+      return "thematic break";
   }
   return "?";
 }
@@ -150,8 +155,7 @@ std::string describe(const Block& b) {
   std::string out = kind_name(b.kind);
   if (b.kind == BlockKind::Heading) out += " " + std::to_string(b.level);
   if (b.kind == BlockKind::ListItem)
-    out += std::string(b.ordered ? " ordered" : " bullet") + " #" + std::to_string(b.ordinal) + " level " +
-           std::to_string(b.level);
+    out += std::string(b.ordered ? " ordered" : " bullet") + " #" + std::to_string(b.ordinal) + " level " + std::to_string(b.level);
   if (b.kind == BlockKind::Code) out += " [" + b.info + "]";
   out += ": " + b.text;
   for (const auto& row : b.rows) {
@@ -286,8 +290,7 @@ TEST_CASE("text export: ja seed code blocks and lists", "[text-export]") {
 
   const Block* peft = nullptr;
   for (const auto& b : ja.blocks)
-    if (b.kind == BlockKind::Code && kb::starts_with(b.text, "# Run the native 4-GPU Qwen3-MoE 30B PEFT topology\n"))
-      peft = &b;
+    if (b.kind == BlockKind::Code && kb::starts_with(b.text, "# Run the native 4-GPU Qwen3-MoE 30B PEFT topology\n")) peft = &b;
   REQUIRE(peft);
   CHECK(peft->info == "bash");
   CHECK(peft->text.find("--dataset tulu3") != std::string::npos);
@@ -344,8 +347,7 @@ TEST_CASE("text export: same blocks as the restored markdown editions", "[text-e
     CHECK(md->meta.origin == text.meta.origin);
     const size_t n = std::min(text.blocks.size(), md->blocks.size());
     for (size_t i = 0; i < n; ++i) {
-      INFO("block " << i << ": text export line " << text.blocks[i].span.line << ", markdown line "
-                    << md->blocks[i].span.line);
+      INFO("block " << i << ": text export line " << text.blocks[i].span.line << ", markdown line " << md->blocks[i].span.line);
       CHECK(describe(text.blocks[i]) == describe(md->blocks[i]));
       if (text.blocks[i].kind != md->blocks[i].kind) break;  // a missing block shifts the rest
     }
@@ -424,16 +426,14 @@ TEST_CASE("text export: an unknown file name is an error", "[text-export]") {
   const auto doc = kb::ingest_text_export(SourceFile{"seeds/999_unknown.txt", "Hello\n"}, hints(), diags);
   CHECK_FALSE(doc);
   REQUIRE(diags.error_count() == 1);
-  CHECK(diags.all()[0].render().rfind("seeds/999_unknown.txt:1:1: error: unknown text export '999_unknown.txt'", 0) ==
-        0);
+  CHECK(diags.all()[0].render().rfind("seeds/999_unknown.txt:1:1: error: unknown text export '999_unknown.txt'", 0) == 0);
   CHECK(diags.all()[0].hint.find("data/editions.tsv") != std::string::npos);
 }
 
 TEST_CASE("text export: degenerate inputs", "[text-export]") {
   const TextExportHints h = test_hints("edge.txt");
-  for (const std::string& text : {std::string(), std::string("\n\n"), std::string("test-skill\n"),
-                                 std::string("\xEF\xBB\xBF"), std::string("a\tb"), std::string("x \\"),
-                                 std::string("root\n\xE2\x94\x82"), std::string(100000, 'x')}) {
+  for (const std::string& text : {std::string(), std::string("\n\n"), std::string("test-skill\n"), std::string("\xEF\xBB\xBF"),
+                                  std::string("a\tb"), std::string("x \\"), std::string("root\n\xE2\x94\x82"), std::string(100000, 'x')}) {
     Diagnostics diags;
     const auto doc = kb::ingest_text_export(SourceFile{"edge.txt", text}, h, diags);
     REQUIRE(doc);

@@ -3,12 +3,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
-#include <stdexcept>
 #include <map>
 #include <set>
-#include <unistd.h>
+#include <stdexcept>
 
 #include "emit/schema_sql.hpp"
 #include "rank/shapes.hpp"
@@ -45,21 +45,30 @@ std::optional<long long> to_int(const std::string& s) {
 }
 
 void bind_text_or_null(Stmt& st, int i, const std::string& s) {
-  if (s.empty()) st.bind_null(i);
-  else st.bind(i, s);
+  if (s.empty())
+    st.bind_null(i);
+  else
+    st.bind(i, s);
 }
 
 void bind_real_or_null(Stmt& st, int i, const std::string& s) {
-  if (s.empty()) { st.bind_null(i); return; }
+  if (s.empty()) {
+    st.bind_null(i);
+    return;
+  }
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
-  if (end && *end == '\0') st.bind(i, v);
-  else st.bind_null(i);
+  if (end && *end == '\0')
+    st.bind(i, v);
+  else
+    st.bind_null(i);
 }
 
 void bind_int_or_null(Stmt& st, int i, const std::string& s) {
-  if (auto v = to_int(s)) st.bind(i, *v);
-  else st.bind_null(i);
+  if (auto v = to_int(s))
+    st.bind(i, *v);
+  else
+    st.bind_null(i);
 }
 
 class Writer {
@@ -138,7 +147,10 @@ class Writer {
       st.bind(1, source_id(s.prov.file)).bind(2, s.prov.line).bind(3, s.level);
       bind_text_or_null(st, 4, s.kind);
       st.bind(5, s.heading).bind(6, s.heading_path);
-      if (s.ordinal) st.bind(7, s.ordinal); else st.bind_null(7);
+      if (s.ordinal)
+        st.bind(7, s.ordinal);
+      else
+        st.bind_null(7);
       bind_text_or_null(st, 8, s.index_kind);
       st.run();
       const long long id = sqlite3_last_insert_rowid(db_.handle());
@@ -222,8 +234,14 @@ class Writer {
       st.bind_opt(next(), g.hi);
       st.bind(next(), r.gpus.open ? 1 : 0);
       st.bind(next(), g.state);
-      if (r.sp) st.bind(next(), *r.sp ? 1 : 0); else st.bind_null(next());
-      if (r.seq_len) st.bind(next(), static_cast<long long>(r.seq_len)); else st.bind_null(next());
+      if (r.sp)
+        st.bind(next(), *r.sp ? 1 : 0);
+      else
+        st.bind_null(next());
+      if (r.seq_len)
+        st.bind(next(), static_cast<long long>(r.seq_len));
+      else
+        st.bind_null(next());
       bind_text_or_null(st, next(), r.sizes);
       bind_text_or_null(st, next(), join(r.gpu_types, ","));
       bind_text_or_null(st, next(), r.notes);
@@ -232,8 +250,7 @@ class Writer {
       st.bind(next(), r.prov.revision);
       st.run();
       const long long id = sqlite3_last_insert_rowid(db_.handle());
-      search(r.name + (r.notes.empty() ? "" : "\n" + r.notes) + (r.family.empty() ? "" : "\n" + r.family),
-             r.prov.lang, "recipe", id);
+      search(r.name + (r.notes.empty() ? "" : "\n" + r.notes) + (r.family.empty() ? "" : "\n" + r.family), r.prov.lang, "recipe", id);
     }
   }
 
@@ -262,8 +279,9 @@ class Writer {
       const Entity* found_entity = nullptr;
       for (const auto& e : in_.resolved->entities)
         for (const auto* ed : e.editions)
-          if (ed->text.find(evidence) != std::string::npos && (!found || ed->prov.revision > found->prov.revision ||
-                                                              (ed->prov.revision == found->prov.revision && found->prov.translated && !ed->prov.translated))) {
+          if (ed->text.find(evidence) != std::string::npos &&
+              (!found || ed->prov.revision > found->prov.revision ||
+               (ed->prov.revision == found->prov.revision && found->prov.translated && !ed->prov.translated))) {
             found = ed;
             found_entity = &e;
           }
@@ -275,7 +293,10 @@ class Writer {
       }
       st.bind(8, t.get(row, "source"));
       bind_text_or_null(st, 9, t.get(row, "dimension"));
-      if (found_entity) st.bind(10, found_entity->kind + "/" + found_entity->key); else st.bind_null(10);
+      if (found_entity)
+        st.bind(10, found_entity->kind + "/" + found_entity->key);
+      else
+        st.bind_null(10);
       st.run();
     }
     const auto& pl = in_.vocab->planner;
@@ -287,8 +308,7 @@ class Writer {
       cs.bind_all(ch.get(row, "check"), ch.get(row, "kind"), ch.get(row, "entity"), ch.get(row, "source")).run();
     const auto& lb = in_.vocab->labels;
     Stmt ls(db_, "INSERT OR IGNORE INTO labels(lang, key, text, source) VALUES (?,?,?,?)");
-    for (const auto& row : lb.rows)
-      ls.bind_all(lb.get(row, "lang"), lb.get(row, "key"), lb.get(row, "text"), lb.get(row, "source")).run();
+    for (const auto& row : lb.rows) ls.bind_all(lb.get(row, "lang"), lb.get(row, "key"), lb.get(row, "text"), lb.get(row, "source")).run();
   }
 
   static std::string sentence_around(const std::string& text, const std::string& phrase) {
@@ -348,14 +368,12 @@ class Writer {
       st.bind_all(l.get(row, "lang"), l.get(row, "kind"), l.get(row, "word"), l.get(row, "value"), l.get(row, "source")).run();
     const auto& c = in_.vocab->columns;
     Stmt cs(db_, "INSERT OR IGNORE INTO columns(lang, header, field, source) VALUES (?,?,?,?)");
-    for (const auto& row : c.rows)
-      cs.bind_all(c.get(row, "lang"), c.get(row, "header"), c.get(row, "field"), c.get(row, "source")).run();
+    for (const auto& row : c.rows) cs.bind_all(c.get(row, "lang"), c.get(row, "header"), c.get(row, "field"), c.get(row, "source")).run();
   }
 
   void findings() {
     Stmt st(db_, "INSERT INTO findings(kind, message, source_id, line) VALUES (?,?,?,?)");
-    for (const auto& f : in_.resolved->findings)
-      st.bind_all(f.kind, f.message, source_id(f.prov.file), f.prov.line).run();
+    for (const auto& f : in_.resolved->findings) st.bind_all(f.kind, f.message, source_id(f.prov.file), f.prov.line).run();
   }
 
   Db& db_;
@@ -400,8 +418,10 @@ namespace {
 std::string sql_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "''";
-    else out += c;
+    if (c == '\'')
+      out += "''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -419,8 +439,9 @@ std::string dump_kb(const std::string& kb_path, const std::string& format) {
   }
   std::vector<std::string> tables;
   {
-    Stmt st(db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                "AND name NOT LIKE 'search_%' ORDER BY name");
+    Stmt st(db,
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND name NOT LIKE 'search_%' ORDER BY name");
     while (st.step()) tables.push_back(st.text(0));
   }
   std::string out;
@@ -445,15 +466,20 @@ std::string dump_kb(const std::string& kb_path, const std::string& format) {
         for (int c = 0; c < ncols; ++c) {
           if (c) out += ", ";
           switch (st.type(c)) {
-            case SQLITE_NULL: out += "NULL"; break;
-            case SQLITE_INTEGER: out += std::to_string(st.integer(c)); break;
+            case SQLITE_NULL:
+              out += "NULL";
+              break;
+            case SQLITE_INTEGER:
+              out += std::to_string(st.integer(c));
+              break;
             case SQLITE_FLOAT: {
               char buf[64];
               std::snprintf(buf, sizeof buf, "%.17g", st.real(c));
               out += buf;
               break;
             }
-            default: out += sql_quote(st.text(c));
+            default:
+              out += sql_quote(st.text(c));
           }
         }
         out += ");\n";
@@ -461,10 +487,17 @@ std::string dump_kb(const std::string& kb_path, const std::string& format) {
         json row = json::object();
         for (int c = 0; c < ncols; ++c) {
           switch (st.type(c)) {
-            case SQLITE_NULL: row[st.name(c)] = nullptr; break;
-            case SQLITE_INTEGER: row[st.name(c)] = st.integer(c); break;
-            case SQLITE_FLOAT: row[st.name(c)] = st.real(c); break;
-            default: row[st.name(c)] = st.text(c);
+            case SQLITE_NULL:
+              row[st.name(c)] = nullptr;
+              break;
+            case SQLITE_INTEGER:
+              row[st.name(c)] = st.integer(c);
+              break;
+            case SQLITE_FLOAT:
+              row[st.name(c)] = st.real(c);
+              break;
+            default:
+              row[st.name(c)] = st.text(c);
           }
         }
         rows.push_back(std::move(row));

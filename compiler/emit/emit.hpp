@@ -14,13 +14,13 @@
 
 namespace kb {
 
-extern const char* const kSchemaSql;   // compiler/schema.sql, embedded at build time
+extern const char* const kSchemaSql;  // compiler/schema.sql, embedded at build time
 
 struct EmitInput {
   const std::vector<Document>* documents;  // compiled editions, in path order
   const Vocab* vocab;
   const Resolved* resolved;
-  const std::vector<SectionRecord>* sections;  // every heading of every edition
+  const std::vector<SectionRecord>* sections;                   // every heading of every edition
   std::vector<std::pair<std::string, std::string>> data_files;  // (relative path, sha256)
 };
 

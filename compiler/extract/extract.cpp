@@ -17,8 +17,7 @@ std::vector<std::string> expand_braces(const std::string& pattern) {
   if (close == std::string::npos) return {pattern};
   std::vector<std::string> out;
   for (const auto& alt : split(std::string_view(pattern).substr(open + 1, close - open - 1), ','))
-    for (auto& rest : expand_braces(pattern.substr(close + 1)))
-      out.push_back(pattern.substr(0, open) + trim(alt) + rest);
+    for (auto& rest : expand_braces(pattern.substr(close + 1))) out.push_back(pattern.substr(0, open) + trim(alt) + rest);
   return out;
 }
 
@@ -104,8 +103,7 @@ void collect(const RE2* re, const std::string& text, std::set<std::string>& into
 
 class Extractor {
  public:
-  Extractor(const Document& doc, const Vocab& v, Extracted& out, Diagnostics& diags)
-      : doc_(doc), v_(v), out_(out), diags_(diags) {}
+  Extractor(const Document& doc, const Vocab& v, Extracted& out, Diagnostics& diags) : doc_(doc), v_(v), out_(out), diags_(diags) {}
 
   void run() {
     for (const auto& b : doc_.blocks) {
@@ -185,8 +183,7 @@ class Extractor {
     collect(v_.pattern("dataset"), text, e.facts["dataset"]);
     collect(v_.pattern("config_key"), text, e.facts["config_key"]);
     collect(v_.pattern("formula"), text, e.facts["formula"]);
-    for (auto it = e.facts.begin(); it != e.facts.end();)
-      it = it->second.empty() ? e.facts.erase(it) : std::next(it);
+    for (auto it = e.facts.begin(); it != e.facts.end();) it = it->second.empty() ? e.facts.erase(it) : std::next(it);
   }
 
   int next(const std::string& counter) { return ++counters_[counter]; }
@@ -194,9 +191,9 @@ class Extractor {
   void content(const Block& b) {
     const std::string& s = section_;
     if (b.kind == BlockKind::ListItem && b.level == 1) {
-      static const std::map<std::string, std::string> list_kinds = {
-          {"usage", "usage_step"}, {"checklist", "checklist"},   {"sizing_rules", "rule"},
-          {"batch_tuning", "batch_rule"}, {"unification", "layout_item"}, {"benchmark_layout", "layout_item"}};
+      static const std::map<std::string, std::string> list_kinds = {{"usage", "usage_step"},        {"checklist", "checklist"},
+                                                                    {"sizing_rules", "rule"},       {"batch_tuning", "batch_rule"},
+                                                                    {"unification", "layout_item"}, {"benchmark_layout", "layout_item"}};
       auto it = list_kinds.find(s);
       if (it != list_kinds.end()) {
         const int n = b.ordered ? b.ordinal : next("item");
@@ -224,8 +221,7 @@ class Extractor {
       } else if (s == "pitfalls" || s == "quick_reference" || s == "code_anchors") {
         row_entities(b);
       } else {
-        diags_.warning(b.span, "table in a section of kind '" + (s.empty() ? "unclassified" : s) +
-                                   "' is not read as facts",
+        diags_.warning(b.span, "table in a section of kind '" + (s.empty() ? "unclassified" : s) + "' is not read as facts",
                        "classify the section's heading in data/sections.tsv");
       }
       return;
@@ -264,8 +260,7 @@ class Extractor {
     collect(v_.pattern("override"), flat, e.facts["override"], /*pair=*/true);
     collect(v_.pattern("nproc"), flat, e.facts["nproc"]);
     collect(v_.pattern("launcher"), flat, e.facts["launcher"]);
-    for (auto it = e.facts.begin(); it != e.facts.end();)
-      it = it->second.empty() ? e.facts.erase(it) : std::next(it);
+    for (auto it = e.facts.begin(); it != e.facts.end();) it = it->second.empty() ? e.facts.erase(it) : std::next(it);
     return e;
   }
 
@@ -274,8 +269,7 @@ class Extractor {
     for (const auto& c : b.rows[0]) {
       std::string f = v_.column_field(doc_.meta.lang, c.text);
       if (f.empty())
-        diags_.error(c.span, "unknown table column '" + c.text + "'",
-                     "add a row mapping this header to a field in data/columns.tsv");
+        diags_.error(c.span, "unknown table column '" + c.text + "'", "add a row mapping this header to a field in data/columns.tsv");
       fields.push_back(f);
     }
     return fields;
@@ -355,8 +349,10 @@ class Extractor {
       range(benchmark || cell.count("min_gpus") == 0 ? "gpus" : "min_gpus", base.gpus);
       if (auto it = cell.find("sp"); it != cell.end()) {
         auto val = v_.cell_value(lang, "sp", it->second->text);
-        if (val == "true") base.sp = true;
-        else if (val == "none") base.sp = false;
+        if (val == "true")
+          base.sp = true;
+        else if (val == "none")
+          base.sp = false;
       }
       if (auto it = cell.find("seq_len"); it != cell.end()) {
         base.seq_len = parse_seq(it->second->text, v_);
@@ -376,7 +372,12 @@ class Extractor {
         std::string key, val;
         while (RE2::FindAndConsume(&input, *re, &key, &val)) {
           const std::string f = v_.column_field(lang, key);
-          Range* target = f == "tp" ? &base.tp : f == "pp" ? &base.pp : f == "cp" ? &base.cp : f == "ep" ? &base.ep : f == "vp" ? &base.vp : nullptr;
+          Range* target = f == "tp"   ? &base.tp
+                          : f == "pp" ? &base.pp
+                          : f == "cp" ? &base.cp
+                          : f == "ep" ? &base.ep
+                          : f == "vp" ? &base.vp
+                                      : nullptr;
           if (target && !(target->known && !target->none && !target->varies))
             if (auto rg = parse_range(val, lang, f, v_)) *target = *rg;
         }
@@ -412,7 +413,8 @@ class Extractor {
       }
       std::vector<std::string> cell_modes;
       if (auto m = cell.find("mode"); m != cell.end()) {
-        if (auto val = v_.cell_value(lang, "mode", m->second->text)) cell_modes = split(*val, ',');
+        if (auto val = v_.cell_value(lang, "mode", m->second->text))
+          cell_modes = split(*val, ',');
         else
           diags_.error(m->second->span, "unknown mode '" + m->second->text + "'",
                        "map it to pretrain/sft/peft in data/cells.tsv (field mode)");
@@ -463,15 +465,20 @@ class Extractor {
 
 }  // namespace
 
-std::optional<Range> parse_range(const std::string& cell, const std::string& lang, const std::string& field,
-                                 const Vocab& v) {
+std::optional<Range> parse_range(const std::string& cell, const std::string& lang, const std::string& field, const Vocab& v) {
   Range r;
   r.raw = cell;
   const std::string t = trim(cell);
   if (t.empty()) return r;  // unknown
   if (auto val = v.cell_value(lang, field, t)) {
-    if (*val == "none") { r.known = r.none = true; return r; }
-    if (*val == "varies") { r.known = r.varies = true; return r; }
+    if (*val == "none") {
+      r.known = r.none = true;
+      return r;
+    }
+    if (*val == "varies") {
+      r.known = r.varies = true;
+      return r;
+    }
   }
   std::string s = t;
   for (const auto& open : v.cell_words(lang, "open_max")) {
@@ -502,8 +509,6 @@ std::optional<Range> parse_range(const std::string& cell, const std::string& lan
   return r;
 }
 
-void extract(const Document& doc, const Vocab& vocab, Extracted& out, Diagnostics& diags) {
-  Extractor(doc, vocab, out, diags).run();
-}
+void extract(const Document& doc, const Vocab& vocab, Extracted& out, Diagnostics& diags) { Extractor(doc, vocab, out, diags).run(); }
 
 }  // namespace kb

@@ -20,8 +20,7 @@ std::vector<std::string> expand_braces(const std::string& pattern);
 
 // Parses a parallelism / GPU-count cell: "2", "1–8", "512+", "—", "Varies".
 // Returns nullopt (and leaves the range unknown) when the cell is none of these.
-std::optional<Range> parse_range(const std::string& cell, const std::string& lang, const std::string& field,
-                                 const Vocab& vocab);
+std::optional<Range> parse_range(const std::string& cell, const std::string& lang, const std::string& field, const Vocab& vocab);
 
 // Does `name` match the `*` pattern (each `*` standing for one or more
 // name characters)?

@@ -13,10 +13,10 @@ namespace kb {
 
 // Where a fact was read.
 struct Provenance {
-  std::string file;   // source path relative to the sources root
-  int line = 0;       // 1-based line
-  std::string lang;   // edition language
-  int revision = 0;   // edition revision (1 = oldest)
+  std::string file;         // source path relative to the sources root
+  int line = 0;             // 1-based line
+  std::string lang;         // edition language
+  int revision = 0;         // edition revision (1 = oldest)
   bool translated = false;  // edition was translated by us from another language
 };
 
@@ -48,33 +48,33 @@ struct SectionRecord {
 // item, a quick-reference row, a command, ...). The same (kind, key) in
 // several editions is the same entity in several languages/revisions.
 struct EntityEdition {
-  std::string kind;          // entity kind, e.g. "rule", "pitfall", "quick_ref", "command"
-  std::string key;           // alignment key within the kind (ordinal, path, ...)
-  std::string section_kind;  // kind of the section it was found in
-  std::string text;          // full text in this edition's language
-  std::map<std::string, std::string> parts;               // named parts: symptom, fix, want, title, ...
-  std::map<std::string, std::set<std::string>> facts;     // language-independent facts: recipe, path, dataset, ...
+  std::string kind;                                    // entity kind, e.g. "rule", "pitfall", "quick_ref", "command"
+  std::string key;                                     // alignment key within the kind (ordinal, path, ...)
+  std::string section_kind;                            // kind of the section it was found in
+  std::string text;                                    // full text in this edition's language
+  std::map<std::string, std::string> parts;            // named parts: symptom, fix, want, title, ...
+  std::map<std::string, std::set<std::string>> facts;  // language-independent facts: recipe, path, dataset, ...
   Provenance prov;
 };
 
 // A recipe row of an index table, after brace expansion.
 struct RecipeRow {
-  std::string name;            // exact recipe function name, or a `*` pattern
-  bool pattern = false;        // name contains `*`: not a verified function name
-  std::string expanded_from;   // the brace pattern this row was expanded from, or ""
-  std::string kind;            // "library" or "benchmark"
-  std::string family;          // family heading as written in its edition
-  int family_ordinal = 0;      // position of the family within its index
-  std::string mode;            // pretrain | sft | peft, or "" when the row does not say
-  std::string model_key;       // models.tsv key the name starts with, or ""
-  std::string model;           // benchmark rows: the model as written ("Llama 3 8B")
-  Range tp, pp, cp, ep, vp, gpus;  // parallelism and GPU count (min GPUs for library rows)
-  std::optional<bool> sp;      // sequence parallel: true (✓), false (—), unknown
-  long seq_len = 0;            // sequence length in tokens, 0 = unknown
-  std::string sizes;           // pattern rows: sizes the pattern covers, as written
+  std::string name;                    // exact recipe function name, or a `*` pattern
+  bool pattern = false;                // name contains `*`: not a verified function name
+  std::string expanded_from;           // the brace pattern this row was expanded from, or ""
+  std::string kind;                    // "library" or "benchmark"
+  std::string family;                  // family heading as written in its edition
+  int family_ordinal = 0;              // position of the family within its index
+  std::string mode;                    // pretrain | sft | peft, or "" when the row does not say
+  std::string model_key;               // models.tsv key the name starts with, or ""
+  std::string model;                   // benchmark rows: the model as written ("Llama 3 8B")
+  Range tp, pp, cp, ep, vp, gpus;      // parallelism and GPU count (min GPUs for library rows)
+  std::optional<bool> sp;              // sequence parallel: true (✓), false (—), unknown
+  long seq_len = 0;                    // sequence length in tokens, 0 = unknown
+  std::string sizes;                   // pattern rows: sizes the pattern covers, as written
   std::vector<std::string> gpu_types;  // gpu keys (benchmark rows)
-  std::string notes;           // notes / features as written
-  std::string mentioned_in;    // recipes known only from a mention: where ("" for table rows)
+  std::string notes;                   // notes / features as written
+  std::string mentioned_in;            // recipes known only from a mention: where ("" for table rows)
   Provenance prov;
 };
 

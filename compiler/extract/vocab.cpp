@@ -8,9 +8,7 @@
 namespace kb {
 
 namespace {
-bool lang_matches(const std::string& row_lang, const std::string& lang) {
-  return row_lang == lang || row_lang == "*";
-}
+bool lang_matches(const std::string& row_lang, const std::string& lang) { return row_lang == lang || row_lang == "*"; }
 }  // namespace
 
 bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
@@ -21,8 +19,7 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     if (auto t = load_tsv(data_dir + "/" + name, diags, required)) into = std::move(*t);
     for (const auto& row : into.rows)
       if (into.get(row, "source").empty())
-        diags.error(into.span(row, "source"), "row has no source",
-                    "every data row cites where its fact comes from");
+        diags.error(into.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
   };
   load("models.tsv", v.models, {"model_key", "num_layers", "num_key_value_heads", "num_experts"});
   load("gpus.tsv", v.gpus, {"gpu_key", "memory_gb", "nvlink_domain_size", "gpus_per_node"});
@@ -48,16 +45,14 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     opts.set_log_errors(false);
     auto re = std::make_unique<RE2>(v.patterns.get(row, "pattern"), opts);
     if (!re->ok()) {
-      diags.error(v.patterns.span(row, "pattern"), "invalid RE2 pattern: " + re->error(),
-                  "see https://github.com/google/re2/wiki/Syntax");
+      diags.error(v.patterns.span(row, "pattern"), "invalid RE2 pattern: " + re->error(), "see https://github.com/google/re2/wiki/Syntax");
       continue;
     }
     v.patterns_[v.patterns.get(row, "name")] = std::move(re);
   }
   for (const auto& row : v.models.rows) v.model_keys_.push_back(v.models.get(row, "model_key"));
-  std::sort(v.model_keys_.begin(), v.model_keys_.end(), [](const std::string& a, const std::string& b) {
-    return a.size() != b.size() ? a.size() > b.size() : a < b;
-  });
+  std::sort(v.model_keys_.begin(), v.model_keys_.end(),
+            [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() > b.size() : a < b; });
   return diags.error_count() == before;
 }
 
@@ -66,8 +61,7 @@ std::string Vocab::section_kind(const std::string& lang, const std::string& head
   for (const char* pass : {"own", "en", "*"}) {
     const std::string want = std::string(pass) == "own" ? lang : pass;
     for (const auto& row : sections.rows)
-      if (sections.get(row, "lang") == want && normalize_space(sections.get(row, "heading")) == h)
-        return sections.get(row, "kind");
+      if (sections.get(row, "lang") == want && normalize_space(sections.get(row, "heading")) == h) return sections.get(row, "kind");
   }
   // Any language: an edition may quote another language's heading.
   for (const auto& row : sections.rows)
@@ -94,8 +88,7 @@ std::string Vocab::column_field(const std::string& lang, const std::string& head
   return {};
 }
 
-std::optional<std::string> Vocab::cell_value(const std::string& lang, const std::string& field,
-                                             const std::string& word) const {
+std::optional<std::string> Vocab::cell_value(const std::string& lang, const std::string& field, const std::string& word) const {
   const std::string w = fold(normalize_space(word));
   for (const char* pass : {"exact", "any-field"}) {
     for (const auto& row : cells.rows) {
@@ -111,8 +104,7 @@ std::optional<std::string> Vocab::cell_value(const std::string& lang, const std:
 std::vector<std::string> Vocab::cell_words(const std::string& lang, const std::string& field) const {
   std::vector<std::string> out;
   for (const auto& row : cells.rows)
-    if (cells.get(row, "field") == field && lang_matches(cells.get(row, "lang"), lang))
-      out.push_back(cells.get(row, "word"));
+    if (cells.get(row, "field") == field && lang_matches(cells.get(row, "lang"), lang)) out.push_back(cells.get(row, "word"));
   return out;
 }
 
@@ -186,8 +178,7 @@ TextExportHints Vocab::text_export_hints() const {
   }
   for (const auto& row : sections.rows) {
     const int level = section_level(sections.get(row, "kind"));
-    h.headings.push_back({sections.get(row, "lang"), normalize_space(sections.get(row, "heading")),
-                          level > 0 ? level : 2});
+    h.headings.push_back({sections.get(row, "lang"), normalize_space(sections.get(row, "heading")), level > 0 ? level : 2});
   }
   return h;
 }

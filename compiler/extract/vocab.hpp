@@ -20,8 +20,8 @@ namespace kb {
 struct Vocab {
   std::string dir;  // the data folder
   // Raw tables, kept for emit (the KB stores them too).
-  TsvTable models, gpus, lexicon, columns, cells, sections, section_kinds, config_keys, datasets,
-      editions, patterns, planner, checks, labels;
+  TsvTable models, gpus, lexicon, columns, cells, sections, section_kinds, config_keys, datasets, editions, patterns, planner, checks,
+      labels;
 
   std::set<std::string> languages;  // languages the data knows (sections.tsv)
 
@@ -32,8 +32,7 @@ struct Vocab {
   // Field of a table header cell ("" when unknown).
   std::string column_field(const std::string& lang, const std::string& header) const;
   // Normalized value of a cell word for a field (field "*" rows apply to all).
-  std::optional<std::string> cell_value(const std::string& lang, const std::string& field,
-                                        const std::string& word) const;
+  std::optional<std::string> cell_value(const std::string& lang, const std::string& field, const std::string& word) const;
   // All words of a cell pseudo-field (list_sep, range_sep, open_max, alt_sep, plus).
   std::vector<std::string> cell_words(const std::string& lang, const std::string& field) const;
   // Lexicon lookup: value of a word of a kind in any language, or nullopt.

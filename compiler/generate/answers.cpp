@@ -42,8 +42,11 @@ void write_answers(Context& ctx, OutputFiles& files) {
       const std::string question = it == ch.ed->parts.end() ? ch.ed->text : it->second;
       const std::string rel = "site/answers/" + lang + "/quick-reference-" + e->key + ".json";
       auto parsed = kbq::dsl::parse(kb.lexicon(), question);
-      nlohmann::ordered_json entry = {{"question", question}, {"lang", lang}, {"quick_reference", e->key},
-                                      {"fallback", ch.fallback}, {"file", rel.substr(std::string("site/").size())}};
+      nlohmann::ordered_json entry = {{"question", question},
+                                      {"lang", lang},
+                                      {"quick_reference", e->key},
+                                      {"fallback", ch.fallback},
+                                      {"file", rel.substr(std::string("site/").size())}};
       if (parsed.error) {
         entry["error"] = parsed.error->message;
         index.push_back(entry);

@@ -26,9 +26,8 @@ bool same_range(const Range& a, const Range& b) {
 
 // The language-independent values of a recipe row (what resolve compares).
 bool same_values(const RecipeRow& a, const RecipeRow& b) {
-  return same_range(a.tp, b.tp) && same_range(a.pp, b.pp) && same_range(a.cp, b.cp) && same_range(a.ep, b.ep) &&
-         same_range(a.vp, b.vp) && same_range(a.gpus, b.gpus) && a.sp == b.sp && a.seq_len == b.seq_len &&
-         a.gpu_types == b.gpu_types;
+  return same_range(a.tp, b.tp) && same_range(a.pp, b.pp) && same_range(a.cp, b.cp) && same_range(a.ep, b.ep) && same_range(a.vp, b.vp) &&
+         same_range(a.gpus, b.gpus) && a.sp == b.sp && a.seq_len == b.seq_len && a.gpu_types == b.gpu_types;
 }
 
 std::set<std::string> split_set(const std::string& s) {
@@ -49,7 +48,6 @@ std::string prose_base(const EntityEdition& e) {
 }
 
 bool is_prose(const std::string& kind) { return kind == "prose" || kind == "config_layer"; }
-
 
 }  // namespace
 
@@ -107,8 +105,7 @@ void Context::load_ui() {
       diags.error(ui_.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
 }
 
-std::string Context::ui(const std::string& lang, const std::string& key,
-                        const std::map<std::string, std::string>& args) const {
+std::string Context::ui(const std::string& lang, const std::string& key, const std::map<std::string, std::string>& args) const {
   const std::string* found = nullptr;
   for (const std::string& want : {lang, kBase}) {
     for (const auto& row : ui_.rows)
@@ -119,8 +116,7 @@ std::string Context::ui(const std::string& lang, const std::string& key,
     if (found) break;
   }
   if (!found) {
-    diags.error({ui_.path.empty() ? c.vocab.dir + "/ui.tsv" : ui_.path, 0, 0},
-                "no label '" + key + "' for language " + lang + " (nor en)",
+    diags.error({ui_.path.empty() ? c.vocab.dir + "/ui.tsv" : ui_.path, 0, 0}, "no label '" + key + "' for language " + lang + " (nor en)",
                 "add a row `" + lang + "\t" + key + "\t<text>\t<source>` to data/ui.tsv");
     return key;
   }
@@ -143,9 +139,7 @@ std::string Context::ui(const std::string& lang, const std::string& key,
   return out;
 }
 
-std::string Context::lang_name(const std::string& shown_in, const std::string& lang) const {
-  return ui(shown_in, "lang." + lang);
-}
+std::string Context::lang_name(const std::string& shown_in, const std::string& lang) const { return ui(shown_in, "lang." + lang); }
 
 std::string Context::marker(const std::string& lang, const std::string& fallback) const {
   return "*" + md_text(ui(lang, "fallback", {{"lang", lang_name(lang, fallback)}})) + "*";
@@ -174,8 +168,7 @@ std::string Context::cell_word(const std::string& lang, const std::string& field
   for (const std::string& f : {field, std::string("*")})
     for (const std::string& l : {lang, std::string("*"), kBase})
       for (const auto& row : t.rows)
-        if (t.get(row, "field") == f && t.get(row, "lang") == l && split_set(t.get(row, "value")) == want_values)
-          return t.get(row, "word");
+        if (t.get(row, "field") == f && t.get(row, "lang") == l && split_set(t.get(row, "value")) == want_values) return t.get(row, "word");
   return {};
 }
 
@@ -320,8 +313,7 @@ const SourceRow* Context::source_row(const Provenance& p) const {
   return it == source_rows_.end() ? nullptr : &it->second;
 }
 
-Choice Context::row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang,
-                           const RecipeRow** chosen) const {
+Choice Context::row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang, const RecipeRow** chosen) const {
   std::vector<const RecipeRow*> cands;
   for (const auto& r : c.extracted.recipes) {
     if (r.kind != w.kind || !same_values(r, w)) continue;
@@ -443,7 +435,15 @@ namespace {
 
 bool special(char ch, bool in_table) {
   switch (ch) {
-    case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '&': case '~':
+    case '\\':
+    case '`':
+    case '*':
+    case '_':
+    case '[':
+    case ']':
+    case '<':
+    case '&':
+    case '~':
       return true;
     case '|':
       return in_table;
@@ -476,11 +476,10 @@ std::string escape_run(std::string_view run, bool in_table) {
       --e;
       changed = true;
     } else if (first == '"' || first == '\'' || (first == '(' && count(core, '(') > count(core, ')')) ||
-        (first == '[' && count(core, '[') > count(core, ']'))) {
+               (first == '[' && count(core, '[') > count(core, ']'))) {
       ++b;
       changed = true;
-    } else if (std::string_view(".,;:!?\"'").find(last) != std::string_view::npos ||
-               (last == ')' && count(core, ')') > count(core, '(')) ||
+    } else if (std::string_view(".,;:!?\"'").find(last) != std::string_view::npos || (last == ')' && count(core, ')') > count(core, '(')) ||
                (last == ']' && count(core, ']') > count(core, '['))) {
       --e;
       changed = true;
@@ -490,8 +489,7 @@ std::string escape_run(std::string_view run, bool in_table) {
   const bool code_like = (core.find('_') != std::string_view::npos || core.find('*') != std::string_view::npos) &&
                          std::any_of(core.begin(), core.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); });
   if (!code_like) return escape_chars(run, in_table);
-  return escape_chars(run.substr(0, b), in_table) + md_code(std::string(core), in_table) +
-         escape_chars(run.substr(e), in_table);
+  return escape_chars(run.substr(0, b), in_table) + md_code(std::string(core), in_table) + escape_chars(run.substr(e), in_table);
 }
 
 std::string escape_line(std::string_view line, bool in_table) {
@@ -515,8 +513,7 @@ std::string escape_line(std::string_view line, bool in_table) {
   if (!out.empty() && std::string_view("#>-+=").find(out[0]) != std::string_view::npos) return "\\" + out;
   size_t d = 0;
   while (d < out.size() && std::isdigit(static_cast<unsigned char>(out[d]))) ++d;
-  if (d > 0 && d < 10 && d < out.size() && (out[d] == '.' || out[d] == ')'))
-    return out.substr(0, d) + "\\" + out.substr(d);
+  if (d > 0 && d < 10 && d < out.size() && (out[d] == '.' || out[d] == ')')) return out.substr(0, d) + "\\" + out.substr(d);
   return out;
 }
 
@@ -586,16 +583,17 @@ std::string anchor(const std::string& heading) {
     const char32_t cp = next_code_point(heading, i);
     if (cp < 0x80) {
       const auto ch = static_cast<char>(cp);
-      if (std::isalnum(static_cast<unsigned char>(ch))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      else if (ch == '-' || ch == '_') out += ch;
-      else if (ch == ' ') out += '-';
+      if (std::isalnum(static_cast<unsigned char>(ch)))
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      else if (ch == '-' || ch == '_')
+        out += ch;
+      else if (ch == ' ')
+        out += '-';
       continue;
     }
-    const bool punct = (cp >= 0x00A0 && cp <= 0x00BF) || (cp >= 0x2000 && cp <= 0x206F) ||
-                       (cp >= 0x2190 && cp <= 0x21FF) || (cp >= 0x2500 && cp <= 0x257F) ||
-                       (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) ||
-                       (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) ||
-                       (cp >= 0xFF5B && cp <= 0xFF65);
+    const bool punct = (cp >= 0x00A0 && cp <= 0x00BF) || (cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x2190 && cp <= 0x21FF) ||
+                       (cp >= 0x2500 && cp <= 0x257F) || (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) ||
+                       (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65);
     if (!punct) append_utf8(out, cp);
   }
   return out;
@@ -682,8 +680,6 @@ bool newer(const Provenance& a, const Provenance& b) {
          std::make_tuple(-b.revision, b.translated, b.lang, b.file, b.line);
 }
 
-std::string lang_path(const std::string& stem, const std::string& lang) {
-  return lang == kBase ? stem + ".md" : stem + "." + lang + ".md";
-}
+std::string lang_path(const std::string& stem, const std::string& lang) { return lang == kBase ? stem + ".md" : stem + "." + lang + ".md"; }
 
 }  // namespace kb::gen

@@ -52,8 +52,7 @@ int generate(const Compilation& c, const std::string& out_dir, bool check, Diagn
   }
   for (const auto& sub : roots) {
     if (!fs::is_directory(root / sub, ec)) continue;
-    for (auto it = fs::recursive_directory_iterator(root / sub, ec); it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(root / sub, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (ec) break;
       if (!it->is_regular_file()) continue;
       const std::string rel = fs::relative(it->path(), root, ec).generic_string();
@@ -69,8 +68,7 @@ int generate(const Compilation& c, const std::string& out_dir, bool check, Diagn
                    fs::exists(root / rel, ec) ? "differs from what the sources give" : "missing");
     for (const auto& rel : extra) std::fprintf(stderr, "%s: stale: no longer generated\n", shown(rel).c_str());
     if (changed.empty() && extra.empty()) return kExitOk;
-    std::fprintf(stderr, "kbc: %zu stale file(s) in %s; regenerate with `make generate`\n",
-                 changed.size() + extra.size(), out_dir.c_str());
+    std::fprintf(stderr, "kbc: %zu stale file(s) in %s; regenerate with `make generate`\n", changed.size() + extra.size(), out_dir.c_str());
     return kExitNoMatch;
   }
 
@@ -88,13 +86,12 @@ int generate(const Compilation& c, const std::string& out_dir, bool check, Diagn
     }
     for (const auto& rel : extra) fs::remove(root / rel);
   } catch (const std::exception& e) {
-    diags.error({out_dir, 0, 0}, std::string("cannot write the generated files: ") + e.what(),
-                "check that the output folder is writable");
+    diags.error({out_dir, 0, 0}, std::string("cannot write the generated files: ") + e.what(), "check that the output folder is writable");
     diags.print(stderr);
     return kExitError;
   }
-  std::fprintf(stderr, "kbc: generated %zu files in %s (%zu written, %zu removed)\n", files.size(), out_dir.c_str(),
-               changed.size(), extra.size());
+  std::fprintf(stderr, "kbc: generated %zu files in %s (%zu written, %zu removed)\n", files.size(), out_dir.c_str(), changed.size(),
+               extra.size());
   return kExitOk;
 }
 

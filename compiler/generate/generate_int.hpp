@@ -40,22 +40,22 @@ struct Choice {
 // row(s) of one name (all its modes), or of one benchmark model (the same
 // model written in several languages is one entry).
 struct IndexEntry {
-  std::string kind;                     // library | benchmark
-  std::string index_kind;               // library_index | benchmark_index
-  int family_ordinal = 0;               // family position within its index
-  std::string name;                     // winning name (recipe function, pattern or model)
-  std::vector<const RecipeRow*> rows;   // the winning rows, one per mode, in mode order
-  std::vector<std::string> modes;       // modes of `rows`, in mode order ("" when none)
-  std::string slug;                     // file name stem of its site page
+  std::string kind;                    // library | benchmark
+  std::string index_kind;              // library_index | benchmark_index
+  int family_ordinal = 0;              // family position within its index
+  std::string name;                    // winning name (recipe function, pattern or model)
+  std::vector<const RecipeRow*> rows;  // the winning rows, one per mode, in mode order
+  std::vector<std::string> modes;      // modes of `rows`, in mode order ("" when none)
+  std::string slug;                    // file name stem of its site page
 };
 
 // One family of an index.
 struct Family {
-  std::string index_kind;  // library_index | benchmark_index
-  int ordinal = 0;         // 1-based position within the index
-  const Entity* entity = nullptr;  // the aligned family heading (kind "family")
+  std::string index_kind;                  // library_index | benchmark_index
+  int ordinal = 0;                         // 1-based position within the index
+  const Entity* entity = nullptr;          // the aligned family heading (kind "family")
   std::vector<const IndexEntry*> entries;  // sorted
-  std::string slug;        // file name stem of its site page
+  std::string slug;                        // file name stem of its site page
 };
 
 // What a generated document was made from: its front matter states the
@@ -91,8 +91,7 @@ class Context {
 
   // --- data lookups ----------------------------------------------------------
   // Label of data/ui.tsv in `lang` (else en), {name} placeholders filled.
-  std::string ui(const std::string& lang, const std::string& key,
-                 const std::map<std::string, std::string>& args = {}) const;
+  std::string ui(const std::string& lang, const std::string& key, const std::map<std::string, std::string>& args = {}) const;
   std::string lang_name(const std::string& shown_in, const std::string& lang) const;
   // The visible fallback marker (Markdown, emphasized), naming `fallback` in `lang`.
   std::string marker(const std::string& lang, const std::string& fallback) const;
@@ -130,8 +129,7 @@ class Context {
   // The source row of a recipe row's table (null for rows known by mention).
   const SourceRow* source_row(const Provenance& p) const;
   // The row to take language-dependent cells (notes, model name) from.
-  Choice row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang,
-                    const RecipeRow** chosen) const;
+  Choice row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang, const RecipeRow** chosen) const;
   std::string family_heading(const Family& f, const std::string& lang, bool with_marker) const;
 
   // Index entries of a family, and the family of an entry.
@@ -187,8 +185,7 @@ std::string lang_path(const std::string& stem, const std::string& lang);
 
 // The Markdown table of a family's recipes in `lang` (index.cpp); with
 // `link_prefix`, recipe names link to their site pages.
-std::string family_table(const Context& ctx, const Family& f, const std::string& lang, DocState& st,
-                         const std::string& link_prefix = {});
+std::string family_table(const Context& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix = {});
 // The section paragraphs of a prose key prefix ("library_index" → library_index/1, /2, ...).
 std::vector<const Entity*> prose_of(const Context& ctx, const std::string& base);
 // A paragraph of an entity in `lang`, with the fallback marker when it falls back.

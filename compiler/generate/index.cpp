@@ -23,12 +23,11 @@ struct Line {
 
 bool same_cells(const RecipeRow& a, const RecipeRow& b) {
   auto eq = [](const Range& x, const Range& y) {
-    return x.known == y.known && x.none == y.none && x.varies == y.varies && x.open == y.open && x.lo == y.lo &&
-           x.hi == y.hi;
+    return x.known == y.known && x.none == y.none && x.varies == y.varies && x.open == y.open && x.lo == y.lo && x.hi == y.hi;
   };
-  return eq(a.tp, b.tp) && eq(a.pp, b.pp) && eq(a.cp, b.cp) && eq(a.ep, b.ep) && eq(a.vp, b.vp) &&
-         eq(a.gpus, b.gpus) && a.sp == b.sp && a.seq_len == b.seq_len && a.sizes == b.sizes && a.notes == b.notes &&
-         a.expanded_from == b.expanded_from && a.gpu_types == b.gpu_types;
+  return eq(a.tp, b.tp) && eq(a.pp, b.pp) && eq(a.cp, b.cp) && eq(a.ep, b.ep) && eq(a.vp, b.vp) && eq(a.gpus, b.gpus) && a.sp == b.sp &&
+         a.seq_len == b.seq_len && a.sizes == b.sizes && a.notes == b.notes && a.expanded_from == b.expanded_from &&
+         a.gpu_types == b.gpu_types;
 }
 
 std::vector<Line> lines_of(const Context& ctx, const Family& f, const std::string& lang) {
@@ -72,15 +71,13 @@ std::string paragraph(const Context& ctx, const Entity& e, const std::string& la
   return text;
 }
 
-std::string family_table(const Context& ctx, const Family& f, const std::string& lang, DocState& st,
-                         const std::string& link_prefix) {
+std::string family_table(const Context& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix) {
   const auto lines = lines_of(ctx, f, lang);
   if (lines.empty()) return {};
   const bool benchmark = lines.front().entry->kind == "benchmark";
   const std::vector<std::string> fields =
       benchmark ? std::vector<std::string>{"model", "gpus", "tp", "pp", "vp", "cp", "ep", "gpu_types", "features"}
-                : std::vector<std::string>{"recipe", "mode", "tp", "pp", "vp", "cp", "ep", "sp", "min_gpus",
-                                           "seq_len", "sizes", "notes"};
+                : std::vector<std::string>{"recipe", "mode", "tp", "pp", "vp", "cp", "ep", "sp", "min_gpus", "seq_len", "sizes", "notes"};
   std::vector<std::map<std::string, std::string>> cells;
   for (const auto& line : lines) {
     const RecipeRow& w = *line.rows.front();
@@ -107,8 +104,7 @@ std::string family_table(const Context& ctx, const Family& f, const std::string&
     if (benchmark) m["gpu_types"] = md_text(ctx.gpu_types_cell(w, lang), true);
     std::vector<std::string> notes;
     if (!shown->notes.empty())
-      notes.push_back((ch.fallback.empty() ? std::string() : ctx.marker(lang, ch.fallback) + " ") +
-                      md_text(shown->notes, true));
+      notes.push_back((ch.fallback.empty() ? std::string() : ctx.marker(lang, ch.fallback) + " ") + md_text(shown->notes, true));
     if (!w.expanded_from.empty()) {
       std::string note = md_text(ctx.ui(lang, "expanded_from", {{"pattern", "\x01"}}), true);
       const auto at = note.find('\x01');
@@ -117,8 +113,8 @@ std::string family_table(const Context& ctx, const Family& f, const std::string&
     }
     m[benchmark ? "features" : "notes"] = join(notes, "; ");
     for (auto& [field, v] : m)
-      if (field != "recipe" && field != "model" && field != "notes" && field != "features" && field != "seq_len" &&
-          field != "sizes" && field != "gpu_types")
+      if (field != "recipe" && field != "model" && field != "notes" && field != "features" && field != "seq_len" && field != "sizes" &&
+          field != "gpu_types")
         v = md_text(v, true);
     cells.push_back(std::move(m));
   }
@@ -162,9 +158,8 @@ void write_index(const Context& ctx, OutputFiles& out) {
           body += "\n" + paragraph(ctx, *p, lang, st) + "\n";
       }
     }
-    const std::string fm = front_matter({{"lang", lang},
-                                         {"revision", std::to_string(st.revision)},
-                                         {"generated-from", yaml_list({st.sources.begin(), st.sources.end()})}});
+    const std::string fm = front_matter(
+        {{"lang", lang}, {"revision", std::to_string(st.revision)}, {"generated-from", yaml_list({st.sources.begin(), st.sources.end()})}});
     out[lang_path("references/recipe-index", lang)] = fm + "\n" + body;
   }
 }

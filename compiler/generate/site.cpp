@@ -9,9 +9,9 @@
 //                                 quick-reference row per language (DocSearch shape)
 // English pages carry no language suffix (the mkdocs-static-i18n "suffix"
 // layout); every page states its lang in front matter.
-#include <nlohmann/json.hpp>
 #include <re2/re2.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -130,9 +130,7 @@ class SiteWriter {
   }
 
  private:
-  std::string kind_of(const Family& f) const {
-    return f.entries.empty() ? f.index_kind : f.entries.front()->kind;
-  }
+  std::string kind_of(const Family& f) const { return f.entries.empty() ? f.index_kind : f.entries.front()->kind; }
 
   void index_page(const std::string& lang) {
     const std::string title = ctx_.ui(lang, "site_title");
@@ -145,8 +143,7 @@ class SiteWriter {
           items.push_back("- [" + ctx_.family_heading(f, lang, true) + "](" + lang_path("families/" + f.slug, lang) + ")");
       body += join(items, "\n") + "\n";
     }
-    out_[lang_path("site/index", lang)] =
-        render({title, {{"title", yaml_str(title)}, {"lang", lang}, {"tags", yaml_list({})}}, body});
+    out_[lang_path("site/index", lang)] = render({title, {{"title", yaml_str(title)}, {"lang", lang}, {"tags", yaml_list({})}}, body});
   }
 
   void family_page(const Family& f, const std::string& lang) {
@@ -158,9 +155,7 @@ class SiteWriter {
     for (const Entity* p : prose_of(ctx_, f.index_kind + "/" + std::to_string(f.ordinal)))
       body += "\n" + paragraph(ctx_, *p, lang, st) + "\n";
     out_[lang_path("site/families/" + f.slug, lang)] =
-        render({title,
-                {{"title", yaml_str(title)}, {"kind", kind_of(f)}, {"lang", lang}, {"tags", yaml_list({kind_of(f)})}},
-                body});
+        render({title, {{"title", yaml_str(title)}, {"kind", kind_of(f)}, {"lang", lang}, {"tags", yaml_list({kind_of(f)})}}, body});
   }
 
   std::vector<std::string> tags_of(const IndexEntry& e) const {
@@ -201,8 +196,11 @@ class SiteWriter {
     if (fam) add(ctx_.ui(lang, "family"), std::vector<std::string>(n, ctx_.family_heading(*fam, lang, true)));
     for (const char* f : {"tp", "pp", "vp", "cp", "ep"})
       add(ctx_.header(lang, f), each([&](const RecipeRow& r) {
-            const Range& rg = std::string(f) == "tp" ? r.tp : std::string(f) == "pp" ? r.pp : std::string(f) == "vp" ? r.vp
-                                                      : std::string(f) == "cp" ? r.cp : r.ep;
+            const Range& rg = std::string(f) == "tp"   ? r.tp
+                              : std::string(f) == "pp" ? r.pp
+                              : std::string(f) == "vp" ? r.vp
+                              : std::string(f) == "cp" ? r.cp
+                                                       : r.ep;
             return md_text(ctx_.range_cell(rg, lang, f), true);
           }));
     add(ctx_.header(lang, "sp"), each([&](const RecipeRow& r) {
@@ -290,41 +288,43 @@ class SiteWriter {
     // Sources: every row of every edition stating this recipe, newest first.
     std::vector<const RecipeRow*> rows;
     for (const auto& r : ctx_.c.extracted.recipes)
-      if (r.kind == e.kind && (e.kind == "benchmark" ? model_key(r.name) == model_key(e.name) : r.name == e.name))
-        rows.push_back(&r);
+      if (r.kind == e.kind && (e.kind == "benchmark" ? model_key(r.name) == model_key(e.name) : r.name == e.name)) rows.push_back(&r);
     std::sort(rows.begin(), rows.end(), [](const RecipeRow* a, const RecipeRow* b) { return newer(a->prov, b->prov); });
     std::set<std::string> seen;
     std::vector<std::string> items;
     for (const auto* r : rows) {
-      const std::string line = ctx_.ui(lang, "source_line", {{"file", r->prov.file}, {"line", std::to_string(r->prov.line)},
-                                                            {"revision", std::to_string(r->prov.revision)},
-                                                            {"lang", ctx_.lang_name(lang, r->prov.lang)}});
+      const std::string line = ctx_.ui(lang, "source_line",
+                                       {{"file", r->prov.file},
+                                        {"line", std::to_string(r->prov.line)},
+                                        {"revision", std::to_string(r->prov.revision)},
+                                        {"lang", ctx_.lang_name(lang, r->prov.lang)}});
       if (seen.insert(line).second) items.push_back("- " + md_text(line));
     }
     if (!w.mentioned_in.empty()) items.push_back("- " + md_code(w.mentioned_in));
     body += "\n## " + md_text(ctx_.ui(lang, "sources")) + "\n\n" + join(items, "\n") + "\n";
 
-    std::vector<std::pair<std::string, std::string>> fm{{"title", yaml_str(name)},
-                                                         {"family", yaml_str(plain_family(ctx_, fam, lang))}};
+    std::vector<std::pair<std::string, std::string>> fm{{"title", yaml_str(name)}, {"family", yaml_str(plain_family(ctx_, fam, lang))}};
     std::vector<std::string> modes;
     for (const auto& m : e.modes)
       if (!m.empty()) modes.push_back(m);
-    if (modes.size() == 1) fm.emplace_back("mode", modes.front());
-    else if (!modes.empty()) fm.emplace_back("mode", yaml_list(modes));
+    if (modes.size() == 1)
+      fm.emplace_back("mode", modes.front());
+    else if (!modes.empty())
+      fm.emplace_back("mode", yaml_list(modes));
     fm.emplace_back("kind", e.kind);
     fm.emplace_back("lang", lang);
     fm.emplace_back("tags", yaml_list(tags_of(e)));
     out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, fm, body});
   }
 
-  json record(const std::string& id, const std::string& lvl0, const std::string& lvl1, const std::string& lvl2,
-              const std::string& content, const std::string& page, const std::string& anchor_text,
-              const std::string& lang, const std::vector<std::string>& tags, const std::string& fallback) {
+  json record(const std::string& id, const std::string& lvl0, const std::string& lvl1, const std::string& lvl2, const std::string& content,
+              const std::string& page, const std::string& anchor_text, const std::string& lang, const std::vector<std::string>& tags,
+              const std::string& fallback) {
     json r;
     r["objectID"] = id;
     r["type"] = "content";
-    r["hierarchy"] = {{"lvl0", lvl0}, {"lvl1", lvl1.empty() ? json(nullptr) : json(lvl1)},
-                      {"lvl2", lvl2.empty() ? json(nullptr) : json(lvl2)}};
+    r["hierarchy"] = {
+        {"lvl0", lvl0}, {"lvl1", lvl1.empty() ? json(nullptr) : json(lvl1)}, {"lvl2", lvl2.empty() ? json(nullptr) : json(lvl2)}};
     r["content"] = content;
     const std::string a = anchor(anchor_text);
     r["url"] = page + "#" + a;
@@ -351,23 +351,20 @@ class SiteWriter {
       std::vector<std::string> modes;
       for (const auto& m : e.modes) modes.push_back(m);
       const bool bench = e.kind == "benchmark";
-      const std::string content =
-          joined({label("mode", ctx_.mode_word(lang, modes)), label("tp", ctx_.range_cell(w.tp, lang, "tp")),
-                  label("pp", ctx_.range_cell(w.pp, lang, "pp")), label("cp", ctx_.range_cell(w.cp, lang, "cp")),
-                  label("ep", ctx_.range_cell(w.ep, lang, "ep")),
-                  label(bench ? "gpus" : "min_gpus", ctx_.range_cell(w.gpus, lang, bench ? "gpus" : "min_gpus")),
-                  label("seq_len", ctx_.seq_cell(w)), label("sizes", w.sizes),
-                  label("gpu_types", bench ? ctx_.gpu_types_cell(w, lang) : std::string())});
-      records_.push_back(record("recipe-" + e.slug + "-" + lang, ctx_.heading(lang, e.index_kind),
-                                plain_family(ctx_, fam, lang), name, content,
-                                "site/" + lang_path("recipes/" + e.slug, lang), name, lang, tags_of(e), ""));
+      const std::string content = joined({label("mode", ctx_.mode_word(lang, modes)), label("tp", ctx_.range_cell(w.tp, lang, "tp")),
+                                          label("pp", ctx_.range_cell(w.pp, lang, "pp")), label("cp", ctx_.range_cell(w.cp, lang, "cp")),
+                                          label("ep", ctx_.range_cell(w.ep, lang, "ep")),
+                                          label(bench ? "gpus" : "min_gpus", ctx_.range_cell(w.gpus, lang, bench ? "gpus" : "min_gpus")),
+                                          label("seq_len", ctx_.seq_cell(w)), label("sizes", w.sizes),
+                                          label("gpu_types", bench ? ctx_.gpu_types_cell(w, lang) : std::string())});
+      records_.push_back(record("recipe-" + e.slug + "-" + lang, ctx_.heading(lang, e.index_kind), plain_family(ctx_, fam, lang), name,
+                                content, "site/" + lang_path("recipes/" + e.slug, lang), name, lang, tags_of(e), ""));
     }
     const std::string skill = "skill/SKILL." + lang + ".md";
     for (const Entity* r : of_kind(ctx_, "rule")) {
       const Choice ch = ctx_.choose(*r, lang);
-      records_.push_back(record("rule-" + r->key + "-" + lang, ctx_.heading(lang, "tuning"), ctx_.heading(lang, "sizing_rules"),
-                                "", normalize_space(ch.ed->text), skill, ctx_.heading(lang, "sizing_rules"), lang,
-                                {"rule"}, ch.fallback));
+      records_.push_back(record("rule-" + r->key + "-" + lang, ctx_.heading(lang, "tuning"), ctx_.heading(lang, "sizing_rules"), "",
+                                normalize_space(ch.ed->text), skill, ctx_.heading(lang, "sizing_rules"), lang, {"rule"}, ch.fallback));
     }
     for (const Entity* p : of_kind(ctx_, "pitfall")) {
       const Choice ch = ctx_.choose(*p, lang);
@@ -376,8 +373,8 @@ class SiteWriter {
         return it == ch.ed->parts.end() ? std::string() : it->second;
       };
       records_.push_back(record("pitfall-" + p->key + "-" + lang, ctx_.heading(lang, "tuning"), ctx_.heading(lang, "pitfalls"),
-                                part("pitfall"), joined({label("symptom", part("symptom")), label("fix", part("fix"))}),
-                                skill, ctx_.heading(lang, "pitfalls"), lang, {"pitfall"}, ch.fallback));
+                                part("pitfall"), joined({label("symptom", part("symptom")), label("fix", part("fix"))}), skill,
+                                ctx_.heading(lang, "pitfalls"), lang, {"pitfall"}, ch.fallback));
     }
     for (const Entity* q : of_kind(ctx_, "quick_ref")) {
       const Choice ch = ctx_.choose(*q, lang);
@@ -386,8 +383,7 @@ class SiteWriter {
         return it == ch.ed->parts.end() ? std::string() : it->second;
       };
       std::vector<std::string> tags{"quick_ref"};
-      if (auto it = ch.ed->facts.find("recipe"); it != ch.ed->facts.end())
-        tags.insert(tags.end(), it->second.begin(), it->second.end());
+      if (auto it = ch.ed->facts.find("recipe"); it != ch.ed->facts.end()) tags.insert(tags.end(), it->second.begin(), it->second.end());
       records_.push_back(record("quick_ref-" + q->key + "-" + lang, ctx_.heading(lang, "quick_reference"), part("want"), "",
                                 joined({label("start_with", part("start_with")), label("gpus", part("gpus"))}), skill,
                                 ctx_.heading(lang, "quick_reference"), lang, tags, ch.fallback));
@@ -397,8 +393,7 @@ class SiteWriter {
   // The KB itself, through the emitter and `kbc dump --format json`.
   std::string kb_json() {
     static std::atomic<int> counter{0};
-    const fs::path dir = fs::temp_directory_path() /
-                         ("kbc-generate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    const fs::path dir = fs::temp_directory_path() / ("kbc-generate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     fs::create_directories(dir);
     const std::string path = (dir / "kb.sqlite").string();
     std::string out;

@@ -20,9 +20,7 @@ namespace {
 // one whose order and slots every language follows.
 const Document* template_doc(const Context& ctx) {
   const Document* best = nullptr;
-  auto key = [](const Document& d) {
-    return std::make_tuple(-d.meta.revision, !d.meta.translated_from.empty(), d.meta.lang, d.path);
-  };
+  auto key = [](const Document& d) { return std::make_tuple(-d.meta.revision, !d.meta.translated_from.empty(), d.meta.lang, d.path); };
   for (const auto& d : ctx.c.documents)
     if (starts_with(d.path, "skill/") && (!best || key(d) < key(*best))) best = &d;
   return best;

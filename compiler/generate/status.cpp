@@ -27,13 +27,11 @@ struct LangStatus {
 }  // namespace
 
 void write_status(const Context& ctx, OutputFiles& out) {
-  auto ui = [&](const std::string& key, const std::map<std::string, std::string>& args = {}) {
-    return ctx.ui(kLang, key, args);
-  };
+  auto ui = [&](const std::string& key, const std::map<std::string, std::string>& args = {}) { return ctx.ui(kLang, key, args); };
   auto cell = [](const std::string& s) { return md_text(s, true); };
   auto won = [&](const Provenance& p) {
-    return ui("status.won", {{"revision", std::to_string(p.revision)}, {"lang", p.lang}, {"file", p.file},
-                             {"line", std::to_string(p.line)}});
+    return ui("status.won",
+              {{"revision", std::to_string(p.revision)}, {"lang", p.lang}, {"file", p.file}, {"line", std::to_string(p.line)}});
   };
 
   // Newest revision of each section kind, to tell removed entities (as resolve does).
@@ -41,8 +39,7 @@ void write_status(const Context& ctx, OutputFiles& out) {
   for (const auto& e : ctx.c.extracted.entities)
     section_revision[e.section_kind] = std::max(section_revision[e.section_kind], e.prov.revision);
   auto removed = [&](const Entity& e) {
-    return !e.superseded && e.kind != "prose" && e.kind != "code" &&
-           e.winner().prov.revision < section_revision[e.winner().section_kind];
+    return !e.superseded && e.kind != "prose" && e.kind != "code" && e.winner().prov.revision < section_revision[e.winner().section_kind];
   };
 
   // Entities by kind, then key in natural order (pitfall 2 before pitfall 10).
@@ -99,18 +96,17 @@ void write_status(const Context& ctx, OutputFiles& out) {
   for (const auto& lang : ctx.languages) {
     const auto& s = by_lang[lang];
     summary.push_back({cell(ctx.lang_name(kLang, lang) + " (" + lang + ")"), std::to_string(s.missing.size()),
-                       std::to_string(s.stale.size()), std::to_string(s.realigned.size()),
-                       std::to_string(s.conflicts.size())});
+                       std::to_string(s.stale.size()), std::to_string(s.realigned.size()), std::to_string(s.conflicts.size())});
   }
-  body += md_table({cell(ui("status.language")), cell(ui("status.missing")), cell(ui("status.stale")),
-                    cell(ui("status.realigned")), cell(ui("status.conflicts"))},
+  body += md_table({cell(ui("status.language")), cell(ui("status.missing")), cell(ui("status.stale")), cell(ui("status.realigned")),
+                    cell(ui("status.conflicts"))},
                    summary) +
           "\n";
 
   auto section = [&](int level, const std::string& title, const std::vector<std::string>& header,
                      const std::vector<std::vector<std::string>>& rows) {
-    std::string s = "\n" + std::string(static_cast<size_t>(level), '#') + " " + md_text(title) + " (" +
-                    std::to_string(rows.size()) + ")\n\n";
+    std::string s =
+        "\n" + std::string(static_cast<size_t>(level), '#') + " " + md_text(title) + " (" + std::to_string(rows.size()) + ")\n\n";
     s += rows.empty() ? md_text(ui("status.none")) : md_table(header, rows);
     return s + "\n";
   };
@@ -124,13 +120,10 @@ void write_status(const Context& ctx, OutputFiles& out) {
     const auto& s = by_lang[lang];
     body += "\n## " + md_text(ctx.lang_name(kLang, lang) + " (" + lang + ")") + "\n";
     body += section(3, ui("status.missing"), with({"status.col.text"}), s.missing);
-    body += section(3, ui("status.stale"),
-                    with({"status.col.revision", "status.col.field", "status.col.won"}),
-                    s.stale);
-    body += section(3, ui("status.realigned"), with({"status.col.revision", "status.col.text", "status.col.won"}),
-                    s.realigned);
-    body += section(3, ui("status.conflicts"),
-                    with({"status.col.field", "status.col.old", "status.col.new", "status.col.won"}), s.conflicts);
+    body += section(3, ui("status.stale"), with({"status.col.revision", "status.col.field", "status.col.won"}), s.stale);
+    body += section(3, ui("status.realigned"), with({"status.col.revision", "status.col.text", "status.col.won"}), s.realigned);
+    body +=
+        section(3, ui("status.conflicts"), with({"status.col.field", "status.col.old", "status.col.new", "status.col.won"}), s.conflicts);
   }
 
   // Renamed dataset presets: one row per (old, new), with where the old name was read.
@@ -149,8 +142,7 @@ void write_status(const Context& ctx, OutputFiles& out) {
   for (const auto& [k, v] : renames)
     rename_rows.push_back({code(k.first), code(k.second), cell(natural_list(v.first)), cell(natural_list(v.second))});
   body += section(2, ui("status.renames"),
-                  {cell(ui("status.col.old")), cell(ui("status.col.new")), cell(ui("status.col.source")),
-                   cell(ui("status.col.won"))},
+                  {cell(ui("status.col.old")), cell(ui("status.col.new")), cell(ui("status.col.source")), cell(ui("status.col.won"))},
                   rename_rows);
 
   std::vector<std::vector<std::string>> left_out;

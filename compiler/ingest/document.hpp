@@ -39,19 +39,19 @@ struct Cell {
 
 struct Block {
   BlockKind kind = BlockKind::Paragraph;
-  int level = 0;                       // Heading: 1..6. ListItem: nesting depth, 1 = top
-  bool ordered = false;                // ListItem: in an ordered (1. 2. 3.) list
-  int ordinal = 0;                     // ListItem: the item's number (ordered) or 1-based position
-  std::string text;                    // see BlockKind
-  std::string info;                    // Code: info string (e.g. "bash", "text")
-  std::vector<std::vector<Cell>> rows; // Table only
-  Span span;                           // first line of the block
-  int end_line = 0;                    // last line of the block
+  int level = 0;                        // Heading: 1..6. ListItem: nesting depth, 1 = top
+  bool ordered = false;                 // ListItem: in an ordered (1. 2. 3.) list
+  int ordinal = 0;                      // ListItem: the item's number (ordered) or 1-based position
+  std::string text;                     // see BlockKind
+  std::string info;                     // Code: info string (e.g. "bash", "text")
+  std::vector<std::vector<Cell>> rows;  // Table only
+  Span span;                            // first line of the block
+  int end_line = 0;                     // last line of the block
 };
 
 struct Document {
-  std::string path;     // relative to the sources root, e.g. "skill/SKILL.ja.md"
-  std::string sha256;   // of the file's bytes, hex
+  std::string path;    // relative to the sources root, e.g. "skill/SKILL.ja.md"
+  std::string sha256;  // of the file's bytes, hex
   FrontMatter meta;
   std::vector<Block> blocks;
 };

@@ -45,7 +45,6 @@ struct TextExportHints {
 // Plain-text export: tab-separated lines → tables, bare title lines →
 // headings, `# comment` + command lines and indented continuations → code,
 // box-drawing trees → a text code block, `•` and `1.` lines → list items.
-std::optional<Document> ingest_text_export(const SourceFile& file, const TextExportHints& hints,
-                                           Diagnostics& diags);
+std::optional<Document> ingest_text_export(const SourceFile& file, const TextExportHints& hints, Diagnostics& diags);
 
 }  // namespace kb

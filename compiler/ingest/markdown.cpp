@@ -60,8 +60,7 @@ class Walker {
       --depth_;
       return;
     }
-    for (cmark_node* child = cmark_node_first_child(node); child; child = cmark_node_next(child))
-      one(child, list_depth);
+    for (cmark_node* child = cmark_node_first_child(node); child; child = cmark_node_next(child)) one(child, list_depth);
     --depth_;
   }
 
@@ -207,7 +206,10 @@ class Walker {
     int cells = 1;
     bool in_code = false;
     for (size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == '\\') { ++i; continue; }
+      if (s[i] == '\\') {
+        ++i;
+        continue;
+      }
       if (s[i] == '`') in_code = !in_code;
       if (s[i] == '|' && !in_code) ++cells;
     }
@@ -228,8 +230,7 @@ class Walker {
         header_cells = cells.size();
       } else if (static_cast<size_t>(raw) != header_cells) {
         diags_.error({path_, line + offset_, 1},
-                     "table row has " + std::to_string(raw) + " cells, the header has " +
-                         std::to_string(header_cells),
+                     "table row has " + std::to_string(raw) + " cells, the header has " + std::to_string(header_cells),
                      "every row of a table needs one cell per header column; leave a cell empty "
                      "(`| |`) rather than dropping it");
         continue;
@@ -247,8 +248,7 @@ class Walker {
     const std::string closing(static_cast<size_t>(fence_length), fence_char);
     const auto last = trim(lines_.at(end));
     if (end == cmark_node_get_start_line(n) || !starts_with(last, closing)) {
-      diags_.error(span_of(n), "unterminated code fence",
-                   "close the block with a line of " + closing);
+      diags_.error(span_of(n), "unterminated code fence", "close the block with a line of " + closing);
     }
   }
 
@@ -265,8 +265,7 @@ class Walker {
 };
 
 // Splits "---\n<yaml>\n---\n<body>"; returns false when there is no front matter.
-bool split_front_matter(std::string_view text, std::string_view& yaml, std::string_view& body,
-                        int& body_line) {
+bool split_front_matter(std::string_view text, std::string_view& yaml, std::string_view& body, int& body_line) {
   if (!(starts_with(text, "---\n") || starts_with(text, "---\r\n"))) return false;
   size_t pos = text.find('\n') + 1;
   int line = 2;
@@ -290,8 +289,7 @@ bool split_front_matter(std::string_view text, std::string_view& yaml, std::stri
 void attach_extensions(cmark_parser* parser) {
   static std::once_flag once;
   std::call_once(once, [] { cmark_gfm_core_extensions_ensure_registered(); });
-  if (cmark_syntax_extension* table = cmark_find_syntax_extension("table"))
-    cmark_parser_attach_syntax_extension(parser, table);
+  if (cmark_syntax_extension* table = cmark_find_syntax_extension("table")) cmark_parser_attach_syntax_extension(parser, table);
 }
 
 }  // namespace
@@ -310,8 +308,7 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
     return std::nullopt;
   }
   if (auto cr = find_lone_carriage_return(text)) {
-    diags.error(span_of_byte(file.path, text, *cr), "carriage return without a line feed",
-                "end every line with LF or CRLF");
+    diags.error(span_of_byte(file.path, text, *cr), "carriage return without a line feed", "end every line with LF or CRLF");
     return std::nullopt;
   }
 
@@ -354,8 +351,8 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
     auto str = [&](const char* key) -> std::string {
       const YAML::Node v = root[key];
       if (v && !v.IsScalar() && !v.IsNull() && !bad_value) {
-        diags.error({file.path, v.Mark().line + 2, v.Mark().column + 1},
-                    std::string("front matter '") + key + "' is not a single value", "write key: value on one line");
+        diags.error({file.path, v.Mark().line + 2, v.Mark().column + 1}, std::string("front matter '") + key + "' is not a single value",
+                    "write key: value on one line");
         bad_value = true;
       }
       return v && v.IsScalar() ? v.as<std::string>() : std::string{};
@@ -367,15 +364,17 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
     m.translated_from = str("translated-from");
     const std::string rev = str("revision");
     if (bad_value) return std::nullopt;
-    if (m.lang.empty())
-      diags.error({file.path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
+    if (m.lang.empty()) diags.error({file.path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
     if (rev.empty()) {
-      diags.error({file.path, 2, 1}, "front matter has no 'revision'",
-                  "add revision: <n> (1 = oldest; the newest revision wins)");
+      diags.error({file.path, 2, 1}, "front matter has no 'revision'", "add revision: <n> (1 = oldest; the newest revision wins)");
     } else {
       size_t used = 0;
       long v = 0;
-      try { v = std::stol(rev, &used); } catch (...) { used = 0; }
+      try {
+        v = std::stol(rev, &used);
+      } catch (...) {
+        used = 0;
+      }
       if (used != rev.size() || v < 1 || v > 1000000) {
         int line = 2;
         for (auto& l : split(yaml, '\n')) {
@@ -391,8 +390,7 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
   } catch (const YAML::Exception& e) {
     const int line = e.mark.is_null() ? 2 : e.mark.line + 2;
     const int col = e.mark.is_null() ? 1 : e.mark.column + 1;
-    diags.error({file.path, line, col}, "malformed front matter: " + e.msg,
-                "front matter is YAML key: value lines between two --- lines");
+    diags.error({file.path, line, col}, "malformed front matter: " + e.msg, "front matter is YAML key: value lines between two --- lines");
     return std::nullopt;
   }
   if (m.lang.empty() || m.revision == 0) return std::nullopt;

@@ -75,8 +75,17 @@ bool is_tree_line(std::string_view s) {
 // A closing parenthesis is not one ("Qwen3 (Dense)" is a family title).
 bool ends_sentence(std::string_view s) {
   switch (last_code_point(rtrim_view(s))) {
-    case U'.': case U'。': case U'!': case U'！': case U'?': case U'？':
-    case U':': case U'：': case U';': case U'；': case U'…':
+    case U'.':
+    case U'。':
+    case U'!':
+    case U'！':
+    case U'?':
+    case U'？':
+    case U':':
+    case U'：':
+    case U';':
+    case U'；':
+    case U'…':
       return true;
     default:
       return false;
@@ -117,8 +126,8 @@ bool is_list_line(std::string_view s) {
 
 class Parser {
  public:
-  Parser(const SourceFile& file, const TextExportHints& hints, const std::string& lang,
-         std::vector<Line> lines, size_t skip, Diagnostics& diags)
+  Parser(const SourceFile& file, const TextExportHints& hints, const std::string& lang, std::vector<Line> lines, size_t skip,
+         Diagnostics& diags)
       : file_(file), hints_(hints), lines_(std::move(lines)), skip_(skip), diags_(diags) {
     // Known headings: the edition's language first, then "en" (parts of the
     // zh and ja editions are in English), then "*".
@@ -130,7 +139,10 @@ class Parser {
   std::vector<Block> run() {
     size_t i = 0;
     while (i < lines_.size()) {
-      if (blank_at(i)) { ++i; continue; }
+      if (blank_at(i)) {
+        ++i;
+        continue;
+      }
       i = block_at(i);
     }
     return std::move(blocks_);
@@ -163,9 +175,8 @@ class Parser {
   // Does line i start a block other than a paragraph? (Ends a paragraph.)
   bool starts_structure(size_t i) const {
     const std::string_view s = text(i);
-    return is_thematic_break(s) || has_tab(s) || is_tree_line(s) || is_tree_root(i) ||
-           (is_comment(s) && is_command_start(i + 1)) || is_command_start(i) || is_list_line(s) ||
-           known_level(s) != nullptr;
+    return is_thematic_break(s) || has_tab(s) || is_tree_line(s) || is_tree_root(i) || (is_comment(s) && is_command_start(i + 1)) ||
+           is_command_start(i) || is_list_line(s) || known_level(s) != nullptr;
   }
 
   Block& emit(BlockKind kind, size_t first, size_t last) {
@@ -201,8 +212,7 @@ class Parser {
         heading(i, kTitleLevel);
         return i + 1;
       }
-      if (last_known_level_ > 0 && last_known_level_ < hints_.family_level &&
-          code_point_count(trim(s)) <= kMaxFamilyTitleLength) {
+      if (last_known_level_ > 0 && last_known_level_ < hints_.family_level && code_point_count(trim(s)) <= kMaxFamilyTitleLength) {
         heading(i, hints_.family_level);
         return i + 1;
       }
@@ -234,10 +244,8 @@ class Parser {
         start = tab + 1;
       }
       if (!b.rows.empty() && row.size() != b.rows[0].size()) {
-        diags_.error(span(k), "table row has " + std::to_string(row.size()) + " cells, the header has " +
-                                  std::to_string(b.rows[0].size()),
-                     "separate cells with exactly one tab; every row needs the header's " +
-                         std::to_string(b.rows[0].size()) + " cells");
+        diags_.error(span(k), "table row has " + std::to_string(row.size()) + " cells, the header has " + std::to_string(b.rows[0].size()),
+                     "separate cells with exactly one tab; every row needs the header's " + std::to_string(b.rows[0].size()) + " cells");
         continue;
       }
       b.rows.push_back(std::move(row));
@@ -279,8 +287,10 @@ class Parser {
     int number = 0;
     size_t at = 0;
     const bool ordered = !starts_with(s, kBullet);
-    if (ordered) ordered_marker(s, number, at);
-    else at = kBullet.size();
+    if (ordered)
+      ordered_marker(s, number, at);
+    else
+      at = kBullet.size();
     // A run continues over blank lines, as a markdown list does; any other
     // block, or the other kind of marker, starts a new one.
     if (list_run_ == 0 || list_ordered_ != ordered) list_run_ = 0;
@@ -325,8 +335,7 @@ std::string base_name(const std::string& path) {
 
 }  // namespace
 
-std::optional<Document> ingest_text_export(const SourceFile& file, const TextExportHints& hints,
-                                           Diagnostics& diags) {
+std::optional<Document> ingest_text_export(const SourceFile& file, const TextExportHints& hints, Diagnostics& diags) {
   std::string_view bytes = file.bytes;
   if (starts_with(bytes, "\xEF\xBB\xBF")) bytes.remove_prefix(3);
 
@@ -334,19 +343,20 @@ std::optional<Document> ingest_text_export(const SourceFile& file, const TextExp
   // edition is still looked up so an unknown file is reported too.
   bool usable = true;
   if (auto bad = find_invalid_utf8(bytes)) {
-    diags.error(span_of_byte(file.path, bytes, *bad), "invalid UTF-8 in text export",
-                "re-export the document as UTF-8");
+    diags.error(span_of_byte(file.path, bytes, *bad), "invalid UTF-8 in text export", "re-export the document as UTF-8");
     usable = false;
   } else if (const size_t nul = bytes.find('\0'); nul != std::string_view::npos) {
-    diags.error(span_of_byte(file.path, bytes, nul), "NUL byte in a text file",
-                "re-export the document as UTF-8 text");
+    diags.error(span_of_byte(file.path, bytes, nul), "NUL byte in a text file", "re-export the document as UTF-8 text");
     usable = false;
   }
 
   const std::string name = base_name(file.path);
   const TextExportHints::Edition* edition = nullptr;
   for (const auto& e : hints.editions)
-    if (e.origin == name) { edition = &e; break; }
+    if (e.origin == name) {
+      edition = &e;
+      break;
+    }
   if (!edition) {
     diags.error(Span{file.path, 1, 1}, "unknown text export '" + name + "'",
                 "add a row for '" + name + "' to data/editions.tsv (origin, name, lang, revision, date, source)");

@@ -68,8 +68,7 @@ Resolved resolve(const Extracted& x, const Vocab& v, Diagnostics& diags) {
 
   // Newest revision that has at least one entity in a section kind.
   std::map<std::string, int> section_revision;
-  for (const auto& e : x.entities)
-    section_revision[e.section_kind] = std::max(section_revision[e.section_kind], e.prov.revision);
+  for (const auto& e : x.entities) section_revision[e.section_kind] = std::max(section_revision[e.section_kind], e.prov.revision);
   std::set<std::string> replaced;
   for (const auto& row : v.section_kinds.rows)
     if (!v.section_kinds.get(row, "replaced_by").empty()) replaced.insert(v.section_kinds.get(row, "kind"));
@@ -88,9 +87,8 @@ Resolved resolve(const Extracted& x, const Vocab& v, Diagnostics& diags) {
       for (auto* e : ent.editions) have.insert(e->prov.lang);
       if (!ent.superseded && w.prov.revision < section_revision[w.section_kind]) {
         out.findings.push_back({"removed",
-                                ent.kind + " '" + ent.key + "' (revision " + std::to_string(w.prov.revision) +
-                                    ") is not in revision " + std::to_string(section_revision[w.section_kind]) +
-                                    ": superseded",
+                                ent.kind + " '" + ent.key + "' (revision " + std::to_string(w.prov.revision) + ") is not in revision " +
+                                    std::to_string(section_revision[w.section_kind]) + ": superseded",
                                 w.prov});
       } else if (!ent.superseded) {
         for (const auto& lang : v.languages)
@@ -116,10 +114,11 @@ Resolved resolve(const Extracted& x, const Vocab& v, Diagnostics& diags) {
           // An edition that states nothing for this field is not a conflict
           // (a translation may name a path in words); a different value is.
           if (ev.empty()) continue;
-          if (e->prov.revision < w.prov.revision) older_differs = true;
-          else same_differs = true;
-          if (seen.insert(joined(ev) + "@" + std::to_string(e->prov.revision)).second)
-            c.values.push_back({joined(ev), e->prov, false});
+          if (e->prov.revision < w.prov.revision)
+            older_differs = true;
+          else
+            same_differs = true;
+          if (seen.insert(joined(ev) + "@" + std::to_string(e->prov.revision)).second) c.values.push_back({joined(ev), e->prov, false});
         }
         if (older_differs || same_differs) {
           c.type = older_differs ? "revision" : "translation";
@@ -154,9 +153,9 @@ Resolved resolve(const Extracted& x, const Vocab& v, Diagnostics& diags) {
         if (other == val || other.empty() || val.empty()) continue;
         if (r.prov.revision == w.prov.revision) {
           diags.error({r.prov.file, r.prov.line, 1},
-                      "recipe " + w.name + (w.mode.empty() ? "" : " (" + w.mode + ")") + " has " + field + " " +
-                          other + " here but " + val + " in " + w.prov.file + ":" + std::to_string(w.prov.line) +
-                          ", both revision " + std::to_string(w.prov.revision),
+                      "recipe " + w.name + (w.mode.empty() ? "" : " (" + w.mode + ")") + " has " + field + " " + other + " here but " +
+                          val + " in " + w.prov.file + ":" + std::to_string(w.prov.line) + ", both revision " +
+                          std::to_string(w.prov.revision),
                       "one revision states one value per fact; fix the table that is wrong");
         } else {
           Conflict c;
@@ -192,13 +191,11 @@ Resolved resolve(const Extracted& x, const Vocab& v, Diagnostics& diags) {
     // The most specific covering pattern (longest) describes the recipe.
     const RecipeRow* best = nullptr;
     for (const auto& pattern_row : out.recipes)
-      if (pattern_row.pattern && glob_match(pattern_row.name, name) &&
-          (!best || pattern_row.name.size() > best->name.size()))
+      if (pattern_row.pattern && glob_match(pattern_row.name, name) && (!best || pattern_row.name.size() > best->name.size()))
         best = &pattern_row;
     if (!best) {
-      out.findings.push_back({"unknown-recipe",
-                              "recipe '" + name + "' is mentioned but no index table lists it or a pattern covering it",
-                              e->prov});
+      out.findings.push_back(
+          {"unknown-recipe", "recipe '" + name + "' is mentioned but no index table lists it or a pattern covering it", e->prov});
       continue;
     }
     RecipeRow r = *best;
@@ -222,9 +219,8 @@ Resolved resolve(const Extracted& x, const Vocab& v, Diagnostics& diags) {
         out.findings.push_back({"dataset", "dataset preset '" + d + "' is neither current (data/datasets.tsv) nor renamed", e.prov});
 
   // --- deterministic order ----------------------------------------------------
-  std::sort(out.recipes.begin(), out.recipes.end(), [](const RecipeRow& a, const RecipeRow& b) {
-    return std::tie(a.kind, a.name, a.mode) < std::tie(b.kind, b.name, b.mode);
-  });
+  std::sort(out.recipes.begin(), out.recipes.end(),
+            [](const RecipeRow& a, const RecipeRow& b) { return std::tie(a.kind, a.name, a.mode) < std::tie(b.kind, b.name, b.mode); });
   auto conflict_key = [](const Conflict& c) { return std::tie(c.entity_kind, c.entity_key, c.field); };
   std::sort(out.conflicts.begin(), out.conflicts.end(),
             [&](const Conflict& a, const Conflict& b) { return conflict_key(a) < conflict_key(b); });

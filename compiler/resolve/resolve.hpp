@@ -31,32 +31,32 @@ struct ConflictValue {
 };
 
 struct Conflict {
-  std::string type;    // "revision": an older revision differs; "translation": same revision differs
-  std::string entity_kind;  // entity kind, or "recipe"
-  std::string entity_key;   // entity key, or "name/mode"
-  std::string field;        // fact field: dataset, recipe, path, override, formula, tp, ...
+  std::string type;                   // "revision": an older revision differs; "translation": same revision differs
+  std::string entity_kind;            // entity kind, or "recipe"
+  std::string entity_key;             // entity key, or "name/mode"
+  std::string field;                  // fact field: dataset, recipe, path, override, formula, tp, ...
   std::vector<ConflictValue> values;  // winner first
 };
 
 struct Rename {
-  std::string from, to;    // dataset preset names (older → newer)
+  std::string from, to;  // dataset preset names (older → newer)
   Provenance old_prov, new_prov;
 };
 
 // A lint finding that is not a conflict (removed entity, unknown mention, ...).
 struct Finding {
-  std::string kind;     // removed | missing | unknown-recipe | dataset
+  std::string kind;  // removed | missing | unknown-recipe | dataset
   std::string message;
   Provenance prov;
 };
 
 struct Resolved {
-  std::vector<Entity> entities;     // sorted by kind, then key
-  std::vector<RecipeRow> recipes;   // one per (name, mode): the winning row, sorted
+  std::vector<Entity> entities;               // sorted by kind, then key
+  std::vector<RecipeRow> recipes;             // one per (name, mode): the winning row, sorted
   std::vector<RecipeRow> superseded_recipes;  // older rows whose values differ
-  std::vector<Conflict> conflicts;  // sorted
-  std::vector<Rename> renames;      // sorted, unique
-  std::vector<Finding> findings;    // sorted
+  std::vector<Conflict> conflicts;            // sorted
+  std::vector<Rename> renames;                // sorted, unique
+  std::vector<Finding> findings;              // sorted
 };
 
 // Aligns and resolves. Same-revision disagreements between recipe rows are

@@ -13,9 +13,15 @@ std::string Diagnostic::render() const {
     if (span.col > 0) out += ":" + std::to_string(span.col);
   }
   switch (severity) {
-    case Severity::Error: out += ": error: "; break;
-    case Severity::Warning: out += ": warning: "; break;
-    case Severity::Note: out += ": note: "; break;
+    case Severity::Error:
+      out += ": error: ";
+      break;
+    case Severity::Warning:
+      out += ": warning: ";
+      break;
+    case Severity::Note:
+      out += ": note: ";
+      break;
   }
   // A message quotes input; never a megabyte of it.
   constexpr size_t kMaxMessage = 400;

@@ -22,8 +22,8 @@ enum class Severity { Error, Warning, Note };
 struct Diagnostic {
   Severity severity = Severity::Error;
   Span span;
-  std::string message;  // what is wrong, one line
-  std::string hint;     // how to fix it, may be empty
+  std::string message;         // what is wrong, one line
+  std::string hint;            // how to fix it, may be empty
   std::string render() const;  // "file:line:col: error: message\n  hint: ..."
 };
 
@@ -62,9 +62,9 @@ class InputError : public std::runtime_error {
 
 // Documented exit codes (docs/kbc.md, docs/kbq.md).
 enum ExitCode : int {
-  kExitOk = 0,        // built / answered
-  kExitNoMatch = 1,   // kbq: nothing matched, a rule failed; kbc generate --check: stale
-  kExitError = 2,     // usage, bad input, bad KB
+  kExitOk = 0,       // built / answered
+  kExitNoMatch = 1,  // kbq: nothing matched, a rule failed; kbc generate --check: stale
+  kExitError = 2,    // usage, bad input, bad KB
 };
 
 }  // namespace kb

@@ -59,9 +59,7 @@ class Stmt {
   std::string_view view(int c) const;
   long long integer(int c) const { return sqlite3_column_int64(s_, c); }
   double real(int c) const { return sqlite3_column_double(s_, c); }
-  std::optional<long long> opt_int(int c) const {
-    return is_null(c) ? std::nullopt : std::optional<long long>(integer(c));
-  }
+  std::optional<long long> opt_int(int c) const { return is_null(c) ? std::nullopt : std::optional<long long>(integer(c)); }
   const char* name(int c) const { return sqlite3_column_name(s_, c); }
   int type(int c) const { return sqlite3_column_type(s_, c); }
 

@@ -13,13 +13,23 @@ std::optional<size_t> find_invalid_utf8(std::string_view s) {
   const size_t n = s.size();
   while (i < n) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) { ++i; continue; }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
     int len = 0;
     char32_t cp = 0;
-    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
-    else return i;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else
+      return i;
     if (i + static_cast<size_t>(len) > n) return i;
     for (int k = 1; k < len; ++k) {
       const auto cc = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
@@ -37,9 +47,16 @@ char32_t next_code_point(std::string_view s, size_t& i) {
   const auto c = static_cast<unsigned char>(s[i]);
   int len = 1;
   char32_t cp = c;
-  if (c >= 0xF0) { len = 4; cp = c & 0x07; }
-  else if (c >= 0xE0) { len = 3; cp = c & 0x0F; }
-  else if (c >= 0xC0) { len = 2; cp = c & 0x1F; }
+  if (c >= 0xF0) {
+    len = 4;
+    cp = c & 0x07;
+  } else if (c >= 0xE0) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if (c >= 0xC0) {
+    len = 2;
+    cp = c & 0x1F;
+  }
   for (int k = 1; k < len && i + static_cast<size_t>(k) < s.size(); ++k)
     cp = (cp << 6) | (static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) & 0x3F);
   i += static_cast<size_t>(len);
@@ -77,11 +94,16 @@ std::string fold(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     char32_t cp = next_code_point(s, i);
-    if (cp >= 0xFF01 && cp <= 0xFF5E) cp = cp - 0xFF01 + 0x21;  // full-width ASCII
-    else if (cp == 0x3000) cp = ' ';                              // ideographic space
-    if (cp >= 'A' && cp <= 'Z') cp = cp - 'A' + 'a';
-    else if ((cp >= 0xC0 && cp <= 0xDE && cp != 0xD7)) cp += 0x20;  // Latin-1 capitals
-    else if (cp >= 0x100 && cp <= 0x17F && (cp % 2 == 0) && cp != 0x130 && cp != 0x138) cp += 1;
+    if (cp >= 0xFF01 && cp <= 0xFF5E)
+      cp = cp - 0xFF01 + 0x21;  // full-width ASCII
+    else if (cp == 0x3000)
+      cp = ' ';  // ideographic space
+    if (cp >= 'A' && cp <= 'Z')
+      cp = cp - 'A' + 'a';
+    else if ((cp >= 0xC0 && cp <= 0xDE && cp != 0xD7))
+      cp += 0x20;  // Latin-1 capitals
+    else if (cp >= 0x100 && cp <= 0x17F && (cp % 2 == 0) && cp != 0x130 && cp != 0x138)
+      cp += 1;
     append_utf8(out, cp);
   }
   return out;
@@ -93,8 +115,14 @@ std::string normalize_space(std::string_view s) {
   std::string out;
   bool pending = false;
   for (char c : s) {
-    if (is_space_byte(c)) { pending = !out.empty(); continue; }
-    if (pending) { out += ' '; pending = false; }
+    if (is_space_byte(c)) {
+      pending = !out.empty();
+      continue;
+    }
+    if (pending) {
+      out += ' ';
+      pending = false;
+    }
     out += c;
   }
   return out;
@@ -120,9 +148,7 @@ std::vector<std::string> split(std::string_view s, char sep) {
 }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool ends_with(std::string_view s, std::string_view x) {
-  return s.size() >= x.size() && s.substr(s.size() - x.size()) == x;
-}
+bool ends_with(std::string_view s, std::string_view x) { return s.size() >= x.size() && s.substr(s.size() - x.size()) == x; }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
@@ -134,29 +160,26 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 }
 
 bool is_cjk(char32_t cp) {
-  return (cp >= 0x2E80 && cp <= 0x9FFF) ||   // radicals, CJK punctuation, kana, unified ideographs
-         (cp >= 0xF900 && cp <= 0xFAFF) ||   // compatibility ideographs
-         (cp >= 0xFF00 && cp <= 0xFFEF) ||   // half/full-width forms
-         (cp >= 0x20000 && cp <= 0x2FFFF);   // extension planes
+  return (cp >= 0x2E80 && cp <= 0x9FFF) ||  // radicals, CJK punctuation, kana, unified ideographs
+         (cp >= 0xF900 && cp <= 0xFAFF) ||  // compatibility ideographs
+         (cp >= 0xFF00 && cp <= 0xFFEF) ||  // half/full-width forms
+         (cp >= 0x20000 && cp <= 0x2FFFF);  // extension planes
 }
 
 // --- SHA-256 (FIPS 180-4) ---------------------------------------------------
 namespace {
 constexpr std::array<uint32_t, 64> K = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be,
+    0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa,
+    0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85,
+    0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3,
+    0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f,
+    0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 }  // namespace
 
 std::string sha256_hex(std::string_view bytes) {
-  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   std::string msg(bytes);
   const uint64_t bit_len = static_cast<uint64_t>(bytes.size()) * 8;
   msg += static_cast<char>(0x80);
@@ -181,9 +204,23 @@ std::string sha256_hex(std::string_view bytes) {
       const uint32_t S0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
       const uint32_t mj = (a & b) ^ (a & c) ^ (b & c);
       const uint32_t t2 = S0 + mj;
-      hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
     }
-    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += hh;
   }
   static const char* hex = "0123456789abcdef";
   std::string out;

@@ -26,17 +26,19 @@ Span TsvTable::span(const TsvRow& row, std::string_view column_name) const {
   return Span{path, row.line, col};
 }
 
-TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& diags,
-                   const std::vector<std::string>& required) {
+TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& diags, const std::vector<std::string>& required) {
   TsvTable t;
   t.path = path;
   if (auto bad = find_invalid_utf8(text)) {
     int line = 1;
     size_t line_start = 0;
     for (size_t i = 0; i < *bad; ++i)
-      if (text[i] == '\n') { ++line; line_start = i + 1; }
-    diags.error({path, line, code_point_column(text.substr(line_start), *bad - line_start) + 1},
-                "invalid UTF-8 byte sequence", "save the file as UTF-8");
+      if (text[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    diags.error({path, line, code_point_column(text.substr(line_start), *bad - line_start) + 1}, "invalid UTF-8 byte sequence",
+                "save the file as UTF-8");
     return t;
   }
   if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
@@ -54,8 +56,7 @@ TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& 
     }
     if (cells.size() != t.header.size()) {
       diags.error({path, line_no, 1},
-                  "row has " + std::to_string(cells.size()) + " cells, the header has " +
-                      std::to_string(t.header.size()),
+                  "row has " + std::to_string(cells.size()) + " cells, the header has " + std::to_string(t.header.size()),
                   "separate cells with exactly one tab; leave a cell empty rather than dropping it");
       continue;
     }
@@ -66,13 +67,11 @@ TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& 
     return t;
   }
   for (const auto& r : required)
-    if (t.column(r) < 0)
-      diags.error({path, 1, 1}, "missing column '" + r + "'", "add the column to the header line");
+    if (t.column(r) < 0) diags.error({path, 1, 1}, "missing column '" + r + "'", "add the column to the header line");
   return t;
 }
 
-std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags,
-                                 const std::vector<std::string>& required) {
+std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required) {
   auto text = read_file(path);
   if (!text) {
     diags.error({path, 0, 0}, "cannot read data file", "check that the file exists and is readable");

@@ -32,11 +32,9 @@ struct TsvTable {
 // Parses TSV text. Reports ragged rows, a missing header, invalid UTF-8 and
 // (when `required` is non-empty) missing required columns, as errors in
 // `diags`; returns what could be read.
-TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& diags,
-                   const std::vector<std::string>& required = {});
+TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& diags, const std::vector<std::string>& required = {});
 
 // Reads and parses a file; a missing file is an error naming the path.
-std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags,
-                                 const std::vector<std::string>& required = {});
+std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required = {});
 
 }  // namespace kb

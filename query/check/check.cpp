@@ -56,13 +56,13 @@ void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const st
   } else if (!model) {
     verdict("tp_divides_kv_heads", "unknown", "TP " + n(L.tp.value()) + ": model facts unknown");
   } else if (!model->kv_heads) {
-    verdict("tp_divides_kv_heads", "unknown", "TP " + n(L.tp.value()) + ": " + model->display + " has " + model->kv_raw +
-                                                  " attention (no plain kv-head count)");
+    verdict("tp_divides_kv_heads", "unknown",
+            "TP " + n(L.tp.value()) + ": " + model->display + " has " + model->kv_raw + " attention (no plain kv-head count)");
   } else if (*model->kv_heads % L.tp.value() == 0) {
     verdict("tp_divides_kv_heads", "pass", "TP " + n(L.tp.value()) + " divides " + n(*model->kv_heads) + " kv heads");
   } else {
-    verdict("tp_divides_kv_heads", "fail", "TP " + n(L.tp.value()) + " does not divide " + n(*model->kv_heads) +
-                                               " kv heads; valid TP: " + divisors(*model->kv_heads));
+    verdict("tp_divides_kv_heads", "fail",
+            "TP " + n(L.tp.value()) + " does not divide " + n(*model->kv_heads) + " kv heads; valid TP: " + divisors(*model->kv_heads));
     pitfall("tp_exceeds_kv_heads");
   }
   // 2. TP within one NVLink domain.
@@ -71,13 +71,16 @@ void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const st
   } else if (L.tp.value() <= gpu->nvlink) {
     verdict("tp_within_nvlink", "pass", "TP " + n(L.tp.value()) + " ≤ NVLink domain " + n(gpu->nvlink) + " (" + gpu->key + ")");
   } else {
-    verdict("tp_within_nvlink", "fail", "TP " + n(L.tp.value()) + " > NVLink domain " + n(gpu->nvlink) + " (" + gpu->key +
-                                            "): TP leaves the NVLink domain");
+    verdict("tp_within_nvlink", "fail",
+            "TP " + n(L.tp.value()) + " > NVLink domain " + n(gpu->nvlink) + " (" + gpu->key + "): TP leaves the NVLink domain");
   }
   // 3. SP on whenever TP > 1.
-  if (!L.tp.exact()) verdict("sp_when_tp", "unknown", "TP " + L.tp.text());
-  else if (L.tp.value() == 1) verdict("sp_when_tp", "pass", "TP 1: SP not needed");
-  else verdict("sp_when_tp", L.sp ? "pass" : "fail", "TP " + n(L.tp.value()) + ", SP " + (L.sp ? "on" : "off"));
+  if (!L.tp.exact())
+    verdict("sp_when_tp", "unknown", "TP " + L.tp.text());
+  else if (L.tp.value() == 1)
+    verdict("sp_when_tp", "pass", "TP 1: SP not needed");
+  else
+    verdict("sp_when_tp", L.sp ? "pass" : "fail", "TP " + n(L.tp.value()) + ", SP " + (L.sp ? "on" : "off"));
   // 4. CP for long context.
   if (L.seq > threshold) {
     const bool ok = L.cp.exact() && L.cp.value() > 1;
@@ -93,13 +96,13 @@ void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const st
     verdict("world_size_divisible", "unknown", "world size " + n(L.gpus) + ": a parallel size is a range");
   } else {
     const long long dense = L.tp.value() * L.pp.value() * L.cp.value();
-    std::string detail = "world " + n(L.gpus) + " / (TP " + n(L.tp.value()) + " × PP " + n(L.pp.value()) + " × CP " +
-                         n(L.cp.value()) + ") = " + (L.gpus % dense == 0 ? "DP " + n(L.gpus / dense) : "not whole");
+    std::string detail = "world " + n(L.gpus) + " / (TP " + n(L.tp.value()) + " × PP " + n(L.pp.value()) + " × CP " + n(L.cp.value()) +
+                         ") = " + (L.gpus % dense == 0 ? "DP " + n(L.gpus / dense) : "not whole");
     bool ok = L.gpus % dense == 0 && L.gpus >= dense;
     if (moe) {
       const long long ex = L.pp.value() * L.ep.value() * L.etp.value();
-      detail += "; world " + n(L.gpus) + " / (PP " + n(L.pp.value()) + " × EP " + n(L.ep.value()) + " × ETP " +
-                n(L.etp.value()) + ") = " + (L.gpus % ex == 0 ? "EDP " + n(L.gpus / ex) : "not whole");
+      detail += "; world " + n(L.gpus) + " / (PP " + n(L.pp.value()) + " × EP " + n(L.ep.value()) + " × ETP " + n(L.etp.value()) +
+                ") = " + (L.gpus % ex == 0 ? "EDP " + n(L.gpus / ex) : "not whole");
       ok = ok && L.gpus % ex == 0 && L.gpus >= ex;
     }
     verdict("world_size_divisible", ok ? "pass" : "fail", detail);
@@ -121,7 +124,8 @@ void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const st
   } else {
     const bool ok = model->layers % L.pp.value() == 0;
     verdict("layers_divisible_by_pp", ok ? "pass" : "fail",
-            n(model->layers) + " layers / PP " + n(L.pp.value()) + (ok ? " = " + n(model->layers / L.pp.value()) + " per stage" : ": uneven stages"));
+            n(model->layers) + " layers / PP " + n(L.pp.value()) +
+                (ok ? " = " + n(model->layers / L.pp.value()) + " per stage" : ": uneven stages"));
   }
   // Pitfalls that follow from the layout.
   if (L.pp.exact() && L.pp.value() > 1 && L.vp.state != "value") pitfall("pp_without_vp");

@@ -8,7 +8,6 @@
 
 namespace kbq {
 
-void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const std::string& lang,
-                  long long long_context_threshold);
+void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const std::string& lang, long long long_context_threshold);
 
 }  // namespace kbq

@@ -68,13 +68,13 @@ inline constexpr std::string_view kSftMode = "sft";
 inline constexpr std::string_view kPeftMode = "peft";
 
 struct Lexicon::Impl {
-  std::vector<WordInfo> words;                          // by word id
-  std::unordered_map<std::string, std::uint32_t> ids;   // spelling (words and their variants) -> id
-  boost::spirit::x3::symbols<std::uint32_t> all;        // every spelling -> id
+  std::vector<WordInfo> words;                                                    // by word id
+  std::unordered_map<std::string, std::uint32_t> ids;                             // spelling (words and their variants) -> id
+  boost::spirit::x3::symbols<std::uint32_t> all;                                  // every spelling -> id
   std::array<boost::spirit::x3::symbols<std::uint32_t>, kWordKindCount> by_kind;  // spellings of words with a meaning of that kind
   std::map<std::pair<int, std::string>, std::string> spelling;  // (kind, value) -> printed word; value "" = any of the kind
-  std::map<std::pair<int, std::string>, bool> values;  // (kind, value) pairs that exist
-  std::vector<std::string> problems;                   // ignored rows
+  std::map<std::pair<int, std::string>, bool> values;           // (kind, value) pairs that exist
+  std::vector<std::string> problems;                            // ignored rows
 
   // The id of a folded spelling, or kNoWord.
   std::uint32_t find(std::string_view folded) const;
@@ -137,16 +137,16 @@ enum class PieceKind : std::uint8_t {
 
 // One recognized term, before the resolver gives it a meaning.
 struct Piece {
-  PieceKind kind = PieceKind::Free;  // what it is
-  std::size_t b = 0, e = 0;          // extent in the normalized text
-  std::uint32_t word = kNoWord;      // Word/Hardware: word id; Filter: key id; Free: suggested id
-  Num num;                           // Gpus/Nodes/Seq/Size: the number; Range: the lower end
-  double mult = 1;                   // Seq/Size: magnitude multiplier
-  std::uint32_t mag = kNoWord;       // Size: magnitude word id
-  Num active;                        // Size: the active part's number; Range: the upper end
-  double active_mult = 0;            // Size: the active part's multiplier
-  std::uint32_t active_mag = kNoWord;  // Size: the active part's magnitude word id
-  std::size_t vb = 0, ve = 0;        // Filter/BadKey: value extent (key is [b, vb-1)); Quoted: inner text
+  PieceKind kind = PieceKind::Free;                              // what it is
+  std::size_t b = 0, e = 0;                                      // extent in the normalized text
+  std::uint32_t word = kNoWord;                                  // Word/Hardware: word id; Filter: key id; Free: suggested id
+  Num num;                                                       // Gpus/Nodes/Seq/Size: the number; Range: the lower end
+  double mult = 1;                                               // Seq/Size: magnitude multiplier
+  std::uint32_t mag = kNoWord;                                   // Size: magnitude word id
+  Num active;                                                    // Size: the active part's number; Range: the upper end
+  double active_mult = 0;                                        // Size: the active part's multiplier
+  std::uint32_t active_mag = kNoWord;                            // Size: the active part's magnitude word id
+  std::size_t vb = 0, ve = 0;                                    // Filter/BadKey: value extent (key is [b, vb-1)); Quoted: inner text
   std::array<std::uint32_t, 3> also{kNoWord, kNoWord, kNoWord};  // other lexicon words inside (units, particles) for the language guess
 };
 

@@ -43,8 +43,8 @@ bool is_joiner(char c) { return c == '-' || c == '_' || c == '/'; }
 // Punctuation that separates terms: CJK commas and full stops, brackets,
 // typographic quotes (not words of any language).
 bool is_punct_sep(char32_t cp) {
-  return cp == 0x3001 || cp == 0x3002 || (cp >= 0x3008 && cp <= 0x3011) || cp == 0x30FB || cp == 0xFF61 ||
-         cp == 0xFF64 || cp == 0x201C || cp == 0x201D || cp == 0xAB || cp == 0xBB;
+  return cp == 0x3001 || cp == 0x3002 || (cp >= 0x3008 && cp <= 0x3011) || cp == 0x30FB || cp == 0xFF61 || cp == 0xFF64 || cp == 0x201C ||
+         cp == 0x201D || cp == 0xAB || cp == 0xBB;
 }
 
 // Byte length of the separator at p, or 0. A '.' separates only at the end
@@ -224,9 +224,9 @@ struct value_parser : x3::parser<value_parser> {
 // word is cut at its first joiner so the rest is read again ("<typo>-<size>").
 struct fallback_parser : x3::parser<fallback_parser> {
   using attribute_type = x3::unused_type;
-  It base;                                // start of the text
-  const Lexicon::Impl* lex = nullptr;     // for suggestions
-  Piece* out = nullptr;                   // receives the Free piece
+  It base;                             // start of the text
+  const Lexicon::Impl* lex = nullptr;  // for suggestions
+  Piece* out = nullptr;                // receives the Free piece
   template <typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
     if (first == last || sep_len(first, last) > 0) return false;
@@ -291,9 +291,9 @@ struct Scratch {
 template <typename Tuple>
 struct longest_parser : x3::parser<longest_parser<Tuple>> {
   using attribute_type = x3::unused_type;
-  Tuple alts;                // the alternatives (unused-attribute parsers with actions)
-  Scratch* scratch;          // what the alternatives write
-  Scratch* winner;           // receives the winner's scratch
+  Tuple alts;        // the alternatives (unused-attribute parsers with actions)
+  Scratch* scratch;  // what the alternatives write
+  Scratch* winner;   // receives the winner's scratch
   template <typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const& ctx, RCtx& rctx, Attr&) const {
     It best = first;
@@ -351,9 +351,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
 
   // Token parsers over one kind's table, writing to a scratch slot (or
   // nowhere, for look-aheads).
-  auto tok = [&](WordKind k, Tok* out) {
-    return tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(k)]), out};
-  };
+  auto tok = [&](WordKind k, Tok* out) { return tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(k)]), out}; };
   auto num = [&](bool sign, bool p_point, Num* out) { return num_parser{{}, base, sign, p_point, out}; };
   auto const bound = bound_parser{{}, base};
   auto const gap = x3::lit(' ');
@@ -503,35 +501,28 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   auto const word = tok_parser{{}, base, std::addressof(lex.all), &s.t1};
   auto const lower_word = +x3::char_('a', 'z');
   auto const value = value_parser{};
-  auto const active_part =
-      ((x3::lit('-') | x3::lit('_')) >> x3::lit('a') >> size_count2 >> param_mag2)[set_active];
+  auto const active_part = ((x3::lit('-') | x3::lit('_')) >> x3::lit('a') >> size_count2 >> param_mag2)[set_active];
 
   // key:value (a known key, or an unknown one: an error later)
   auto const key_value = x3::raw[key >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::Filter)];
-  auto const bad_key_value =
-      x3::raw[lower_word >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::BadKey)];
+  auto const bad_key_value = x3::raw[lower_word >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::BadKey)];
   // <n> x <hw>, <hw> x <n>, <n> <hw>
   auto const count_times_hw = x3::raw[count >> -gap >> times >> -gap >> hardware >> bound][count_then_hw];
   auto const hw_times_count = x3::raw[hardware >> -gap >> times >> -gap >> count >> bound][hw_then_count];
   auto const count_hw = x3::raw[count >> -gap >> hardware >> bound][count_then_hw];
   // <n> [particle] <gpu unit> [+], <gpu unit> <n> [counter] [+]
   auto const count_gpus =
-      x3::raw[signed_count >> -gap >> -(particle >> -gap) >> gpu_unit >> -(-gap >> open_max) >> bound]
-             [count_piece(PieceKind::Gpus)];
-  auto const gpus_count =
-      x3::raw[gpu_unit >> -gap >> signed_count >> !(-gap >> (any_node_unit | any_seq_unit)) >>
-              -(-gap >> (gpu_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];
+      x3::raw[signed_count >> -gap >> -(particle >> -gap) >> gpu_unit >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];
+  auto const gpus_count = x3::raw[gpu_unit >> -gap >> signed_count >> !(-gap >> (any_node_unit | any_seq_unit)) >>
+                                  -(-gap >> (gpu_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];
   // <n> [particle] <node unit> [+], <node unit> <n> [counter] [+]
   auto const count_nodes =
-      x3::raw[signed_count >> -gap >> -(particle >> -gap) >> node_unit >> -(-gap >> open_max) >> bound]
-             [count_piece(PieceKind::Nodes)];
-  auto const nodes_count =
-      x3::raw[node_unit >> -gap >> signed_count >> !(-gap >> (any_gpu_unit | any_seq_unit)) >>
-              -(-gap >> (node_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Nodes)];
+      x3::raw[signed_count >> -gap >> -(particle >> -gap) >> node_unit >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Nodes)];
+  auto const nodes_count = x3::raw[node_unit >> -gap >> signed_count >> !(-gap >> (any_gpu_unit | any_seq_unit)) >>
+                                   -(-gap >> (node_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Nodes)];
   // <n>-<m> <unit>: a range of counts
   auto const count_range =
-      x3::raw[count >> -gap >> range_op >> -gap >> count2 >> -gap >> -(particle >> -gap) >> any_unit >> bound]
-             [range_piece];
+      x3::raw[count >> -gap >> range_op >> -gap >> count2 >> -gap >> -(particle >> -gap) >> any_unit >> bound][range_piece];
   // <n><k> [<seq unit>], <seq unit> <n>[<k>], <n> <seq unit>
   auto const seq_k = x3::raw[count >> seq_mag >> -(-gap >> seq_unit) >> bound][seq_piece];
   auto const unit_seq = x3::raw[seq_unit >> -gap >> count >> -seq_mag >> bound][seq_piece];
@@ -541,9 +532,8 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
-  auto const alternatives =
-      longest(&s, &win, key_value, bad_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count,
-              count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, lexicon_word);
+  auto const alternatives = longest(&s, &win, key_value, bad_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count,
+                                    count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, lexicon_word);
 
   auto const quoted = x3::raw[x3::lit('"') >> *(x3::char_ - '"') >> (x3::lit('"') | x3::eoi)][([&](auto& ctx) {
     Piece p;
@@ -582,8 +572,7 @@ bool parse_seq_value(const Lexicon::Impl& lex, std::string_view v, Num& out, dou
   It first = base;
   Tok mag;
   auto const number = num_parser{{}, base, true, false, &out};
-  auto const seq_mag =
-      tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::SeqMagnitude)]), &mag};
+  auto const seq_mag = tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::SeqMagnitude)]), &mag};
   const bool ok = x3::parse(first, base + v.size(), number >> -seq_mag >> x3::eoi);
   mult = mag.id == kNoWord ? 1 : magnitude(lex, mag.id, WordKind::SeqMagnitude);
   return ok;

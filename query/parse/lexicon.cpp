@@ -32,21 +32,19 @@ std::u32string to_u32(std::string_view s) {
 }
 
 bool is_space_cp(char32_t cp) {
-  return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || cp == '\v' ||
-         cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
-         cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+  return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || cp == '\v' || cp == 0xA0 || cp == 0x1680 ||
+         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
 bool is_cjk_cp(char32_t cp) { return kb::is_cjk(cp); }
 
 bool is_kana(char32_t cp) {
-  return (cp >= 0x3040 && cp <= 0x30FF && cp != 0x30FB) || (cp >= 0x31F0 && cp <= 0x31FF) ||
-         (cp >= 0xFF66 && cp <= 0xFF9F);
+  return (cp >= 0x3040 && cp <= 0x30FF && cp != 0x30FB) || (cp >= 0x31F0 && cp <= 0x31FF) || (cp >= 0xFF66 && cp <= 0xFF9F);
 }
 
 bool is_han(char32_t cp) {
-  return (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) ||
-         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x2FFFF);
+  return (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+         (cp >= 0x20000 && cp <= 0x2FFFF);
 }
 
 int cp_count(std::string_view s) { return kb::code_point_column(s, s.size()); }
@@ -157,15 +155,14 @@ constexpr std::array<KindName, kWordKindCount> kKindNames{{
 }};
 
 // Which meaning a bare word takes when it has several, best first.
-constexpr std::array<WordKind, 7> kBarePriority{WordKind::Mode,      WordKind::Model,  WordKind::Hardware,
-                                                WordKind::Precision, WordKind::Intent, WordKind::Scale,
-                                                WordKind::RecipeKind};
+constexpr std::array<WordKind, 7> kBarePriority{WordKind::Mode,   WordKind::Model, WordKind::Hardware,  WordKind::Precision,
+                                                WordKind::Intent, WordKind::Scale, WordKind::RecipeKind};
 
 // Kinds whose words are used inside a grammar rule (after or before a
 // number, before ':'), where any word of the kind works.
 bool is_rule_kind(WordKind k) {
-  return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit ||
-         k == WordKind::ParamMagnitude || k == WordKind::SeqMagnitude || k == WordKind::Filter;
+  return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::ParamMagnitude ||
+         k == WordKind::SeqMagnitude || k == WordKind::Filter;
 }
 
 // Kinds whose values are ids (compared after lower-casing).
@@ -173,8 +170,8 @@ bool is_id_kind(WordKind k) { return k != WordKind::ParamMagnitude && k != WordK
 
 // Unit kinds may have an empty value.
 bool value_optional(WordKind k) {
-  return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::Stopword ||
-         k == WordKind::OpenMax || k == WordKind::RangeSep;
+  return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::Stopword || k == WordKind::OpenMax ||
+         k == WordKind::RangeSep;
 }
 
 std::shared_ptr<const Lexicon::Impl> empty_impl() {
@@ -261,9 +258,9 @@ std::uint32_t Lexicon::Impl::find(std::string_view folded) const {
 // Edit distance with a tie-break: among equal edit counts, substitutions
 // between nearby code points ('4' -> '3') cost less than far ones.
 namespace {
-struct Cost {    // no default member initializers: rows below stay uninitialized until written
-  int edits;      // insertions + deletions + substitutions
-  long far;       // sum of |a - b| over substitutions
+struct Cost {  // no default member initializers: rows below stay uninitialized until written
+  int edits;   // insertions + deletions + substitutions
+  long far;    // sum of |a - b| over substitutions
   bool operator<(const Cost& o) const { return edits != o.edits ? edits < o.edits : far < o.far; }
 };
 
@@ -322,8 +319,7 @@ std::uint32_t Lexicon::Impl::suggest(std::u32string_view word, int kind) const {
       if (w.cps.size() < 3) continue;
       bool only_stop = true;
       for (const auto& m : w.meanings)
-        if (m.kind != WordKind::Stopword && m.kind != WordKind::OpenMax && m.kind != WordKind::RangeSep)
-          only_stop = false;
+        if (m.kind != WordKind::Stopword && m.kind != WordKind::OpenMax && m.kind != WordKind::RangeSep) only_stop = false;
       if (only_stop) continue;
     }
     const int diff = std::abs(static_cast<int>(w.cps.size()) - n);
@@ -356,8 +352,7 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::str
   Impl& lx = *impl;
   std::unordered_map<std::string, std::uint32_t> word_ids;  // real words only
 
-  auto add = [&](const std::string& word, WordKind kind, std::string value, double number,
-                 const std::string& lang) {
+  auto add = [&](const std::string& word, WordKind kind, std::string value, double number, const std::string& lang) {
     auto [it, fresh] = word_ids.try_emplace(word, static_cast<std::uint32_t>(lx.words.size()));
     if (fresh) {
       WordInfo w;
@@ -375,8 +370,8 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::str
     }
     if (const Meaning* m = w.meaning(kind)) {
       if (m->value != value)
-        lx.problems.push_back("word '" + word + "' has two " + std::string(to_string(kind)) + " values ('" +
-                              m->value + "' and '" + value + "'); the first is kept");
+        lx.problems.push_back("word '" + word + "' has two " + std::string(to_string(kind)) + " values ('" + m->value + "' and '" + value +
+                              "'); the first is kept");
       return;
     }
     w.meanings.push_back(Meaning{kind, std::move(value), number});
@@ -458,8 +453,7 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::str
     const WordInfo& w = lx.words[it->second];
     const auto kind = static_cast<WordKind>(kv.first);
     for (std::size_t i = 0; i < w.meanings.size(); ++i)
-      if (w.meanings[i].kind == kind && w.meanings[i].value == kv.second &&
-          (is_rule_kind(kind) || static_cast<int>(i) == w.primary))
+      if (w.meanings[i].kind == kind && w.meanings[i].value == kv.second && (is_rule_kind(kind) || static_cast<int>(i) == w.primary))
         printed = w.word;
   }
   impl_ = std::move(impl);

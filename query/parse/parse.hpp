@@ -85,8 +85,7 @@ class Lexicon {
   Lexicon();  // empty: every word is free text
   // Builds the symbol tables. `hardware_keys` are gpu keys from the KB that
   // are known as hardware words even without a lexicon row.
-  explicit Lexicon(const std::vector<LexiconRow>& rows,
-                   const std::vector<std::string>& hardware_keys = {});
+  explicit Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::string>& hardware_keys = {});
 
   // Rows that were ignored, one line each (unknown kind, empty word, a
   // magnitude value that is not a positive number).
@@ -170,18 +169,18 @@ struct Warning {
 // What the query asks for, without positions: the part that survives a
 // round trip through to_canonical().
 struct Constraints {
-  std::optional<std::string> mode;  // a Mode value; nullopt = any
-  std::string model;                // recipe-name prefix (a Model value or a filter value); empty = any
-  double size_params = 0;           // total parameters; 0 = any
-  double size_active = 0;           // active parameters of a MoE size ("-a<n><m>"); 0 = none
-  std::string size_token;           // the size as in a recipe name (lower case, '.' as 'p', '-' as '_')
-  std::optional<int> gpus;          // GPU count
-  std::optional<int> nodes;         // node count
-  std::string hardware;             // gpu key (a Hardware value); empty = any
-  std::string precision;            // a Precision value; empty = any
-  std::optional<int> seq_len;       // sequence length in tokens (number times the seq magnitude)
-  std::set<std::string> intents;    // Intent values, sorted
-  std::string scale;                // a Scale value; empty = any
+  std::optional<std::string> mode;             // a Mode value; nullopt = any
+  std::string model;                           // recipe-name prefix (a Model value or a filter value); empty = any
+  double size_params = 0;                      // total parameters; 0 = any
+  double size_active = 0;                      // active parameters of a MoE size ("-a<n><m>"); 0 = none
+  std::string size_token;                      // the size as in a recipe name (lower case, '.' as 'p', '-' as '_')
+  std::optional<int> gpus;                     // GPU count
+  std::optional<int> nodes;                    // node count
+  std::string hardware;                        // gpu key (a Hardware value); empty = any
+  std::string precision;                       // a Precision value; empty = any
+  std::optional<int> seq_len;                  // sequence length in tokens (number times the seq magnitude)
+  std::set<std::string> intents;               // Intent values, sorted
+  std::string scale;                           // a Scale value; empty = any
   std::map<std::string, std::string> filters;  // other explicit filters: field -> value (numbers in decimal)
   std::vector<std::string> free_text;          // unknown words (folded), in query order
 

@@ -36,20 +36,34 @@ std::string quoted(const std::string& word) { return "\"" + word + "\""; }
 
 std::string_view to_string(TermKind kind) {
   switch (kind) {
-    case TermKind::Mode: return "mode";
-    case TermKind::Model: return "model";
-    case TermKind::Size: return "size";
-    case TermKind::Gpus: return "gpus";
-    case TermKind::Nodes: return "nodes";
-    case TermKind::Hardware: return "hardware";
-    case TermKind::Precision: return "precision";
-    case TermKind::Seq: return "seq";
-    case TermKind::Intent: return "intent";
-    case TermKind::Scale: return "scale";
-    case TermKind::Filter: return "filter";
-    case TermKind::FreeText: return "free_text";
-    case TermKind::Stopword: return "stopword";
-    case TermKind::Unknown: return "unknown";
+    case TermKind::Mode:
+      return "mode";
+    case TermKind::Model:
+      return "model";
+    case TermKind::Size:
+      return "size";
+    case TermKind::Gpus:
+      return "gpus";
+    case TermKind::Nodes:
+      return "nodes";
+    case TermKind::Hardware:
+      return "hardware";
+    case TermKind::Precision:
+      return "precision";
+    case TermKind::Seq:
+      return "seq";
+    case TermKind::Intent:
+      return "intent";
+    case TermKind::Scale:
+      return "scale";
+    case TermKind::Filter:
+      return "filter";
+    case TermKind::FreeText:
+      return "free_text";
+    case TermKind::Stopword:
+      return "stopword";
+    case TermKind::Unknown:
+      return "unknown";
   }
   return "?";
 }

@@ -27,16 +27,26 @@ class Resolver {
 
   bool apply(const Piece& p) {
     switch (p.kind) {
-      case PieceKind::Word: return word(p);
-      case PieceKind::Gpus: return gpus(p);
-      case PieceKind::Nodes: return nodes(p);
-      case PieceKind::Seq: return seq(p);
-      case PieceKind::Size: return size(p);
-      case PieceKind::Hardware: return hardware(p);
-      case PieceKind::Filter: return filter(p);
-      case PieceKind::BadKey: return bad_key(p);
-      case PieceKind::Free: return free_word(p);
-      case PieceKind::Quoted: return quoted(p);
+      case PieceKind::Word:
+        return word(p);
+      case PieceKind::Gpus:
+        return gpus(p);
+      case PieceKind::Nodes:
+        return nodes(p);
+      case PieceKind::Seq:
+        return seq(p);
+      case PieceKind::Size:
+        return size(p);
+      case PieceKind::Hardware:
+        return hardware(p);
+      case PieceKind::Filter:
+        return filter(p);
+      case PieceKind::BadKey:
+        return bad_key(p);
+      case PieceKind::Free:
+        return free_word(p);
+      case PieceKind::Quoted:
+        return quoted(p);
       case PieceKind::Range:
         return fail(n_.span(p.b, p.e), "ranges of counts are not supported: " + quote(text(p.b, p.e)),
                     "give one count (the number you have)");
@@ -51,11 +61,11 @@ class Resolver {
   const Normalized& n_;
   std::string_view orig_;
   Query& q_;
-  std::vector<std::uint32_t> matched_;       // lexicon words seen (language evidence)
+  std::vector<std::uint32_t> matched_;           // lexicon words seen (language evidence)
   std::size_t cjk_run_end_ = std::string::npos;  // end of the last free CJK run
-  std::size_t cjk_run_begin_ = 0;            // its start
-  std::string lang_override_;                // a lang: filter
-  bool mode_explicit_ = false;               // the mode so far was written as its id
+  std::size_t cjk_run_begin_ = 0;                // its start
+  std::string lang_override_;                    // a lang: filter
+  bool mode_explicit_ = false;                   // the mode so far was written as its id
 
   std::string_view text(std::size_t b, std::size_t e) const { return std::string_view(n_.text).substr(b, e - b); }
 
@@ -86,8 +96,7 @@ class Resolver {
   // A count: a positive whole number no larger than kMaxCount.
   std::optional<int> count(const Num& num, std::string_view what, std::string_view written, Span span) {
     if (num.neg || (!num.frac && !num.overflow && num.whole == 0)) {
-      fail(span, std::string(what) + " must be a positive whole number, got " + quote(written),
-           "use a number of at least 1");
+      fail(span, std::string(what) + " must be a positive whole number, got " + quote(written), "use a number of at least 1");
       return std::nullopt;
     }
     if (num.frac) {
@@ -95,8 +104,7 @@ class Resolver {
       return std::nullopt;
     }
     if (num.overflow || num.whole > static_cast<std::uint64_t>(kMaxCount)) {
-      fail(span, std::string(what) + " " + std::string(written) + " is out of range",
-           "at most " + std::to_string(kMaxCount));
+      fail(span, std::string(what) + " " + std::string(written) + " is out of range", "at most " + std::to_string(kMaxCount));
       return std::nullopt;
     }
     return static_cast<int>(num.whole);
@@ -123,16 +131,14 @@ class Resolver {
       slot = v;
       return true;
     }
-    return fail(span, "conflicting " + std::string(what) + ": " + quote(slot) + " and " + quote(v),
-                "keep one of them");
+    return fail(span, "conflicting " + std::string(what) + ": " + quote(slot) + " and " + quote(v), "keep one of them");
   }
   bool set_int(std::optional<int>& slot, int v, std::string_view what, Span span) {
     if (!slot || *slot == v) {
       slot = v;
       return true;
     }
-    return fail(span, "conflicting " + std::string(what) + ": " + std::to_string(*slot) + " and " + std::to_string(v),
-                "keep one of them");
+    return fail(span, "conflicting " + std::string(what) + ": " + std::to_string(*slot) + " and " + std::to_string(v), "keep one of them");
   }
   // Two modes conflict, except that a PEFT word refines a descriptive
   // fine-tuning word (one not spelled like the SFT mode id itself), as in
@@ -166,8 +172,7 @@ class Resolver {
   bool set_filter(const std::string& f, const std::string& v, Span span) {
     auto [it, fresh] = q_.filters.try_emplace(f, v);
     if (fresh || it->second == v) return true;
-    return fail(span, "conflicting filters: " + quote(f + ":" + it->second) + " and " + quote(f + ":" + v),
-                "keep one of them");
+    return fail(span, "conflicting filters: " + quote(f + ":" + it->second) + " and " + quote(f + ":" + v), "keep one of them");
   }
   bool set_size(const Piece& p, std::string_view written, std::string_view value_text, Span span) {
     const double params = p.num.value * p.mult;
@@ -180,8 +185,7 @@ class Resolver {
     }
     const std::string token = size_token(lex_, value_text, p);
     if (!q_.size_token.empty() && q_.size_token != token)
-      return fail(span, "conflicting model sizes: " + quote(q_.size_token) + " and " + quote(token),
-                  "keep one of them");
+      return fail(span, "conflicting model sizes: " + quote(q_.size_token) + " and " + quote(token), "keep one of them");
     q_.size_token = token;
     q_.size_params = params;
     q_.size_active = active;
@@ -199,8 +203,10 @@ class Resolver {
     }
     const Meaning& m = w.meanings[static_cast<std::size_t>(w.primary)];
     switch (m.kind) {
-      case WordKind::Mode: return set_mode(m.value, add(TermKind::Mode, p.b, p.e, m.value).span, w.word == m.value);
-      case WordKind::Model: return set_model(m.value, add(TermKind::Model, p.b, p.e, m.value).span);
+      case WordKind::Mode:
+        return set_mode(m.value, add(TermKind::Mode, p.b, p.e, m.value).span, w.word == m.value);
+      case WordKind::Model:
+        return set_model(m.value, add(TermKind::Model, p.b, p.e, m.value).span);
       case WordKind::Hardware:
         return set_text(q_.hardware, m.value, "hardware", add(TermKind::Hardware, p.b, p.e, m.value).span);
       case WordKind::Precision:
@@ -212,8 +218,7 @@ class Resolver {
       case WordKind::Scale:
         return set_text(q_.scale, m.value, "scales", add(TermKind::Scale, p.b, p.e, m.value).span);
       case WordKind::RecipeKind:
-        return set_filter(std::string(field::kKind), m.value,
-                          add(TermKind::Filter, p.b, p.e, m.value, std::string(field::kKind)).span);
+        return set_filter(std::string(field::kKind), m.value, add(TermKind::Filter, p.b, p.e, m.value, std::string(field::kKind)).span);
       default:
         add(TermKind::Stopword, p.b, p.e, w.word);
         return true;
@@ -321,8 +326,7 @@ class Resolver {
     }
     if (f == field::kSize) {
       Piece sp;
-      if (!parse_size_value(lex_, v, sp))
-        return fail(vspan, "filter " + quote(f) + " needs a model size, got " + quote(v));
+      if (!parse_size_value(lex_, v, sp)) return fail(vspan, "filter " + quote(f) + " needs a model size, got " + quote(v));
       if (!set_size(sp, v, v, vspan)) return false;
       term(q_.size_token);
       return true;
@@ -343,23 +347,30 @@ class Resolver {
       WordKind kind;           // the lexicon kind its values come from
     };
     static constexpr std::array<NormalizedField, 6> kNormalized{{{field::kMode, WordKind::Mode},
-                                                            {field::kKind, WordKind::RecipeKind},
-                                                            {field::kHardware, WordKind::Hardware},
-                                                            {field::kPrecision, WordKind::Precision},
-                                                            {field::kIntent, WordKind::Intent},
-                                                            {field::kScale, WordKind::Scale}}};
+                                                                 {field::kKind, WordKind::RecipeKind},
+                                                                 {field::kHardware, WordKind::Hardware},
+                                                                 {field::kPrecision, WordKind::Precision},
+                                                                 {field::kIntent, WordKind::Intent},
+                                                                 {field::kScale, WordKind::Scale}}};
     for (const auto& nf : kNormalized) {
       if (f != nf.field) continue;
       const auto value = normalize(nf.kind, f, v, vspan);
       if (!value) return false;
       const Span span = term(*value);
       switch (nf.kind) {
-        case WordKind::Mode: return set_mode(*value, span, true);
-        case WordKind::Hardware: return set_text(q_.hardware, *value, "hardware", span);
-        case WordKind::Precision: return set_text(q_.precision, *value, "precisions", span);
-        case WordKind::Intent: q_.intents.insert(*value); return true;
-        case WordKind::Scale: return set_text(q_.scale, *value, "scales", span);
-        default: return set_filter(f, *value, span);
+        case WordKind::Mode:
+          return set_mode(*value, span, true);
+        case WordKind::Hardware:
+          return set_text(q_.hardware, *value, "hardware", span);
+        case WordKind::Precision:
+          return set_text(q_.precision, *value, "precisions", span);
+        case WordKind::Intent:
+          q_.intents.insert(*value);
+          return true;
+        case WordKind::Scale:
+          return set_text(q_.scale, *value, "scales", span);
+        default:
+          return set_filter(f, *value, span);
       }
     }
     return set_filter(f, v, term(v));
@@ -412,8 +423,7 @@ class Resolver {
     if (p.word != kNoWord) {
       const Term& t = add(TermKind::Unknown, p.b, p.e, std::string(w));
       const std::string& s = lex_.words[p.word].word;
-      q_.warnings.push_back(Warning{std::string(w), s,
-                                    "unknown word " + quote(w) + "; did you mean " + quote(s) + "?", t.span});
+      q_.warnings.push_back(Warning{std::string(w), s, "unknown word " + quote(w) + "; did you mean " + quote(s) + "?", t.span});
     } else {
       add(TermKind::FreeText, p.b, p.e, std::string(w));
     }
@@ -471,15 +481,13 @@ ParseResult parse(const Lexicon& lexicon, std::string_view text) {
   q.lexicon = lexicon;
   q.lang = "en";
   if (const auto bad = kb::find_invalid_utf8(text)) {
-    r.error = ParseError{"the query is not valid UTF-8", "re-type the query",
-                         Span{kb::code_point_column(text, *bad) + 1, 1}};
+    r.error = ParseError{"the query is not valid UTF-8", "re-type the query", Span{kb::code_point_column(text, *bad) + 1, 1}};
     return r;
   }
   const Normalized n = normalize_query(text);
   const auto pieces = scan(lexicon.impl(), n.text);
   if (pieces.empty()) {
-    r.error = ParseError{"empty query", "ask about a model, a training mode, a GPU count or a sequence length",
-                         Span{1, 0}};
+    r.error = ParseError{"empty query", "ask about a model, a training mode, a GPU count or a sequence length", Span{1, 0}};
     return r;
   }
   Resolver res(lexicon.impl(), n, text, q);
@@ -491,8 +499,7 @@ ParseResult parse(const Lexicon& lexicon, std::string_view text) {
   }
   q.lang = res.guess_language();
   // Only particles and bare units: nothing to search for.
-  if (!r.error && std::all_of(q.terms.begin(), q.terms.end(),
-                              [](const Term& t) { return t.kind == TermKind::Stopword; })) {
+  if (!r.error && std::all_of(q.terms.begin(), q.terms.end(), [](const Term& t) { return t.kind == TermKind::Stopword; })) {
     r.error = ParseError{"empty query",
                          "the query has only words without a meaning here; ask about a model, a training mode, "
                          "a GPU count or a sequence length",

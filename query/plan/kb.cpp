@@ -24,8 +24,7 @@ using kb::kSchemaVersion;
 
 kb::Db open_db(const std::string& path) {
   if (path.empty()) {
-    if (!kb_embedded_begin || !kb_embedded_end)
-      throw std::runtime_error("this program has no embedded knowledge base: pass --kb FILE");
+    if (!kb_embedded_begin || !kb_embedded_end) throw std::runtime_error("this program has no embedded knowledge base: pass --kb FILE");
     const auto size = static_cast<size_t>(kb_embedded_end - kb_embedded_begin);
     return kb::Db::from_bytes(kb_embedded_begin, size);
   }
@@ -86,25 +85,22 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
     kb::Stmt v(db_, "PRAGMA user_version");
     const long long version = v.step() ? v.integer(0) : 0;
     kb::Stmt t(db_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'");
-    if (!t.step() || t.integer(0) == 0)
-      throw std::runtime_error(where + ": error: not a kbq knowledge base (no meta table)");
+    if (!t.step() || t.integer(0) == 0) throw std::runtime_error(where + ": error: not a kbq knowledge base (no meta table)");
     if (version != kSchemaVersion)
       throw std::runtime_error(where + ": error: knowledge base has schema version " + std::to_string(version) +
-                               ", this kbq reads version " + std::to_string(kSchemaVersion) +
-                               " (rebuild it with a matching kbc)");
+                               ", this kbq reads version " + std::to_string(kSchemaVersion) + " (rebuild it with a matching kbc)");
   } catch (const kb::SqliteError& e) {
     throw std::runtime_error(where + ": error: not a readable SQLite knowledge base (" + e.what() + ")");
   }
   // Every table kbq reads must be there (a damaged or partial KB fails here
   // with one line, not in the middle of an answer).
-  for (const char* table : {"sources", "recipes", "entities", "entity_texts", "conflicts", "conflict_values",
-                            "missing_translations", "models", "gpus", "lexicon", "config_keys", "planner", "checks",
-                            "labels", "datasets", "dataset_renames", "search", "shapes", "quick_ref_picks"}) {
+  for (const char* table :
+       {"sources", "recipes", "entities", "entity_texts", "conflicts", "conflict_values", "missing_translations", "models", "gpus",
+        "lexicon", "config_keys", "planner", "checks", "labels", "datasets", "dataset_renames", "search", "shapes", "quick_ref_picks"}) {
     kb::Stmt st(db_, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
     st.bind(1, table);
     if (!st.step() || st.integer(0) == 0)
-      throw std::runtime_error(where + ": error: knowledge base is incomplete: no table '" + table +
-                               "' (rebuild it with kbc build)");
+      throw std::runtime_error(where + ": error: knowledge base is incomplete: no table '" + table + "' (rebuild it with kbc build)");
   }
   where_ = where;
   try {
@@ -288,8 +284,7 @@ std::vector<Gpu> Kb::gpus() {
   if (!gpus_.empty()) return gpus_;
   std::vector<Gpu> out;
   kb::Stmt st(db_, "SELECT gpu_key, display_name, nvlink_domain_size, gpus_per_node, source FROM gpus ORDER BY gpu_key");
-  while (st.step())
-    out.push_back({st.text(0), st.text(1), static_cast<int>(st.integer(2)), static_cast<int>(st.integer(3)), st.text(4)});
+  while (st.step()) out.push_back({st.text(0), st.text(1), static_cast<int>(st.integer(2)), static_cast<int>(st.integer(3)), st.text(4)});
   gpus_ = out;
   return out;
 }
@@ -308,8 +303,9 @@ static const char* kKeyCols =
     "coalesce(k.evidence_line,0), coalesce(k.entity_key,'') FROM config_keys k LEFT JOIN sources s ON s.id = k.evidence_source_id ";
 
 std::optional<ConfigKey> Kb::config_key(const std::string& key) {
-  kb::Stmt st(db_, std::string(kKeyCols) + "WHERE k.key = ? OR ',' || k.aliases || ',' LIKE '%,' || ? || ',%' "
-                                           "ORDER BY k.key = ? DESC LIMIT 1");
+  kb::Stmt st(db_, std::string(kKeyCols) +
+                       "WHERE k.key = ? OR ',' || k.aliases || ',' LIKE '%,' || ? || ',%' "
+                       "ORDER BY k.key = ? DESC LIMIT 1");
   st.bind(1, key).bind(2, key).bind(3, key);
   if (st.step()) return read_key(st);
   return std::nullopt;

@@ -20,7 +20,7 @@ namespace kbq {
 // none (not used = 1), varies, or unknown.
 struct Dim {
   std::optional<long long> lo, hi;  // bounds; hi empty with lo set = open ("512+")
-  std::string state = "unknown";   // value | none | varies | unknown
+  std::string state = "unknown";    // value | none | varies | unknown
   bool exact() const { return state == "none" || (state == "value" && lo && hi && *lo == *hi); }
   long long value() const { return state == "none" ? 1 : lo.value_or(1); }
   std::string text() const;  // "8", "1–8", "512+", "—", "varies", "?"
@@ -130,7 +130,7 @@ class Kb {
   std::optional<ConfigKey> config_key(const std::string& key);  // by key or alias
   std::vector<ConfigKey> config_keys_for(const std::string& dimension);
   std::string planner(const std::string& key);
-  std::string check_entity(const std::string& check);  // "rule/1"
+  std::string check_entity(const std::string& check);         // "rule/1"
   std::vector<std::pair<std::string, std::string>> checks();  // (check, entity)
   // Texts of an entity (kind, key), winner first (read once, then cached).
   const std::vector<EntityText>& entity(const std::string& kind, const std::string& key);

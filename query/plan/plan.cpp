@@ -58,8 +58,7 @@ namespace {
 std::string fill(std::string text, const std::map<std::string, std::string>& vars) {
   for (const auto& [k, v] : vars) {
     const std::string token = "{" + k + "}";
-    for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size()))
-      text.replace(at, token.size(), v);
+    for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
   }
   return text;
 }
@@ -177,8 +176,8 @@ bool is_moe(const Recipe& r, const std::optional<Model>& m) {
 
 // Fits the recipe to `gpus` GPUs (0 = its own minimum) and `seq` tokens
 // (0 = its default), applying `user` overrides (dimension → value) first.
-void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpus, long long seq,
-         const std::string& hardware, bool assumed, const std::vector<std::pair<std::string, std::string>>& user) {
+void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpus, long long seq, const std::string& hardware, bool assumed,
+         const std::vector<std::pair<std::string, std::string>>& user) {
   const Recipe& rc = r.recipe;
   Layout& L = r.layout;
   L.tp = rc.tp;
@@ -275,8 +274,7 @@ void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpu
   if (moe && L.ep.exact() && L.pp.exact() && expert() > 0 && gpus % expert() == 0) L.edp = gpus / expert();
 }
 
-std::string pick_dataset(Kb& kb, const std::string& mode, const std::string& wanted, Answer* answer,
-                         const std::string& lang) {
+std::string pick_dataset(Kb& kb, const std::string& mode, const std::string& wanted, Answer* answer, const std::string& lang) {
   const auto presets = kb.datasets();
   std::vector<std::string> fits;
   for (const auto& [preset, modes] : presets)
@@ -291,10 +289,9 @@ std::string pick_dataset(Kb& kb, const std::string& mode, const std::string& wan
       std::string only;
       for (const auto& [preset, modes] : presets)
         if (preset == current) only = kb::join(modes, "/");
-      std::string msg = fill(kb.label(lang, "pretrain_only"),
-                             {{"preset", current}, {"mode", mode}, {"alternatives", kb::join(fits, " / ")}});
-      if (std::find(answer->warnings.begin(), answer->warnings.end(), msg) == answer->warnings.end())
-        answer->warnings.push_back(msg);
+      std::string msg =
+          fill(kb.label(lang, "pretrain_only"), {{"preset", current}, {"mode", mode}, {"alternatives", kb::join(fits, " / ")}});
+      if (std::find(answer->warnings.begin(), answer->warnings.end(), msg) == answer->warnings.end()) answer->warnings.push_back(msg);
     }
   }
   return fits.empty() ? std::string{} : fits.front();
@@ -386,9 +383,7 @@ Context make_context(Kb& kb, const std::string& lang) {
   return c;
 }
 
-std::string hardware_or_default(Kb& kb, const std::string& hw) {
-  return hw.empty() ? kb.planner("default_gpu") : hw;
-}
+std::string hardware_or_default(Kb& kb, const std::string& hw) { return hw.empty() ? kb.planner("default_gpu") : hw; }
 
 // Candidate selection: the best `limit` recipes of a kind in answer order
 // (score, then non-pattern rows first, then name and mode), scored with
@@ -553,8 +548,7 @@ std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const 
     if (auto tp = filter("tp"); !tp.empty() && model && model->kv_heads && to_ll(tp) > 0 && *model->kv_heads % to_ll(tp) != 0) {
       for (const auto& t : q.terms)
         if (t.kind == kbq::dsl::TermKind::Filter && t.field == "tp")
-          return QueryError{"tp:" + tp + " does not divide the " + std::to_string(*model->kv_heads) + " kv heads of " +
-                                model->display,
+          return QueryError{"tp:" + tp + " does not divide the " + std::to_string(*model->kv_heads) + " kv heads of " + model->display,
                             "TP must divide num_key_value_heads (rule 1)", t.span};
     }
     const long long want_gpus = gpus > 0 ? gpus : ranker.suggested_gpus(r);
@@ -568,8 +562,8 @@ std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const 
 }
 
 std::variant<Result, QueryError> check_recipe(Kb& kb, const std::string& name, long long gpus,
-                                              const std::vector<std::pair<std::string, std::string>>& overrides,
-                                              const std::string& lang, const std::string& hardware) {
+                                              const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& lang,
+                                              const std::string& hardware) {
   auto rc = kb.recipe(name);
   if (!rc) return QueryError{"unknown recipe '" + name + "'", "list recipes with: kbq \"<model> <mode>\"", {1, 0}};
   Context c = make_context(kb, lang);
@@ -584,8 +578,8 @@ std::variant<Result, QueryError> check_recipe(Kb& kb, const std::string& name, l
     if (std::find(sizes.begin(), sizes.end(), ck->dimension) != sizes.end()) {
       const long long n = to_ll(v, 0);
       if (n < 1 || n > 1000000)
-        return QueryError{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number",
-                          "e.g. " + ck->key + "=2", {1, 0}};
+        return QueryError{
+            "override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number", "e.g. " + ck->key + "=2", {1, 0}};
     }
   }
   fit(c, r, model, gpus, 0, hardware_or_default(kb, hardware), hardware.empty(), overrides);

@@ -78,41 +78,57 @@ bool Ranker::score(Result& r, long long gpus, const std::string& hardware, Parts
       part("model", 5, "pattern covers sizes " + rc.sizes);
     } else {
       const std::string first = kb::split(q_.size_token, '_').front();
-      if (name_has_token(rc.name, first) || name_has_token(rc.model_key, first)) part("model", 15, "size " + first);
-      else part("model", -20, "size differs");
+      if (name_has_token(rc.name, first) || name_has_token(rc.model_key, first))
+        part("model", 15, "size " + first);
+      else
+        part("model", -20, "size differs");
     }
   }
   if (auto fam = filter("family"); name_parts && !fam.empty() && q_.model.empty() && !kb::starts_with(rc.name, fam)) return false;
   if (shape_parts && gpus > 0) {
     if (rc.gpus.state == "value" && rc.gpus.lo) {
-      if (*rc.gpus.lo <= gpus) part("gpus", 15, "fits " + std::to_string(gpus) + " GPUs (min " + rc.gpus.text() + ")");
-      else if (rc.ep.exact() && rc.ep.value() > 1) part("gpus", -10, "needs " + rc.gpus.text() + " GPUs; EP can shrink");
-      else part("gpus", -30, "needs " + rc.gpus.text() + " GPUs");
+      if (*rc.gpus.lo <= gpus)
+        part("gpus", 15, "fits " + std::to_string(gpus) + " GPUs (min " + rc.gpus.text() + ")");
+      else if (rc.ep.exact() && rc.ep.value() > 1)
+        part("gpus", -10, "needs " + rc.gpus.text() + " GPUs; EP can shrink");
+      else
+        part("gpus", -30, "needs " + rc.gpus.text() + " GPUs");
     } else {
       const long long prod = rc.tp.value() * rc.pp.value() * rc.cp.value();
-      if (rc.tp.exact() && rc.pp.exact() && prod > gpus) part("gpus", -30, "TP×PP×CP = " + std::to_string(prod));
-      else part("gpus", 5, "GPU minimum not stated");
+      if (rc.tp.exact() && rc.pp.exact() && prod > gpus)
+        part("gpus", -30, "TP×PP×CP = " + std::to_string(prod));
+      else
+        part("gpus", 5, "GPU minimum not stated");
     }
   }
   if (shape_parts && q_.seq_len) {
     const long long s = *q_.seq_len;
-    if (rc.seq_len == s) part("seq", 15, "native " + std::to_string(s));
-    else if (rc.seq_len > s) part("seq", 8, "native " + std::to_string(rc.seq_len) + " ≥ " + std::to_string(s));
-    else if (rc.seq_len > 0) part("seq", 5, std::to_string(rc.seq_len) + " + CP override");
+    if (rc.seq_len == s)
+      part("seq", 15, "native " + std::to_string(s));
+    else if (rc.seq_len > s)
+      part("seq", 8, "native " + std::to_string(rc.seq_len) + " ≥ " + std::to_string(s));
+    else if (rc.seq_len > 0)
+      part("seq", 5, std::to_string(rc.seq_len) + " + CP override");
   }
   if (shape_parts && !q_.hardware.empty() && rc.kind == "benchmark") {
-    if (std::find(rc.gpu_types.begin(), rc.gpu_types.end(), hardware) != rc.gpu_types.end()) part("hardware", 10, hardware + " listed");
-    else part("hardware", -15, hardware + " not listed");
+    if (std::find(rc.gpu_types.begin(), rc.gpu_types.end(), hardware) != rc.gpu_types.end())
+      part("hardware", 10, hardware + " listed");
+    else
+      part("hardware", -15, hardware + " not listed");
   }
   const auto& fam_intents = rc.family_intents;
   const auto has = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
   const bool moe = rc.model_moe || (rc.ep.exact() && rc.ep.value() > 1) || has(fam_intents, moe_intent_);
   if (shape_parts) {
     for (const auto& i : intents_) {
-      if (i == moe_intent_) part("intent", moe ? 10 : -15, moe ? "MoE" : "dense");
-      else if (i == long_context_intent_) { if (rc.seq_len > threshold_) part("intent", 5, i); }
-      else if (has(fam_intents, i)) part("intent", 15, i);
-      else if (has(modality_intents_, i)) part("intent", -25, "not " + i);
+      if (i == moe_intent_)
+        part("intent", moe ? 10 : -15, moe ? "MoE" : "dense");
+      else if (i == long_context_intent_) {
+        if (rc.seq_len > threshold_) part("intent", 5, i);
+      } else if (has(fam_intents, i))
+        part("intent", 15, i);
+      else if (has(modality_intents_, i))
+        part("intent", -25, "not " + i);
     }
   }
   if (name_parts) {
@@ -124,9 +140,7 @@ bool Ranker::score(Result& r, long long gpus, const std::string& hardware, Parts
   return true;
 }
 
-int Ranker::name_parts_bound() const {
-  return (q_.model.empty() ? 0 : kModelPoints) + (q_.size_token.empty() ? 0 : kSizePoints);
-}
+int Ranker::name_parts_bound() const { return (q_.model.empty() ? 0 : kModelPoints) + (q_.size_token.empty() ? 0 : kSizePoints); }
 
 bool Ranker::names_matter() const { return !q_.model.empty() || !q_.size_token.empty() || q_.filters.count("family") > 0; }
 

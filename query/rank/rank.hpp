@@ -40,16 +40,16 @@ class Ranker {
 
  private:
   struct Pick {
-    std::string row;    // quick_ref key
-    int rank = 0;       // position among the row's recipes
-    long long gpus = 0; // the row's GPU count (lower bound), 0 if none
+    std::string row;     // quick_ref key
+    int rank = 0;        // position among the row's recipes
+    long long gpus = 0;  // the row's GPU count (lower bound), 0 if none
   };
   Kb& kb_;
   const kbq::dsl::Query& q_;
   long long threshold_;
-  std::set<std::string> intents_;           // query intents plus derived ones
-  std::map<std::string, Pick> picks_;       // recipe name → quick-reference pick
-  std::set<long long> text_hits_;           // recipes matching the free text
+  std::set<std::string> intents_;                 // query intents plus derived ones
+  std::map<std::string, Pick> picks_;             // recipe name → quick-reference pick
+  std::set<long long> text_hits_;                 // recipes matching the free text
   std::string moe_intent_, long_context_intent_;  // planner parameters
   std::vector<std::string> modality_intents_;     // intents a recipe family must have, else a penalty
 };

@@ -52,10 +52,12 @@ void derive_quick_reference(kb::Db& db, const kbq::dsl::Lexicon& lexicon) {
     kb::Stmt st(db, "SELECT id, key FROM entities WHERE kind = 'quick_ref' ORDER BY length(key), key");
     while (st.step()) rows.emplace_back(st.integer(0), st.text(1));
   }
-  kb::Stmt texts(db, "SELECT text, parts, facts, revision FROM entity_texts WHERE entity_id = ? "
-                     "ORDER BY is_winner DESC, revision DESC, lang");
-  kb::Stmt insert(db, "INSERT INTO quick_ref_picks(ordinal, row, mode, intents, scale, gpus, single_gpu_count, recipes) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  kb::Stmt texts(db,
+                 "SELECT text, parts, facts, revision FROM entity_texts WHERE entity_id = ? "
+                 "ORDER BY is_winner DESC, revision DESC, lang");
+  kb::Stmt insert(db,
+                  "INSERT INTO quick_ref_picks(ordinal, row, mode, intents, scale, gpus, single_gpu_count, recipes) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   int ordinal = 0;
   for (const auto& [id, key] : rows) {
     texts.bind(1, id);
@@ -96,8 +98,9 @@ void derive_quick_reference(kb::Db& db, const kbq::dsl::Lexicon& lexicon) {
     std::sort(named.begin(), named.end());
     std::vector<std::string> recipes;
     for (const auto& n : named) recipes.push_back(n.second);
-    insert.bind_all(++ordinal, key, mode.value_or(""), kb::join(std::vector<std::string>(intents.begin(), intents.end()), ","),
-                    scale, gpus, single ? 1 : 0, kb::join(recipes, ","))
+    insert
+        .bind_all(++ordinal, key, mode.value_or(""), kb::join(std::vector<std::string>(intents.begin(), intents.end()), ","), scale, gpus,
+                  single ? 1 : 0, kb::join(recipes, ","))
         .run();
   }
 }

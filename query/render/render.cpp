@@ -91,7 +91,10 @@ json result_json(const Result& r) {
   j["command"] = r.command;
   json ov = json::array();
   for (const auto& o : r.overrides)
-    ov.push_back({{"key", o.key}, {"value", o.value}, {"impact", o.impact}, {"sentence", o.sentence},
+    ov.push_back({{"key", o.key},
+                  {"value", o.value},
+                  {"impact", o.impact},
+                  {"sentence", o.sentence},
                   {"source", {{"file", o.source.file}, {"line", o.source.line}}}});
   j["overrides"] = ov;
   json rules = json::array();
@@ -114,7 +117,9 @@ std::string render_result(Kb& kb, const Result& r, const RenderOptions& o) {
   const auto& L = r.layout;
   const std::string& lang = o.lang;
   std::string out;
-  auto heading = [&](const std::string& key) { out += md ? "\n**" + kb.label(lang, key) + "**\n\n" : st.bold(kb.label(lang, key)) + ":\n"; };
+  auto heading = [&](const std::string& key) {
+    out += md ? "\n**" + kb.label(lang, key) + "**\n\n" : st.bold(kb.label(lang, key)) + ":\n";
+  };
   auto item = [&](const std::string& s) { out += (md ? "- " : "  ") + s + "\n"; };
   out += md ? "### " + r.recipe.name + "\n\n" : st.bold(r.recipe.name) + "\n";
   std::string facts = r.recipe.kind + ", " + (r.recipe.mode.empty() ? std::string("?") : r.recipe.mode) + ", TP " + r.recipe.tp.text() +
@@ -124,23 +129,31 @@ std::string render_result(Kb& kb, const Result& r, const RenderOptions& o) {
   if (!r.recipe.gpu_types.empty()) facts += ", " + kb::join(r.recipe.gpu_types, "/");
   out += (md ? "" : "  ") + kb.label(lang, "facts") + ": " + facts + "\n";
   std::vector<std::string> why;
-  for (const auto& p : r.parts) why.push_back(kb.label(lang, "part_" + p.name) + " " + (p.points >= 0 ? "+" : "") + std::to_string(p.points) + " (" + p.why + ")");
+  for (const auto& p : r.parts)
+    why.push_back(kb.label(lang, "part_" + p.name) + " " + (p.points >= 0 ? "+" : "") + std::to_string(p.points) + " (" + p.why + ")");
   if (!r.parts.empty())
     out += (md ? "\n" : "  ") + kb.label(lang, "score") + " " + std::to_string(r.score) + ": " + kb::join(why, ", ") + "\n";
-  std::string layout = std::to_string(L.gpus) + " GPUs = " + std::to_string(L.nodes) + " × " + std::to_string(L.nproc) + " (" + L.hardware + (L.hardware_assumed ? "?" : "") +
-                       "), TP " + L.tp.text() + ", PP " + L.pp.text() + ", CP " + L.cp.text() + ", EP " + L.ep.text() + ", SP " + (!L.tp.exact() ? "?" : L.sp ? "on" : "off");
+  std::string layout = std::to_string(L.gpus) + " GPUs = " + std::to_string(L.nodes) + " × " + std::to_string(L.nproc) + " (" + L.hardware +
+                       (L.hardware_assumed ? "?" : "") + "), TP " + L.tp.text() + ", PP " + L.pp.text() + ", CP " + L.cp.text() + ", EP " +
+                       L.ep.text() + ", SP " +
+                       (!L.tp.exact() ? "?"
+                        : L.sp        ? "on"
+                                      : "off");
   if (L.seq) layout += ", seq " + std::to_string(L.seq);
   if (L.dp) layout += ", DP " + std::to_string(*L.dp);
   if (L.edp) layout += ", EDP " + std::to_string(*L.edp);
   out += (md ? "\n" : "  ") + kb.label(lang, "layout") + ": " + layout + "\n";
   if (!r.dataset.empty()) out += (md ? "\n" : "  ") + kb.label(lang, "dataset") + ": " + r.dataset + "\n";
   heading("command");
-  if (md) out += "```bash\n" + r.command + "\n```\n";
-  else for (const auto& line : kb::split(r.command, '\n')) out += "    " + line + "\n";
+  if (md)
+    out += "```bash\n" + r.command + "\n```\n";
+  else
+    for (const auto& line : kb::split(r.command, '\n')) out += "    " + line + "\n";
   if (!r.overrides.empty()) {
     heading("overrides");
     for (const auto& ov : r.overrides)
-      item(ov.key + "=" + ov.value + ": " + kb.label(lang, ov.impact) + (ov.source.file.empty() ? "" : " [" + ov.source.file + ":" + std::to_string(ov.source.line) + "]") +
+      item(ov.key + "=" + ov.value + ": " + kb.label(lang, ov.impact) +
+           (ov.source.file.empty() ? "" : " [" + ov.source.file + ":" + std::to_string(ov.source.line) + "]") +
            (ov.sentence.empty() ? "" : "\n" + std::string(md ? "  " : "      ") + "“" + ov.sentence + "”"));
   }
   heading("rules");
@@ -150,7 +163,8 @@ std::string render_result(Kb& kb, const Result& r, const RenderOptions& o) {
          fallback_note(kb, v.rule, lang));
   if (!r.pitfalls.empty()) {
     heading("pitfalls");
-    for (const auto& p : r.pitfalls) item(p.text + " [" + p.source.file + ":" + std::to_string(p.source.line) + "]" + fallback_note(kb, p, lang));
+    for (const auto& p : r.pitfalls)
+      item(p.text + " [" + p.source.file + ":" + std::to_string(p.source.line) + "]" + fallback_note(kb, p, lang));
   }
   if (!r.notes.empty()) {
     heading("notes");
