@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "generate/generate.hpp"
-#include "pipeline.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/generate/generate.hpp"
+#include "compiler/pipeline.hpp"
 
 int main(int argc, char** argv) {
   using namespace kb;

@@ -1,12 +1,12 @@
 // The compiler pipeline (see pipeline.hpp).
-#include "pipeline.hpp"
+#include "compiler/pipeline.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 
-#include "ingest/ingest.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/ingest/ingest.hpp"
 
 namespace kb {
 namespace fs = std::filesystem;

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "emit/emit.hpp"
-#include "extract/extract.hpp"
-#include "resolve/resolve.hpp"
+#include "compiler/emit/emit.hpp"
+#include "compiler/extract/extract.hpp"
+#include "compiler/resolve/resolve.hpp"
 
 namespace kb {
 

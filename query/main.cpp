@@ -12,11 +12,11 @@
 #include <cstdlib>
 #include <new>
 
-#include "plan/plan.hpp"
-#include "render/render.hpp"
-#include "support/diag.hpp"
-#include "support/sqlite.hpp"
-#include "support/text.hpp"
+#include "base/diag.hpp"
+#include "base/sqlite.hpp"
+#include "base/text.hpp"
+#include "query/plan/plan.hpp"
+#include "query/render/render.hpp"
 
 #ifdef KBQ_ARENA
 // kbq answers and exits (main ends with _Exit, freeing nothing), so its C++

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "ingest/ingest.hpp"
-#include "pipeline.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/ingest/ingest.hpp"
+#include "compiler/pipeline.hpp"
 
 #ifndef KB_SOURCE_DIR
 #error "KB_SOURCE_DIR must name the repository root"

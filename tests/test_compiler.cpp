@@ -26,9 +26,9 @@
 #include <tuple>
 #include <vector>
 
-#include "pipeline.hpp"
-#include "support/sqlite.hpp"
-#include "support/text.hpp"
+#include "base/sqlite.hpp"
+#include "base/text.hpp"
+#include "compiler/pipeline.hpp"
 
 #ifndef KB_SOURCE_DIR
 #error "KB_SOURCE_DIR must name the repository root"

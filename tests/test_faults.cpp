@@ -44,12 +44,12 @@
 #include <string>
 #include <vector>
 
-#include "parse/parse.hpp"
+#include "base/diag.hpp"
+#include "base/dsl/parse.hpp"
+#include "base/schema_version.hpp"
+#include "base/sqlite.hpp"
+#include "base/tsv.hpp"
 #include "process.hpp"
-#include "support/diag.hpp"
-#include "support/schema_version.hpp"
-#include "support/sqlite.hpp"
-#include "support/tsv.hpp"
 
 #ifndef KB_SOURCE_DIR
 #error "KB_SOURCE_DIR must name the repository root"

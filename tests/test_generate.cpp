@@ -28,11 +28,11 @@
 #include <tuple>
 #include <vector>
 
-#include "generate/generate.hpp"
-#include "pipeline.hpp"
+#include "base/text.hpp"
+#include "base/tsv.hpp"
+#include "compiler/generate/generate.hpp"
+#include "compiler/pipeline.hpp"
 #include "process.hpp"
-#include "support/text.hpp"
-#include "support/tsv.hpp"
 
 #ifndef KB_SOURCE_DIR
 #error "KB_SOURCE_DIR must name the repository root"

@@ -11,11 +11,11 @@
 #include <tuple>
 #include <vector>
 
-#include "parse/parse.hpp"
-#include "plan/plan.hpp"
+#include "base/dsl/parse.hpp"
+#include "base/sqlite.hpp"
 #include "process.hpp"
-#include "rank/rank.hpp"
-#include "support/sqlite.hpp"
+#include "query/plan/plan.hpp"
+#include "query/rank/rank.hpp"
 
 #ifndef KB_SOURCE_DIR
 #error "KB_SOURCE_DIR must name the repository root"

@@ -1,5 +1,5 @@
 // Emit stage (see emit.hpp): the SQLite writer and the dump exporter.
-#include "emit/emit.hpp"
+#include "compiler/emit/emit.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -10,10 +10,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "emit/schema_sql.hpp"
-#include "rank/shapes.hpp"
-#include "support/sqlite.hpp"
-#include "support/text.hpp"
+#include "base/sqlite.hpp"
+#include "base/text.hpp"
+#include "compiler/derive/derive.hpp"
+#include "compiler/emit/schema_sql.hpp"
 
 namespace kb {
 
@@ -88,7 +88,7 @@ class Writer {
     models_and_gpus();
     lexicon();
     findings();
-    kbq::derive_ranking_columns(db_);
+    derive_ranking_columns(db_);
   }
 
  private:

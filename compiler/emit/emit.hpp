@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "extract/vocab.hpp"
-#include "ingest/document.hpp"
-#include "resolve/resolve.hpp"
-#include "support/schema_version.hpp"
+#include "base/schema_version.hpp"
+#include "compiler/extract/vocab.hpp"
+#include "compiler/ingest/document.hpp"
+#include "compiler/resolve/resolve.hpp"
 
 namespace kb {
 
-extern const char* const kSchemaSql;  // compiler/schema.sql, embedded at build time
+extern const char* const kSchemaSql;  // base/schema.sql, embedded at build time
 
 struct EmitInput {
   const std::vector<Document>* documents;  // compiled editions, in path order

@@ -1,12 +1,12 @@
 // Extract stage: walks a document's blocks under their classified headings
 // and turns list items, table rows, code blocks and paragraphs into entity
 // editions and recipe rows (see extract.hpp).
-#include "extract/extract.hpp"
+#include "compiler/extract/extract.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kb {
 

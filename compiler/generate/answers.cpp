@@ -6,9 +6,9 @@
 
 #include <filesystem>
 
-#include "generate/generate_int.hpp"
-#include "plan/plan.hpp"
-#include "render/render.hpp"
+#include "compiler/generate/generate_int.hpp"
+#include "query/plan/plan.hpp"
+#include "query/render/render.hpp"
 
 namespace kb::gen {
 

@@ -8,9 +8,9 @@
 #include <cctype>
 #include <tuple>
 
-#include "extract/extract.hpp"
-#include "generate/generate_int.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/extract/extract.hpp"
+#include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
 

@@ -3,14 +3,14 @@
 // (removing files of the generated folders that are no longer generated),
 // or with --check compares and names the stale ones. Nothing it writes
 // depends on the time, the machine or the output folder.
-#include "generate/generate.hpp"
+#include "compiler/generate/generate.hpp"
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
-#include "generate/generate_int.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/generate/generate_int.hpp"
 
 namespace kb {
 

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "pipeline.hpp"
+#include "compiler/pipeline.hpp"
 
 namespace kb::gen {
 

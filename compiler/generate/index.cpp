@@ -8,8 +8,8 @@
 // language has none).
 #include <algorithm>
 
-#include "generate/generate_int.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
 

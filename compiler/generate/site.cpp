@@ -17,8 +17,8 @@
 #include <atomic>
 #include <filesystem>
 
-#include "generate/generate_int.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
 

@@ -7,8 +7,8 @@
 // from data/ui.tsv (en: the file is written for the maintainer).
 #include <algorithm>
 
-#include "generate/generate_int.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "support/diag.hpp"
+#include "base/diag.hpp"
 
 namespace kb {
 

@@ -11,9 +11,9 @@
 #include <memory>
 #include <mutex>
 
-#include "ingest/bytes.hpp"
-#include "ingest/ingest.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/ingest/bytes.hpp"
+#include "compiler/ingest/ingest.hpp"
 
 namespace kb {
 namespace {

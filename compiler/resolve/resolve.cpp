@@ -1,14 +1,14 @@
 // Resolve stage (see resolve.hpp): alignment by (kind, key), revision
 // order, conflict detection on language-independent facts, dataset renames,
 // missing translations, and recipes known only by mention.
-#include "resolve/resolve.hpp"
+#include "compiler/resolve/resolve.hpp"
 
 #include <algorithm>
 #include <map>
 #include <tuple>
 
-#include "extract/extract.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/extract/extract.hpp"
 
 namespace kb {
 namespace {

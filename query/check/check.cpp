@@ -1,9 +1,9 @@
 // Check stage (see check.hpp).
-#include "check/check.hpp"
+#include "query/check/check.hpp"
 
 #include <algorithm>
 
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kbq {
 namespace {

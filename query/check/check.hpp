@@ -4,7 +4,7 @@
 // comes from the KB (data/checks.tsv); the arithmetic is here.
 #pragma once
 
-#include "plan/plan.hpp"
+#include "query/plan/plan.hpp"
 
 namespace kbq {
 

@@ -1,14 +1,14 @@
 // kbq's KB access (see kb.hpp). Every value is bound as a parameter.
-#include "plan/kb.hpp"
+#include "query/plan/kb.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <stdexcept>
 
-#include "rank/shapes.hpp"
-#include "support/schema_version.hpp"
-#include "support/text.hpp"
+#include "base/dsl/kb_lexicon.hpp"
+#include "base/schema_version.hpp"
+#include "base/text.hpp"
 
 // Linked into kbq only (query/embed.S.in); weak so that kbc, which links
 // this file to answer questions in generate, needs no embedded KB.
@@ -114,7 +114,7 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
 const kbq::dsl::Lexicon& Kb::lexicon() {
   if (!lexicon_) {
     try {
-      lexicon_ = load_lexicon(db_);
+      lexicon_ = kbq::dsl::load_lexicon(db_);
     } catch (const kb::SqliteError& e) {
       throw std::runtime_error(where_ + ": error: knowledge base is incomplete (" + e.what() + "); rebuild it with kbc build");
     }

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "parse/parse.hpp"
-#include "support/sqlite.hpp"
+#include "base/dsl/parse.hpp"
+#include "base/sqlite.hpp"
 
 namespace kbq {
 

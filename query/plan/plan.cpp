@@ -1,6 +1,6 @@
 // Plan stage: candidates, layout fitting, launch command and overrides
 // (see plan.hpp). Checks live in query/check, scoring in query/rank.
-#include "plan/plan.hpp"
+#include "query/plan/plan.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "check/check.hpp"
-#include "rank/rank.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "query/check/check.hpp"
+#include "query/rank/rank.hpp"
 
 namespace kbq {
 

@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "plan/kb.hpp"
+#include "query/plan/kb.hpp"
 
 namespace kbq {
 

@@ -1,9 +1,9 @@
 // Rank stage (see rank.hpp).
-#include "rank/rank.hpp"
+#include "query/rank/rank.hpp"
 
 #include <algorithm>
 
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kbq {
 namespace {

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "plan/plan.hpp"
+#include "query/plan/plan.hpp"
 
 namespace kbq {
 

@@ -1,7 +1,7 @@
 // Render stage (see render.hpp).
-#include "render/render.hpp"
+#include "query/render/render.hpp"
 
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kbq {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "plan/plan.hpp"
+#include "query/plan/plan.hpp"
 
 namespace kbq {
 

@@ -15,13 +15,10 @@
 #include <set>
 #include <string>
 
-#include "parse/parse.hpp"
-#include "support/sqlite.hpp"
+#include "base/dsl/parse.hpp"
+#include "base/sqlite.hpp"
 
-namespace kbq {
-
-// The query lexicon as stored in a KB (lexicon rows, GPU keys as hardware).
-kbq::dsl::Lexicon load_lexicon(kb::Db& db);
+namespace kb {
 
 // Intent words of a family heading: single words and word pairs looked up
 // in the lexicon (a full parse would also rank typo suggestions, which
@@ -32,4 +29,4 @@ void heading_intents(const kbq::dsl::Lexicon& lexicon, const std::string& headin
 // quick_ref_picks.
 void derive_ranking_columns(kb::Db& db);
 
-}  // namespace kbq
+}  // namespace kb

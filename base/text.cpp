@@ -1,5 +1,5 @@
 // UTF-8 and text helpers (see text.hpp).
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 #include <array>
 #include <cstring>

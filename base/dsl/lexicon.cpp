@@ -2,15 +2,15 @@
 // word, derives the spelling variants of multi-word phrases, fills the X3
 // symbol tables (one for every spelling, one per kind), picks the printed
 // spelling of every value and answers edit-distance suggestions. Also the
-// UTF-8 and folding helpers shared by the other files of query/parse.
+// UTF-8 and folding helpers shared by the other files of base/dsl.
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <tuple>
 
-#include "parse/detail.hpp"
-#include "support/text.hpp"
-#include "support/tsv.hpp"
+#include "base/dsl/detail.hpp"
+#include "base/text.hpp"
+#include "base/tsv.hpp"
 
 namespace kbq::dsl {
 

@@ -4,8 +4,8 @@
 // read back as itself, alone or beside the rest of the query (the printed
 // query is parsed again to know); describe() writes a lexicon-independent
 // summary; to_string(TermKind) names term kinds.
-#include "parse/detail.hpp"
-#include "support/text.hpp"
+#include "base/dsl/detail.hpp"
+#include "base/text.hpp"
 
 namespace kbq::dsl {
 

@@ -1,5 +1,5 @@
-// Ranking columns derived at build time (see shapes.hpp).
-#include "rank/shapes.hpp"
+// Derive stage: the ranking columns kbc computes once per knowledge base (see derive.hpp).
+#include "compiler/derive/derive.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -8,19 +8,10 @@
 #include <optional>
 #include <vector>
 
-#include "support/text.hpp"
+#include "base/dsl/kb_lexicon.hpp"
+#include "base/text.hpp"
 
-namespace kbq {
-
-kbq::dsl::Lexicon load_lexicon(kb::Db& db) {
-  std::vector<kbq::dsl::LexiconRow> rows;
-  kb::Stmt lx(db, "SELECT lang, kind, word, value FROM lexicon ORDER BY lang, kind, word");
-  while (lx.step()) rows.push_back({lx.text(0), lx.text(1), lx.text(2), lx.text(3)});
-  std::vector<std::string> hardware;
-  kb::Stmt g(db, "SELECT gpu_key FROM gpus ORDER BY gpu_key");
-  while (g.step()) hardware.push_back(g.text(0));
-  return kbq::dsl::Lexicon(rows, hardware);
-}
+namespace kb {
 
 void heading_intents(const kbq::dsl::Lexicon& lexicon, const std::string& heading, std::set<std::string>& into) {
   std::vector<std::string> words;
@@ -108,7 +99,7 @@ void derive_quick_reference(kb::Db& db, const kbq::dsl::Lexicon& lexicon) {
 }  // namespace
 
 void derive_ranking_columns(kb::Db& db) {
-  const auto lexicon = load_lexicon(db);
+  const auto lexicon = kbq::dsl::load_lexicon(db);
   derive_quick_reference(db, lexicon);
 
   // A family entity's intents are those of its heading in every edition;
@@ -169,4 +160,4 @@ void derive_ranking_columns(kb::Db& db) {
   for (const auto& [key, s] : shapes) insert.bind_all(s.id, s.kind, s.first, s.members).run();
 }
 
-}  // namespace kbq
+}  // namespace kb

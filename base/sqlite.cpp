@@ -1,5 +1,5 @@
 // SQLite RAII wrappers (see sqlite.hpp).
-#include "support/sqlite.hpp"
+#include "base/sqlite.hpp"
 
 #include <cstring>
 

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <limits>
 
-#include "parse/detail.hpp"
-#include "support/text.hpp"
+#include "base/dsl/detail.hpp"
+#include "base/text.hpp"
 
 namespace kbq::dsl {
 namespace {

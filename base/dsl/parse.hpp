@@ -7,7 +7,7 @@
 // names, units, stopwords, filter keys, in every language) comes from a
 // Lexicon built at run time from rows of the knowledge base (columns lang,
 // kind, word, value). The grammar (Boost.Spirit X3, private to
-// query/parse/*.cpp) only knows numbers, separators, the times operators
+// base/dsl/*.cpp) only knows numbers, separators, the times operators
 // (U+00D7, x, *), the `key:value` colon, double quotes around free text and
 // the `-a<n><magnitude>` active-parameter notation of MoE sizes.
 //
@@ -80,7 +80,7 @@ std::vector<LexiconRow> lexicon_rows_from_tsv(const kb::TsvTable& table);
 // CJK text are optional. Cheap to copy (shared and immutable).
 class Lexicon {
  public:
-  struct Impl;  // private (query/parse/detail.hpp)
+  struct Impl;  // private (base/dsl/detail.hpp)
 
   Lexicon();  // empty: every word is free text
   // Builds the symbol tables. `hardware_keys` are gpu keys from the KB that

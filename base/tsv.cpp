@@ -1,7 +1,7 @@
 // TSV reader for kb-sources/data (see tsv.hpp).
-#include "support/tsv.hpp"
+#include "base/tsv.hpp"
 
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kb {
 

@@ -1,5 +1,5 @@
 // Diagnostic rendering and the collecting sink.
-#include "support/diag.hpp"
+#include "base/diag.hpp"
 
 #include <cstdio>
 

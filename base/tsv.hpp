@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "support/diag.hpp"
+#include "base/diag.hpp"
 
 namespace kb {
 

@@ -21,8 +21,8 @@
 #include <memory>
 #include <tuple>
 
-#include "parse/detail.hpp"
-#include "support/text.hpp"
+#include "base/dsl/detail.hpp"
+#include "base/text.hpp"
 
 namespace kbq::dsl {
 namespace {

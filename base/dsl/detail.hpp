@@ -1,4 +1,4 @@
-// Private to query/parse: the lexicon's tables (Lexicon::Impl), the text
+// Private to base/dsl: the lexicon's tables (Lexicon::Impl), the text
 // normalization with its offset map back to the original query, and the
 // Piece list that the X3 grammar (grammar.cpp) hands to the resolver
 // (resolve.cpp). Nothing here is part of the public API.
@@ -16,7 +16,7 @@
 
 #include <boost/spirit/home/x3.hpp>
 
-#include "parse/parse.hpp"
+#include "base/dsl/parse.hpp"
 
 namespace kbq::dsl {
 
