@@ -49,7 +49,7 @@ run: build
 	@$(BUILD)/kbq "$(Q)"
 
 golden: build
-	KBQ_UPDATE_GOLDEN=1 $(BUILD)/tests/kbtests "[golden]" || true
+	KBQ_UPDATE_GOLDEN=1 $(BUILD)/tests/kbtests "[golden]"
 	@echo "golden files rewritten; review them with: git diff tests/golden"
 
 generate: build

@@ -1,4 +1,5 @@
-// The compiler pipeline (see pipeline.hpp).
+// The compiler pipeline (see pipeline.hpp): ingest → extract → resolve →
+// emit → derive, the only file that calls the stages in order.
 #include "compiler/pipeline.hpp"
 
 #include <algorithm>
@@ -6,6 +7,7 @@
 #include <map>
 
 #include "base/text.hpp"
+#include "compiler/derive/derive.hpp"
 #include "compiler/ingest/ingest.hpp"
 
 namespace kb {
@@ -111,12 +113,19 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   return c;
 }
 
+void write_kb(const Compilation& c, const std::string& path) {
+  const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, c.data_files};
+  write_kb_file(path, [&](Db& db) {
+    emit_tables(db, in);
+    derive_ranking_columns(db);
+  });
+}
+
 bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags) {
   auto c = compile(opts, diags);
   if (!c || diags.has_errors()) return false;
-  EmitInput in{&c->documents, &c->vocab, &c->resolved, &c->extracted.sections, c->data_files};
   try {
-    emit_kb(out, in);
+    write_kb(*c, out);
   } catch (const std::exception& e) {
     diags.error({out, 0, 0}, std::string("cannot write the knowledge base: ") + e.what(),
                 "check that the output folder is writable; the previous KB is unchanged");

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -28,6 +29,11 @@ TempDir::~TempDir() {
     if (it->is_directory(ec)) ::chmod(it->path().c_str(), 0755);
   ::chmod(path_.c_str(), 0755);
   fs::remove_all(path_, ec);
+}
+
+void skip(const std::string& reason) {
+  std::printf("SKIPPED: %s\n", reason.c_str());
+  std::fflush(stdout);
 }
 
 RunResult run(const std::string& program, const std::vector<std::string>& args, const std::string& stdin_text) {

@@ -96,15 +96,7 @@ const kb::Entity* find_entity(const Compilation& c, const std::string& kind, con
 
 // A range as text, for set comparisons and messages: "8", "1-8", "512+",
 // "none", "varies", "" (unknown).
-std::string range_text(const Range& r) {
-  if (!r.known) return "";
-  if (r.none) return "none";
-  if (r.varies) return "varies";
-  std::string s = std::to_string(r.lo);
-  if (r.open) return s + "+";
-  if (r.hi != r.lo) s += "-" + std::to_string(r.hi);
-  return s;
-}
+std::string range_text(const Range& r) { return kb::format_range(r, kb::kFactWords); }
 
 // Is there a lint line holding every one of `parts`?
 bool has_lint_line(const std::vector<std::string>& lines, std::initializer_list<std::string> parts) {
@@ -167,7 +159,7 @@ TEST_CASE("llama3_70b_pretrain_config is read from the library index", "[compile
   CHECK(r->tp.lo == 8);
   CHECK(r->pp.exact());
   CHECK(r->pp.lo == 4);
-  CHECK(r->cp.none);  // "—": context parallelism not used
+  CHECK(r->cp.state == kb::RangeState::None);  // "—": context parallelism not used
   CHECK(r->sp == std::optional<bool>(true));
   CHECK(r->gpus.exact());
   CHECK(r->gpus.lo == 32);
@@ -218,7 +210,7 @@ TEST_CASE("a star pattern stays a pattern; a mentioned name it covers becomes a 
   CHECK_FALSE(r->mentioned_in.empty());  // known from a mention (quick reference), not a table row
   CHECK(r->expanded_from == "qwen3_*_sft_config");
   CHECK(r->model_key == "qwen3_8b");
-  CHECK(r->tp.known);
+  CHECK(r->tp.known());
   CHECK(r->tp.lo == 1);
   CHECK(r->tp.hi == 8);
   CHECK_FALSE(r->tp.exact());

@@ -220,15 +220,7 @@ std::string header_word(const std::string& lang, const std::string& field) {
 
 // --- comparable facts --------------------------------------------------------------------
 
-std::string range_text(const kb::Range& r) {
-  if (!r.known) return "";
-  if (r.none) return "none";
-  if (r.varies) return "varies";
-  std::string s = std::to_string(r.lo);
-  if (r.open) return s + "+";
-  if (r.hi != r.lo) s += "-" + std::to_string(r.hi);
-  return s;
-}
+std::string range_text(const kb::Range& r) { return kb::format_range(r, kb::kFactWords); }
 
 using RecipeKey =
     std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string, std::string, long, bool, bool>;

@@ -12,7 +12,6 @@
 
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
-#include "compiler/derive/derive.hpp"
 #include "compiler/emit/schema_sql.hpp"
 
 namespace kb {
@@ -30,10 +29,17 @@ struct RangeCols {
 
 // Parallelism "—" means the dimension is not used, i.e. size 1.
 RangeCols range_cols(const Range& r, bool none_is_one) {
-  if (!r.known) return {std::nullopt, std::nullopt, "unknown"};
-  if (r.none) return none_is_one ? RangeCols{1, 1, "none"} : RangeCols{std::nullopt, std::nullopt, "none"};
-  if (r.varies) return {std::nullopt, std::nullopt, "varies"};
-  return {r.lo, r.open ? std::nullopt : std::optional<long long>(r.hi), "value"};
+  const std::string state(to_string(r.state));
+  switch (r.state) {
+    case RangeState::None:
+      return none_is_one ? RangeCols{1, 1, state} : RangeCols{std::nullopt, std::nullopt, state};
+    case RangeState::Value:
+      return {r.lo, r.open ? std::nullopt : std::optional<long long>(r.hi), state};
+    case RangeState::Unknown:
+    case RangeState::Varies:
+      break;
+  }
+  return {std::nullopt, std::nullopt, state};
 }
 
 std::optional<long long> to_int(const std::string& s) {
@@ -88,7 +94,6 @@ class Writer {
     models_and_gpus();
     lexicon();
     findings();
-    derive_ranking_columns(db_);
   }
 
  private:
@@ -385,7 +390,9 @@ class Writer {
 
 }  // namespace
 
-void emit_kb(const std::string& path, const EmitInput& in) {
+void emit_tables(Db& db, const EmitInput& in) { Writer(db, in).run(); }
+
+void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
@@ -396,7 +403,7 @@ void emit_kb(const std::string& path, const EmitInput& in) {
       Db db(tmp, Db::Mode::ReadWriteCreate);
       db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096;");
       db.exec("BEGIN");
-      Writer(db, in).run();
+      fill(db);
       db.exec("COMMIT");
       db.exec("INSERT INTO search(search) VALUES ('optimize')");
     }

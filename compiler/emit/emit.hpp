@@ -1,13 +1,14 @@
-// Emit stage, public interface: resolved facts → the SQLite KB (written in
-// one transaction to a temporary file, then renamed into place so a failed
-// or killed build leaves the previous KB intact), and deterministic text
-// exports of a KB (`kbc dump`).
+// Emit stage, public interface: resolved facts → the tables of the SQLite
+// KB, the atomic KB file writer, and deterministic text exports of a KB
+// (`kbc dump`).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "base/schema_version.hpp"
+#include "base/sqlite.hpp"
 #include "compiler/extract/vocab.hpp"
 #include "compiler/ingest/document.hpp"
 #include "compiler/resolve/resolve.hpp"
@@ -24,8 +25,15 @@ struct EmitInput {
   std::vector<std::pair<std::string, std::string>> data_files;  // (relative path, sha256)
 };
 
-// Writes the KB to `path` atomically. Throws SqliteError / std::runtime_error.
-void emit_kb(const std::string& path, const EmitInput& in);
+// Creates a KB file at `path` atomically: a new temporary file beside it,
+// the schema's pragmas, one write transaction in which `fill` writes every
+// table (emit_tables, then the derive stage), then a rename over `path`, so
+// a failed or killed build leaves the previous KB intact. Throws
+// SqliteError / std::runtime_error.
+void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill);
+
+// The emit stage proper: the schema and every table of the resolved facts.
+void emit_tables(Db& db, const EmitInput& in);
 
 // Text export of every table, rows in a total order: "sql" (INSERT
 // statements) or "json" (one object: table → array of row objects).

@@ -299,10 +299,8 @@ class Extractor {
       e.parts = parts;
       facts(e, all);
       if (kind == "quick_ref") {
-        if (auto g = parse_range(parts["gpus"], doc_.meta.lang, "gpus", v_); g && g->known) {
-          std::string norm = g->varies ? "varies" : g->none ? "none" : std::to_string(g->lo);
-          if (!g->varies && !g->none) norm += g->open ? "+" : g->hi != g->lo ? "-" + std::to_string(g->hi) : "";
-          e.facts["gpus"].insert(norm);
+        if (auto g = parse_range(parts["gpus"], doc_.meta.lang, "gpus", v_); g && g->known()) {
+          e.facts["gpus"].insert(format_range(*g, kFactWords));
         }
       }
       out_.entities.push_back(std::move(e));
@@ -330,7 +328,7 @@ class Extractor {
         auto it = cell.find(field);
         if (it == cell.end()) return;
         auto rg = parse_range(it->second->text, lang, field, v_);
-        if (rg && rg->known && !rg->none && !rg->varies && rg->lo < 1) rg.reset();  // sizes start at 1
+        if (rg && rg->is_value() && rg->lo < 1) rg.reset();  // sizes start at 1
         if (!rg) {
           std::string upper = field;
           std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
@@ -378,7 +376,7 @@ class Extractor {
                           : f == "ep" ? &base.ep
                           : f == "vp" ? &base.vp
                                       : nullptr;
-          if (target && !(target->known && !target->none && !target->varies))
+          if (target && !target->is_value())
             if (auto rg = parse_range(val, lang, f, v_)) *target = *rg;
         }
       }
@@ -472,11 +470,11 @@ std::optional<Range> parse_range(const std::string& cell, const std::string& lan
   if (t.empty()) return r;  // unknown
   if (auto val = v.cell_value(lang, field, t)) {
     if (*val == "none") {
-      r.known = r.none = true;
+      r.state = RangeState::None;
       return r;
     }
     if (*val == "varies") {
-      r.known = r.varies = true;
+      r.state = RangeState::Varies;
       return r;
     }
   }
@@ -494,7 +492,7 @@ std::optional<Range> parse_range(const std::string& cell, const std::string& lan
     if (pos != std::string::npos && pos > 0) {
       long lo = 0, hi = 0;
       if (parse_long(trim(s.substr(0, pos)), lo) && parse_long(trim(s.substr(pos + sep.size())), hi) && lo <= hi) {
-        r.known = true;
+        r.state = RangeState::Value;
         r.lo = lo;
         r.hi = hi;
         return r;
@@ -504,7 +502,7 @@ std::optional<Range> parse_range(const std::string& cell, const std::string& lan
   }
   long n = 0;
   if (!parse_long(s, n)) return std::nullopt;
-  r.known = true;
+  r.state = RangeState::Value;
   r.lo = r.hi = n;
   return r;
 }

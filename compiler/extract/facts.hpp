@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/range.hpp"
+
 namespace kb {
 
 // Where a fact was read.
@@ -18,19 +20,6 @@ struct Provenance {
   std::string lang;         // edition language
   int revision = 0;         // edition revision (1 = oldest)
   bool translated = false;  // edition was translated by us from another language
-};
-
-// An inclusive integer range read from a table cell ("2", "1–8", "512+",
-// "—", "Varies"). Unknown when the cell is absent.
-struct Range {
-  bool known = false;   // a value was given (a number, a range, none or varies)
-  bool none = false;    // "—": not used / not set
-  bool varies = false;  // "Varies"/"不定": depends on size or setup
-  long lo = 0;          // lower bound (valid when known && !none && !varies)
-  long hi = 0;          // upper bound; equals lo for a single number
-  bool open = false;    // "512+": hi is unbounded
-  std::string raw;      // the cell as written
-  bool exact() const { return known && !none && !varies && !open && lo == hi; }
 };
 
 // One heading of a document, with its classification.

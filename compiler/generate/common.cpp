@@ -19,15 +19,10 @@ namespace {
 // The language every other falls back to first (as in Vocab::section_kind).
 const std::string kBase = "en";
 
-bool same_range(const Range& a, const Range& b) {
-  return a.known == b.known && a.none == b.none && a.varies == b.varies && a.open == b.open &&
-         (a.none || a.varies || !a.known || (a.lo == b.lo && a.hi == b.hi));
-}
-
 // The language-independent values of a recipe row (what resolve compares).
 bool same_values(const RecipeRow& a, const RecipeRow& b) {
-  return same_range(a.tp, b.tp) && same_range(a.pp, b.pp) && same_range(a.cp, b.cp) && same_range(a.ep, b.ep) && same_range(a.vp, b.vp) &&
-         same_range(a.gpus, b.gpus) && a.sp == b.sp && a.seq_len == b.seq_len && a.gpu_types == b.gpu_types;
+  return a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep && a.vp == b.vp && a.gpus == b.gpus && a.sp == b.sp &&
+         a.seq_len == b.seq_len && a.gpu_types == b.gpu_types;
 }
 
 std::set<std::string> split_set(const std::string& s) {
@@ -53,7 +48,8 @@ bool is_prose(const std::string& kind) { return kind == "prose" || kind == "conf
 
 // --- context ---------------------------------------------------------------------
 
-Context::Context(const Compilation& comp, Diagnostics& d) : c(comp), diags(d) {
+Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& e, std::string kb)
+    : c(comp), diags(d), engine(e), kb_path(std::move(kb)) {
   languages.assign(c.vocab.languages.begin(), c.vocab.languages.end());
   for (const auto& doc : c.documents) newest_revision = std::max(newest_revision, doc.meta.revision);
   for (const auto& e : c.resolved.entities) by_key_[{e.kind, e.key}] = &e;
@@ -178,17 +174,17 @@ std::string Context::mode_word(const std::string& lang, const std::vector<std::s
 }
 
 std::string Context::range_cell(const Range& r, const std::string& lang, const std::string& field) const {
-  if (!r.known) return {};
+  if (!r.known()) return {};
   if (!trim(r.raw).empty()) {
     auto again = parse_range(r.raw, lang, field, c.vocab);
-    if (again && same_range(*again, r)) return trim(r.raw);
+    if (again && *again == r) return trim(r.raw);
   }
-  if (r.none) return cell_word(lang, field, "none");
-  if (r.varies) return cell_word(lang, field, "varies");
-  std::string s = std::to_string(r.lo);
-  if (r.open) return s + cell_word(lang, "open_max", "+");
-  if (r.hi != r.lo) s += cell_word(lang, "range_sep", "-") + std::to_string(r.hi);
-  return s;
+  RangeWords words;
+  words.none = cell_word(lang, field, "none");
+  words.varies = cell_word(lang, field, "varies");
+  words.open = cell_word(lang, "open_max", "+");
+  words.sep = cell_word(lang, "range_sep", "-");
+  return format_range(r, words);
 }
 
 std::string Context::seq_cell(const RecipeRow& r) const {

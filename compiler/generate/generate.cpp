@@ -5,16 +5,47 @@
 // depends on the time, the machine or the output folder.
 #include "compiler/generate/generate.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
+#include "query/kbq.hpp"
 
 namespace kb {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// A new private folder (mkdtemp: a unique name, mode 0700) under the system's
+// temporary folder, removed with everything in it when it goes out of scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "kbc-generate-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
 
 int generate(const Compilation& c, const std::string& out_dir, bool check, Diagnostics& diags) {
   Diagnostics local;
@@ -26,7 +57,13 @@ int generate(const Compilation& c, const std::string& out_dir, bool check, Diagn
                 "generate into its own folder, e.g. -o generated");
   } else {
     try {
-      gen::Context ctx(c, local);
+      // One KB for every generator: written once into a private folder,
+      // read by the query engine (commands, answers) and dumped (kb.json).
+      const TempDir tmp;
+      const std::string kb_path = tmp.path() + "/kb.sqlite";
+      write_kb(c, kb_path);
+      kbq::Engine engine = kbq::Engine::open(kb_path);
+      gen::Context ctx(c, local, engine, kb_path);
       if (!local.has_errors()) {
         gen::write_index(ctx, files);
         gen::write_skill(ctx, files);

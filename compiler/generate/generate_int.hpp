@@ -12,6 +12,9 @@
 //   site.cpp     site/: recipe pages, family pages, kb.json, search-records.json
 //   answers.cpp  site/answers/: kbq's JSON answers to the quick-reference questions
 //
+// The query engine is used through its public header (query/kbq.hpp) only:
+// the launch command on a site page and the answers are kbq's own.
+//
 // Every human-language word of the output comes from the sources or from
 // kb-sources/data; the code only arranges them.
 #pragma once
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "compiler/pipeline.hpp"
+#include "query/kbq.hpp"
 
 namespace kb::gen {
 
@@ -78,10 +82,12 @@ struct SourceRow {
 
 class Context {
  public:
-  Context(const Compilation& c, Diagnostics& diags);
+  Context(const Compilation& c, Diagnostics& diags, kbq::Engine& engine, std::string kb_path);
 
   const Compilation& c;
   Diagnostics& diags;
+  kbq::Engine& engine;                   // the query engine over this compilation's KB (commands, answers)
+  std::string kb_path;                   // that KB's file (site/kb.json is its dump)
   std::vector<std::string> languages;    // sorted (data/sections.tsv)
   std::vector<std::string> index_kinds;  // library_index, benchmark_index (section-kinds.tsv order)
   std::vector<std::string> mode_order;   // pretrain, sft, peft: the longest mode list of data/cells.tsv
@@ -196,6 +202,6 @@ void write_index(const Context& ctx, OutputFiles& out);
 void write_skill(const Context& ctx, OutputFiles& out);
 void write_status(const Context& ctx, OutputFiles& out);
 void write_site(const Context& ctx, OutputFiles& out);
-void write_answers(Context& ctx, OutputFiles& files);
+void write_answers(const Context& ctx, OutputFiles& files);
 
 }  // namespace kb::gen

@@ -22,9 +22,7 @@ struct Line {
 };
 
 bool same_cells(const RecipeRow& a, const RecipeRow& b) {
-  auto eq = [](const Range& x, const Range& y) {
-    return x.known == y.known && x.none == y.none && x.varies == y.varies && x.open == y.open && x.lo == y.lo && x.hi == y.hi;
-  };
+  auto eq = [](const Range& x, const Range& y) { return x == y; };
   return eq(a.tp, b.tp) && eq(a.pp, b.pp) && eq(a.cp, b.cp) && eq(a.ep, b.ep) && eq(a.vp, b.vp) && eq(a.gpus, b.gpus) && a.sp == b.sp &&
          a.seq_len == b.seq_len && a.sizes == b.sizes && a.notes == b.notes && a.expanded_from == b.expanded_from &&
          a.gpu_types == b.gpu_types;

@@ -9,13 +9,10 @@
 //                                 quick-reference row per language (DocSearch shape)
 // English pages carry no language suffix (the mkdocs-static-i18n "suffix"
 // layout); every page states its lang in front matter.
-#include <re2/re2.h>
-#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <filesystem>
+#include <variant>
 
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -24,7 +21,6 @@ namespace kb::gen {
 
 namespace {
 
-namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
 std::string plain_family(const Context& ctx, const Family* f, const std::string& lang) {
@@ -39,71 +35,12 @@ std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) 
   return out;
 }
 
-// The entry-point command templates of the newest revision: library
-// commands whose `--recipe` is a placeholder (`<...>`), with the dataset
-// preset each one uses.
-struct Template {
-  std::string command;  // the command lines (the title comment left out)
-  std::string dataset;  // its dataset preset
-};
-
-size_t placeholder(const std::string& s, size_t* len) {
-  for (size_t i = s.find('<'); i != std::string::npos; i = s.find('<', i + 1)) {
-    size_t j = i + 1;
-    while (j < s.size() && s[j] != '>' && s[j] != '<' && s[j] != ' ' && s[j] != '\n') ++j;
-    if (j < s.size() && s[j] == '>' && j > i + 1) {
-      *len = j - i + 1;
-      return i;
-    }
-  }
-  return std::string::npos;
-}
-
-std::vector<Template> templates(const Context& ctx) {
-  std::vector<Template> out;
-  for (const Entity* e : of_kind(ctx, "command")) {
-    const auto& w = e->winner();
-    if (w.section_kind != "library_entry") continue;
-    auto it = w.parts.find("command");
-    if (it == w.parts.end()) continue;
-    size_t len = 0;
-    if (placeholder(it->second, &len) == std::string::npos) continue;
-    auto ds = w.facts.find("dataset");
-    out.push_back({it->second, ds == w.facts.end() || ds->second.empty() ? std::string() : *ds->second.begin()});
-  }
-  return out;
-}
-
-// The launch command of a recipe in a mode: the template whose preset
-// fits the mode, with the recipe and the first preset of
-// data/datasets.tsv that fits the mode filled in.
-std::string launch(const Context& ctx, const std::vector<Template>& tpls, const std::string& name, const std::string& mode) {
-  if (tpls.empty()) return {};
-  std::string preset;
-  for (const auto& [p, modes] : ctx.datasets())
-    if (modes.count(mode)) {
-      preset = p;
-      break;
-    }
-  const Template* t = nullptr;
-  for (const auto& cand : tpls) {
-    for (const auto& [p, modes] : ctx.datasets())
-      if (p == cand.dataset && modes.count(mode)) t = &cand;
-    if (t) break;
-  }
-  if (!t) t = &tpls.front();
-  std::string cmd = t->command;
-  size_t len = 0;
-  const size_t at = placeholder(cmd, &len);
-  if (at != std::string::npos) cmd.replace(at, len, name);
-  if (const RE2* re = ctx.c.vocab.pattern("dataset"); re && !preset.empty()) {
-    re2::StringPiece cap;
-    if (RE2::PartialMatch(cmd, *re, &cap) && cap.data()) {
-      const auto off = static_cast<size_t>(cap.data() - cmd.data());
-      cmd.replace(off, cap.size(), preset);
-    }
-  }
-  return cmd;
+// The launch command of a recipe in a mode: kbq's own (`kbq show`), from
+// the one command builder of the query engine.
+std::string launch(const Context& ctx, const std::string& name, const std::string& mode, const std::string& lang) {
+  auto res = ctx.engine.show(name, lang, mode);
+  const auto* a = std::get_if<kbq::Answer>(&res);
+  return a && !a->results.empty() ? a->results.front().command : std::string();
 }
 
 struct Page {
@@ -116,7 +53,7 @@ std::string render(const Page& p) { return front_matter(p.fm) + "\n" + p.body; }
 
 class SiteWriter {
  public:
-  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out), tpls_(templates(ctx)) {}
+  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out) {}
 
   void run() {
     for (const auto& lang : ctx_.languages) {
@@ -267,7 +204,7 @@ class SiteWriter {
     if (e.kind == "library" && !w.pattern) {
       std::vector<std::string> cmds;
       for (const auto& m : e.modes) {
-        const std::string cmd = launch(ctx_, tpls_, e.name, m);
+        const std::string cmd = launch(ctx_, e.name, m, lang);
         if (!cmd.empty() && std::find(cmds.begin(), cmds.end(), cmd) == cmds.end()) cmds.push_back(cmd);
       }
       if (!cmds.empty()) {
@@ -390,30 +327,11 @@ class SiteWriter {
     }
   }
 
-  // The KB itself, through the emitter and `kbc dump --format json`.
-  std::string kb_json() {
-    static std::atomic<int> counter{0};
-    const fs::path dir = fs::temp_directory_path() / ("kbc-generate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(dir);
-    const std::string path = (dir / "kb.sqlite").string();
-    std::string out;
-    try {
-      EmitInput in{&ctx_.c.documents, &ctx_.c.vocab, &ctx_.c.resolved, &ctx_.c.extracted.sections, ctx_.c.data_files};
-      emit_kb(path, in);
-      out = dump_kb(path, "json");
-    } catch (...) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-      throw;
-    }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    return out;
-  }
+  // The KB itself: `kbc dump --format json` of the KB the engine reads.
+  std::string kb_json() { return dump_kb(ctx_.kb_path, "json"); }
 
   const Context& ctx_;
   OutputFiles& out_;
-  std::vector<Template> tpls_;
   json records_ = json::array();
 };
 

@@ -22,15 +22,7 @@ bool newer(const Provenance& a, const Provenance& b) {
 
 std::string joined(const std::set<std::string>& s) { return join(std::vector<std::string>(s.begin(), s.end()), ", "); }
 
-std::string range_text(const Range& r) {
-  if (!r.known) return "";
-  if (r.none) return "none";
-  if (r.varies) return "varies";
-  std::string s = std::to_string(r.lo);
-  if (r.open) return s + "+";
-  if (r.hi != r.lo) s += "-" + std::to_string(r.hi);
-  return s;
-}
+std::string range_text(const Range& r) { return format_range(r, kFactWords); }
 
 // The comparable fields of a recipe row.
 std::map<std::string, std::string> recipe_fields(const RecipeRow& r) {

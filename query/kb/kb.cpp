@@ -1,8 +1,9 @@
 // kbq's KB access (see kb.hpp). Every value is bound as a parameter.
-#include "query/plan/kb.hpp"
+#include "query/kb/kb.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -38,23 +39,37 @@ kb::Db open_db(const std::string& path) {
   }
 }
 
-Dim read_dim(kb::Stmt& st, int c) {
-  Dim d;
-  d.lo = st.opt_int(c);
-  d.hi = st.opt_int(c + 1);
-  d.state = st.text(c + 2);
-  return d;
+// An enum column; a spelling this kbq does not know is a damaged KB.
+template <typename E>
+E read_kind(kb::Stmt& st, int c, const char* what) {
+  const auto text = st.view(c);
+  if (auto v = kb::parse_kind<E>(text)) return *v;
+  throw std::runtime_error("knowledge base: unknown " + std::string(what) + " '" + std::string(text) + "' (rebuild it with kbc build)");
+}
+
+// A range from its (min, max, state) columns; a value with no max is open ("512+").
+Range read_range(kb::Stmt& st, int c) {
+  Range r;
+  r.state = read_kind<kb::RangeState>(st, c + 2, "range state");
+  if (r.state == kb::RangeState::Value) {
+    r.lo = st.integer(c);
+    r.open = st.is_null(c + 1);
+    r.hi = r.open ? r.lo : st.integer(c + 1);
+  } else if (r.state == kb::RangeState::None) {
+    r.lo = r.hi = 1;
+  }
+  return r;
 }
 
 // TP, PP, CP, EP, VP and GPUs (lo, hi, state each) from column c on, then
 // SP, sequence length and sizes: the same run in every recipe read.
 void read_layout(kb::Stmt& st, int c, Recipe& r) {
-  r.tp = read_dim(st, c);
-  r.pp = read_dim(st, c + 3);
-  r.cp = read_dim(st, c + 6);
-  r.ep = read_dim(st, c + 9);
-  r.vp = read_dim(st, c + 12);
-  r.gpus = read_dim(st, c + 15);
+  r.tp = read_range(st, c);
+  r.pp = read_range(st, c + 3);
+  r.cp = read_range(st, c + 6);
+  r.ep = read_range(st, c + 9);
+  r.vp = read_range(st, c + 12);
+  r.gpus = read_range(st, c + 15);
   if (!st.is_null(c + 18)) r.sp = st.integer(c + 18) != 0;
   r.seq_len = st.integer(c + 19);
   r.sizes = st.text(c + 20);
@@ -68,15 +83,6 @@ std::vector<std::string> comma_list(const std::string& s) {
   return out;
 }
 }  // namespace
-
-std::string Dim::text() const {
-  if (state == "none") return "—";
-  if (state == "varies") return "varies";
-  if (state != "value" || !lo) return "?";
-  if (!hi) return std::to_string(*lo) + "+";
-  if (*hi != *lo) return std::to_string(*lo) + "–" + std::to_string(*hi);
-  return std::to_string(*lo);
-}
 
 Kb::Kb(const std::string& path) : db_(open_db(path)) {
   db_.cache_statements();
@@ -135,7 +141,7 @@ Recipe Kb::read_recipe(kb::Stmt& st) {
   r.id = st.integer(0);
   r.name = st.text(1);
   r.mode = st.text(2);
-  r.kind = st.text(3);
+  r.kind = read_kind<RecipeKind>(st, 3, "recipe kind");
   r.pattern = st.integer(4) != 0;
   r.expanded_from = st.text(5);
   r.mentioned_in = st.text(6);
@@ -172,21 +178,21 @@ static const char* kCandidateCols = "SELECT id, shape, name, coalesce(model_key,
 
 // The rows of a kCandidateCols query, read in place.
 static void for_each_candidate(kb::Stmt& st, const std::function<void(const CandidateView&)>& each) {
-  while (st.step()) each({st.integer(0), st.integer(1), st.view(2), st.view(3), st.view(4), st.view(5)});
+  while (st.step()) each({st.integer(0), st.integer(1), st.view(2), st.view(3), st.view(4), read_kind<RecipeKind>(st, 5, "recipe kind")});
 }
 
 static std::vector<Candidate> read_candidates(kb::Stmt& st) {
   std::vector<Candidate> out;
   for_each_candidate(st, [&](const CandidateView& c) {
-    out.push_back({c.id, c.shape, std::string(c.name), std::string(c.model_key), std::string(c.mode), std::string(c.kind)});
+    out.push_back({c.id, c.shape, std::string(c.name), std::string(c.model_key), std::string(c.mode), c.kind});
   });
   return out;
 }
 
-void Kb::candidates(const std::string& kind, const std::string& prefix, const std::function<void(const CandidateView&)>& each) {
+void Kb::candidates(RecipeKind kind, const std::string& prefix, const std::function<void(const CandidateView&)>& each) {
   if (prefix.empty()) {
     kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE kind = ?");
-    st.bind(1, kind);
+    st.bind(1, to_string(kind));
     for_each_candidate(st, each);
     return;
   }
@@ -196,18 +202,18 @@ void Kb::candidates(const std::string& kind, const std::string& prefix, const st
   // Two covering reads: SQLite's OR of two ranges costs several times more.
   const std::string hi = prefix + "\xF4\x8F\xBF\xBF";
   kb::Stmt by_name(db_, std::string(kCandidateCols) + "WHERE name >= ? AND name < ? AND kind = ?");
-  by_name.bind(1, prefix).bind(2, hi).bind(3, kind);
+  by_name.bind(1, prefix).bind(2, hi).bind(3, to_string(kind));
   for_each_candidate(by_name, each);
   kb::Stmt by_model(db_, std::string(kCandidateCols) +
                              "WHERE model_key >= ? AND model_key < ? AND kind = ? AND substr(name, 1, length(model_key)) <> model_key "
                              "AND NOT (name >= ? AND name < ?)");
-  by_model.bind(1, prefix).bind(2, hi).bind(3, kind).bind(4, prefix).bind(5, hi);
+  by_model.bind(1, prefix).bind(2, hi).bind(3, to_string(kind)).bind(4, prefix).bind(5, hi);
   for_each_candidate(by_model, each);
 }
 
-std::vector<Candidate> Kb::candidates_named(const std::string& kind, const std::string& name) {
+std::vector<Candidate> Kb::candidates_named(RecipeKind kind, const std::string& name) {
   kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE name = ? AND kind = ? ORDER BY mode");
-  st.bind(1, name).bind(2, kind);
+  st.bind(1, name).bind(2, to_string(kind));
   return read_candidates(st);
 }
 
@@ -220,7 +226,7 @@ std::optional<Candidate> Kb::candidate(long long id) {
 
 // What the ranker reads of a shape's row (rank/shapes.hpp): no name, family
 // text, notes or provenance, which the shape does not decide.
-std::vector<Recipe> Kb::shapes(const std::string& kind) {
+std::vector<Recipe> Kb::shapes(RecipeKind kind) {
   std::vector<Recipe> out;
   out.reserve(256);
   kb::Stmt st(db_,
@@ -228,11 +234,11 @@ std::vector<Recipe> Kb::shapes(const std::string& kind) {
               "r.cp_min, r.cp_max, r.cp_state, r.ep_min, r.ep_max, r.ep_state, r.vp_min, r.vp_max, r.vp_state, r.gpus_min, r.gpus_max, "
               "r.gpus_state, r.sp, coalesce(r.seq_len,0), coalesce(r.sizes,''), coalesce(r.gpu_types,''), r.family_intents, "
               "r.model_moe, r.shape FROM shapes sh JOIN recipes r ON r.id = sh.recipe_id WHERE sh.kind = ? ORDER BY sh.id");
-  st.bind(1, kind);
+  st.bind(1, to_string(kind));
   while (st.step()) {
     Recipe r;
     r.id = st.integer(0);
-    r.kind = st.text(1);
+    r.kind = read_kind<RecipeKind>(st, 1, "recipe kind");
     r.mode = st.text(2);
     r.pattern = st.integer(3) != 0;
     read_layout(st, 4, r);
@@ -249,6 +255,13 @@ std::vector<Candidate> Kb::shape_members(long long shape, long long limit) {
   kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE shape = ? ORDER BY name, mode LIMIT ?");
   st.bind(1, shape).bind(2, limit);
   return read_candidates(st);
+}
+
+bool Kb::is_moe(const Recipe& r) {
+  if (r.model_moe || (r.ep.is_value() && r.ep.lo > 1)) return true;
+  if (auto m = model(r.model_key); m && m->experts > 0) return true;
+  const std::string intent = planner("moe_intent");
+  return !intent.empty() && std::find(r.family_intents.begin(), r.family_intents.end(), intent) != r.family_intents.end();
 }
 
 std::optional<Model> Kb::model(const std::string& key) {
@@ -296,7 +309,8 @@ std::optional<Gpu> Kb::gpu(const std::string& key) {
 }
 
 static ConfigKey read_key(kb::Stmt& st) {
-  return {st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), static_cast<int>(st.integer(6)), st.text(7)};
+  return {st.text(0), read_kind<Impact>(st, 1, "config layer"), st.text(2), st.text(3), st.text(4),
+          st.text(5), static_cast<int>(st.integer(6)),          st.text(7)};
 }
 static const char* kKeyCols =
     "SELECT k.key, k.layer, coalesce(k.dimension,''), coalesce(k.sentence,''), coalesce(s.path,''), k.aliases, "
@@ -415,6 +429,47 @@ std::vector<std::pair<std::string, std::string>> Kb::renames() {
   return out;
 }
 
+Prose prose(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang, const std::string& part) {
+  Prose p;
+  const auto& texts = kb.entity(kind, key);
+  if (texts.empty()) return p;
+  const EntityText* pick = nullptr;
+  for (const auto& t : texts)
+    if (t.lang == lang && (!pick || t.revision > pick->revision)) pick = &t;
+  p.fallback = pick == nullptr;
+  if (!pick) pick = &texts.front();  // the winning edition
+  p.lang = pick->lang;
+  auto it = part.empty() ? pick->parts.end() : pick->parts.find(part);
+  p.text = it != pick->parts.end() ? it->second : pick->text;
+  p.source = {pick->file, pick->line, pick->revision, kind + " " + key};
+  return p;
+}
+
+std::vector<std::string> superseded_notes(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang,
+                                          const std::vector<std::string>& fields, bool name_entity) {
+  std::vector<std::string> out;
+  for (const auto& s : kb.superseded(kind, key)) {
+    if (!fields.empty() && std::find(fields.begin(), fields.end(), s.field) == fields.end()) continue;
+    std::string text = kb.label(lang, "superseded");
+    const std::string what = (name_entity ? kind + " " + key + " " : std::string{}) + s.field + " " + s.value;
+    for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+             {"{rev}", std::to_string(s.revision)}, {"{where}", s.file + ":" + std::to_string(s.line)}, {"{value}", what}}) {
+      const auto at = text.find(k);
+      if (at != std::string::npos) text.replace(at, k.size(), v);
+    }
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+  }
+  return out;
+}
+
+std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars) {
+  for (const auto& [k, v] : vars) {
+    const std::string token = "{" + k + "}";
+    for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
+  }
+  return text;
+}
+
 std::string Kb::label(const std::string& lang, const std::string& key) {
   // All labels of a language (and the English fallback) are read at its
   // first use: one scan of a small table instead of a lookup per label.
@@ -452,6 +507,43 @@ std::vector<long long> Kb::search_recipes(const std::vector<std::string>& words)
     if (hits->empty()) break;
   }
   return hits ? std::vector<long long>(hits->begin(), hits->end()) : std::vector<long long>{};
+}
+
+Labels Kb::labels(const std::string& lang) {
+  label(lang, {});  // reads the language's labels once
+  const auto& texts = labels_.at(lang);
+  return Labels(lang, std::vector<std::pair<std::string, std::string>>(texts.begin(), texts.end()));
+}
+
+SourcesReport Kb::sources_report() {
+  SourcesReport r;
+  {
+    kb::Stmt st(db_,
+                "SELECT path, format, coalesce(lang,''), coalesce(revision,0), coalesce(date,''), coalesce(translated_from,'') "
+                "FROM sources WHERE format != 'data' ORDER BY revision DESC, path");
+    while (st.step()) r.editions.push_back({st.text(0), st.text(2), st.text(4), st.text(5), static_cast<int>(st.integer(3))});
+  }
+  {
+    kb::Stmt st(db_, "SELECT m.lang, count(*) FROM missing_translations m GROUP BY m.lang ORDER BY m.lang");
+    while (st.step()) r.missing.push_back({st.text(0), st.integer(1)});
+  }
+  kb::Stmt st(db_,
+              "SELECT c.entity_kind, c.entity_key, c.field, w.value, w.revision, o.value, o.revision, so.path, o.line "
+              "FROM conflicts c JOIN conflict_values w ON w.conflict_id = c.id AND w.wins = 1 "
+              "JOIN conflict_values o ON o.conflict_id = c.id AND o.wins = 0 JOIN sources so ON so.id = o.source_id "
+              "WHERE c.type = 'revision' AND o.revision < w.revision ORDER BY c.entity_kind, c.entity_key, c.field, o.revision");
+  while (st.step())
+    r.conflicts.push_back({st.text(0) + " " + st.text(1), st.text(2), st.text(3), st.text(5),
+                           st.text(7) + ":" + std::to_string(st.integer(8)), static_cast<int>(st.integer(4)),
+                           static_cast<int>(st.integer(6))});
+  return r;
+}
+
+std::vector<std::string> Kb::source_files() {
+  std::vector<std::string> out;
+  kb::Stmt st(db_, "SELECT path FROM sources ORDER BY path");
+  while (st.step()) out.push_back(st.text(0));
+  return out;
 }
 
 }  // namespace kbq

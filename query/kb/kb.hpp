@@ -1,6 +1,7 @@
-// kbq's read-only view of the knowledge base: opens the embedded KB (or a
-// file given with --kb), refuses another schema version, and loads the
-// small tables the planner needs. Recipes are read with indexed queries.
+// Private to the query engine: its read-only view of the knowledge base.
+// Opens the embedded KB (or a file given with --kb), refuses another schema
+// version, and loads the small tables the planner needs. Recipes are read
+// with indexed queries. Every stage but render reads the KB through this.
 #pragma once
 
 #include <functional>
@@ -13,49 +14,25 @@
 
 #include "base/dsl/parse.hpp"
 #include "base/sqlite.hpp"
+#include "query/kbq.hpp"
 
 namespace kbq {
-
-// A parallelism dimension or GPU count of a recipe: a value, a range,
-// none (not used = 1), varies, or unknown.
-struct Dim {
-  std::optional<long long> lo, hi;  // bounds; hi empty with lo set = open ("512+")
-  std::string state = "unknown";    // value | none | varies | unknown
-  bool exact() const { return state == "none" || (state == "value" && lo && hi && *lo == *hi); }
-  long long value() const { return state == "none" ? 1 : lo.value_or(1); }
-  std::string text() const;  // "8", "1–8", "512+", "—", "varies", "?"
-};
-
-struct Recipe {
-  long long id = 0;
-  std::string name, mode, kind;  // mode may be empty
-  bool pattern = false;
-  std::string expanded_from, mentioned_in, family, model_key, model;
-  Dim tp, pp, cp, ep, vp, gpus;
-  std::optional<bool> sp;
-  long long seq_len = 0;  // 0 = unknown
-  std::string sizes, notes;
-  std::vector<std::string> gpu_types;
-  std::string file;
-  int line = 0, revision = 0;
-  std::vector<std::string> family_intents;  // derived by kbc (rank/shapes.hpp)
-  bool model_moe = false;
-  long long shape = 0;
-};
 
 // A recipe as a ranking candidate: what query terms naming recipes score,
 // and the shape that scores the rest.
 struct Candidate {
   long long id = 0, shape = 0;
-  std::string name, model_key, mode, kind;
+  std::string name, model_key, mode;
+  RecipeKind kind = RecipeKind::Library;
 };
 // The same, read in place (valid during the callback only).
 struct CandidateView {
   long long id = 0, shape = 0;
-  std::string_view name, model_key, mode, kind;
+  std::string_view name, model_key, mode;
+  RecipeKind kind = RecipeKind::Library;
 };
 
-// A quick-reference row as the ranker reads it (rank/shapes.hpp).
+// A quick-reference row as the ranker reads it (compiler/derive).
 struct QuickRefRow {
   std::string row, mode, scale;  // mode, scale: empty when the row names none
   std::vector<std::string> intents, recipes;
@@ -80,7 +57,9 @@ struct Gpu {
 };
 
 struct ConfigKey {
-  std::string key, layer, dimension, sentence, file, aliases;
+  std::string key;
+  Impact layer = Impact::Unknown;  // what changing it does
+  std::string dimension, sentence, file, aliases;
   int line = 0;
   std::string entity;  // aligned paragraph holding the sentence, "config_layer/2"
 };
@@ -116,15 +95,19 @@ class Kb {
   // Calls `each` for every candidate of a kind whose name or model key
   // starts with the prefix (all of the kind when it is empty), in no
   // particular order.
-  void candidates(const std::string& kind, const std::string& name_prefix, const std::function<void(const CandidateView&)>& each);
-  std::vector<Candidate> candidates_named(const std::string& kind, const std::string& name);
+  void candidates(RecipeKind kind, const std::string& name_prefix, const std::function<void(const CandidateView&)>& each);
+  std::vector<Candidate> candidates_named(RecipeKind kind, const std::string& name);
   std::optional<Candidate> candidate(long long id);
   // One row per shape of a kind (its first member, with the columns the
   // ranker reads of a shape only), by shape id.
-  std::vector<Recipe> shapes(const std::string& kind);
+  std::vector<Recipe> shapes(RecipeKind kind);
   // The first `limit` members of a shape by name.
   std::vector<Candidate> shape_members(long long shape, long long limit);
   std::optional<Model> model(const std::string& key);
+  // Is the recipe a mixture-of-experts model: its model facts list experts,
+  // its row sets EP above 1, or its family heading says MoE. The one MoE
+  // predicate of the engine.
+  bool is_moe(const Recipe& r);
   std::optional<Gpu> gpu(const std::string& key);
   std::vector<Gpu> gpus();
   std::optional<ConfigKey> config_key(const std::string& key);  // by key or alias
@@ -141,8 +124,13 @@ class Kb {
   // Dataset presets: (preset, modes) in data order; renames old → new.
   std::vector<std::pair<std::string, std::vector<std::string>>> datasets();
   std::vector<std::pair<std::string, std::string>> renames();
-  // A label in a language, falling back to en.
+  // A label in a language, falling back to en; all labels of a language.
   std::string label(const std::string& lang, const std::string& key);
+  Labels labels(const std::string& lang);
+  // What `kbq sources` reports: editions, missing translations, conflicts.
+  SourcesReport sources_report();
+  // Source files of the KB (editions and data), by path.
+  std::vector<std::string> source_files();
   // Full-text search: recipe ids whose text matches all words.
   std::vector<long long> search_recipes(const std::vector<std::string>& words);
 
@@ -159,5 +147,16 @@ class Kb {
   std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;
   std::map<std::string, std::string> planner_, check_entities_;
 };
+
+// Text of an entity in `lang`, falling back to the winning edition.
+Prose prose(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang, const std::string& part = {});
+
+// "revision N (file:line) said: ..." for each older value of an entity's
+// fields (all fields when `fields` is empty), in `lang`.
+std::vector<std::string> superseded_notes(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang,
+                                          const std::vector<std::string>& fields = {}, bool name_entity = true);
+
+// Replaces each {name} of `text` by its value.
+std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars);
 
 }  // namespace kbq
