@@ -48,8 +48,8 @@ bool is_prose(const std::string& kind) { return kind == "prose" || kind == "conf
 
 // --- context ---------------------------------------------------------------------
 
-Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& e, std::string kb)
-    : c(comp), diags(d), engine(e), kb_path(std::move(kb)) {
+Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::string kb)
+    : c(comp), diags(d), engine(eng), kb_path(std::move(kb)) {
   languages.assign(c.vocab.languages.begin(), c.vocab.languages.end());
   for (const auto& doc : c.documents) newest_revision = std::max(newest_revision, doc.meta.revision);
   for (const auto& e : c.resolved.entities) by_key_[{e.kind, e.key}] = &e;
