@@ -273,7 +273,8 @@ enum class Format : std::uint8_t { Text, Markdown, Json };
 
 struct RenderOptions {
   Format format = Format::Text;
-  bool color = false;  // ANSI colour (text on a terminal only)
+  bool color = false;    // ANSI colour (text on a terminal only)
+  bool explain = false;  // text and Markdown: also why each result is placed (its score parts); JSON always has them
 };
 
 // The JSON outputs' schema versions (docs/*.schema.json).

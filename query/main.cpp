@@ -104,7 +104,7 @@ struct Args {
   int limit = 3;
   long long gpus = 0;
   std::vector<std::string> overrides;
-  bool version = false;
+  bool version = false, explain = false;
 };
 
 int fail(const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
@@ -126,6 +126,7 @@ int run(int argc, char** argv) {
   app.add_option("--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
   app.add_option("--limit", a.limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
   app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
+  app.add_flag("--explain", a.explain, "also print why each recipe is placed where it is (its score parts); JSON always has them");
   app.add_flag("--version", a.version, "print kbq's version, the KB's schema version and its sources");
   app.fallthrough();
 
@@ -149,6 +150,7 @@ int run(int argc, char** argv) {
   kbq::RenderOptions ro;
   ro.format = a.format == "json" ? kbq::Format::Json : a.format == "markdown" ? kbq::Format::Markdown : kbq::Format::Text;
   ro.color = ro.format == kbq::Format::Text && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+  ro.explain = a.explain;
   try {
     // Never destroyed: main ends the process with _Exit right after the
     // answer, and tearing down the lexicon and the statement cache would
