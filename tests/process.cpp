@@ -31,6 +31,15 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
+std::string python3() {
+  if (::access("/usr/bin/python3", X_OK) == 0) return "/usr/bin/python3";
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((dir + "/python3").c_str(), X_OK) == 0) return dir + "/python3";
+  return "python3";  // not found: run() fails with exit 127
+}
+
 void skip(const std::string& reason) {
   std::printf("SKIPPED: %s\n", reason.c_str());
   std::fflush(stdout);

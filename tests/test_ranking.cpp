@@ -129,13 +129,13 @@ TEST_CASE("ranking: the shape-grouped selection equals scoring every recipe (rea
 }
 
 TEST_CASE("ranking: the shape-grouped selection equals scoring every recipe (synthetic 4x KB)", "[ranking]") {
-  if (kbtest::run("/usr/bin/env", {"python3", "-c", "pass"}).exit_code != 0) {
+  if (kbtest::run(kbtest::python3(), {"-c", "pass"}).exit_code != 0) {
     kbtest::skip("python3 not found: the synthetic KB (bench/gen_sources.py) is not checked");
     return;
   }
   kbtest::TempDir tmp("kbtests-ranking");
-  const auto gen = kbtest::run("/usr/bin/env", {"python3", std::string(KB_SOURCE_DIR) + "/bench/gen_sources.py", "--scale", "4", "--out",
-                                                tmp / "sources", "--sources", std::string(KB_SOURCE_DIR) + "/kb-sources"});
+  const auto gen = kbtest::run(kbtest::python3(), {std::string(KB_SOURCE_DIR) + "/bench/gen_sources.py", "--scale", "4", "--out",
+                                                   tmp / "sources", "--sources", std::string(KB_SOURCE_DIR) + "/kb-sources"});
   REQUIRE(gen.exit_code == 0);
   const auto build = kbtest::run(KBC_PATH, {"build", "--sources", tmp / "sources", "-o", tmp / "kb.sqlite", "--quiet"});
   REQUIRE(build.exit_code == 0);

@@ -135,7 +135,8 @@ std::string render_result(const Labels& labels, const Result& r, const RenderOpt
   std::vector<std::string> why;
   for (const auto& p : r.parts)
     why.push_back(labels("part_" + p.name) + " " + (p.points >= 0 ? "+" : "") + std::to_string(p.points) + " (" + p.why + ")");
-  if (o.explain && !r.parts.empty()) out += (md ? "\n" : "  ") + labels("score") + " " + std::to_string(r.score) + ": " + kb::join(why, ", ") + "\n";
+  if (o.explain && !r.parts.empty())
+    out += (md ? "\n" : "  ") + labels("score") + " " + std::to_string(r.score) + ": " + kb::join(why, ", ") + "\n";
   std::string layout = std::to_string(L.gpus) + " GPUs = " + std::to_string(L.nodes) + " × " + std::to_string(L.nproc) + " (" + L.hardware +
                        (L.hardware_assumed ? "?" : "") + "), TP " + kb::format_range(L.tp) + ", PP " + kb::format_range(L.pp) + ", CP " +
                        kb::format_range(L.cp) + ", EP " + kb::format_range(L.ep) + ", SP " +
