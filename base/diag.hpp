@@ -3,7 +3,6 @@
 // (typed errors for bad input, assertions only for programmer bugs).
 #pragma once
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,19 +45,6 @@ class Diagnostics {
   int errors_ = 0;
 };
 
-// Thrown for bad input that cannot be recovered from locally (the caller
-// turns it into a diagnostic and goes on with the next document).
-class InputError : public std::runtime_error {
- public:
-  InputError(Span span, const std::string& message, std::string hint = {})
-      : std::runtime_error(message), span_(std::move(span)), hint_(std::move(hint)) {}
-  const Span& span() const { return span_; }
-  const std::string& hint() const { return hint_; }
-
- private:
-  Span span_;
-  std::string hint_;
-};
 
 // Documented exit codes (docs/kbc.md, docs/kbq.md).
 enum ExitCode : int {
