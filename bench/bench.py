@@ -271,7 +271,7 @@ def build_bench(kbc, sources, runs, tmp):
     dump = subprocess.run([kbc, "dump", "--kb", out, "--format", "sql"], capture_output=True, check=True).stdout
     with open(sql_path, "wb") as f:
         f.write(b"PRAGMA journal_mode=DELETE;\nBEGIN;\n")
-        f.write(open(os.path.join(ROOT, "compiler", "schema.sql"), "rb").read())
+        f.write(open(os.path.join(ROOT, "base", "schema.sql"), "rb").read())
         f.write(b"\n")
         f.write(dump)
         f.write(b"\nCOMMIT;\n")
