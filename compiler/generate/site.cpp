@@ -162,6 +162,19 @@ class SiteWriter {
     const RecipeRow& w = *e.rows.front();
     const std::string name = display_name(e, lang);
     std::string body = "# " + (e.kind == "benchmark" ? md_text(name) : md_code(name)) + "\n";
+    body += origin_notes(w, lang);
+    body += "\n" + facts_table(e, lang, fam) + "\n";
+    if (e.kind == "library" && !w.pattern) body += launch_section(e, lang);
+    body += rules_section(lang);
+    body += sources_section(e, w, lang);
+    out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, recipe_front_matter(e, name, fam, lang), body});
+  }
+
+  // How the page's recipe is known when it is not a plain table row: a
+  // pattern, a name mentioned elsewhere that a pattern covers, or one
+  // expanded from a brace pattern.
+  std::string origin_notes(const RecipeRow& w, const std::string& lang) const {
+    std::string body;
     if (w.pattern) body += "\n" + md_text(ctx_.ui(lang, "pattern")) + "\n";
     if (!w.mentioned_in.empty()) {
       std::string note = md_text(ctx_.ui(lang, "mentioned", {{"where", "\x01"}, {"pattern", "\x02"}}));
@@ -173,9 +186,12 @@ class SiteWriter {
       if (auto at = note.find('\x01'); at != std::string::npos) note.replace(at, 1, md_code(w.expanded_from));
       body += "\n" + note + "\n";
     }
+    return body;
+  }
 
-    // Facts: one value column (with every mode), or one column per mode
-    // when the modes' values differ.
+  // Facts: one value column (with every mode), or one column per mode
+  // when the modes' values differ.
+  std::string facts_table(const IndexEntry& e, const std::string& lang, const Family* fam) const {
     auto lines = facts(e, lang, fam);
     bool same = true;
     for (const auto& l : lines)
@@ -199,30 +215,35 @@ class SiteWriter {
     } else {
       for (const auto& word : mode_words) header.push_back(md_text(word, true));
     }
-    body += "\n" + md_table(header, lines) + "\n";
+    return md_table(header, lines);
+  }
 
-    if (e.kind == "library" && !w.pattern) {
-      std::vector<std::string> cmds;
-      for (const auto& m : e.modes) {
-        const std::string cmd = launch(ctx_, e.name, m, lang);
-        if (!cmd.empty() && std::find(cmds.begin(), cmds.end(), cmd) == cmds.end()) cmds.push_back(cmd);
-      }
-      if (!cmds.empty()) {
-        body += "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n";
-        for (const auto& cmd : cmds) body += "\n" + md_fence(cmd, "bash") + "\n";
-      }
+  // The launch commands of a library recipe, one per distinct command of its modes.
+  std::string launch_section(const IndexEntry& e, const std::string& lang) const {
+    std::vector<std::string> cmds;
+    for (const auto& m : e.modes) {
+      const std::string cmd = launch(ctx_, e.name, m, lang);
+      if (!cmd.empty() && std::find(cmds.begin(), cmds.end(), cmd) == cmds.end()) cmds.push_back(cmd);
     }
+    if (cmds.empty()) return {};
+    std::string body = "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n";
+    for (const auto& cmd : cmds) body += "\n" + md_fence(cmd, "bash") + "\n";
+    return body;
+  }
 
+  // The sizing rules, on every recipe page.
+  std::string rules_section(const std::string& lang) const {
     const auto rules = of_kind(ctx_, "rule");
-    if (!rules.empty()) {
-      body += "\n## " + md_text(ctx_.heading(lang, "sizing_rules")) + "\n\n";
-      std::vector<std::string> items;
-      DocState st;
-      for (const Entity* r : rules) items.push_back(r->key + ". " + paragraph(ctx_, *r, lang, st));
-      body += join(items, "\n") + "\n";
-    }
+    if (rules.empty()) return {};
+    std::string body = "\n## " + md_text(ctx_.heading(lang, "sizing_rules")) + "\n\n";
+    std::vector<std::string> items;
+    DocState st;
+    for (const Entity* r : rules) items.push_back(r->key + ". " + paragraph(ctx_, *r, lang, st));
+    return body + join(items, "\n") + "\n";
+  }
 
-    // Sources: every row of every edition stating this recipe, newest first.
+  // Sources: every row of every edition stating this recipe, newest first.
+  std::string sources_section(const IndexEntry& e, const RecipeRow& w, const std::string& lang) const {
     std::vector<const RecipeRow*> rows;
     for (const auto& r : ctx_.c.extracted.recipes)
       if (r.kind == e.kind && (e.kind == "benchmark" ? model_key(r.name) == model_key(e.name) : r.name == e.name)) rows.push_back(&r);
@@ -238,8 +259,12 @@ class SiteWriter {
       if (seen.insert(line).second) items.push_back("- " + md_text(line));
     }
     if (!w.mentioned_in.empty()) items.push_back("- " + md_code(w.mentioned_in));
-    body += "\n## " + md_text(ctx_.ui(lang, "sources")) + "\n\n" + join(items, "\n") + "\n";
+    return "\n## " + md_text(ctx_.ui(lang, "sources")) + "\n\n" + join(items, "\n") + "\n";
+  }
 
+  // Front matter of a recipe page: title, family, mode(s), kind, lang, tags.
+  std::vector<std::pair<std::string, std::string>> recipe_front_matter(const IndexEntry& e, const std::string& name, const Family* fam,
+                                                                       const std::string& lang) const {
     std::vector<std::pair<std::string, std::string>> fm{{"title", yaml_str(name)}, {"family", yaml_str(plain_family(ctx_, fam, lang))}};
     std::vector<std::string> modes;
     for (const auto& m : e.modes)
@@ -251,7 +276,7 @@ class SiteWriter {
     fm.emplace_back("kind", e.kind);
     fm.emplace_back("lang", lang);
     fm.emplace_back("tags", yaml_list(tags_of(e)));
-    out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, fm, body});
+    return fm;
   }
 
   json record(const std::string& id, const std::string& lvl0, const std::string& lvl1, const std::string& lvl2, const std::string& content,
