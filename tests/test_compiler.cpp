@@ -152,7 +152,7 @@ TEST_CASE("llama3_70b_pretrain_config is read from the library index", "[compile
   const auto& c = real_compilation();
   const RecipeRow* r = find_recipe(c, "llama3_70b_pretrain_config", "pretrain");
   REQUIRE(r);
-  CHECK(r->kind == "library");
+  CHECK(r->kind == kb::RecipeKind::Library);
   CHECK_FALSE(r->pattern);
   CHECK(r->model_key == "llama3_70b");
   CHECK(r->tp.exact());
@@ -170,7 +170,7 @@ TEST_CASE("qwen3_30b_a3b_sft_config has expert parallelism 8", "[compiler]") {
   const auto& c = real_compilation();
   const RecipeRow* r = find_recipe(c, "qwen3_30b_a3b_sft_config", "sft");
   REQUIRE(r);
-  CHECK(r->kind == "library");
+  CHECK(r->kind == kb::RecipeKind::Library);
   CHECK(r->ep.exact());
   CHECK(r->ep.lo == 8);
   CHECK(r->tp.lo == 1);
@@ -185,7 +185,7 @@ TEST_CASE("a brace pattern expands to one recipe per alternative", "[compiler]")
     if (r.expanded_from == pattern) {
       got.insert({r.name, r.mode});
       CHECK_FALSE(r.pattern);
-      CHECK(r.kind == "library");
+      CHECK(r.kind == kb::RecipeKind::Library);
       CHECK(range_text(r.tp) == "1-8");
       CHECK(range_text(r.gpus) == "1-16");
     }

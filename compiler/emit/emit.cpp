@@ -220,7 +220,7 @@ class Writer {
       auto next = [&i] { return ++i; };
       st.bind(next(), r.name);
       bind_text_or_null(st, next(), r.mode);
-      st.bind(next(), r.kind);
+      st.bind(next(), to_string(r.kind));
       st.bind(next(), r.pattern ? 1 : 0);
       bind_text_or_null(st, next(), r.expanded_from);
       bind_text_or_null(st, next(), r.mentioned_in);

@@ -322,7 +322,7 @@ class Extractor {
       for (size_t c = 0; c < row.size() && c < fields.size(); ++c)
         if (!fields[c].empty()) cell[fields[c]] = &row[c];
       RecipeRow base;
-      base.kind = benchmark ? "benchmark" : "library";
+      base.kind = benchmark ? RecipeKind::Benchmark : RecipeKind::Library;
       base.family = family_;
       base.family_ordinal = family_ordinal_;
       base.prov = prov(row[0].span.line);

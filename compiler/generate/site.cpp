@@ -67,7 +67,7 @@ class SiteWriter {
   }
 
  private:
-  std::string kind_of(const Family& f) const { return f.entries.empty() ? f.index_kind : f.entries.front()->kind; }
+  std::string kind_of(const Family& f) const { return f.entries.empty() ? f.index_kind : std::string(to_string(f.entries.front()->kind)); }
 
   void index_page(const std::string& lang) {
     const std::string title = ctx_.ui(lang, "site_title");
@@ -96,7 +96,7 @@ class SiteWriter {
   }
 
   std::vector<std::string> tags_of(const IndexEntry& e) const {
-    std::vector<std::string> tags{e.kind};
+    std::vector<std::string> tags{std::string(to_string(e.kind))};
     for (const auto& m : e.modes)
       if (!m.empty()) tags.push_back(m);
     const RecipeRow& w = *e.rows.front();
@@ -107,7 +107,7 @@ class SiteWriter {
 
   // Display name of an entry in a language (benchmark models are written per language).
   std::string display_name(const IndexEntry& e, const std::string& lang) const {
-    if (e.kind != "benchmark") return e.name;
+    if (e.kind != RecipeKind::Benchmark) return e.name;
     const RecipeRow* shown = e.rows.front();
     ctx_.row_choice(e, *e.rows.front(), lang, &shown);
     return shown->name;
@@ -116,7 +116,7 @@ class SiteWriter {
   // Facts as (field label, cell per row) lines.
   std::vector<std::vector<std::string>> facts(const IndexEntry& e, const std::string& lang, const Family* fam) const {
     std::vector<std::vector<std::string>> lines;
-    const bool bench = e.kind == "benchmark";
+    const bool bench = e.kind == RecipeKind::Benchmark;
     auto add = [&](const std::string& label, const std::vector<std::string>& cells) {
       if (std::all_of(cells.begin(), cells.end(), [](const std::string& s) { return s.empty(); })) return;
       std::vector<std::string> l{md_text(label, true)};
@@ -129,7 +129,7 @@ class SiteWriter {
       return cells;
     };
     const size_t n = e.rows.size();
-    add(ctx_.ui(lang, "kind"), std::vector<std::string>(n, md_text(ctx_.ui(lang, "kind." + e.kind), true)));
+    add(ctx_.ui(lang, "kind"), std::vector<std::string>(n, md_text(ctx_.ui(lang, "kind." + std::string(to_string(e.kind))), true)));
     if (fam) add(ctx_.ui(lang, "family"), std::vector<std::string>(n, ctx_.family_heading(*fam, lang, true)));
     for (const char* f : {"tp", "pp", "vp", "cp", "ep"})
       add(ctx_.header(lang, f), each([&](const RecipeRow& r) {
@@ -161,10 +161,10 @@ class SiteWriter {
     const Family* fam = ctx_.family_of(e);
     const RecipeRow& w = *e.rows.front();
     const std::string name = display_name(e, lang);
-    std::string body = "# " + (e.kind == "benchmark" ? md_text(name) : md_code(name)) + "\n";
+    std::string body = "# " + (e.kind == RecipeKind::Benchmark ? md_text(name) : md_code(name)) + "\n";
     body += origin_notes(w, lang);
     body += "\n" + facts_table(e, lang, fam) + "\n";
-    if (e.kind == "library" && !w.pattern) body += launch_section(e, lang);
+    if (e.kind == RecipeKind::Library && !w.pattern) body += launch_section(e, lang);
     body += rules_section(lang);
     body += sources_section(e, w, lang);
     out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, recipe_front_matter(e, name, fam, lang), body});
@@ -246,7 +246,8 @@ class SiteWriter {
   std::string sources_section(const IndexEntry& e, const RecipeRow& w, const std::string& lang) const {
     std::vector<const RecipeRow*> rows;
     for (const auto& r : ctx_.c.extracted.recipes)
-      if (r.kind == e.kind && (e.kind == "benchmark" ? model_key(r.name) == model_key(e.name) : r.name == e.name)) rows.push_back(&r);
+      if (r.kind == e.kind && (e.kind == RecipeKind::Benchmark ? model_key(r.name) == model_key(e.name) : r.name == e.name))
+        rows.push_back(&r);
     std::sort(rows.begin(), rows.end(), [](const RecipeRow* a, const RecipeRow* b) { return newer(a->prov, b->prov); });
     std::set<std::string> seen;
     std::vector<std::string> items;
@@ -273,7 +274,7 @@ class SiteWriter {
       fm.emplace_back("mode", modes.front());
     else if (!modes.empty())
       fm.emplace_back("mode", yaml_list(modes));
-    fm.emplace_back("kind", e.kind);
+    fm.emplace_back("kind", to_string(e.kind));
     fm.emplace_back("lang", lang);
     fm.emplace_back("tags", yaml_list(tags_of(e)));
     return fm;
@@ -312,7 +313,7 @@ class SiteWriter {
       const std::string name = display_name(e, lang);
       std::vector<std::string> modes;
       for (const auto& m : e.modes) modes.push_back(m);
-      const bool bench = e.kind == "benchmark";
+      const bool bench = e.kind == RecipeKind::Benchmark;
       const std::string content = joined({label("mode", ctx_.mode_word(lang, modes)), label("tp", ctx_.range_cell(w.tp, lang, "tp")),
                                           label("pp", ctx_.range_cell(w.pp, lang, "pp")), label("cp", ctx_.range_cell(w.cp, lang, "cp")),
                                           label("ep", ctx_.range_cell(w.ep, lang, "ep")),
