@@ -360,10 +360,10 @@ TEST_CASE("building twice yields byte-identical dumps", "[compiler]") {
   REQUIRE(kb::build_kb(opts, a, d1));
   REQUIRE(kb::build_kb(opts, b, d2));
   CHECK(render_all(d1) == render_all(d2));
-  const std::string sql_a = kb::dump_kb(a, "sql"), sql_b = kb::dump_kb(b, "sql");
+  const std::string sql_a = kb::dump_kb(a, kb::DumpFormat::Sql), sql_b = kb::dump_kb(b, kb::DumpFormat::Sql);
   CHECK(sql_a.size() > 10000);
   CHECK(sql_a == sql_b);
-  CHECK(kb::dump_kb(a, "json") == kb::dump_kb(b, "json"));
+  CHECK(kb::dump_kb(a, kb::DumpFormat::Json) == kb::dump_kb(b, kb::DumpFormat::Json));
   // No temporary file is left beside the KB.
   for (const auto& dir : {tmp / "a", tmp / "b"})
     for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
@@ -513,8 +513,8 @@ TEST_CASE("a kbc build killed midway leaves the previous or the new KB, never a 
     REQUIRE(wait_exit_code(spawn_quiet(argv)) == 0);
     seconds = std::min(seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  const std::string old_dump = kb::dump_kb(old_kb, "sql");
-  const std::string new_dump = kb::dump_kb(new_kb, "sql");
+  const std::string old_dump = kb::dump_kb(old_kb, kb::DumpFormat::Sql);
+  const std::string new_dump = kb::dump_kb(new_kb, kb::DumpFormat::Sql);
   REQUIRE(old_dump != new_dump);
 
   const std::string target = tmp / "out/kb.sqlite";
@@ -538,7 +538,7 @@ TEST_CASE("a kbc build killed midway leaves the previous or the new KB, never a 
     INFO("run " << i << ", seed " << seed << ", kill after " << delay * 1000 << " ms of a " << seconds * 1000 << " ms build, exit " << rc);
     REQUIRE(fs::exists(target));
     CHECK(integrity_check(target) == "ok");
-    const std::string dump = kb::dump_kb(target, "sql");
+    const std::string dump = kb::dump_kb(target, kb::DumpFormat::Sql);
     const bool is_old = dump == old_dump, is_new = dump == new_dump;
     CHECK((is_old || is_new));
     kept_old += is_old;

@@ -514,12 +514,12 @@ json json_row(const Stmt& st) {
 
 }  // namespace
 
-std::string dump_kb(const std::string& kb_path, const std::string& format) {
+std::string dump_kb(const std::string& kb_path, DumpFormat format) {
   Db db(kb_path, Db::Mode::ReadOnly);
   check_schema_version(db);
   std::string out;
   json all = json::object();
-  if (format == "sql") out += "-- kbc dump: knowledge base, schema version " + std::to_string(kSchemaVersion) + "\n";
+  if (format == DumpFormat::Sql) out += "-- kbc dump: knowledge base, schema version " + std::to_string(kSchemaVersion) + "\n";
   for (const auto& t : dumped_tables(db)) {
     // Table names come from sqlite_schema, not from input; quoting them as
     // identifiers is the one place SQL text is assembled.
@@ -527,14 +527,14 @@ std::string dump_kb(const std::string& kb_path, const std::string& format) {
     Stmt st(db, "SELECT * FROM " + ident + " ORDER BY " + all_columns(db, ident));
     json rows = json::array();
     while (st.step()) {
-      if (format == "sql")
+      if (format == DumpFormat::Sql)
         out += sql_insert(ident, st);
       else
         rows.push_back(json_row(st));
     }
-    if (format != "sql") all[t] = std::move(rows);
+    if (format == DumpFormat::Json) all[t] = std::move(rows);
   }
-  if (format != "sql") out = all.dump(1) + "\n";
+  if (format == DumpFormat::Json) out = all.dump(1) + "\n";
   return out;
 }
 

@@ -354,7 +354,7 @@ class SiteWriter {
   }
 
   // The KB itself: `kbc dump --format json` of the KB the engine reads.
-  std::string kb_json() { return dump_kb(ctx_.kb_path, "json"); }
+  std::string kb_json() { return dump_kb(ctx_.kb_path, DumpFormat::Json); }
 
   const Context& ctx_;
   OutputFiles& out_;
