@@ -56,7 +56,9 @@ int main(int argc, char** argv) {
   std::string kb_path = "build/kb.sqlite", format = "sql";
   auto* dump = app.add_subcommand("dump", "deterministic text export of a compiled KB");
   dump->add_option("--kb", kb_path, "KB file to read (default: build/kb.sqlite)");
-  dump->add_option("--format", format, "sql or json")->check(CLI::IsMember({"sql", "json"}));
+  std::vector<std::string> format_names;
+  for (const auto& [f, name] : kDumpFormatNames) format_names.emplace_back(name);
+  dump->add_option("--format", format, "sql or json")->check(CLI::IsMember(format_names));
 
   std::string gen_out = "generated";
   bool check = false;
@@ -102,7 +104,7 @@ int main(int argc, char** argv) {
   if (*dump) {
     std::string text;
     try {
-      text = dump_kb(kb_path, format);
+      text = dump_kb(kb_path, *parse_dump_format(format));  // --format is checked
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s: error: %s\n", kb_path.c_str(), e.what());
       return kExitError;

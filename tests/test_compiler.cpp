@@ -152,7 +152,7 @@ TEST_CASE("llama3_70b_pretrain_config is read from the library index", "[compile
   const auto& c = real_compilation();
   const RecipeRow* r = find_recipe(c, "llama3_70b_pretrain_config", "pretrain");
   REQUIRE(r);
-  CHECK(r->kind == "library");
+  CHECK(r->kind == kb::RecipeKind::Library);
   CHECK_FALSE(r->pattern);
   CHECK(r->model_key == "llama3_70b");
   CHECK(r->tp.exact());
@@ -170,7 +170,7 @@ TEST_CASE("qwen3_30b_a3b_sft_config has expert parallelism 8", "[compiler]") {
   const auto& c = real_compilation();
   const RecipeRow* r = find_recipe(c, "qwen3_30b_a3b_sft_config", "sft");
   REQUIRE(r);
-  CHECK(r->kind == "library");
+  CHECK(r->kind == kb::RecipeKind::Library);
   CHECK(r->ep.exact());
   CHECK(r->ep.lo == 8);
   CHECK(r->tp.lo == 1);
@@ -185,7 +185,7 @@ TEST_CASE("a brace pattern expands to one recipe per alternative", "[compiler]")
     if (r.expanded_from == pattern) {
       got.insert({r.name, r.mode});
       CHECK_FALSE(r.pattern);
-      CHECK(r.kind == "library");
+      CHECK(r.kind == kb::RecipeKind::Library);
       CHECK(range_text(r.tp) == "1-8");
       CHECK(range_text(r.gpus) == "1-16");
     }
@@ -360,10 +360,10 @@ TEST_CASE("building twice yields byte-identical dumps", "[compiler]") {
   REQUIRE(kb::build_kb(opts, a, d1));
   REQUIRE(kb::build_kb(opts, b, d2));
   CHECK(render_all(d1) == render_all(d2));
-  const std::string sql_a = kb::dump_kb(a, "sql"), sql_b = kb::dump_kb(b, "sql");
+  const std::string sql_a = kb::dump_kb(a, kb::DumpFormat::Sql), sql_b = kb::dump_kb(b, kb::DumpFormat::Sql);
   CHECK(sql_a.size() > 10000);
   CHECK(sql_a == sql_b);
-  CHECK(kb::dump_kb(a, "json") == kb::dump_kb(b, "json"));
+  CHECK(kb::dump_kb(a, kb::DumpFormat::Json) == kb::dump_kb(b, kb::DumpFormat::Json));
   // No temporary file is left beside the KB.
   for (const auto& dir : {tmp / "a", tmp / "b"})
     for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
@@ -513,8 +513,8 @@ TEST_CASE("a kbc build killed midway leaves the previous or the new KB, never a 
     REQUIRE(wait_exit_code(spawn_quiet(argv)) == 0);
     seconds = std::min(seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  const std::string old_dump = kb::dump_kb(old_kb, "sql");
-  const std::string new_dump = kb::dump_kb(new_kb, "sql");
+  const std::string old_dump = kb::dump_kb(old_kb, kb::DumpFormat::Sql);
+  const std::string new_dump = kb::dump_kb(new_kb, kb::DumpFormat::Sql);
   REQUIRE(old_dump != new_dump);
 
   const std::string target = tmp / "out/kb.sqlite";
@@ -538,7 +538,7 @@ TEST_CASE("a kbc build killed midway leaves the previous or the new KB, never a 
     INFO("run " << i << ", seed " << seed << ", kill after " << delay * 1000 << " ms of a " << seconds * 1000 << " ms build, exit " << rc);
     REQUIRE(fs::exists(target));
     CHECK(integrity_check(target) == "ok");
-    const std::string dump = kb::dump_kb(target, "sql");
+    const std::string dump = kb::dump_kb(target, kb::DumpFormat::Sql);
     const bool is_old = dump == old_dump, is_new = dump == new_dump;
     CHECK((is_old || is_new));
     kept_old += is_old;

@@ -228,8 +228,8 @@ using RecipeKey =
 std::set<RecipeKey> recipe_facts(const Compilation& c) {
   std::set<RecipeKey> out;
   for (const auto& r : c.resolved.recipes)
-    out.insert({r.kind, r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep), range_text(r.gpus),
-                r.seq_len, r.pattern, !r.mentioned_in.empty()});
+    out.insert({std::string(kb::to_string(r.kind)), r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep),
+                range_text(r.gpus), r.seq_len, r.pattern, !r.mentioned_in.empty()});
   return out;
 }
 

@@ -313,11 +313,11 @@ struct longest_parser : x3::parser<longest_parser<Tuple>> {
     }
   }
 };
-// The alternatives are held by reference: they are locals of scan() that
-// outlive the parse, and the grammar stays cheap to assemble per call.
+// The alternatives are held by value, as X3 holds its subjects: the
+// grammar is assembled by term_alternatives() and outlives it in scan().
 template <typename... P>
-longest_parser<std::tuple<P const&...>> longest(Scratch* s, Scratch* w, P const&... p) {
-  return {{}, std::tuple<P const&...>(p...), s, w};
+longest_parser<std::tuple<P...>> longest(Scratch* s, Scratch* w, P const&... p) {
+  return {{}, std::tuple<P...>(p...), s, w};
 }
 
 double magnitude(const Lexicon::Impl& lex, std::uint32_t id, WordKind kind) {
@@ -325,10 +325,13 @@ double magnitude(const Lexicon::Impl& lex, std::uint32_t id, WordKind kind) {
   return m ? m->number : 0;
 }
 
+// An extent [b, e) of the text.
+using Extent = std::pair<std::size_t, std::size_t>;
+
 // Extent of the match of an action's subject wrapped in x3::raw[] (the
 // attribute of raw[] is the matched range; _where of Boost 1.74 is not).
 template <typename Ctx>
-std::pair<std::size_t, std::size_t> where(Ctx& ctx, It base) {
+Extent where(Ctx& ctx, It base) {
   auto const& r = x3::_attr(ctx);
   return {static_cast<std::size_t>(r.begin() - base), static_cast<std::size_t>(r.end() - base)};
 }
@@ -339,16 +342,130 @@ std::size_t trim_end(It base, std::size_t b, std::size_t e) {
   return e;
 }
 
-}  // namespace
+// --- piece makers ------------------------------------------------------------
+// Run when a whole alternative matched (`at` is its extent): they turn what
+// the alternative wrote to the scratch into the alternative's pieces.
 
-std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
-  const It base = text.data();
-  const It last = base + text.size();
-  Scratch s, win;
-  Piece fallback_piece;
-  std::vector<Piece> pieces;
-  pieces.reserve(8);
+// "<n> <unit>", "<unit> <n>": one count piece; the unit, particle and
+// open-ended words it read are kept for the language guess.
+void make_count(Scratch& s, PieceKind kind, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = kind;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.also = {s.t1.id, s.t2.id, s.t3.id};
+  s.count = 1;
+}
 
+// "<n> x <hw>", "<n> <hw>": a count piece before the hardware piece.
+void make_count_then_hw(Scratch& s, It base, Extent at) {
+  const auto b = at.first;
+  Piece& c = s.out[0] = Piece{};
+  c.kind = PieceKind::Gpus;
+  c.b = b;
+  c.e = trim_end(base, b, s.t1.b);
+  c.num = s.n1;
+  Piece& h = s.out[1] = Piece{};
+  h.kind = PieceKind::Hardware;
+  h.b = s.t1.b;
+  h.e = s.t1.e;
+  h.word = s.t1.id;
+  s.count = 2;
+}
+
+// "<hw> x <n>": the hardware piece, then the count piece.
+void make_hw_then_count(Scratch& s, It base, Extent at) {
+  const auto [b, e] = at;
+  Piece& h = s.out[0] = Piece{};
+  h.kind = PieceKind::Hardware;
+  h.b = b;
+  h.e = s.t1.e;
+  h.word = s.t1.id;
+  Piece& c = s.out[1] = Piece{};
+  c.kind = PieceKind::Gpus;
+  c.b = s.t1.e;
+  while (c.b < e && base[c.b] == ' ') ++c.b;
+  c.e = e;
+  c.num = s.n1;
+  s.count = 2;
+}
+
+// "<n><k> [<seq unit>]", "<seq unit> <n>[<k>]", "<n> <seq unit>".
+void make_seq(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Seq;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.mult = s.t2.id == kNoWord ? 1 : magnitude(lex, s.t2.id, WordKind::SeqMagnitude);
+  p.also = {s.t1.id, s.t3.id, kNoWord};
+  s.count = 1;
+}
+
+// "<n><m>[-a<n><m>]": a model size. False (the alternative does not match)
+// for a space between number and magnitude before a magnitude word of one
+// code point: only longer magnitude words may stand apart.
+bool make_size(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  if (s.n1.e != s.t1.b && cp_count(lex.words[s.t1.id].word) < 2) return false;
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Size;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.mag = s.t1.id;
+  p.mult = magnitude(lex, s.t1.id, WordKind::ParamMagnitude);
+  if (s.active) {
+    p.active = s.n2;
+    p.active_mag = s.t2.id;
+    p.active_mult = magnitude(lex, s.t2.id, WordKind::ParamMagnitude);
+  }
+  p.also = {s.t1.id, kNoWord, kNoWord};
+  s.count = 1;
+  return true;
+}
+
+// "key:value": a Filter piece (known key) or a BadKey piece.
+void make_filter(Scratch& s, PieceKind kind, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = kind;
+  p.b = at.first;
+  p.e = at.second;
+  p.word = kind == PieceKind::Filter ? s.t1.id : kNoWord;
+  p.vb = s.colon;
+  p.ve = at.second;
+  s.count = 1;
+}
+
+// A lexicon word: the extent of its token (without the boundary).
+void make_word(Scratch& s) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Word;
+  p.b = s.t1.b;
+  p.e = s.t1.e;
+  p.word = s.t1.id;
+  s.count = 1;
+}
+
+// "<n>-<m> <unit>": a range of counts (the resolver rejects it).
+void make_range(Scratch& s, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Range;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.active = s.n2;
+  p.also = {s.t1.id, kNoWord, kNoWord};
+  s.count = 1;
+}
+
+// The term alternatives of the grammar (see the file header), as one
+// `longest` parser: each alternative writes its numbers and tokens to *s
+// and, when it matches whole, its pieces; the one that reads furthest is
+// copied to *win. The actions capture only pointers and `base`, so the
+// parser outlives this call.
+auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* win) {
+  const Lexicon::Impl* const lx = &lex;
   // Token parsers over one kind's table, writing to a scratch slot (or
   // nowhere, for look-aheads).
   auto tok = [&](WordKind k, Tok* out) { return tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(k)]), out}; };
@@ -358,139 +475,40 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   // The times operators: U+00D7 MULTIPLICATION SIGN, 'x' and '*'.
   auto const times = x3::lit("\xC3\x97") | x3::lit('x') | x3::lit('*');
 
-  // Piece makers (run when a whole alternative matched).
-  auto const count_piece = [&](PieceKind kind) {
-    return [&, kind](auto& ctx) {
-      const auto [b, e] = where(ctx, base);
-      Piece& p = s.out[0] = Piece{};
-      p.kind = kind;
-      p.b = b;
-      p.e = e;
-      p.num = s.n1;
-      p.also = {s.t1.id, s.t2.id, s.t3.id};
-      s.count = 1;
-    };
+  // The actions: a piece maker over the match's extent.
+  auto const count_piece = [s, base](PieceKind kind) { return [s, base, kind](auto& ctx) { make_count(*s, kind, where(ctx, base)); }; };
+  auto const count_then_hw = [s, base](auto& ctx) { make_count_then_hw(*s, base, where(ctx, base)); };
+  auto const hw_then_count = [s, base](auto& ctx) { make_hw_then_count(*s, base, where(ctx, base)); };
+  auto const seq_piece = [s, lx, base](auto& ctx) { make_seq(*s, *lx, where(ctx, base)); };
+  auto const size_piece = [s, lx, base](auto& ctx) {
+    if (!make_size(*s, *lx, where(ctx, base))) x3::_pass(ctx) = false;
   };
-  // "<n> x <hw>", "<n> <hw>": a count piece before the hardware piece.
-  auto const count_then_hw = [&](auto& ctx) {
-    const auto b = where(ctx, base).first;
-    Piece& c = s.out[0] = Piece{};
-    c.kind = PieceKind::Gpus;
-    c.b = b;
-    c.e = trim_end(base, b, s.t1.b);
-    c.num = s.n1;
-    Piece& h = s.out[1] = Piece{};
-    h.kind = PieceKind::Hardware;
-    h.b = s.t1.b;
-    h.e = s.t1.e;
-    h.word = s.t1.id;
-    s.count = 2;
-  };
-  // "<hw> x <n>": the hardware piece, then the count piece.
-  auto const hw_then_count = [&](auto& ctx) {
-    const auto [b, e] = where(ctx, base);
-    Piece& h = s.out[0] = Piece{};
-    h.kind = PieceKind::Hardware;
-    h.b = b;
-    h.e = s.t1.e;
-    h.word = s.t1.id;
-    Piece& c = s.out[1] = Piece{};
-    c.kind = PieceKind::Gpus;
-    c.b = s.t1.e;
-    while (c.b < e && base[c.b] == ' ') ++c.b;
-    c.e = e;
-    c.num = s.n1;
-    s.count = 2;
-  };
-  auto const seq_piece = [&](auto& ctx) {
-    const auto [b, e] = where(ctx, base);
-    Piece& p = s.out[0] = Piece{};
-    p.kind = PieceKind::Seq;
-    p.b = b;
-    p.e = e;
-    p.num = s.n1;
-    p.mult = s.t2.id == kNoWord ? 1 : magnitude(lex, s.t2.id, WordKind::SeqMagnitude);
-    p.also = {s.t1.id, s.t3.id, kNoWord};
-    s.count = 1;
-  };
-  auto const size_piece = [&](auto& ctx) {
-    // A space between number and magnitude only for magnitude words
-    // longer than one code point.
-    if (s.n1.e != s.t1.b && cp_count(lex.words[s.t1.id].word) < 2) {
-      x3::_pass(ctx) = false;
-      return;
-    }
-    const auto [b, e] = where(ctx, base);
-    Piece& p = s.out[0] = Piece{};
-    p.kind = PieceKind::Size;
-    p.b = b;
-    p.e = e;
-    p.num = s.n1;
-    p.mag = s.t1.id;
-    p.mult = magnitude(lex, s.t1.id, WordKind::ParamMagnitude);
-    if (s.active) {
-      p.active = s.n2;
-      p.active_mag = s.t2.id;
-      p.active_mult = magnitude(lex, s.t2.id, WordKind::ParamMagnitude);
-    }
-    p.also = {s.t1.id, kNoWord, kNoWord};
-    s.count = 1;
-  };
-  auto const filter_piece = [&](PieceKind kind) {
-    return [&, kind](auto& ctx) {
-      const auto [b, e] = where(ctx, base);
-      Piece& p = s.out[0] = Piece{};
-      p.kind = kind;
-      p.b = b;
-      p.e = e;
-      p.word = kind == PieceKind::Filter ? s.t1.id : kNoWord;
-      p.vb = s.colon;
-      p.ve = e;
-      s.count = 1;
-    };
-  };
-  auto const colon = [&](auto& ctx) { s.colon = where(ctx, base).second; };
-  auto const word_piece = [&](auto&) {
-    Piece& p = s.out[0] = Piece{};
-    p.kind = PieceKind::Word;
-    p.b = s.t1.b;
-    p.e = s.t1.e;
-    p.word = s.t1.id;
-    s.count = 1;
-  };
-  auto const set_active = [&](auto&) { s.active = true; };
-  auto const range_piece = [&](auto& ctx) {
-    const auto [b, e] = where(ctx, base);
-    Piece& p = s.out[0] = Piece{};
-    p.kind = PieceKind::Range;
-    p.b = b;
-    p.e = e;
-    p.num = s.n1;
-    p.active = s.n2;
-    p.also = {s.t1.id, kNoWord, kNoWord};
-    s.count = 1;
-  };
+  auto const filter_piece = [s, base](PieceKind kind) { return [s, base, kind](auto& ctx) { make_filter(*s, kind, where(ctx, base)); }; };
+  auto const colon = [s, base](auto& ctx) { s->colon = where(ctx, base).second; };
+  auto const word_piece = [s](auto&) { make_word(*s); };
+  auto const set_active = [s](auto&) { s->active = true; };
+  auto const range_piece = [s, base](auto& ctx) { make_range(*s, where(ctx, base)); };
 
-  auto const key = tok(WordKind::Filter, &s.t1);
-  auto const hardware = tok(WordKind::Hardware, &s.t1);
-  auto const count = num(false, false, &s.n1);
-  auto const signed_count = num(true, false, &s.n1);
-  auto const stop3 = tok(WordKind::Stopword, &s.t3);
-  auto const open_max = tok(WordKind::OpenMax, &s.t2);
+  auto const key = tok(WordKind::Filter, &s->t1);
+  auto const hardware = tok(WordKind::Hardware, &s->t1);
+  auto const count = num(false, false, &s->n1);
+  auto const signed_count = num(true, false, &s->n1);
+  auto const stop3 = tok(WordKind::Stopword, &s->t3);
+  auto const open_max = tok(WordKind::OpenMax, &s->t2);
   // Words allowed between a number and its unit: a particle or an
   // open-ended marker ("<n> <counter> <unit>", "<n>+ <unit>").
   auto const particle = open_max | stop3;
-  auto const gpu_unit = tok(WordKind::GpuUnit, &s.t1);
-  auto const gpu_unit3 = tok(WordKind::GpuUnit, &s.t3);
-  auto const node_unit = tok(WordKind::NodeUnit, &s.t1);
-  auto const node_unit3 = tok(WordKind::NodeUnit, &s.t3);
-  auto const seq_unit = tok(WordKind::SeqUnit, &s.t1);
-  auto const seq_mag = tok(WordKind::SeqMagnitude, &s.t2);
-  auto const param_mag = tok(WordKind::ParamMagnitude, &s.t1);
-  auto const param_mag2 = tok(WordKind::ParamMagnitude, &s.t2);
-  auto const size_count = num(false, true, &s.n1);
-  auto const size_count2 = num(false, true, &s.n2);
-  auto const count2 = num(false, false, &s.n2);
+  auto const gpu_unit = tok(WordKind::GpuUnit, &s->t1);
+  auto const gpu_unit3 = tok(WordKind::GpuUnit, &s->t3);
+  auto const node_unit = tok(WordKind::NodeUnit, &s->t1);
+  auto const node_unit3 = tok(WordKind::NodeUnit, &s->t3);
+  auto const seq_unit = tok(WordKind::SeqUnit, &s->t1);
+  auto const seq_mag = tok(WordKind::SeqMagnitude, &s->t2);
+  auto const param_mag = tok(WordKind::ParamMagnitude, &s->t1);
+  auto const param_mag2 = tok(WordKind::ParamMagnitude, &s->t2);
+  auto const size_count = num(false, true, &s->n1);
+  auto const size_count2 = num(false, true, &s->n2);
+  auto const count2 = num(false, false, &s->n2);
   // Between the two ends of a range: a range_sep word or '-'.
   auto const range_op = tok(WordKind::RangeSep, nullptr) | x3::lit('-');
   auto const any_unit = gpu_unit | node_unit;
@@ -498,7 +516,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   auto const any_gpu_unit = tok(WordKind::GpuUnit, nullptr);
   auto const any_node_unit = tok(WordKind::NodeUnit, nullptr);
   auto const any_seq_unit = tok(WordKind::SeqUnit, nullptr);
-  auto const word = tok_parser{{}, base, std::addressof(lex.all), &s.t1};
+  auto const word = tok_parser{{}, base, std::addressof(lex.all), &s->t1};
   auto const lower_word = +x3::char_('a', 'z');
   auto const value = value_parser{};
   auto const active_part = ((x3::lit('-') | x3::lit('_')) >> x3::lit('a') >> size_count2 >> param_mag2)[set_active];
@@ -532,9 +550,21 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
-  auto const alternatives = longest(&s, &win, key_value, bad_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count,
-                                    count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, lexicon_word);
+  return longest(s, win, key_value, bad_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count, count_nodes,
+                 nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, lexicon_word);
+}
 
+}  // namespace
+
+std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
+  const It base = text.data();
+  const It last = base + text.size();
+  Scratch s, win;
+  Piece fallback_piece;
+  std::vector<Piece> pieces;
+  pieces.reserve(8);
+
+  auto const alternatives = term_alternatives(lex, base, &s, &win);
   auto const quoted = x3::raw[x3::lit('"') >> *(x3::char_ - '"') >> (x3::lit('"') | x3::eoi)][([&](auto& ctx) {
     Piece p;
     p.kind = PieceKind::Quoted;

@@ -347,71 +347,83 @@ std::uint32_t Lexicon::Impl::suggest(std::u32string_view word, int kind) const {
 
 Lexicon::Lexicon() : impl_(empty_impl()) {}
 
-Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::string>& hardware_keys) {
-  auto impl = std::make_shared<Impl>();
-  Impl& lx = *impl;
-  std::unordered_map<std::string, std::uint32_t> word_ids;  // real words only
+namespace {
 
-  auto add = [&](const std::string& word, WordKind kind, std::string value, double number, const std::string& lang) {
-    auto [it, fresh] = word_ids.try_emplace(word, static_cast<std::uint32_t>(lx.words.size()));
-    if (fresh) {
-      WordInfo w;
-      w.word = word;
-      w.cps = to_u32(word);
-      for (char32_t c : w.cps) {
-        if (is_cjk_cp(c)) w.cjk = true;
-        if (c >= 0x80) w.ascii = false;
-      }
-      lx.words.push_back(std::move(w));
-    }
-    WordInfo& w = lx.words[it->second];
-    if (!lang.empty() && lang != "*" && std::find(w.langs.begin(), w.langs.end(), lang) == w.langs.end()) {
-      w.langs.insert(std::upper_bound(w.langs.begin(), w.langs.end(), lang), lang);
-    }
-    if (const Meaning* m = w.meaning(kind)) {
-      if (m->value != value)
-        lx.problems.push_back("word '" + word + "' has two " + std::string(to_string(kind)) + " values ('" + m->value + "' and '" + value +
-                              "'); the first is kept");
-      return;
-    }
-    w.meanings.push_back(Meaning{kind, std::move(value), number});
-  };
+using WordIds = std::unordered_map<std::string, std::uint32_t>;  // folded word -> id
 
-  for (const auto& row : rows) {
-    const std::string kind_name = kb::trim(row.kind);
-    const auto kind = word_kind_from_string(kind_name);
-    const std::string word = fold_phrase(row.word);
-    if (!kind) {
-      lx.problems.push_back("word '" + word + "': unknown kind '" + kind_name + "'");
-      continue;
-    }
-    if (word.empty()) {
-      lx.problems.push_back("empty word of kind '" + kind_name + "'");
-      continue;
-    }
-    std::string value = kb::trim(row.value);
-    if (is_id_kind(*kind)) value = fold_phrase(value);
-    double number = 0;
-    if (!is_id_kind(*kind)) {
-      const auto* first = value.data();
-      const auto* last = value.data() + value.size();
-      auto [ptr, ec] = std::from_chars(first, last, number);
-      if (ec != std::errc() || ptr != last || !(number > 0)) {
-        lx.problems.push_back("word '" + word + "': magnitude '" + value + "' is not a positive number");
-        continue;
-      }
-    } else if (value.empty() && !value_optional(*kind)) {
-      lx.problems.push_back("word '" + word + "' of kind '" + kind_name + "' has no value");
-      continue;
-    }
-    add(word, *kind, std::move(value), number, kb::trim(row.lang));
+// One lexicon row, checked and folded: the meaning it adds to a word.
+struct RowMeaning {
+  std::string word;                    // folded
+  WordKind kind = WordKind::Stopword;  // the row's kind
+  std::string value;                   // trimmed; folded for id kinds
+  double number = 0;                   // magnitudes: the multiplier
+};
+
+// Checks and folds a row. A row with an unknown kind, an empty word, a
+// magnitude that is not a positive number or a missing required value is
+// ignored: nullopt, with a line in `problems`.
+std::optional<RowMeaning> read_row(const LexiconRow& row, std::vector<std::string>& problems) {
+  const std::string kind_name = kb::trim(row.kind);
+  const auto kind = word_kind_from_string(kind_name);
+  RowMeaning m;
+  m.word = fold_phrase(row.word);
+  if (!kind) {
+    problems.push_back("word '" + m.word + "': unknown kind '" + kind_name + "'");
+    return std::nullopt;
   }
-  for (const auto& key : hardware_keys) {
-    const std::string word = fold_phrase(key);
-    if (!word.empty()) add(word, WordKind::Hardware, word, 0, "*");
+  if (m.word.empty()) {
+    problems.push_back("empty word of kind '" + kind_name + "'");
+    return std::nullopt;
   }
+  m.kind = *kind;
+  m.value = kb::trim(row.value);
+  if (is_id_kind(*kind)) m.value = fold_phrase(m.value);
+  if (!is_id_kind(*kind)) {
+    const auto* first = m.value.data();
+    const auto* last = m.value.data() + m.value.size();
+    auto [ptr, ec] = std::from_chars(first, last, m.number);
+    if (ec != std::errc() || ptr != last || !(m.number > 0)) {
+      problems.push_back("word '" + m.word + "': magnitude '" + m.value + "' is not a positive number");
+      return std::nullopt;
+    }
+  } else if (m.value.empty() && !value_optional(*kind)) {
+    problems.push_back("word '" + m.word + "' of kind '" + kind_name + "' has no value");
+    return std::nullopt;
+  }
+  return m;
+}
 
-  // Bare-word meanings.
+// Adds a meaning to a word (a new word at its first row) and the row's
+// language to the word's languages. A second value of a kind the word
+// already has is a problem: the first is kept.
+void add_meaning(Lexicon::Impl& lx, WordIds& word_ids, const std::string& word, WordKind kind, std::string value, double number,
+                 const std::string& lang) {
+  auto [it, fresh] = word_ids.try_emplace(word, static_cast<std::uint32_t>(lx.words.size()));
+  if (fresh) {
+    WordInfo w;
+    w.word = word;
+    w.cps = to_u32(word);
+    for (char32_t c : w.cps) {
+      if (is_cjk_cp(c)) w.cjk = true;
+      if (c >= 0x80) w.ascii = false;
+    }
+    lx.words.push_back(std::move(w));
+  }
+  WordInfo& w = lx.words[it->second];
+  if (!lang.empty() && lang != "*" && std::find(w.langs.begin(), w.langs.end(), lang) == w.langs.end()) {
+    w.langs.insert(std::upper_bound(w.langs.begin(), w.langs.end(), lang), lang);
+  }
+  if (const Meaning* m = w.meaning(kind)) {
+    if (m->value != value)
+      lx.problems.push_back("word '" + word + "' has two " + std::string(to_string(kind)) + " values ('" + m->value + "' and '" + value +
+                            "'); the first is kept");
+    return;
+  }
+  w.meanings.push_back(Meaning{kind, std::move(value), number});
+}
+
+// The meaning each word takes when it stands alone (kBarePriority).
+void pick_bare_meanings(Lexicon::Impl& lx) {
   for (auto& w : lx.words) {
     for (WordKind k : kBarePriority) {
       for (std::size_t i = 0; i < w.meanings.size() && w.primary < 0; ++i)
@@ -419,8 +431,11 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::str
       if (w.primary >= 0) break;
     }
   }
+}
 
-  // Spellings: real words first, then variants that are not words.
+// Every spelling → id, and the X3 tables: real words first, then the
+// variants that are not words themselves.
+void index_spellings(Lexicon::Impl& lx, const WordIds& word_ids) {
   lx.ids = word_ids;
   for (std::uint32_t id = 0; id < lx.words.size(); ++id)
     for (auto& v : phrase_variants(lx.words[id].word)) lx.ids.try_emplace(std::move(v), id);
@@ -428,8 +443,11 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::str
     lx.all.add(spelling, id);
     for (const auto& m : lx.words[id].meanings) lx.by_kind[static_cast<std::size_t>(m.kind)].add(spelling, id);
   }
+}
 
-  // Printed spellings and known values.
+// The known (kind, value) pairs, and the printed spelling of each (and of
+// each kind, value ""): the better_spelling among the words that mean it.
+void pick_printed_spellings(Lexicon::Impl& lx) {
   for (std::uint32_t id = 0; id < lx.words.size(); ++id) {
     const WordInfo& w = lx.words[id];
     for (std::size_t i = 0; i < w.meanings.size(); ++i) {
@@ -444,8 +462,11 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::str
       }
     }
   }
-  // A word spelled like the value itself (or whose variant is) wins: keys
-  // print as their field name, values as their id where a word reads so.
+}
+
+// A word spelled like the value itself (or whose variant is) wins: keys
+// print as their field name, values as their id where a word reads so.
+void prefer_spellings_like_values(Lexicon::Impl& lx) {
   for (auto& [kv, printed] : lx.spelling) {
     if (kv.second.empty()) continue;
     const auto it = lx.ids.find(kv.second);
@@ -456,6 +477,25 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::str
       if (w.meanings[i].kind == kind && w.meanings[i].value == kv.second && (is_rule_kind(kind) || static_cast<int>(i) == w.primary))
         printed = w.word;
   }
+}
+
+}  // namespace
+
+Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::string>& hardware_keys) {
+  auto impl = std::make_shared<Impl>();
+  Impl& lx = *impl;
+  WordIds word_ids;  // real words only
+  for (const auto& row : rows)
+    if (auto m = read_row(row, lx.problems))
+      add_meaning(lx, word_ids, m->word, m->kind, std::move(m->value), m->number, kb::trim(row.lang));
+  for (const auto& key : hardware_keys) {
+    const std::string word = fold_phrase(key);
+    if (!word.empty()) add_meaning(lx, word_ids, word, WordKind::Hardware, word, 0, "*");
+  }
+  pick_bare_meanings(lx);
+  index_spellings(lx, word_ids);
+  pick_printed_spellings(lx);
+  prefer_spellings_like_values(lx);
   impl_ = std::move(impl);
 }
 

@@ -292,6 +292,15 @@ class Resolver {
     return std::nullopt;
   }
 
+  // A key:value filter being resolved.
+  struct KeyValue {
+    const Piece& p;            // the Filter piece
+    const std::string& key;    // the key word as written in the lexicon (for hints)
+    const std::string& field;  // the field the key names
+    const std::string& value;  // the value (folded), not empty
+    Span vspan;                // where the value is
+  };
+
   bool filter(const Piece& p) {
     note_words(p);
     const WordInfo& key = lex_.words[p.word];
@@ -300,48 +309,74 @@ class Resolver {
     const Span whole = n_.span(p.b, p.e);
     const Span vspan = p.ve > p.vb ? n_.span(p.vb, p.ve) : whole;
     if (v.empty()) return fail(whole, "filter " + quote(f) + " has no value", "write " + key.word + ":<value>");
-    auto term = [&](const std::string& value) { return add(TermKind::Filter, p.b, p.e, value, f).span; };
+    const KeyValue kv{p, key.word, f, v, vspan};
 
     const bool parallel = std::find(field::kParallel.begin(), field::kParallel.end(), f) != field::kParallel.end();
-    if (f == field::kGpus || f == field::kNodes || parallel) {
-      Num num;
-      if (!parse_number_value(v, num))
-        return fail(vspan, "filter " + quote(f) + " needs a number, got " + quote(v), "write " + key.word + ":<n>");
-      const std::string what = f == field::kGpus ? "GPU count" : f == field::kNodes ? "node count" : "filter " + quote(f);
-      const auto c = count(num, what, v, vspan);
-      if (!c) return false;
-      const std::string value = std::to_string(*c);
-      if (f == field::kGpus) return set_int(q_.gpus, *c, "GPU counts", term(value));
-      if (f == field::kNodes) return set_int(q_.nodes, *c, "node counts", term(value));
-      return set_filter(f, value, term(value));
-    }
-    if (f == field::kSeq) {
-      Num num;
-      double mult = 1;
-      if (!parse_seq_value(lex_, v, num, mult))
-        return fail(vspan, "filter " + quote(f) + " needs a number, got " + quote(v), "write " + key.word + ":<n>");
-      const auto t = tokens(num, mult, v, vspan);
-      if (!t) return false;
-      return set_int(q_.seq_len, *t, "sequence lengths", term(std::to_string(*t)));
-    }
-    if (f == field::kSize) {
-      Piece sp;
-      if (!parse_size_value(lex_, v, sp)) return fail(vspan, "filter " + quote(f) + " needs a model size, got " + quote(v));
-      if (!set_size(sp, v, v, vspan)) return false;
-      term(q_.size_token);
-      return true;
-    }
-    if (f == field::kModel) {
-      std::string value = v;
-      const auto id = lex_.find(v);
-      if (id != kNoWord)
-        if (const Meaning* m = lex_.words[id].meaning(WordKind::Model)) value = m->value;
-      return set_model(value, term(value));
-    }
+    if (f == field::kGpus || f == field::kNodes || parallel) return count_filter(kv);
+    if (f == field::kSeq) return seq_filter(kv);
+    if (f == field::kSize) return size_filter(kv);
+    if (f == field::kModel) return model_filter(kv);
     if (f == field::kLang) {
       lang_override_ = v;
-      return set_filter(f, v, term(v));
+      return set_filter(f, v, filter_term(kv, v));
     }
+    return lexicon_filter(kv);
+  }
+
+  // The filter's term with its resolved value; its span.
+  Span filter_term(const KeyValue& kv, const std::string& value) { return add(TermKind::Filter, kv.p.b, kv.p.e, value, kv.field).span; }
+
+  // gpus:<n>, nodes:<n>, tp:<n>, ...: a count.
+  bool count_filter(const KeyValue& kv) {
+    const std::string& f = kv.field;
+    const std::string& v = kv.value;
+    Num num;
+    if (!parse_number_value(v, num))
+      return fail(kv.vspan, "filter " + quote(f) + " needs a number, got " + quote(v), "write " + kv.key + ":<n>");
+    const std::string what = f == field::kGpus ? "GPU count" : f == field::kNodes ? "node count" : "filter " + quote(f);
+    const auto c = count(num, what, v, kv.vspan);
+    if (!c) return false;
+    const std::string value = std::to_string(*c);
+    if (f == field::kGpus) return set_int(q_.gpus, *c, "GPU counts", filter_term(kv, value));
+    if (f == field::kNodes) return set_int(q_.nodes, *c, "node counts", filter_term(kv, value));
+    return set_filter(f, value, filter_term(kv, value));
+  }
+
+  // seq:<n>[<k>]: a sequence length in tokens.
+  bool seq_filter(const KeyValue& kv) {
+    const std::string& v = kv.value;
+    Num num;
+    double mult = 1;
+    if (!parse_seq_value(lex_, v, num, mult))
+      return fail(kv.vspan, "filter " + quote(kv.field) + " needs a number, got " + quote(v), "write " + kv.key + ":<n>");
+    const auto t = tokens(num, mult, v, kv.vspan);
+    if (!t) return false;
+    return set_int(q_.seq_len, *t, "sequence lengths", filter_term(kv, std::to_string(*t)));
+  }
+
+  // size:<n><m>[-a<n><m>]: a model size.
+  bool size_filter(const KeyValue& kv) {
+    const std::string& v = kv.value;
+    Piece sp;
+    if (!parse_size_value(lex_, v, sp)) return fail(kv.vspan, "filter " + quote(kv.field) + " needs a model size, got " + quote(v));
+    if (!set_size(sp, v, v, kv.vspan)) return false;
+    filter_term(kv, q_.size_token);
+    return true;
+  }
+
+  // model:<name>: a model word's value, else the name as written (a prefix).
+  bool model_filter(const KeyValue& kv) {
+    std::string value = kv.value;
+    const auto id = lex_.find(kv.value);
+    if (id != kNoWord)
+      if (const Meaning* m = lex_.words[id].meaning(WordKind::Model)) value = m->value;
+    return set_model(value, filter_term(kv, value));
+  }
+
+  // The other fields: those whose values are lexicon words go through the
+  // lexicon (normalize) into their slot; any other field is kept as written.
+  bool lexicon_filter(const KeyValue& kv) {
+    const std::string& f = kv.field;
     struct NormalizedField {
       std::string_view field;  // the filter field
       WordKind kind;           // the lexicon kind its values come from
@@ -354,9 +389,9 @@ class Resolver {
                                                                  {field::kScale, WordKind::Scale}}};
     for (const auto& nf : kNormalized) {
       if (f != nf.field) continue;
-      const auto value = normalize(nf.kind, f, v, vspan);
+      const auto value = normalize(nf.kind, f, kv.value, kv.vspan);
       if (!value) return false;
-      const Span span = term(*value);
+      const Span span = filter_term(kv, *value);
       switch (nf.kind) {
         case WordKind::Mode:
           return set_mode(*value, span, true);
@@ -373,7 +408,7 @@ class Resolver {
           return set_filter(f, *value, span);
       }
     }
-    return set_filter(f, v, term(v));
+    return set_filter(f, kv.value, filter_term(kv, kv.value));
   }
 
   bool bad_key(const Piece& p) {

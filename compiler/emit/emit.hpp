@@ -3,8 +3,13 @@
 // (`kbc dump`).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/schema_version.hpp"
@@ -35,8 +40,24 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
 // The emit stage proper: the schema and every table of the resolved facts.
 void emit_tables(Db& db, const EmitInput& in);
 
-// Text export of every table, rows in a total order: "sql" (INSERT
-// statements) or "json" (one object: table → array of row objects).
-std::string dump_kb(const std::string& kb_path, const std::string& format);
+// The formats of the text export (`kbc dump --format`).
+enum class DumpFormat : std::uint8_t {
+  Sql,   // INSERT statements, one per row, after a comment line
+  Json,  // one object: table → array of row objects
+};
+// Their spellings (the --format values), in declaration order.
+inline constexpr std::array<std::pair<DumpFormat, std::string_view>, 2> kDumpFormatNames{{
+    {DumpFormat::Sql, "sql"},
+    {DumpFormat::Json, "json"},
+}};
+// Spelling → format; nullopt for a spelling the table does not have.
+constexpr std::optional<DumpFormat> parse_dump_format(std::string_view s) {
+  for (const auto& [f, name] : kDumpFormatNames)
+    if (name == s) return f;
+  return std::nullopt;
+}
+
+// Text export of every table, rows in a total order.
+std::string dump_kb(const std::string& kb_path, DumpFormat format);
 
 }  // namespace kb

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/kinds.hpp"
 #include "base/range.hpp"
 
 namespace kb {
@@ -51,7 +52,7 @@ struct RecipeRow {
   std::string name;                    // exact recipe function name, or a `*` pattern
   bool pattern = false;                // name contains `*`: not a verified function name
   std::string expanded_from;           // the brace pattern this row was expanded from, or ""
-  std::string kind;                    // "library" or "benchmark"
+  RecipeKind kind{};                   // from the table's index: library_index → Library, benchmark_index → Benchmark
   std::string family;                  // family heading as written in its edition
   int family_ordinal = 0;              // position of the family within its index
   std::string mode;                    // pretrain | sft | peft, or "" when the row does not say

@@ -313,7 +313,7 @@ Choice Context::row_choice(const IndexEntry& e, const RecipeRow& w, const std::s
   std::vector<const RecipeRow*> cands;
   for (const auto& r : c.extracted.recipes) {
     if (r.kind != w.kind || !same_values(r, w)) continue;
-    const bool same = e.kind == "benchmark" ? model_key(r.name) == model_key(w.name) : (r.name == w.name && r.mode == w.mode);
+    const bool same = e.kind == RecipeKind::Benchmark ? model_key(r.name) == model_key(w.name) : (r.name == w.name && r.mode == w.mode);
     if (same) cands.push_back(&r);
   }
   std::stable_sort(cands.begin(), cands.end(), [](const RecipeRow* a, const RecipeRow* b) { return newer(a->prov, b->prov); });
@@ -363,18 +363,22 @@ void Context::build_index() {
   };
   // Library: one entry per name (all its modes). Benchmark: one per model,
   // whatever the language it is written in (fold: full-width → ASCII).
-  std::map<std::pair<std::string, std::string>, std::vector<const RecipeRow*>> groups;
+  // Groups are keyed by the kind's spelling (benchmark first), the order the
+  // unstable sort of the entries below has always been given.
+  std::map<std::pair<std::string_view, std::string>, std::vector<const RecipeRow*>> groups;
   for (const auto& r : c.resolved.recipes)
-    groups[{r.kind, r.kind == "benchmark" ? model_key(r.name) + "\t" + std::to_string(r.family_ordinal) : r.name}].push_back(&r);
+    groups[{to_string(r.kind), r.kind == RecipeKind::Benchmark ? model_key(r.name) + "\t" + std::to_string(r.family_ordinal) : r.name}]
+        .push_back(&r);
   for (auto& [key, rows] : groups) {
+    const RecipeKind kind = rows.front()->kind;
     std::stable_sort(rows.begin(), rows.end(), [&](const RecipeRow* a, const RecipeRow* b) {
-      if (a->kind == "benchmark") return newer(a->prov, b->prov);
+      if (a->kind == RecipeKind::Benchmark) return newer(a->prov, b->prov);
       return mode_rank(a->mode) < mode_rank(b->mode);
     });
-    if (key.first == "benchmark") rows.resize(1);
+    if (kind == RecipeKind::Benchmark) rows.resize(1);
     IndexEntry e;
-    e.kind = key.first;
-    e.index_kind = e.kind + "_index";
+    e.kind = kind;
+    e.index_kind = std::string(to_string(kind)) + "_index";
     e.family_ordinal = rows.front()->family_ordinal;
     e.name = rows.front()->name;
     e.rows = rows;
@@ -382,7 +386,7 @@ void Context::build_index() {
     entries.push_back(std::move(e));
   }
   std::sort(entries.begin(), entries.end(), [](const IndexEntry& a, const IndexEntry& b) {
-    if (a.kind != b.kind) return a.kind > b.kind;  // library before benchmark
+    if (a.kind != b.kind) return a.kind == RecipeKind::Library;  // library before benchmark
     const std::string fa = fold(a.name), fb = fold(b.name);
     if (fa != fb) return natural_less(fa, fb);
     return a.name < b.name;
@@ -417,7 +421,7 @@ void Context::build_index() {
     for (const auto& e : entries)
       if (e.index_kind == f.index_kind && e.family_ordinal == f.ordinal) f.entries.push_back(&e);
     const Choice ch = choose(*f.entity, kBase);
-    std::string s = slug((f.entries.empty() ? f.index_kind : f.entries.front()->kind) + "-" + ch.ed->text, true);
+    std::string s = slug((f.entries.empty() ? f.index_kind : std::string(to_string(f.entries.front()->kind))) + "-" + ch.ed->text, true);
     std::string unique = s;
     for (int n = 2; used_family.count(unique); ++n) unique = s + "-" + std::to_string(n);
     used_family.insert(unique);

@@ -44,7 +44,7 @@ struct Choice {
 // row(s) of one name (all its modes), or of one benchmark model (the same
 // model written in several languages is one entry).
 struct IndexEntry {
-  std::string kind;                    // library | benchmark
+  RecipeKind kind{};                   // the rows' kind
   std::string index_kind;              // library_index | benchmark_index
   int family_ordinal = 0;              // family position within its index
   std::string name;                    // winning name (recipe function, pattern or model)

@@ -72,7 +72,7 @@ std::string paragraph(const Context& ctx, const Entity& e, const std::string& la
 std::string family_table(const Context& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix) {
   const auto lines = lines_of(ctx, f, lang);
   if (lines.empty()) return {};
-  const bool benchmark = lines.front().entry->kind == "benchmark";
+  const bool benchmark = lines.front().entry->kind == RecipeKind::Benchmark;
   const std::vector<std::string> fields =
       benchmark ? std::vector<std::string>{"model", "gpus", "tp", "pp", "vp", "cp", "ep", "gpu_types", "features"}
                 : std::vector<std::string>{"recipe", "mode", "tp", "pp", "vp", "cp", "ep", "sp", "min_gpus", "seq_len", "sizes", "notes"};
