@@ -45,7 +45,6 @@ class Diagnostics {
   int errors_ = 0;
 };
 
-
 // Documented exit codes (docs/kbc.md, docs/kbq.md).
 enum ExitCode : int {
   kExitOk = 0,       // built / answered

@@ -4,13 +4,13 @@
 // the generated site is the one kbq's engine builds for the same recipe.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
@@ -115,9 +115,12 @@ TEST_CASE("architecture: every launch command of the site is kbq's own", "[archi
       std::smatch m;
       if (recipe.empty() && std::regex_match(line, m, title)) recipe = m[1];
       if (std::regex_match(line, m, mode_one)) modes.push_back(m[1]);
-      if (line == "mode:") in_modes = true;
-      else if (in_modes && std::regex_match(line, m, mode_item)) modes.push_back(m[1]);
-      else in_modes = false;
+      if (line == "mode:")
+        in_modes = true;
+      else if (in_modes && std::regex_match(line, m, mode_item))
+        modes.push_back(m[1]);
+      else
+        in_modes = false;
       if (line == "```bash") {
         in_block = true;
         block.clear();
