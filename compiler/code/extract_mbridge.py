@@ -2599,13 +2599,16 @@ def module_exports(interp, m):
 
 def trace_binding(interp, m, name, chain, depth=0):
     """Follow `name` in module m through imports and aliases to its value; chain gets each hop's path:line."""
-    if depth > 50:
-        raise InputError(m.rel, 1, "export chain of %s is too long" % name, "look for a circular alias")
     b = interp.binding_for(m, name, None)
     if b is None:
         return None
     idx, kind, node, extra = b
-    chain.append("%s:%d" % (m.rel, node.lineno))
+    hop = "%s:%d" % (m.rel, node.lineno)
+    if hop in chain:
+        names = " -> ".join(chain[chain.index(hop):] + [hop])
+        raise InputError(m.rel, node.lineno, "circular import of %s (%s)" % (name, names),
+                         "a module on the export chain imports this name back from a module that imports it")
+    chain.append(hop)
     if kind == "from":
         base, attr = extra
         sm = interp.snap.module(base, strict_from=(m, node))
@@ -2833,7 +2836,7 @@ def view_values(interp, spec, opts):
         if spec.view == "value":
             out.append((v, o.loc, o.how))
         elif spec.view == "class":
-            if isinstance(v, (Unknown, Unset)):
+            if isinstance(v, (Unknown, Unset)) or (isinstance(v, Const) and v.v is None):
                 out.append((v, o.loc, o.how))
             else:
                 out.append((Const(class_name(v)), o.loc, o.how))
@@ -3204,6 +3207,7 @@ def config_key_rows(interp, layout, specs):
             if ann.value is not None:
                 fcall = field_call(ann.value)
                 if fcall is not None:
+                    default = "(required)"
                     for k in fcall.keywords:
                         if k.arg in ("default", "default_factory"):
                             default = ("factory " if k.arg == "default_factory" else "") + ast.unparse(k.value)
