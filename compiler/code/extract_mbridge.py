@@ -873,9 +873,6 @@ class Interp:
                     return k, s
         return None
 
-    def is_open_after(self, c, start_after):
-        return self.class_info(c).open
-
     def instantiate(self, c, args, kwargs, fr, node):
         """Construct an instance of a snapshot class (dataclass fields + __post_init__, or __init__)."""
         if c.qualname in self.opaque:
@@ -1306,8 +1303,6 @@ class Interp:
         items = seq_items(it, keys=True)
         if items is None or len(items) > 2000:
             reason = "loop over `%s` at %s" % (ast.unparse(s.iter)[:60], self.loc(fr, s))
-            body = [ast.Assign(targets=[s.target], value=ast.Constant(value=None), lineno=s.lineno)] + s.body
-            self._unknown_loop_target = Unknown(reason)
             return self.fork(fr, [[], _LoopOnce(s, reason)], reason)
         for item in items:
             self.assign(s.target, item, fr, s)
@@ -1394,11 +1389,6 @@ class Interp:
                 self.set_attr(o.value, name, val, loc)
             return
         if isinstance(base, Obj):
-            if isinstance(base.cls, ClassV):
-                prop = self.class_attr(base.cls, name)
-                if prop is not None and isinstance(prop[1], ast.FunctionDef) and any(
-                        _decorator_name(d) in ("setter",) for d in prop[1].decorator_list):
-                    pass
             base.attrs[name] = Slot(val, loc, "set")
             return
         if isinstance(base, Const) and base.v is None:
@@ -2285,10 +2275,6 @@ class _ModuleLocals:
         return self.get(name)
 
 
-def fr_reasons(fr):
-    return []
-
-
 def cand_key(c):
     if isinstance(c, ClassV):
         return ("k", c.qualname)
@@ -2625,16 +2611,9 @@ def trace_binding(interp, m, name, chain, depth=0):
     if kind == "assign" and isinstance(node.value, ast.Name) and isinstance(extra, ast.Name):
         # alias assignment `x = y`: follow y in the same module, before this binding
         target = node.value.id
-        b2 = interp.binding_for(m, target, idx)
-        if b2 is not None:
-            chain_m = _BeforeModule(m, idx)
+        if interp.binding_for(m, target, idx) is not None:
             return trace_before(interp, m, target, idx, chain, depth + 1)
     return interp.global_lookup(m, name, None)
-
-
-class _BeforeModule:
-    def __init__(self, m, idx):
-        self.m, self.idx = m, idx
 
 
 def trace_before(interp, m, name, before, chain, depth):
@@ -2907,23 +2886,13 @@ def make_fact(spec, vals):
 def recipe_facts(interp, f, specs):
     res, raised = evaluate_recipe(interp, f)
     facts = {}
-    reason_alt = alt_reason(res)
     for spec in specs:
-        if spec.view.startswith("launcher") or spec.path == "":
-            pass
         opts = navigate(interp, res, spec)
-        reasons = []
-        for o in opts:
-            pass
         fact = make_fact(spec, view_values(interp, spec, opts))
         if fact.state == "alternatives":
             fact.note = alternatives_reason(res, spec, opts) or "alternatives"
         facts[spec.field] = fact
     return facts
-
-
-def alt_reason(v):
-    return v.reason if isinstance(v, Alt) else ""
 
 
 def alternatives_reason(root, spec, opts):
