@@ -3328,6 +3328,9 @@ def name_parser(interp, layout):
     mode_r = layout.one("mode-rule")
     mm = interp.snap.module(mode_r["value"])
     mode_fn = interp.global_lookup(mm, mode_r["extra"], None) if mm else None
+    step_rows = layout.all("step-rule")
+    sm = interp.snap.module(step_rows[0]["value"]) if step_rows else None
+    step_fn = interp.global_lookup(sm, step_rows[0]["extra"], None) if sm else None
 
     def run(fn, name, mod):
         if not isinstance(fn, FuncV):
@@ -3340,7 +3343,7 @@ def name_parser(interp, layout):
         return render(v2) if isinstance(v2, Const) and v2.v is not None else ""
 
     def parse(name):
-        out = {"mode": run(mode_fn, name, mm), "family": run(fam_fn, name, fm)}
+        out = {"mode": run(mode_fn, name, mm), "family": run(fam_fn, name, fm), "step": run(step_fn, name, sm)}
         mt = rx.search(name)
         if mt is None:
             return out
@@ -3377,9 +3380,11 @@ HEADERS = {
         "# mode: the launcher's own inference from the name (see launcher.tsv mode-rule); family: the launcher's\n"
         "# benchmark family rule; model/task/gpus/hardware/precision/variant: the name parsed with the launcher's\n"
         "# benchmark pattern (launcher.tsv name-pattern), empty when the name does not match it.\n"
+        "# step: the forward step the launcher runs the name with (its own rule, code-layout.tsv step-rule;\n"
+        "# text models run llm_step, vision-language, audio and diffusion models their own), empty when unknown.\n"
         "# Paths are relative to the checkout root.\n",
         ("name", "kind", "target", "defined_at", "exported_at", "alias_of", "mode", "family", "model", "task",
-         "gpus", "hardware", "precision", "variant", "chain")),
+         "gpus", "hardware", "precision", "variant", "step", "chain")),
     "recipe-facts.tsv": (
         "# Facts of each recipe function (target), evaluated statically with its default arguments.\n"
         "# field: a row of kb-sources/data/code-fields.tsv (which config path and view it reads).\n"
@@ -3463,7 +3468,8 @@ def extract(args):
         recipes_rows.append(tuple(cell(x) for x in (
             ex.name, ex.kind, f.qualname, f.mod.loc(f.node), ex.exported_at, alias, info.get("mode", ""),
             info.get("family", ""), info.get("model", ""), info.get("task", ""), info.get("gpus", ""),
-            info.get("hardware", ""), info.get("precision", ""), info.get("variant", ""), " > ".join(ex.chain))))
+            info.get("hardware", ""), info.get("precision", ""), info.get("variant", ""), info.get("step", ""),
+            " > ".join(ex.chain))))
 
     # 2. facts of each defining function
     facts_rows = []
