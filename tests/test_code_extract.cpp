@@ -73,8 +73,8 @@ void check_good_case(const std::string& name) {
   const std::string dir = kFixtures + "/" + name;
   TempDir tmp;
   const std::string out = tmp / "out";
-  const auto r = extract({"--mbridge", dir + "/checkout", "--fields", kFields, "--commit", kFixtureCommit, "--date",
-                          kFixtureDate, "--out", out});
+  const auto r =
+      extract({"--mbridge", dir + "/checkout", "--fields", kFields, "--commit", kFixtureCommit, "--date", kFixtureDate, "--out", out});
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   const auto expected = files_in(dir + "/expected");
@@ -85,8 +85,8 @@ void check_good_case(const std::string& name) {
     CHECK(kbtest::read_file(out + "/" + f) == kbtest::read_file(dir + "/expected/" + f));
   }
   // --check against expected/ agrees, and writes nothing.
-  const auto c = extract({"--mbridge", dir + "/checkout", "--fields", kFields, "--commit", kFixtureCommit, "--date",
-                          kFixtureDate, "--check", dir + "/expected"});
+  const auto c = extract({"--mbridge", dir + "/checkout", "--fields", kFields, "--commit", kFixtureCommit, "--date", kFixtureDate,
+                          "--check", dir + "/expected"});
   INFO("check stdout: " << c.out);
   CHECK(c.exit_code == 0);
 }
@@ -96,8 +96,8 @@ void check_bad_case(const std::string& name) {
   const std::string dir = kFixtures + "/" + name;
   TempDir tmp;
   const std::string out = tmp / "out";
-  const auto r = extract({"--mbridge", dir + "/checkout", "--fields", kFields, "--commit", kFixtureCommit, "--date",
-                          kFixtureDate, "--out", out});
+  const auto r =
+      extract({"--mbridge", dir + "/checkout", "--fields", kFields, "--commit", kFixtureCommit, "--date", kFixtureDate, "--out", out});
   INFO("stderr: " << r.err);
   CHECK(r.exit_code == 2);
   CHECK(first_line(r.err) == first_line(kbtest::read_file(dir + "/expected-error.txt")));
@@ -107,46 +107,32 @@ void check_bad_case(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("code: exports follow star imports, aliases and x = y to the defining function", "[code]") {
-  check_good_case("alias-chain");
-}
+TEST_CASE("code: exports follow star imports, aliases and x = y to the defining function", "[code]") { check_good_case("alias-chain"); }
 
-TEST_CASE("code: helper calls bind positional, keyword and default arguments", "[code]") {
-  check_good_case("helper-kwargs");
-}
+TEST_CASE("code: helper calls bind positional, keyword and default arguments", "[code]") { check_good_case("helper-kwargs"); }
 
 TEST_CASE("code: a benchmark recipe that calls a library recipe keeps the library's facts", "[code]") {
   check_good_case("recipe-calls-recipe");
 }
 
-TEST_CASE("code: an undecidable condition gives alternatives, a decidable one a value", "[code]") {
-  check_good_case("conditional");
-}
+TEST_CASE("code: an undecidable condition gives alternatives, a decidable one a value", "[code]") { check_good_case("conditional"); }
 
 TEST_CASE("code: a replaced model config takes the new provider and its dataclass defaults", "[code]") {
   check_good_case("replaced-model");
 }
 
-TEST_CASE("code: a value computed at run time is unknown with a reason", "[code]") {
-  check_good_case("unknown-value");
-}
+TEST_CASE("code: a value computed at run time is unknown with a reason", "[code]") { check_good_case("unknown-value"); }
 
-TEST_CASE("code: a syntax error in a recipe file is file:line: error, exit 2, nothing written", "[code]") {
-  check_bad_case("bad-syntax");
-}
+TEST_CASE("code: a syntax error in a recipe file is file:line: error, exit 2, nothing written", "[code]") { check_bad_case("bad-syntax"); }
 
-TEST_CASE("code: a package without __init__.py on the export chain is an error", "[code]") {
-  check_bad_case("bad-missing-init");
-}
+TEST_CASE("code: a package without __init__.py on the export chain is an error", "[code]") { check_bad_case("bad-missing-init"); }
 
-TEST_CASE("code: a circular import on the export chain is an error", "[code]") {
-  check_bad_case("bad-circular");
-}
+TEST_CASE("code: a circular import on the export chain is an error", "[code]") { check_bad_case("bad-circular"); }
 
 TEST_CASE("code: --compare lists added and removed names and changed facts", "[code]") {
   TempDir tmp;
-  const auto r = extract({"--compare", kFixtures + "/alias-chain/expected", kFixtures + "/recipe-calls-recipe/expected",
-                          "--out", tmp / "changes.tsv"});
+  const auto r = extract(
+      {"--compare", kFixtures + "/alias-chain/expected", kFixtures + "/recipe-calls-recipe/expected", "--out", tmp / "changes.tsv"});
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   const std::string text = kbtest::read_file(tmp / "changes.tsv");
@@ -183,4 +169,22 @@ TEST_CASE("code: the checked-in facts of snapshot 067f987df are what the extract
   const auto r = extract({"--mbridge", snapshot, "--fields", kFields, "--commit", commit, "--date", date, "--check", facts});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 0);
+  // The same through kbc, which runs its embedded copy of the extractor.
+  const auto k = kbtest::run(
+      KBC_PATH, {"extract-code", "--mbridge", snapshot, "--sources", kRoot + "/kb-sources", "--commit", commit, "--date", date, "--check"});
+  INFO("kbc stdout: " << k.out << "\nkbc stderr: " << k.err);
+  CHECK(k.exit_code == 0);
+}
+
+TEST_CASE("code: kbc extract-code reports a syntax error at its line and writes nothing", "[code]") {
+  kbtest::TempDir tmp("kbtests-code");
+  const std::string sources = tmp / "sources";
+  fs::create_directories(sources + "/data");
+  for (const char* f : {"code-fields.tsv", "code-layout.tsv"}) fs::copy_file(kRoot + "/kb-sources/data/" + f, sources + "/data/" + f);
+  const auto r = kbtest::run(KBC_PATH, {"extract-code", "--mbridge", kRoot + "/tests/fixtures/mbridge/bad-syntax/checkout", "--sources",
+                                        sources, "--commit", "0123456789abcdef0123456789abcdef01234567", "--date", "2026-01-01"});
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(": error: ") != std::string::npos);
+  CHECK_FALSE(fs::exists(sources + "/code/0123456789"));
 }

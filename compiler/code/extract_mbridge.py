@@ -3008,7 +3008,10 @@ def launcher_rows(interp, layout):
             except Raised:
                 v = Unknown("raises")
             rows.append(("mode", mode, r["name"], render(v), m.loc(fn.node) if isinstance(fn, FuncV) else ""))
-    # runner steps after the overrides: the calls in the entry function, in order
+    # runner steps after the overrides: the calls in the entry function, in order; the step that
+    # applies the command line's KEY=VALUE overrides is marked, so what later steps assign is known to
+    # undo or rewrite an override (layout row runner-overrides)
+    override_fns = {r["extra"] for r in layout.all("runner-overrides")}
     for r in layout.all("runner"):
         m = snap.module(r["value"])
         fn = func_node(m, r["extra"]) if m else None
@@ -3031,6 +3034,8 @@ def launcher_rows(interp, layout):
                 n += 1
                 item = "%02d" % n
                 rows.append(("runner-step", item, "call", c.func.id, m.loc(c)))
+                if c.func.id in override_fns:
+                    rows.append(("runner-step", item, "applies-overrides", "true", m.loc(c)))
                 target = interp.global_lookup(m, c.func.id, None)
                 chain = []
                 tfn = trace_binding(interp, m, c.func.id, chain) if target is not None else None
@@ -3403,7 +3408,8 @@ HEADERS = {
         "# mode-rule: the tokens infer_recipe_mode tests, in order, and the mode each returns.\n"
         "# mode: each public mode with the task and training loop the launcher maps it to.\n"
         "# runner-step: the calls of the runner's entry function in order, each with its docstring and the\n"
-        "#   attribute assignments it makes (e.g. config.model.seq_length = dataset_seq_length).\n"
+        "#   attribute assignments it makes (e.g. config.model.seq_length = dataset_seq_length); applies-overrides\n"
+        "#   marks the call that applies the command line's KEY=VALUE overrides.\n"
         "# launch: what the benchmark launch script executes; name-pattern, family-rule: the launcher's own rules.\n",
         ("section", "item", "attribute", "value", "at")),
     "config-keys.tsv": (
