@@ -150,6 +150,7 @@ std::string to_inputs(const Row& r, mem::Architecture& a, mem::Layout& l, mem::T
   t.lora_rank = r.i("lora_rank");
   for (const auto& name : split(r.s("lora_targets"), ','))
     if (auto x = mem::parse_lora_target(name)) t.lora_targets.add(*x);
+  t.lora_per_expert = r.b("lora_per_expert");
   t.te_cross_entropy = r.b("te_ce");
   return "";
 }

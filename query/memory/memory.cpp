@@ -470,11 +470,11 @@ double adapter(double in, double out, const Training& t) {
 }
 
 struct AdapterCount {
-  double dense = 0;   // adapters on TP-sharded (non-expert) layers, per block kind summed over a stage
-  double expert = 0;  // adapters on routed experts
+  double dense = 0;   // adapters on TP-sharded (non-expert) layers, summed over a stage
+  double expert = 0;  // adapters on routed experts, per EP rank (before the ETP split)
 };
 
-AdapterCount stage_adapters(const Architecture& a, const Stage& s, const Training& t) {
+AdapterCount stage_adapters(const Architecture& a, const Layout& l, const Stage& s, const Training& t) {
   AdapterCount r;
   const double h = d(a.hidden), heads = d(a.heads);
   const auto& tg = t.lora_targets;
@@ -503,7 +503,9 @@ AdapterCount stage_adapters(const Architecture& a, const Stage& s, const Trainin
   };
   r.dense += s.dense_mlp * mlp(h, d(a.ffn));
   if (a.shared_expert_ffn > 0) r.dense += s.moe * mlp(h, d(a.shared_expert_ffn));
-  r.expert += s.moe * d(a.experts) * mlp(expert_width(a), d(a.moe_ffn));
+  // Routed experts: one adapter per local expert, or one shared by the EP rank's experts.
+  const double adapters_per_rank = t.lora_per_expert ? d(a.experts) / d(l.ep) : 1.0;
+  r.expert += s.moe * adapters_per_rank * mlp(expert_width(a), d(a.moe_ffn));
   const double inner = d(a.mamba_heads * a.mamba_head_dim);
   if (tg.has(LoraTarget::kMambaIn))
     r.dense += s.mamba * adapter(h, 2.0 * inner + 2.0 * d(a.mamba_groups * a.mamba_state) + d(a.mamba_heads), t);
@@ -605,8 +607,8 @@ Estimate estimate_stage(const Architecture& a, const Layout& l, const Training& 
     e.trainable_on_gpu = dense_gpu + expert_gpu;
   } else {
     // LoRA / DoRA: frozen base in BF16 without grads or optimizer state; adapters trained in full.
-    const AdapterCount ad = stage_adapters(a, s, t);
-    const double ad_dense = ad.dense / tp, ad_expert = ad.expert / expert_shards;
+    const AdapterCount ad = stage_adapters(a, l, s, t);
+    const double ad_dense = ad.dense / tp, ad_expert = ad.expert / d(l.etp);
     e.weights = (dense_gpu + expert_gpu + ad_dense + ad_expert) * p.bytes_bf16;
     e.grads = (ad_dense + ad_expert) * grad_bytes;
     const bool shard = t.distributed_optimizer;

@@ -218,6 +218,8 @@ struct Training {
   std::int64_t offload_layers = 0;  // layers whose whole activations go to host memory (Megatron cpu_offloading_num_layers)
   std::int64_t lora_rank = 0;       // LoRA/DoRA rank r
   LoraTargets lora_targets;         // adapted linear layers
+  bool lora_per_expert = false;     // one adapter per routed expert; Bridge's default (share_expert_adapters) is one
+                                    // adapter shared by the experts of an EP rank
   bool flash_attention = true;      // fused/flash attention: no s x s score matrix is stored
   bool dropout = false;             // hidden/attention dropout on (stores 1-byte masks)
   bool te_cross_entropy = false;    // cross entropy fused in Transformer Engine: logits stay BF16, gradient in place
