@@ -130,7 +130,12 @@ enum class Precision : std::uint8_t {
 };
 
 // Element types of optimizer state and main parameters.
-enum class DType : std::uint8_t { kFp32, kBf16, kFp16, kFp8 };
+enum class DType : std::uint8_t {
+  kFp32,  // IEEE single (Params::bytes_fp32)
+  kBf16,  // bfloat16 (Params::bytes_bf16)
+  kFp16,  // IEEE half (Params::bytes_fp16)
+  kFp8,   // E4M3 / E5M2 (Params::bytes_fp8)
+};
 
 // Optimizer algorithm.
 enum class Optimizer : std::uint8_t {
@@ -138,12 +143,14 @@ enum class Optimizer : std::uint8_t {
   kMuon,  // Muon: one momentum buffer per parameter
 };
 
+// Activation recomputation (Megatron recompute_granularity).
 enum class Recompute : std::uint8_t {
   kNone,       // every activation is kept
   kSelective,  // the modules in Training::recompute_modules are recomputed
   kFull,       // whole layers are recomputed from their inputs
 };
 
+// Which layers full recompute applies to (Megatron recompute_method).
 enum class RecomputeMethod : std::uint8_t {
   kUniform,  // layers are grouped by recompute_layers; each group keeps its input only
   kBlock,    // the first recompute_layers layers of each pipeline chunk keep their input only
