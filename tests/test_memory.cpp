@@ -4,6 +4,7 @@
 // fit / no-fit verdicts for layouts whose answer is known.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
