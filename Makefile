@@ -11,11 +11,14 @@ CMAKE_ARGS ?=
 # Debian packages the build needs: the one list (docs/dependencies.md says why each).
 DEB_PACKAGES := cmake g++ make pkg-config sqlite3 libsqlite3-dev libre2-dev \
   libcmark-gfm-dev libcmark-gfm-extensions-dev cmark-gfm libboost-dev catch2 \
-  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev
+  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev python3 python3-jsonschema
 # What `make asan`, `make fuzz` and `make bench` need on top: clang with its
 # sanitizer and libFuzzer runtimes, llvm-symbolizer for readable reports,
 # Python 3 for the seed corpus and the bench driver, GNU time for peak RSS.
 DEB_PACKAGES_HARDEN := clang libclang-rt-14-dev llvm python3 time
+
+# What `make format` and `make lint` need.
+DEB_PACKAGES_LINT := clang-format clang-tidy
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -49,7 +52,7 @@ run: build
 	@$(BUILD)/kbq "$(Q)"
 
 golden: build
-	KBQ_UPDATE_GOLDEN=1 $(BUILD)/tests/kbtests "[golden]" || true
+	KBQ_UPDATE_GOLDEN=1 $(BUILD)/tests/kbtests "[golden]"
 	@echo "golden files rewritten; review them with: git diff tests/golden"
 
 generate: build
@@ -66,6 +69,26 @@ asan:
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz build-bench
+
+# `make format` rewrites every C++ file with the checked-in .clang-format;
+# `make format CHECK=1` (CI) changes nothing and fails naming the files
+# that are not formatted. `make lint` runs clang-tidy with the checks of
+# .clang-tidy (each finding is an error) over the sources of the build.
+CXX_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' 2>/dev/null)
+
+format:
+	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_LINT)"
+ifeq ($(CHECK),)
+	clang-format -i $(CXX_SOURCES)
+else
+	@bad=$$(for f in $(CXX_SOURCES); do clang-format --dry-run --Werror "$$f" >/dev/null 2>&1 || echo "$$f"; done); \
+	if [ -n "$$bad" ]; then echo "make format: not formatted (run make format):"; echo "$$bad"; exit 1; fi; \
+	echo "make format: every C++ file is formatted"
+endif
+
+lint: configure
+	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_LINT)"
+	git ls-files 'base/*.cpp' 'compiler/*.cpp' 'query/*.cpp' | xargs -P $(JOBS) -n 4 clang-tidy -p $(BUILD) --quiet
 
 # ---------------------------------------------------------------------------
 # Measurement and hardening (docs/performance.md).

@@ -9,7 +9,7 @@ kbc as whole processes beside their floors and prints one table per figure.
    Median, p10, p90 of wall time from spawn to exit; ratio = kbq / floor.
 2. kbc build of kb-sources: median of --build-runs (default 10) beside the
    floor: cmark-gfm -e table over the same .md files plus sqlite3 loading the
-   same rows (compiler/schema.sql + `kbc dump --format sql`) into a new file.
+   same rows (base/schema.sql + `kbc dump --format sql`) into a new file.
 3. Scale: bench/gen_sources.py writes 10x, 100x, 1000x the recipes and
    documents; per scale: build time, KB size, kbq latency with --kb (a
    subset of the suite), and peak memory of kbc and kbq.
@@ -271,7 +271,7 @@ def build_bench(kbc, sources, runs, tmp):
     dump = subprocess.run([kbc, "dump", "--kb", out, "--format", "sql"], capture_output=True, check=True).stdout
     with open(sql_path, "wb") as f:
         f.write(b"PRAGMA journal_mode=DELETE;\nBEGIN;\n")
-        f.write(open(os.path.join(ROOT, "compiler", "schema.sql"), "rb").read())
+        f.write(open(os.path.join(ROOT, "base", "schema.sql"), "rb").read())
         f.write(b"\n")
         f.write(dump)
         f.write(b"\nCOMMIT;\n")

@@ -4,17 +4,39 @@
 // 1 stale (generate --check), 2 error (usage, bad input).
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
-#include "generate/generate.hpp"
-#include "pipeline.hpp"
-#include "support/text.hpp"
+#include "base/schema_version.hpp"
+#include "base/text.hpp"
+#include "compiler/generate/generate.hpp"
+#include "compiler/pipeline.hpp"
+
+namespace {
+constexpr const char* kVersion = "0.1.0";
+
+// Writes to stdout; a closed pipe ends quietly, any other write error says
+// so (exit 2).
+int write_out(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    if (errno == EPIPE) return kb::kExitOk;
+    std::fprintf(stderr, "kbc: error: cannot write the output: %s\n", std::strerror(errno));
+    return kb::kExitError;
+  }
+  return kb::kExitOk;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace kb;
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "print kbc's version and the KB schema version it writes");
   CompileOptions opts;
   std::string out = "build/kb.sqlite";
   bool quiet = false;
@@ -34,7 +56,9 @@ int main(int argc, char** argv) {
   std::string kb_path = "build/kb.sqlite", format = "sql";
   auto* dump = app.add_subcommand("dump", "deterministic text export of a compiled KB");
   dump->add_option("--kb", kb_path, "KB file to read (default: build/kb.sqlite)");
-  dump->add_option("--format", format, "sql or json")->check(CLI::IsMember({"sql", "json"}));
+  std::vector<std::string> format_names;
+  for (const auto& [f, name] : kDumpFormatNames) format_names.emplace_back(name);
+  dump->add_option("--format", format, "sql or json")->check(CLI::IsMember(format_names));
 
   std::string gen_out = "generated";
   bool check = false;
@@ -50,6 +74,14 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : kExitError;
   }
 
+  if (version) {
+    std::printf("kbc %s\nknowledge base: writes schema version %d (base/schema.sql)\n", kVersion, kSchemaVersion);
+    return kExitOk;
+  }
+  if (app.get_subcommands().empty()) {
+    std::fputs(app.help().c_str(), stderr);
+    return kExitError;
+  }
   Diagnostics diags;
   if (*build) {
     const bool ok = build_kb(opts, out, diags);
@@ -65,17 +97,19 @@ int main(int argc, char** argv) {
     auto c = compile(opts, diags);
     diags.print(stderr);
     if (!c || diags.has_errors()) return kExitError;
-    for (const auto& line : lint_lines(*c)) std::printf("%s\n", line.c_str());
-    return kExitOk;
+    std::string text;
+    for (const auto& line : lint_lines(*c)) text += line + "\n";
+    return write_out(text);
   }
   if (*dump) {
+    std::string text;
     try {
-      std::fputs(dump_kb(kb_path, format).c_str(), stdout);
+      text = dump_kb(kb_path, *parse_dump_format(format));  // --format is checked
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s: error: %s\n", kb_path.c_str(), e.what());
       return kExitError;
     }
-    return kExitOk;
+    return write_out(text);
   }
   if (*gen) {
     auto c = compile(opts, diags);

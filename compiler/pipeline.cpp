@@ -1,12 +1,14 @@
-// The compiler pipeline (see pipeline.hpp).
-#include "pipeline.hpp"
+// The compiler pipeline (see pipeline.hpp): ingest → extract → resolve →
+// emit → derive, the only file that calls the stages in order.
+#include "compiler/pipeline.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 
-#include "ingest/ingest.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/derive/derive.hpp"
+#include "compiler/ingest/ingest.hpp"
 
 namespace kb {
 namespace fs = std::filesystem;
@@ -33,6 +35,45 @@ std::string document_name(const Document& d) {
   std::string stem = fs::path(d.path).stem().string();  // recipe-index.fr → recipe-index
   const auto dot = stem.rfind('.');
   return dot == std::string::npos ? stem : stem.substr(0, dot);
+}
+
+// A markdown edition restored from a text export (front matter `origin:`)
+// and that export, when both are among the sources, are one edition: the
+// reviewed markdown is compiled, the export is checked against it block for
+// block (a block the restoration lost or changed is an error at the export's
+// line), then set aside so no fact is read twice.
+void check_restorations(std::vector<Document>& docs, Diagnostics& diags) {
+  std::map<std::string, const Document*> restored;  // origin file name → markdown edition
+  for (const auto& d : docs)
+    if (!d.meta.origin.empty() && ends_with(d.path, ".md")) restored[d.meta.origin] = &d;
+  std::vector<bool> drop(docs.size(), false);
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const Document& t = docs[i];
+    if (ends_with(t.path, ".md")) continue;
+    auto it = restored.find(fs::path(t.path).filename().string());
+    if (it == restored.end()) continue;
+    const Document& md = *it->second;
+    drop[i] = true;
+    const size_t n = std::min(t.blocks.size(), md.blocks.size());
+    size_t k = 0;
+    while (k < n && same_content(t.blocks[k], md.blocks[k])) ++k;
+    if (k < n)
+      diags.error(t.blocks[k].span,
+                  "the restored edition " + md.path + " differs from this export at its line " + std::to_string(md.blocks[k].span.line),
+                  "restore the block as the export has it, or fix the export's reading (docs/sources.md, text exports)");
+    else if (t.blocks.size() != md.blocks.size())
+      diags.error({t.path, k < t.blocks.size() ? t.blocks[k].span.line : 0, 0},
+                  "the restored edition " + md.path + " has " + std::to_string(md.blocks.size()) + " blocks, this export " +
+                      std::to_string(t.blocks.size()),
+                  "restore every block of the export, in order");
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (drop[i]) continue;
+    if (out != i) docs[out] = std::move(docs[i]);
+    ++out;
+  }
+  docs.resize(out);
 }
 
 }  // namespace
@@ -76,7 +117,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   }
 
   const TextExportHints hints = c->vocab.text_export_hints();
-  std::map<std::tuple<std::string, std::string, int>, std::string> seen;
+  std::vector<Document> docs;
   for (const auto& f : files) {
     const std::string rel = fs::relative(f, root, ec).generic_string();
     auto bytes = read_file(f.string());
@@ -94,29 +135,43 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
                       " (add a language to data/sections.tsv and data/lexicon.tsv)");
       continue;
     }
-    const auto key = std::make_tuple(document_name(*doc), doc->meta.lang, doc->meta.revision);
+    if (diags.error_count() > before) continue;  // a document with errors contributes no facts
+    docs.push_back(std::move(*doc));
+  }
+  check_restorations(docs, diags);
+
+  std::map<std::tuple<std::string, std::string, int>, std::string> seen;
+  for (auto& doc : docs) {
+    const auto key = std::make_tuple(document_name(doc), doc.meta.lang, doc.meta.revision);
     if (auto it = seen.find(key); it != seen.end()) {
-      diags.error({rel, key_line(*bytes, "revision"), 1},
-                  "two sources of the same language and revision: " + doc->meta.lang + " revision " + std::to_string(doc->meta.revision) +
+      const auto bytes = read_file((root / doc.path).string());
+      diags.error({doc.path, bytes ? key_line(*bytes, "revision") : 1, 1},
+                  "two sources of the same language and revision: " + doc.meta.lang + " revision " + std::to_string(doc.meta.revision) +
                       " is also " + it->second,
                   "give the newer edition a higher revision, or remove one");
       continue;
     }
-    seen[key] = rel;
-    if (diags.error_count() > before) continue;  // a document with errors contributes no facts
-    c->documents.push_back(std::move(*doc));
+    seen[key] = doc.path;
+    c->documents.push_back(std::move(doc));
   }
   for (const auto& d : c->documents) extract(d, c->vocab, c->extracted, diags);
   c->resolved = resolve(c->extracted, c->vocab, diags);
   return c;
 }
 
+void write_kb(const Compilation& c, const std::string& path) {
+  const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, c.data_files};
+  write_kb_file(path, [&](Db& db) {
+    emit_tables(db, in);
+    derive_ranking_columns(db);
+  });
+}
+
 bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags) {
   auto c = compile(opts, diags);
   if (!c || diags.has_errors()) return false;
-  EmitInput in{&c->documents, &c->vocab, &c->resolved, &c->extracted.sections, c->data_files};
   try {
-    emit_kb(out, in);
+    write_kb(*c, out);
   } catch (const std::exception& e) {
     diags.error({out, 0, 0}, std::string("cannot write the knowledge base: ") + e.what(),
                 "check that the output folder is writable; the previous KB is unchanged");

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "emit/emit.hpp"
-#include "extract/extract.hpp"
-#include "resolve/resolve.hpp"
+#include "compiler/emit/emit.hpp"
+#include "compiler/extract/extract.hpp"
+#include "compiler/resolve/resolve.hpp"
 
 namespace kb {
 
@@ -32,7 +32,11 @@ struct Compilation {
 // `diags`; the result is null only when nothing could be compiled.
 std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& diags);
 
-// compile() then emit_kb(). Returns false (and leaves `out` untouched) on
+// Writes the KB of a compilation to `path` atomically: emit, then derive,
+// in one transaction. Throws on a write error.
+void write_kb(const Compilation& c, const std::string& path);
+
+// compile() then write_kb(). Returns false (and leaves `out` untouched) on
 // any error.
 bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags);
 

@@ -11,11 +11,11 @@
 
 #include <optional>
 
-#include "extract/extract.hpp"
-#include "extract/vocab.hpp"
-#include "ingest/document.hpp"
-#include "resolve/resolve.hpp"
-#include "support/diag.hpp"
+#include "base/diag.hpp"
+#include "compiler/extract/extract.hpp"
+#include "compiler/extract/vocab.hpp"
+#include "compiler/ingest/document.hpp"
+#include "compiler/resolve/resolve.hpp"
 
 namespace kbfuzz {
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <string_view>
 
+#include "base/dsl/parse.hpp"
+#include "base/text.hpp"
+#include "base/tsv.hpp"
 #include "fuzz_common.hpp"
-#include "parse/parse.hpp"
-#include "render/render.hpp"
-#include "support/text.hpp"
-#include "support/tsv.hpp"
+#include "query/render/render.hpp"
 
 // caret_line() lives beside the renderers, which link kbq's KB access; the
 // KB that kbq embeds (query/embed.S.in) is never opened here, so an empty

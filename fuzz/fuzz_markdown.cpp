@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "compiler/ingest/ingest.hpp"
 #include "fuzz_common.hpp"
-#include "ingest/ingest.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   (void)kbfuzz::vocab();

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "compiler/ingest/ingest.hpp"
 #include "fuzz_common.hpp"
-#include "ingest/ingest.hpp"
 
 namespace {
 const kb::TextExportHints& hints() {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -28,6 +29,20 @@ TempDir::~TempDir() {
     if (it->is_directory(ec)) ::chmod(it->path().c_str(), 0755);
   ::chmod(path_.c_str(), 0755);
   fs::remove_all(path_, ec);
+}
+
+std::string python3() {
+  if (::access("/usr/bin/python3", X_OK) == 0) return "/usr/bin/python3";
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && ::access((dir + "/python3").c_str(), X_OK) == 0) return dir + "/python3";
+  return "python3";  // not found: run() fails with exit 127
+}
+
+void skip(const std::string& reason) {
+  std::printf("SKIPPED: %s\n", reason.c_str());
+  std::fflush(stdout);
 }
 
 RunResult run(const std::string& program, const std::vector<std::string>& args, const std::string& stdin_text) {

@@ -30,6 +30,15 @@ struct RunResult {
 
 RunResult run(const std::string& program, const std::vector<std::string>& args, const std::string& stdin_text = {});
 
+// Marks the running test as skipped: prints "SKIPPED: <reason>", which
+// CTest's SKIP_REGULAR_EXPRESSION (tests/CMakeLists.txt) reports as a skip,
+// not a pass. The caller returns right after.
+void skip(const std::string& reason);
+
+// The Python 3 the tests run helper scripts with: Debian's /usr/bin/python3
+// (where make deps installs python3-jsonschema), else the first on PATH.
+std::string python3();
+
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);
 

@@ -126,7 +126,10 @@ TEST_CASE("throughput benchmark llama3 8b h100: benchmark rows only, with the wa
 }
 
 TEST_CASE("kbq check: TP 16 on llama3 70B fails two rules, exit 1", "[answers]") {
-  const auto r = ask({"check", "llama3_70b_pretrain_config", "--gpus", "64", "model.tensor_model_parallel_size=16"}, 1);
+  const auto j = ask({"check", "llama3_70b_pretrain_config", "--gpus", "64", "model.tensor_model_parallel_size=16"}, 1);
+  REQUIRE(j["schema_version"] == 1);  // the same answer object as a question's
+  REQUIRE(j["results"].size() == 1);
+  const auto& r = j["results"][0];
   CHECK(rule_status(r, "tp_divides_kv_heads") == "fail");
   CHECK(rule_status(r, "tp_within_nvlink") == "fail");
 }
@@ -150,6 +153,22 @@ TEST_CASE("mock with SFT warns and proposes squad or tulu3", "[answers]") {
 TEST_CASE("kbq exit codes", "[answers]") {
   CHECK(kbtest::run(KBQ_PATH, {"sft peft"}).exit_code == 2);
   CHECK(kbtest::run(KBQ_PATH, {"peft qwen3 1 gpu", "--kb", "/nonexistent/kb.sqlite"}).exit_code == 2);
-  CHECK(kbtest::run(KBQ_PATH, {"show", "no_such_recipe_config"}).exit_code == 1);
+  // An unknown recipe is bad input in show and check alike: exit 2, an error and a hint.
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"show", "no_such_recipe_config"}, {"check", "no_such_recipe_config", "--gpus", "8"}}) {
+    const auto r = kbtest::run(KBQ_PATH, args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("kbq: error: unknown recipe 'no_such_recipe_config'") != std::string::npos);
+    CHECK(r.err.find("hint: ") != std::string::npos);
+  }
+  // kbq alone prints its usage with examples (exit 2: nothing was asked).
+  const auto bare = kbtest::run(KBQ_PATH, {});
+  CHECK(bare.exit_code == 2);
+  CHECK(bare.err.find("examples:") != std::string::npos);
+  CHECK(bare.err.find("exit codes:") != std::string::npos);
+  // --version names the KB's schema version.
+  const auto version = kbtest::run(KBQ_PATH, {"--version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.out.find("schema version 2") != std::string::npos);
   CHECK(kbtest::run(KBQ_PATH, {"--help"}).exit_code == 0);
 }

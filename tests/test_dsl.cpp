@@ -1,4 +1,4 @@
-// Tests of the query DSL (query/parse): a table of queries with their
+// Tests of the query DSL (base/dsl): a table of queries with their
 // canonical form (or error and column) in four languages, the round-trip
 // property over the whole table, spans, warnings, sizes, the lexicon's
 // helpers, robustness on junk, the fuzz_dsl regression inputs
@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "parse/parse.hpp"
-#include "support/diag.hpp"
-#include "support/text.hpp"
-#include "support/tsv.hpp"
+#include "base/diag.hpp"
+#include "base/dsl/parse.hpp"
+#include "base/text.hpp"
+#include "base/tsv.hpp"
 
 namespace {
 

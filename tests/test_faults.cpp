@@ -44,12 +44,13 @@
 #include <string>
 #include <vector>
 
-#include "parse/parse.hpp"
+#include "base/diag.hpp"
+#include "base/dsl/parse.hpp"
+#include "base/schema_version.hpp"
+#include "base/sqlite.hpp"
+#include "base/tsv.hpp"
+#include "cases.hpp"
 #include "process.hpp"
-#include "support/diag.hpp"
-#include "support/schema_version.hpp"
-#include "support/sqlite.hpp"
-#include "support/tsv.hpp"
 
 #ifndef KB_SOURCE_DIR
 #error "KB_SOURCE_DIR must name the repository root"
@@ -312,14 +313,6 @@ Outcome run_query_case(const QueryCase& c) {
   return r;
 }
 
-std::vector<fs::path> files_in(const std::string& dir, const std::string& ext) {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ext) out.push_back(e.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // The KB kbq embeds (built by the build from kb-sources).
 std::string built_kb() { return std::string(KB_BINARY_DIR) + "/kb.sqlite"; }
 
@@ -355,38 +348,42 @@ std::string recipe_names(const std::string& kb_path) {
 
 }  // namespace
 
-TEST_CASE("malformed queries: the expected exit code and message, never a crash or a hang", "[faults][bad_queries]") {
-  const auto files = files_in(kRoot + "/tests/bad-queries", ".test");
-  REQUIRE(files.size() >= 20);
-  for (const auto& f : files) {
-    DYNAMIC_SECTION(f.filename().string()) {
-      QueryCase c;
-      REQUIRE_NOTHROW(c = parse_query_case(kbtest::read_file(f.string())));
-      const auto r = run_query_case(c);
-      INFO("exit " << r.exit_code << ", signal " << r.signal << ", " << r.seconds << " s");
-      INFO("stderr (first 2000 bytes):\n" << r.err.substr(0, 2000));
-      INFO("stdout (first 500 bytes):\n" << r.out.substr(0, 500));
-      CHECK(r.signal == 0);
-      CHECK_FALSE(r.timed_out);
-      CHECK(r.exit_code == c.exit_code);
-      for (const auto& s : c.stdout_has) {
-        INFO("stdout should contain: " << s);
-        CHECK(r.out.find(s) != std::string::npos);
-      }
-      for (const auto& s : c.stderr_has) {
-        INFO("stderr should contain: " << s);
-        CHECK(r.err.find(s) != std::string::npos);
-      }
-      if (c.exit_code == 2 && !c.via_parse) CHECK(r.out.empty());
-    }
+// One malformed query: the expected exit code and message, never a crash or a hang.
+void run_bad_query(const fs::path& f) {
+  QueryCase c;
+  REQUIRE_NOTHROW(c = parse_query_case(kbtest::read_file(f.string())));
+  const auto r = run_query_case(c);
+  INFO("exit " << r.exit_code << ", signal " << r.signal << ", " << r.seconds << " s");
+  INFO("stderr (first 2000 bytes):\n" << r.err.substr(0, 2000));
+  INFO("stdout (first 500 bytes):\n" << r.out.substr(0, 500));
+  CHECK(r.signal == 0);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == c.exit_code);
+  for (const auto& s : c.stdout_has) {
+    INFO("stdout should contain: " << s);
+    CHECK(r.out.find(s) != std::string::npos);
   }
+  for (const auto& s : c.stderr_has) {
+    INFO("stderr should contain: " << s);
+    CHECK(r.err.find(s) != std::string::npos);
+  }
+  if (c.exit_code == 2 && !c.via_parse) CHECK(r.out.empty());
+}
+
+KB_REGISTER_CASES(register_bad_queries) {
+  for (const auto& f : kbtest::files_in(kRoot + "/tests/bad-queries", ".test"))
+    kbtest::add_case("malformed query: " + f.filename().string(), "[faults][bad_queries]", [f] { run_bad_query(f); });
+}
+
+TEST_CASE("malformed queries: the corpus is there", "[faults][bad_queries]") {
+  CHECK(kbtest::files_in(kRoot + "/tests/bad-queries", ".test").size() >= 20);
 }
 
 TEST_CASE("the bad-input corpus holds at least 40 malformed sources and queries", "[faults]") {
   size_t sources = 0;
   for (const auto& e : fs::directory_iterator(kRoot + "/tests/fixtures/bad"))
     if (e.is_directory() && fs::exists(e.path() / "expected.txt")) ++sources;
-  const size_t queries = files_in(kRoot + "/tests/bad-queries", ".test").size();
+  const size_t queries = kbtest::files_in(kRoot + "/tests/bad-queries", ".test").size();
   INFO(sources << " bad sources, " << queries << " bad queries");
   CHECK(sources + queries >= 40);
 }
@@ -511,7 +508,8 @@ TEST_CASE("kbc with an output it cannot write: one error, the summary, exit 2", 
   }
 }
 
-TEST_CASE("good fixtures compile: CRLF, BOM, metacharacters in prose, an empty table", "[faults]") {
+// A good fixture is good/minimal with one oddity: it compiles to the same recipes.
+void run_good_fixture(const std::string& name) {
   const std::string good = kRoot + "/tests/fixtures/good";
   TempDir tmp("kbtests-faults");
   const auto run_build = [&](const std::string& sources, const std::string& out) {
@@ -521,20 +519,24 @@ TEST_CASE("good fixtures compile: CRLF, BOM, metacharacters in prose, an empty t
   REQUIRE(base.exit_code == 0);
   const std::string base_recipes = recipe_names(tmp / "minimal.sqlite");
   REQUIRE_FALSE(base_recipes.empty());
-  for (const auto& e : fs::directory_iterator(good)) {
-    const std::string name = e.path().filename().string();
-    if (!e.is_directory() || name == "minimal") continue;
-    DYNAMIC_SECTION(name) {
-      const std::string out = tmp / (name + ".sqlite");
-      const auto r = run_build(e.path().string(), out);
-      INFO("stderr: " << r.err);
-      CHECK(r.signal == 0);
-      REQUIRE(r.exit_code == 0);
-      CHECK(r.err.find("error") == std::string::npos);
-      // Every good fixture is good/minimal with one oddity: the same recipes.
-      CHECK(recipe_names(out) == base_recipes);
-    }
-  }
+  const fs::path dir = fs::path(good) / name;
+  const std::string out = tmp / (name + ".sqlite");
+  const auto r = run_build(dir.string(), out);
+  INFO("stderr: " << r.err);
+  CHECK(r.signal == 0);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("error") == std::string::npos);
+  // Every good fixture is good/minimal with one oddity: the same recipes.
+  CHECK(recipe_names(out) == base_recipes);
+}
+
+KB_REGISTER_CASES(register_good_fixtures) {
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (auto it = fs::directory_iterator(kRoot + "/tests/fixtures/good", ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (it->is_directory() && it->path().filename() != "minimal") names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) kbtest::add_case("good fixture compiles: " + name, "[faults]", [name] { run_good_fixture(name); });
 }
 
 TEST_CASE("kbq answers from sources with SQL and shell text in their prose", "[faults]") {
@@ -557,24 +559,22 @@ TEST_CASE("kbq answers from sources with SQL and shell text in their prose", "[f
 
 // Pathological sources, too big to check in: written at test time from
 // good/minimal. Each has an exact outcome and a time limit.
-TEST_CASE("pathological sources: 1 MB lines and cells, deep nesting", "[faults]") {
+struct PathologicalCase {
+  const char* name;
+  std::string text;
+  int exit_code;
+  const char* stderr_has;  // "" = nothing required
+  double seconds;
+};
+
+std::vector<PathologicalCase> pathological_cases() {
   const std::string minimal = kbtest::read_file(kRoot + "/tests/fixtures/good/minimal/skill/SKILL.en.md");
-  REQUIRE(minimal.size() > 100);
   const auto first_row = minimal.find("| llama3_8b_pretrain_config");
-  REQUIRE(first_row != std::string::npos);
   const std::string before_rows = minimal.substr(0, first_row);
   const std::string rows = minimal.substr(first_row);
   const std::string para_at = "All recipes";  // the paragraph of line 11
   const auto para = minimal.find(para_at);
-  REQUIRE(para != std::string::npos);
 
-  struct Case {
-    const char* name;
-    std::string text;
-    int exit_code;
-    const char* stderr_has;  // "" = nothing required
-    double seconds;
-  };
   const std::string mb(1 << 20, 'x');
   const char* kTooDeep = "error: blocks nested more than 64 levels deep";
   std::string indented;  // a list 1000 deep by indentation (about 1 MB)
@@ -582,7 +582,7 @@ TEST_CASE("pathological sources: 1 MB lines and cells, deep nesting", "[faults]"
   std::string many_rows;  // 20 000 recipes in one table: no quadratic work per row
   for (int i = 0; i < 20000; ++i)
     many_rows += "| llama3_8b_r" + std::to_string(i) + "_pretrain_config | Pretrain | 2 | 1 | — | ✓ | 2 | 8K |\n";
-  const std::vector<Case> cases = {
+  return {
       {"a 1 MB paragraph line", minimal.substr(0, para) + mb + "\n\n" + minimal.substr(para), 0, "", 20},
       {"a 1 MB heading",
        before_rows.substr(0, before_rows.find("### Llama")) + "## " + mb + "\n\n" + before_rows.substr(before_rows.find("### Llama")) +
@@ -608,19 +608,33 @@ TEST_CASE("pathological sources: 1 MB lines and cells, deep nesting", "[faults]"
       {"10 000 nested brackets", minimal + "\n" + std::string(10000, '[') + "x" + std::string(10000, ']') + "\n", 0, "", 20},
       {"a table of 20 000 recipes", before_rows + many_rows, 0, "", 60},
   };
-  for (const auto& c : cases) {
-    DYNAMIC_SECTION(c.name) {
-      TempDir tmp("kbtests-faults");
-      kbtest::write_file(tmp / "src/skill/SKILL.en.md", c.text);
-      const auto r = run_limited(KBC_PATH, {"build", "--sources", tmp / "src", "--data", kData, "-o", tmp / "kb.sqlite", "--quiet"},
-                                 c.seconds * kSlowdown);
-      INFO("exit " << r.exit_code << ", " << r.seconds << " s; stderr (first 1000 bytes): " << r.err.substr(0, 1000));
-      CHECK(r.signal == 0);
-      CHECK_FALSE(r.timed_out);
-      CHECK(r.exit_code == c.exit_code);
-      CHECK(r.err.find(c.stderr_has) != std::string::npos);
-      // A diagnostic quotes a bounded excerpt, never a whole megabyte.
-      CHECK(r.err.size() < 4096);
-    }
-  }
+}
+
+// One pathological source: its exact outcome within its time limit.
+void run_pathological(const PathologicalCase& c) {
+  TempDir tmp("kbtests-faults");
+  kbtest::write_file(tmp / "src/skill/SKILL.en.md", c.text);
+  const auto r = run_limited(KBC_PATH, {"build", "--sources", tmp / "src", "--data", kData, "-o", tmp / "kb.sqlite", "--quiet"},
+                             c.seconds * kSlowdown);
+  INFO("exit " << r.exit_code << ", " << r.seconds << " s; stderr (first 1000 bytes): " << r.err.substr(0, 1000));
+  CHECK(r.signal == 0);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == c.exit_code);
+  CHECK(r.err.find(c.stderr_has) != std::string::npos);
+  // A diagnostic quotes a bounded excerpt, never a whole megabyte.
+  CHECK(r.err.size() < 4096);
+}
+
+KB_REGISTER_CASES(register_pathological) {
+  const auto cases = pathological_cases();
+  for (size_t i = 0; i < cases.size(); ++i)
+    kbtest::add_case(std::string("pathological source: ") + cases[i].name, "[faults]",
+                     [i] { run_pathological(pathological_cases().at(i)); });
+}
+
+TEST_CASE("pathological sources: the fixture they are made from is there", "[faults]") {
+  const std::string minimal = kbtest::read_file(kRoot + "/tests/fixtures/good/minimal/skill/SKILL.en.md");
+  CHECK(minimal.find("| llama3_8b_pretrain_config") != std::string::npos);
+  CHECK(minimal.find("All recipes") != std::string::npos);
+  CHECK(pathological_cases().size() >= 10);
 }

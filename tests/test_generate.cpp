@@ -28,11 +28,11 @@
 #include <tuple>
 #include <vector>
 
-#include "generate/generate.hpp"
-#include "pipeline.hpp"
+#include "base/text.hpp"
+#include "base/tsv.hpp"
+#include "compiler/generate/generate.hpp"
+#include "compiler/pipeline.hpp"
 #include "process.hpp"
-#include "support/text.hpp"
-#include "support/tsv.hpp"
 
 #ifndef KB_SOURCE_DIR
 #error "KB_SOURCE_DIR must name the repository root"
@@ -220,15 +220,7 @@ std::string header_word(const std::string& lang, const std::string& field) {
 
 // --- comparable facts --------------------------------------------------------------------
 
-std::string range_text(const kb::Range& r) {
-  if (!r.known) return "";
-  if (r.none) return "none";
-  if (r.varies) return "varies";
-  std::string s = std::to_string(r.lo);
-  if (r.open) return s + "+";
-  if (r.hi != r.lo) s += "-" + std::to_string(r.hi);
-  return s;
-}
+std::string range_text(const kb::Range& r) { return kb::format_range(r, kb::kFactWords); }
 
 using RecipeKey =
     std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string, std::string, long, bool, bool>;
@@ -236,8 +228,8 @@ using RecipeKey =
 std::set<RecipeKey> recipe_facts(const Compilation& c) {
   std::set<RecipeKey> out;
   for (const auto& r : c.resolved.recipes)
-    out.insert({r.kind, r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep), range_text(r.gpus),
-                r.seq_len, r.pattern, !r.mentioned_in.empty()});
+    out.insert({std::string(kb::to_string(r.kind)), r.name, r.mode, range_text(r.tp), range_text(r.pp), range_text(r.cp), range_text(r.ep),
+                range_text(r.gpus), r.seq_len, r.pattern, !r.mentioned_in.empty()});
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cases.hpp"
 #include "process.hpp"
 
 namespace fs = std::filesystem;
@@ -68,28 +69,30 @@ std::string format_case(const GoldenCase& g, const kbtest::RunResult& r) {
   return out;
 }
 
+const fs::path kGoldenDir = fs::path(KB_SOURCE_DIR) / "tests" / "golden";
+
+// One golden file: run kbq with its arguments and compare (or, under
+// `make golden`, rewrite its expected sections).
+void run_golden(const fs::path& f) {
+  auto g = parse_case(kbtest::read_file(f.string()));
+  REQUIRE(!g.args.empty());
+  const auto r = kbtest::run(KBQ_PATH, g.args);
+  if (std::getenv("KBQ_UPDATE_GOLDEN") != nullptr) {
+    kbtest::write_file(f.string(), format_case(g, r));
+    return;
+  }
+  CHECK(r.exit_code == g.exit_code);
+  CHECK(r.out == g.out);
+  CHECK(r.err == (g.has_err ? g.err : std::string{}));
+}
+
 }  // namespace
 
-TEST_CASE("golden answers of kbq", "[golden]") {
-  const fs::path dir = fs::path(KB_SOURCE_DIR) / "tests" / "golden";
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.path().extension() == ".test") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  REQUIRE(files.size() >= 10);
-  const bool update = std::getenv("KBQ_UPDATE_GOLDEN") != nullptr;
-  for (const auto& f : files) {
-    DYNAMIC_SECTION(fs::relative(f, dir).string()) {
-      auto g = parse_case(kbtest::read_file(f.string()));
-      REQUIRE(!g.args.empty());
-      const auto r = kbtest::run(KBQ_PATH, g.args);
-      if (update) {
-        kbtest::write_file(f.string(), format_case(g, r));
-        continue;
-      }
-      CHECK(r.exit_code == g.exit_code);
-      CHECK(r.out == g.out);
-      CHECK(r.err == (g.has_err ? g.err : std::string{}));
-    }
-  }
+KB_REGISTER_CASES(register_golden_cases) {
+  for (const auto& f : kbtest::files_in(kGoldenDir, ".test"))
+    kbtest::add_case("golden: " + fs::relative(f, kGoldenDir).generic_string(), "[golden]", [f] { run_golden(f); });
+}
+
+TEST_CASE("golden: the folder holds the answers of the documented examples", "[golden]") {
+  CHECK(kbtest::files_in(kGoldenDir, ".test").size() >= 10);
 }

@@ -10,7 +10,7 @@
 #include <string>
 #include <variant>
 
-#include "memory/memory.hpp"
+#include "query/memory/memory.hpp"
 
 namespace mem = kbq::memory;
 

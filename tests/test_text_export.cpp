@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "ingest/ingest.hpp"
-#include "support/text.hpp"
-#include "support/tsv.hpp"
+#include "base/text.hpp"
+#include "base/tsv.hpp"
+#include "compiler/ingest/ingest.hpp"
 
 #ifndef KB_SOURCE_DIR
 #error "KB_SOURCE_DIR must name the repository root"

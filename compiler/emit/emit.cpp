@@ -1,5 +1,5 @@
 // Emit stage (see emit.hpp): the SQLite writer and the dump exporter.
-#include "emit/emit.hpp"
+#include "compiler/emit/emit.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -10,10 +10,9 @@
 #include <set>
 #include <stdexcept>
 
-#include "emit/schema_sql.hpp"
-#include "rank/shapes.hpp"
-#include "support/sqlite.hpp"
-#include "support/text.hpp"
+#include "base/sqlite.hpp"
+#include "base/text.hpp"
+#include "compiler/emit/schema_sql.hpp"
 
 namespace kb {
 
@@ -30,10 +29,17 @@ struct RangeCols {
 
 // Parallelism "—" means the dimension is not used, i.e. size 1.
 RangeCols range_cols(const Range& r, bool none_is_one) {
-  if (!r.known) return {std::nullopt, std::nullopt, "unknown"};
-  if (r.none) return none_is_one ? RangeCols{1, 1, "none"} : RangeCols{std::nullopt, std::nullopt, "none"};
-  if (r.varies) return {std::nullopt, std::nullopt, "varies"};
-  return {r.lo, r.open ? std::nullopt : std::optional<long long>(r.hi), "value"};
+  const std::string state(to_string(r.state));
+  switch (r.state) {
+    case RangeState::None:
+      return none_is_one ? RangeCols{1, 1, state} : RangeCols{std::nullopt, std::nullopt, state};
+    case RangeState::Value:
+      return {r.lo, r.open ? std::nullopt : std::optional<long long>(r.hi), state};
+    case RangeState::Unknown:
+    case RangeState::Varies:
+      break;
+  }
+  return {std::nullopt, std::nullopt, state};
 }
 
 std::optional<long long> to_int(const std::string& s) {
@@ -88,7 +94,6 @@ class Writer {
     models_and_gpus();
     lexicon();
     findings();
-    kbq::derive_ranking_columns(db_);
   }
 
  private:
@@ -215,7 +220,7 @@ class Writer {
       auto next = [&i] { return ++i; };
       st.bind(next(), r.name);
       bind_text_or_null(st, next(), r.mode);
-      st.bind(next(), r.kind);
+      st.bind(next(), to_string(r.kind));
       st.bind(next(), r.pattern ? 1 : 0);
       bind_text_or_null(st, next(), r.expanded_from);
       bind_text_or_null(st, next(), r.mentioned_in);
@@ -385,7 +390,9 @@ class Writer {
 
 }  // namespace
 
-void emit_kb(const std::string& path, const EmitInput& in) {
+void emit_tables(Db& db, const EmitInput& in) { Writer(db, in).run(); }
+
+void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
@@ -396,7 +403,7 @@ void emit_kb(const std::string& path, const EmitInput& in) {
       Db db(tmp, Db::Mode::ReadWriteCreate);
       db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096;");
       db.exec("BEGIN");
-      Writer(db, in).run();
+      fill(db);
       db.exec("COMMIT");
       db.exec("INSERT INTO search(search) VALUES ('optimize')");
     }
@@ -426,86 +433,108 @@ std::string sql_quote(const std::string& s) {
   return out + "'";
 }
 
+// Refuses a KB of another schema version (the dump would mislabel it).
+void check_schema_version(Db& db) {
+  Stmt v(db, "PRAGMA user_version");
+  const long long version = v.step() ? v.integer(0) : 0;
+  if (version != kSchemaVersion)
+    throw std::runtime_error("knowledge base has schema version " + std::to_string(version) + ", this kbc writes version " +
+                             std::to_string(kSchemaVersion) + " (rebuild it with kbc build)");
+}
+
+// The tables a dump holds, by name: every table but SQLite's own and the
+// full-text index's shadow tables.
+std::vector<std::string> dumped_tables(Db& db) {
+  std::vector<std::string> tables;
+  Stmt st(db,
+          "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+          "AND name NOT LIKE 'search_%' ORDER BY name");
+  while (st.step()) tables.push_back(st.text(0));
+  return tables;
+}
+
+// "1, 2, ..., n": every column of a table, the order that makes a dump
+// deterministic whatever the insertion order.
+std::string all_columns(Db& db, const std::string& ident) {
+  int ncols = 0;
+  {
+    Stmt probe(db, "SELECT * FROM " + ident + " LIMIT 0");
+    ncols = probe.columns();
+  }
+  std::string order;
+  for (int i = 1; i <= ncols; ++i) order += (i > 1 ? ", " : "") + std::to_string(i);
+  return order;
+}
+
+// The current row as an SQL INSERT statement.
+std::string sql_insert(const std::string& ident, const Stmt& st) {
+  std::string out = "INSERT INTO " + ident + " VALUES (";
+  for (int c = 0; c < st.columns(); ++c) {
+    if (c) out += ", ";
+    switch (st.type(c)) {
+      case SQLITE_NULL:
+        out += "NULL";
+        break;
+      case SQLITE_INTEGER:
+        out += std::to_string(st.integer(c));
+        break;
+      case SQLITE_FLOAT: {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.17g", st.real(c));
+        out += buf;
+        break;
+      }
+      default:
+        out += sql_quote(st.text(c));
+    }
+  }
+  return out + ");\n";
+}
+
+// The current row as a JSON object, column name → value.
+json json_row(const Stmt& st) {
+  json row = json::object();
+  for (int c = 0; c < st.columns(); ++c) {
+    switch (st.type(c)) {
+      case SQLITE_NULL:
+        row[st.name(c)] = nullptr;
+        break;
+      case SQLITE_INTEGER:
+        row[st.name(c)] = st.integer(c);
+        break;
+      case SQLITE_FLOAT:
+        row[st.name(c)] = st.real(c);
+        break;
+      default:
+        row[st.name(c)] = st.text(c);
+    }
+  }
+  return row;
+}
+
 }  // namespace
 
-std::string dump_kb(const std::string& kb_path, const std::string& format) {
+std::string dump_kb(const std::string& kb_path, DumpFormat format) {
   Db db(kb_path, Db::Mode::ReadOnly);
-  {
-    Stmt v(db, "PRAGMA user_version");
-    const long long version = v.step() ? v.integer(0) : 0;
-    if (version != kSchemaVersion)
-      throw std::runtime_error("knowledge base has schema version " + std::to_string(version) + ", this kbc writes version " +
-                               std::to_string(kSchemaVersion) + " (rebuild it with kbc build)");
-  }
-  std::vector<std::string> tables;
-  {
-    Stmt st(db,
-            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-            "AND name NOT LIKE 'search_%' ORDER BY name");
-    while (st.step()) tables.push_back(st.text(0));
-  }
+  check_schema_version(db);
   std::string out;
   json all = json::object();
-  if (format == "sql") out += "-- kbc dump: knowledge base, schema version " + std::to_string(kSchemaVersion) + "\n";
-  for (const auto& t : tables) {
+  if (format == DumpFormat::Sql) out += "-- kbc dump: knowledge base, schema version " + std::to_string(kSchemaVersion) + "\n";
+  for (const auto& t : dumped_tables(db)) {
     // Table names come from sqlite_schema, not from input; quoting them as
     // identifiers is the one place SQL text is assembled.
-    std::string ident = "\"" + t + "\"";
-    int ncols = 0;
-    {
-      Stmt probe(db, "SELECT * FROM " + ident + " LIMIT 0");
-      ncols = probe.columns();
-    }
-    std::string order;
-    for (int i = 1; i <= ncols; ++i) order += (i > 1 ? ", " : "") + std::to_string(i);
-    Stmt st(db, "SELECT * FROM " + ident + " ORDER BY " + order);
+    const std::string ident = "\"" + t + "\"";
+    Stmt st(db, "SELECT * FROM " + ident + " ORDER BY " + all_columns(db, ident));
     json rows = json::array();
     while (st.step()) {
-      if (format == "sql") {
-        out += "INSERT INTO " + ident + " VALUES (";
-        for (int c = 0; c < ncols; ++c) {
-          if (c) out += ", ";
-          switch (st.type(c)) {
-            case SQLITE_NULL:
-              out += "NULL";
-              break;
-            case SQLITE_INTEGER:
-              out += std::to_string(st.integer(c));
-              break;
-            case SQLITE_FLOAT: {
-              char buf[64];
-              std::snprintf(buf, sizeof buf, "%.17g", st.real(c));
-              out += buf;
-              break;
-            }
-            default:
-              out += sql_quote(st.text(c));
-          }
-        }
-        out += ");\n";
-      } else {
-        json row = json::object();
-        for (int c = 0; c < ncols; ++c) {
-          switch (st.type(c)) {
-            case SQLITE_NULL:
-              row[st.name(c)] = nullptr;
-              break;
-            case SQLITE_INTEGER:
-              row[st.name(c)] = st.integer(c);
-              break;
-            case SQLITE_FLOAT:
-              row[st.name(c)] = st.real(c);
-              break;
-            default:
-              row[st.name(c)] = st.text(c);
-          }
-        }
-        rows.push_back(std::move(row));
-      }
+      if (format == DumpFormat::Sql)
+        out += sql_insert(ident, st);
+      else
+        rows.push_back(json_row(st));
     }
-    if (format != "sql") all[t] = std::move(rows);
+    if (format == DumpFormat::Json) all[t] = std::move(rows);
   }
-  if (format != "sql") out = all.dump(1) + "\n";
+  if (format == DumpFormat::Json) out = all.dump(1) + "\n";
   return out;
 }
 

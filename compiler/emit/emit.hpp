@@ -1,20 +1,26 @@
-// Emit stage, public interface: resolved facts → the SQLite KB (written in
-// one transaction to a temporary file, then renamed into place so a failed
-// or killed build leaves the previous KB intact), and deterministic text
-// exports of a KB (`kbc dump`).
+// Emit stage, public interface: resolved facts → the tables of the SQLite
+// KB, the atomic KB file writer, and deterministic text exports of a KB
+// (`kbc dump`).
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
-#include "extract/vocab.hpp"
-#include "ingest/document.hpp"
-#include "resolve/resolve.hpp"
-#include "support/schema_version.hpp"
+#include "base/schema_version.hpp"
+#include "base/sqlite.hpp"
+#include "compiler/extract/vocab.hpp"
+#include "compiler/ingest/document.hpp"
+#include "compiler/resolve/resolve.hpp"
 
 namespace kb {
 
-extern const char* const kSchemaSql;  // compiler/schema.sql, embedded at build time
+extern const char* const kSchemaSql;  // base/schema.sql, embedded at build time
 
 struct EmitInput {
   const std::vector<Document>* documents;  // compiled editions, in path order
@@ -24,11 +30,34 @@ struct EmitInput {
   std::vector<std::pair<std::string, std::string>> data_files;  // (relative path, sha256)
 };
 
-// Writes the KB to `path` atomically. Throws SqliteError / std::runtime_error.
-void emit_kb(const std::string& path, const EmitInput& in);
+// Creates a KB file at `path` atomically: a new temporary file beside it,
+// the schema's pragmas, one write transaction in which `fill` writes every
+// table (emit_tables, then the derive stage), then a rename over `path`, so
+// a failed or killed build leaves the previous KB intact. Throws
+// SqliteError / std::runtime_error.
+void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill);
 
-// Text export of every table, rows in a total order: "sql" (INSERT
-// statements) or "json" (one object: table → array of row objects).
-std::string dump_kb(const std::string& kb_path, const std::string& format);
+// The emit stage proper: the schema and every table of the resolved facts.
+void emit_tables(Db& db, const EmitInput& in);
+
+// The formats of the text export (`kbc dump --format`).
+enum class DumpFormat : std::uint8_t {
+  Sql,   // INSERT statements, one per row, after a comment line
+  Json,  // one object: table → array of row objects
+};
+// Their spellings (the --format values), in declaration order.
+inline constexpr std::array<std::pair<DumpFormat, std::string_view>, 2> kDumpFormatNames{{
+    {DumpFormat::Sql, "sql"},
+    {DumpFormat::Json, "json"},
+}};
+// Spelling → format; nullopt for a spelling the table does not have.
+constexpr std::optional<DumpFormat> parse_dump_format(std::string_view s) {
+  for (const auto& [f, name] : kDumpFormatNames)
+    if (name == s) return f;
+  return std::nullopt;
+}
+
+// Text export of every table, rows in a total order.
+std::string dump_kb(const std::string& kb_path, DumpFormat format);
 
 }  // namespace kb

@@ -1,12 +1,12 @@
 // Extract stage: walks a document's blocks under their classified headings
 // and turns list items, table rows, code blocks and paragraphs into entity
 // editions and recipe rows (see extract.hpp).
-#include "extract/extract.hpp"
+#include "compiler/extract/extract.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kb {
 
@@ -299,15 +299,16 @@ class Extractor {
       e.parts = parts;
       facts(e, all);
       if (kind == "quick_ref") {
-        if (auto g = parse_range(parts["gpus"], doc_.meta.lang, "gpus", v_); g && g->known) {
-          std::string norm = g->varies ? "varies" : g->none ? "none" : std::to_string(g->lo);
-          if (!g->varies && !g->none) norm += g->open ? "+" : g->hi != g->lo ? "-" + std::to_string(g->hi) : "";
-          e.facts["gpus"].insert(norm);
+        if (auto g = parse_range(parts["gpus"], doc_.meta.lang, "gpus", v_); g && g->known()) {
+          e.facts["gpus"].insert(format_range(*g, kFactWords));
         }
       }
       out_.entities.push_back(std::move(e));
     }
   }
+
+  // The cells of a table row by field (columns without a field left out).
+  using Cells = std::map<std::string, const Cell*>;
 
   void recipe_table(const Block& b) {
     if (b.rows.empty()) return;
@@ -317,139 +318,181 @@ class Extractor {
     auto list_seps = v_.cell_words(lang, "list_sep");
     for (size_t r = 1; r < b.rows.size(); ++r) {
       const auto& row = b.rows[r];
-      std::map<std::string, const Cell*> cell;
+      Cells cell;
       for (size_t c = 0; c < row.size() && c < fields.size(); ++c)
         if (!fields[c].empty()) cell[fields[c]] = &row[c];
       RecipeRow base;
-      base.kind = benchmark ? "benchmark" : "library";
+      base.kind = benchmark ? RecipeKind::Benchmark : RecipeKind::Library;
       base.family = family_;
       base.family_ordinal = family_ordinal_;
       base.prov = prov(row[0].span.line);
-      bool ok = true;
-      auto range = [&](const char* field, Range& into) {
-        auto it = cell.find(field);
-        if (it == cell.end()) return;
-        auto rg = parse_range(it->second->text, lang, field, v_);
-        if (rg && rg->known && !rg->none && !rg->varies && rg->lo < 1) rg.reset();  // sizes start at 1
-        if (!rg) {
-          std::string upper = field;
-          std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
-          diags_.error(it->second->span, upper + " cell '" + it->second->text + "' is not a number or range",
-                       "write a number (2), a range (1–8), an open range (512+), — or a word of data/cells.tsv");
-          ok = false;
-          return;
+      if (!read_cells(cell, benchmark, base)) continue;
+      if (benchmark)
+        benchmark_row(cell, list_seps, base);
+      else
+        library_rows(cell, base);
+    }
+  }
+
+  // The fact cells of a recipe row (parallelism, GPUs, SP, sequence
+  // length, sizes, notes) into `base`, and the parallelism its notes state.
+  // False after reporting a cell that does not read.
+  bool read_cells(const Cells& cell, bool benchmark, RecipeRow& base) {
+    const auto& lang = doc_.meta.lang;
+    bool ok = true;
+    auto range = [&](const char* field, Range& into) {
+      auto it = cell.find(field);
+      if (it == cell.end()) return;
+      auto rg = parse_range(it->second->text, lang, field, v_);
+      if (rg && rg->is_value() && rg->lo < 1) rg.reset();  // sizes start at 1
+      if (!rg) {
+        std::string upper = field;
+        std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
+        diags_.error(it->second->span, upper + " cell '" + it->second->text + "' is not a number or range",
+                     "write a number (2), a range (1–8), an open range (512+), — or a word of data/cells.tsv");
+        ok = false;
+        return;
+      }
+      into = *rg;
+    };
+    range("tp", base.tp);
+    range("pp", base.pp);
+    range("cp", base.cp);
+    range("ep", base.ep);
+    range("vp", base.vp);
+    range(benchmark || cell.count("min_gpus") == 0 ? "gpus" : "min_gpus", base.gpus);
+    if (auto it = cell.find("sp"); it != cell.end()) {
+      auto val = v_.cell_value(lang, "sp", it->second->text);
+      if (val == "true")
+        base.sp = true;
+      else if (val == "none")
+        base.sp = false;
+    }
+    if (auto it = cell.find("seq_len"); it != cell.end()) {
+      base.seq_len = parse_seq(it->second->text, v_);
+      const auto marker = v_.cell_value(lang, "seq_len", it->second->text);
+      if (base.seq_len == 0 && !trim(it->second->text).empty() && !marker) {
+        diags_.error(it->second->span, "Seq Len cell '" + it->second->text + "' is not a sequence length",
+                     "write a length such as 4K, 8K, 128K (K = 1024) or a number of tokens");
+        ok = false;
+      }
+    }
+    if (auto it = cell.find("sizes"); it != cell.end()) base.sizes = it->second->text;
+    if (auto it = cell.find("notes"); it != cell.end()) base.notes = it->second->text;
+    if (auto it = cell.find("features"); it != cell.end()) base.notes = it->second->text;
+    parallel_from_notes(base);
+    return ok;
+  }
+
+  // Parallelism stated in notes ("TP=4, PP=8, VP=6", "MoE EP=8") fills the
+  // dimensions the row's own cells leave without a value.
+  void parallel_from_notes(RecipeRow& base) const {
+    const auto& lang = doc_.meta.lang;
+    if (const RE2* re = v_.pattern("parallel_assign"); re && !base.notes.empty()) {
+      re2::StringPiece input(base.notes);
+      std::string key, val;
+      while (RE2::FindAndConsume(&input, *re, &key, &val)) {
+        const std::string f = v_.column_field(lang, key);
+        Range* target = f == "tp"   ? &base.tp
+                        : f == "pp" ? &base.pp
+                        : f == "cp" ? &base.cp
+                        : f == "ep" ? &base.ep
+                        : f == "vp" ? &base.vp
+                                    : nullptr;
+        if (target && !target->is_value())
+          if (auto rg = parse_range(val, lang, f, v_)) *target = *rg;
+      }
+    }
+  }
+
+  // A benchmark row: one recipe per model, with its GPU types.
+  void benchmark_row(const Cells& cell, const std::vector<std::string>& list_seps, RecipeRow base) {
+    const auto& lang = doc_.meta.lang;
+    auto it = cell.find("model");
+    if (it == cell.end()) return;
+    base.name = it->second->text;
+    base.model = it->second->text;
+    base.model_key = v_.model_key_by_display(base.model);
+    if (auto t = cell.find("gpu_types"); t != cell.end())
+      for (const auto& g : split_any(t->second->text, list_seps)) {
+        std::string key = v_.gpu_key(lang, g);
+        if (key.empty()) {
+          diags_.error(t->second->span, "unknown GPU type '" + g + "'",
+                       "add it to data/gpus.tsv or map it in data/cells.tsv (field gpu_types)");
+          continue;
         }
-        into = *rg;
-      };
-      range("tp", base.tp);
-      range("pp", base.pp);
-      range("cp", base.cp);
-      range("ep", base.ep);
-      range("vp", base.vp);
-      range(benchmark || cell.count("min_gpus") == 0 ? "gpus" : "min_gpus", base.gpus);
-      if (auto it = cell.find("sp"); it != cell.end()) {
-        auto val = v_.cell_value(lang, "sp", it->second->text);
-        if (val == "true")
-          base.sp = true;
-        else if (val == "none")
-          base.sp = false;
+        base.gpu_types.push_back(key);
       }
-      if (auto it = cell.find("seq_len"); it != cell.end()) {
-        base.seq_len = parse_seq(it->second->text, v_);
-        const auto marker = v_.cell_value(lang, "seq_len", it->second->text);
-        if (base.seq_len == 0 && !trim(it->second->text).empty() && !marker) {
-          diags_.error(it->second->span, "Seq Len cell '" + it->second->text + "' is not a sequence length",
-                       "write a length such as 4K, 8K, 128K (K = 1024) or a number of tokens");
-          ok = false;
-        }
-      }
-      if (auto it = cell.find("sizes"); it != cell.end()) base.sizes = it->second->text;
-      if (auto it = cell.find("notes"); it != cell.end()) base.notes = it->second->text;
-      if (auto it = cell.find("features"); it != cell.end()) base.notes = it->second->text;
-      // Parallelism stated in notes ("TP=4, PP=8, VP=6", "MoE EP=8").
-      if (const RE2* re = v_.pattern("parallel_assign"); re && !base.notes.empty()) {
-        re2::StringPiece input(base.notes);
-        std::string key, val;
-        while (RE2::FindAndConsume(&input, *re, &key, &val)) {
-          const std::string f = v_.column_field(lang, key);
-          Range* target = f == "tp"   ? &base.tp
-                          : f == "pp" ? &base.pp
-                          : f == "cp" ? &base.cp
-                          : f == "ep" ? &base.ep
-                          : f == "vp" ? &base.vp
-                                      : nullptr;
-          if (target && !(target->known && !target->none && !target->varies))
-            if (auto rg = parse_range(val, lang, f, v_)) *target = *rg;
-        }
-      }
-      if (!ok) continue;
-      if (benchmark) {
-        auto it = cell.find("model");
-        if (it == cell.end()) continue;
-        base.name = it->second->text;
-        base.model = it->second->text;
-        base.model_key = v_.model_key_by_display(base.model);
-        if (auto t = cell.find("gpu_types"); t != cell.end())
-          for (const auto& g : split_any(t->second->text, list_seps)) {
-            std::string key = v_.gpu_key(lang, g);
-            if (key.empty()) {
-              diags_.error(t->second->span, "unknown GPU type '" + g + "'",
-                           "add it to data/gpus.tsv or map it in data/cells.tsv (field gpu_types)");
-              continue;
-            }
-            base.gpu_types.push_back(key);
-          }
-        out_.recipes.push_back(base);
-        continue;
-      }
-      auto it = cell.find("recipe");
-      if (it == cell.end()) continue;
-      const std::string written = it->second->text;
-      if (const RE2* re = v_.pattern("recipe"); re && !RE2::FullMatch(written, *re)) {
-        diags_.error(it->second->span, "recipe cell '" + written + "' is not a recipe name",
-                     "a recipe is a Python function name ending in _config, e.g. llama3_8b_sft_config; "
-                     "braces and * mark patterns");
-        continue;
-      }
-      std::vector<std::string> cell_modes;
-      if (auto m = cell.find("mode"); m != cell.end()) {
-        if (auto val = v_.cell_value(lang, "mode", m->second->text))
-          cell_modes = split(*val, ',');
-        else
-          diags_.error(m->second->span, "unknown mode '" + m->second->text + "'",
-                       "map it to pretrain/sft/peft in data/cells.tsv (field mode)");
-      }
-      const auto names = expand_braces(written);
-      for (const auto& name : names) {
-        RecipeRow rr = base;
-        rr.name = name;
-        rr.pattern = name.find('*') != std::string::npos;
-        if (names.size() > 1 || name != written) rr.expanded_from = written;
-        rr.model_key = rr.pattern ? std::string{} : v_.model_key_of(name);
-        std::string mode;
-        long seq_from_name = 0;
-        for (const auto& tok : split(name, '_')) {
-          if (auto m = v_.lexicon_value("mode", tok); m && mode.empty()) mode = *m;
-          if (!tok.empty() && std::isdigit(static_cast<unsigned char>(tok[0])) && seq_from_name == 0) {
-            const long s = parse_seq(tok, v_);
-            if (s >= 1024 && fold(tok).back() != 'b' && fold(tok).back() != 'm') seq_from_name = s;
-          }
-        }
-        if (rr.seq_len == 0 && seq_from_name > 0) rr.seq_len = seq_from_name;
-        if (!mode.empty()) {
-          rr.mode = mode;
-          out_.recipes.push_back(rr);
-        } else if (cell_modes.empty()) {
-          out_.recipes.push_back(rr);
-        } else {
-          for (const auto& m : cell_modes) {
-            RecipeRow per = rr;
-            per.mode = trim(m);
-            out_.recipes.push_back(per);
-          }
+    out_.recipes.push_back(base);
+  }
+
+  // A library row: one recipe per name its brace pattern expands to, and
+  // per mode when neither the name nor one mode cell says which.
+  void library_rows(const Cells& cell, const RecipeRow& base) {
+    auto it = cell.find("recipe");
+    if (it == cell.end()) return;
+    const std::string written = it->second->text;
+    if (const RE2* re = v_.pattern("recipe"); re && !RE2::FullMatch(written, *re)) {
+      diags_.error(it->second->span, "recipe cell '" + written + "' is not a recipe name",
+                   "a recipe is a Python function name ending in _config, e.g. llama3_8b_sft_config; "
+                   "braces and * mark patterns");
+      return;
+    }
+    const std::vector<std::string> cell_modes = modes_cell(cell);
+    const auto names = expand_braces(written);
+    for (const auto& name : names) {
+      RecipeRow rr = base;
+      rr.name = name;
+      rr.pattern = name.find('*') != std::string::npos;
+      if (names.size() > 1 || name != written) rr.expanded_from = written;
+      rr.model_key = rr.pattern ? std::string{} : v_.model_key_of(name);
+      const NameFacts said = name_facts(name);
+      if (rr.seq_len == 0 && said.seq_len > 0) rr.seq_len = said.seq_len;
+      if (!said.mode.empty()) {
+        rr.mode = said.mode;
+        out_.recipes.push_back(rr);
+      } else if (cell_modes.empty()) {
+        out_.recipes.push_back(rr);
+      } else {
+        for (const auto& m : cell_modes) {
+          RecipeRow per = rr;
+          per.mode = trim(m);
+          out_.recipes.push_back(per);
         }
       }
     }
+  }
+
+  // The modes a row's mode cell stands for (data/cells.tsv); none when the
+  // cell is absent or unknown (reported).
+  std::vector<std::string> modes_cell(const Cells& cell) {
+    std::vector<std::string> cell_modes;
+    if (auto m = cell.find("mode"); m != cell.end()) {
+      if (auto val = v_.cell_value(doc_.meta.lang, "mode", m->second->text))
+        cell_modes = split(*val, ',');
+      else
+        diags_.error(m->second->span, "unknown mode '" + m->second->text + "'",
+                     "map it to pretrain/sft/peft in data/cells.tsv (field mode)");
+    }
+    return cell_modes;
+  }
+
+  // What a recipe name says itself: its first mode word, and its first
+  // sequence-length token of at least 1K (not a size such as "8b").
+  struct NameFacts {
+    std::string mode;  // mode id, or ""
+    long seq_len = 0;  // tokens, or 0
+  };
+  NameFacts name_facts(const std::string& name) const {
+    NameFacts out;
+    for (const auto& tok : split(name, '_')) {
+      if (auto m = v_.lexicon_value("mode", tok); m && out.mode.empty()) out.mode = *m;
+      if (!tok.empty() && std::isdigit(static_cast<unsigned char>(tok[0])) && out.seq_len == 0) {
+        const long s = parse_seq(tok, v_);
+        if (s >= 1024 && fold(tok).back() != 'b' && fold(tok).back() != 'm') out.seq_len = s;
+      }
+    }
+    return out;
   }
 
   const Document& doc_;
@@ -472,11 +515,11 @@ std::optional<Range> parse_range(const std::string& cell, const std::string& lan
   if (t.empty()) return r;  // unknown
   if (auto val = v.cell_value(lang, field, t)) {
     if (*val == "none") {
-      r.known = r.none = true;
+      r.state = RangeState::None;
       return r;
     }
     if (*val == "varies") {
-      r.known = r.varies = true;
+      r.state = RangeState::Varies;
       return r;
     }
   }
@@ -494,7 +537,7 @@ std::optional<Range> parse_range(const std::string& cell, const std::string& lan
     if (pos != std::string::npos && pos > 0) {
       long lo = 0, hi = 0;
       if (parse_long(trim(s.substr(0, pos)), lo) && parse_long(trim(s.substr(pos + sep.size())), hi) && lo <= hi) {
-        r.known = true;
+        r.state = RangeState::Value;
         r.lo = lo;
         r.hi = hi;
         return r;
@@ -504,7 +547,7 @@ std::optional<Range> parse_range(const std::string& cell, const std::string& lan
   }
   long n = 0;
   if (!parse_long(s, n)) return std::nullopt;
-  r.known = true;
+  r.state = RangeState::Value;
   r.lo = r.hi = n;
   return r;
 }

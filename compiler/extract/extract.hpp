@@ -4,9 +4,9 @@
 // the RE2 patterns of data/patterns.tsv.
 #pragma once
 
-#include "extract/facts.hpp"
-#include "extract/vocab.hpp"
-#include "ingest/document.hpp"
+#include "compiler/extract/facts.hpp"
+#include "compiler/extract/vocab.hpp"
+#include "compiler/ingest/document.hpp"
 
 namespace kb {
 

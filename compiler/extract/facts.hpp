@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "base/kinds.hpp"
+#include "base/range.hpp"
+
 namespace kb {
 
 // Where a fact was read.
@@ -18,19 +21,6 @@ struct Provenance {
   std::string lang;         // edition language
   int revision = 0;         // edition revision (1 = oldest)
   bool translated = false;  // edition was translated by us from another language
-};
-
-// An inclusive integer range read from a table cell ("2", "1–8", "512+",
-// "—", "Varies"). Unknown when the cell is absent.
-struct Range {
-  bool known = false;   // a value was given (a number, a range, none or varies)
-  bool none = false;    // "—": not used / not set
-  bool varies = false;  // "Varies"/"不定": depends on size or setup
-  long lo = 0;          // lower bound (valid when known && !none && !varies)
-  long hi = 0;          // upper bound; equals lo for a single number
-  bool open = false;    // "512+": hi is unbounded
-  std::string raw;      // the cell as written
-  bool exact() const { return known && !none && !varies && !open && lo == hi; }
 };
 
 // One heading of a document, with its classification.
@@ -62,7 +52,7 @@ struct RecipeRow {
   std::string name;                    // exact recipe function name, or a `*` pattern
   bool pattern = false;                // name contains `*`: not a verified function name
   std::string expanded_from;           // the brace pattern this row was expanded from, or ""
-  std::string kind;                    // "library" or "benchmark"
+  RecipeKind kind{};                   // from the table's index: library_index → Library, benchmark_index → Benchmark
   std::string family;                  // family heading as written in its edition
   int family_ordinal = 0;              // position of the family within its index
   std::string mode;                    // pretrain | sft | peft, or "" when the row does not say

@@ -1,9 +1,9 @@
 // Loading kb-sources/data into the extractor's lookups (see vocab.hpp).
-#include "extract/vocab.hpp"
+#include "compiler/extract/vocab.hpp"
 
 #include <algorithm>
 
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kb {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "ingest/ingest.hpp"
-#include "support/tsv.hpp"
+#include "base/tsv.hpp"
+#include "compiler/ingest/ingest.hpp"
 
 namespace kb {
 

@@ -8,9 +8,9 @@
 #include <cctype>
 #include <tuple>
 
-#include "extract/extract.hpp"
-#include "generate/generate_int.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/extract/extract.hpp"
+#include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
 
@@ -19,15 +19,10 @@ namespace {
 // The language every other falls back to first (as in Vocab::section_kind).
 const std::string kBase = "en";
 
-bool same_range(const Range& a, const Range& b) {
-  return a.known == b.known && a.none == b.none && a.varies == b.varies && a.open == b.open &&
-         (a.none || a.varies || !a.known || (a.lo == b.lo && a.hi == b.hi));
-}
-
 // The language-independent values of a recipe row (what resolve compares).
 bool same_values(const RecipeRow& a, const RecipeRow& b) {
-  return same_range(a.tp, b.tp) && same_range(a.pp, b.pp) && same_range(a.cp, b.cp) && same_range(a.ep, b.ep) && same_range(a.vp, b.vp) &&
-         same_range(a.gpus, b.gpus) && a.sp == b.sp && a.seq_len == b.seq_len && a.gpu_types == b.gpu_types;
+  return a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep && a.vp == b.vp && a.gpus == b.gpus && a.sp == b.sp &&
+         a.seq_len == b.seq_len && a.gpu_types == b.gpu_types;
 }
 
 std::set<std::string> split_set(const std::string& s) {
@@ -53,7 +48,8 @@ bool is_prose(const std::string& kind) { return kind == "prose" || kind == "conf
 
 // --- context ---------------------------------------------------------------------
 
-Context::Context(const Compilation& comp, Diagnostics& d) : c(comp), diags(d) {
+Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::string kb)
+    : c(comp), diags(d), engine(eng), kb_path(std::move(kb)) {
   languages.assign(c.vocab.languages.begin(), c.vocab.languages.end());
   for (const auto& doc : c.documents) newest_revision = std::max(newest_revision, doc.meta.revision);
   for (const auto& e : c.resolved.entities) by_key_[{e.kind, e.key}] = &e;
@@ -178,17 +174,17 @@ std::string Context::mode_word(const std::string& lang, const std::vector<std::s
 }
 
 std::string Context::range_cell(const Range& r, const std::string& lang, const std::string& field) const {
-  if (!r.known) return {};
+  if (!r.known()) return {};
   if (!trim(r.raw).empty()) {
     auto again = parse_range(r.raw, lang, field, c.vocab);
-    if (again && same_range(*again, r)) return trim(r.raw);
+    if (again && *again == r) return trim(r.raw);
   }
-  if (r.none) return cell_word(lang, field, "none");
-  if (r.varies) return cell_word(lang, field, "varies");
-  std::string s = std::to_string(r.lo);
-  if (r.open) return s + cell_word(lang, "open_max", "+");
-  if (r.hi != r.lo) s += cell_word(lang, "range_sep", "-") + std::to_string(r.hi);
-  return s;
+  RangeWords words;
+  words.none = cell_word(lang, field, "none");
+  words.varies = cell_word(lang, field, "varies");
+  words.open = cell_word(lang, "open_max", "+");
+  words.sep = cell_word(lang, "range_sep", "-");
+  return format_range(r, words);
 }
 
 std::string Context::seq_cell(const RecipeRow& r) const {
@@ -317,7 +313,7 @@ Choice Context::row_choice(const IndexEntry& e, const RecipeRow& w, const std::s
   std::vector<const RecipeRow*> cands;
   for (const auto& r : c.extracted.recipes) {
     if (r.kind != w.kind || !same_values(r, w)) continue;
-    const bool same = e.kind == "benchmark" ? model_key(r.name) == model_key(w.name) : (r.name == w.name && r.mode == w.mode);
+    const bool same = e.kind == RecipeKind::Benchmark ? model_key(r.name) == model_key(w.name) : (r.name == w.name && r.mode == w.mode);
     if (same) cands.push_back(&r);
   }
   std::stable_sort(cands.begin(), cands.end(), [](const RecipeRow* a, const RecipeRow* b) { return newer(a->prov, b->prov); });
@@ -367,18 +363,22 @@ void Context::build_index() {
   };
   // Library: one entry per name (all its modes). Benchmark: one per model,
   // whatever the language it is written in (fold: full-width → ASCII).
-  std::map<std::pair<std::string, std::string>, std::vector<const RecipeRow*>> groups;
+  // Groups are keyed by the kind's spelling (benchmark first), the order the
+  // unstable sort of the entries below has always been given.
+  std::map<std::pair<std::string_view, std::string>, std::vector<const RecipeRow*>> groups;
   for (const auto& r : c.resolved.recipes)
-    groups[{r.kind, r.kind == "benchmark" ? model_key(r.name) + "\t" + std::to_string(r.family_ordinal) : r.name}].push_back(&r);
+    groups[{to_string(r.kind), r.kind == RecipeKind::Benchmark ? model_key(r.name) + "\t" + std::to_string(r.family_ordinal) : r.name}]
+        .push_back(&r);
   for (auto& [key, rows] : groups) {
+    const RecipeKind kind = rows.front()->kind;
     std::stable_sort(rows.begin(), rows.end(), [&](const RecipeRow* a, const RecipeRow* b) {
-      if (a->kind == "benchmark") return newer(a->prov, b->prov);
+      if (a->kind == RecipeKind::Benchmark) return newer(a->prov, b->prov);
       return mode_rank(a->mode) < mode_rank(b->mode);
     });
-    if (key.first == "benchmark") rows.resize(1);
+    if (kind == RecipeKind::Benchmark) rows.resize(1);
     IndexEntry e;
-    e.kind = key.first;
-    e.index_kind = e.kind + "_index";
+    e.kind = kind;
+    e.index_kind = std::string(to_string(kind)) + "_index";
     e.family_ordinal = rows.front()->family_ordinal;
     e.name = rows.front()->name;
     e.rows = rows;
@@ -386,7 +386,7 @@ void Context::build_index() {
     entries.push_back(std::move(e));
   }
   std::sort(entries.begin(), entries.end(), [](const IndexEntry& a, const IndexEntry& b) {
-    if (a.kind != b.kind) return a.kind > b.kind;  // library before benchmark
+    if (a.kind != b.kind) return a.kind == RecipeKind::Library;  // library before benchmark
     const std::string fa = fold(a.name), fb = fold(b.name);
     if (fa != fb) return natural_less(fa, fb);
     return a.name < b.name;
@@ -421,7 +421,7 @@ void Context::build_index() {
     for (const auto& e : entries)
       if (e.index_kind == f.index_kind && e.family_ordinal == f.ordinal) f.entries.push_back(&e);
     const Choice ch = choose(*f.entity, kBase);
-    std::string s = slug((f.entries.empty() ? f.index_kind : f.entries.front()->kind) + "-" + ch.ed->text, true);
+    std::string s = slug((f.entries.empty() ? f.index_kind : std::string(to_string(f.entries.front()->kind))) + "-" + ch.ed->text, true);
     std::string unique = s;
     for (int n = 2; used_family.count(unique); ++n) unique = s + "-" + std::to_string(n);
     used_family.insert(unique);

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "pipeline.hpp"
+#include "compiler/pipeline.hpp"
 
 namespace kb {
 

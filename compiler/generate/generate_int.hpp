@@ -12,6 +12,9 @@
 //   site.cpp     site/: recipe pages, family pages, kb.json, search-records.json
 //   answers.cpp  site/answers/: kbq's JSON answers to the quick-reference questions
 //
+// The query engine is used through its public header (query/kbq.hpp) only:
+// the launch command on a site page and the answers are kbq's own.
+//
 // Every human-language word of the output comes from the sources or from
 // kb-sources/data; the code only arranges them.
 #pragma once
@@ -23,7 +26,8 @@
 #include <utility>
 #include <vector>
 
-#include "pipeline.hpp"
+#include "compiler/pipeline.hpp"
+#include "query/kbq.hpp"
 
 namespace kb::gen {
 
@@ -40,7 +44,7 @@ struct Choice {
 // row(s) of one name (all its modes), or of one benchmark model (the same
 // model written in several languages is one entry).
 struct IndexEntry {
-  std::string kind;                    // library | benchmark
+  RecipeKind kind{};                   // the rows' kind
   std::string index_kind;              // library_index | benchmark_index
   int family_ordinal = 0;              // family position within its index
   std::string name;                    // winning name (recipe function, pattern or model)
@@ -78,10 +82,12 @@ struct SourceRow {
 
 class Context {
  public:
-  Context(const Compilation& c, Diagnostics& diags);
+  Context(const Compilation& c, Diagnostics& diags, kbq::Engine& engine, std::string kb_path);
 
   const Compilation& c;
   Diagnostics& diags;
+  kbq::Engine& engine;                   // the query engine over this compilation's KB (commands, answers)
+  std::string kb_path;                   // that KB's file (site/kb.json is its dump)
   std::vector<std::string> languages;    // sorted (data/sections.tsv)
   std::vector<std::string> index_kinds;  // library_index, benchmark_index (section-kinds.tsv order)
   std::vector<std::string> mode_order;   // pretrain, sft, peft: the longest mode list of data/cells.tsv
@@ -196,6 +202,6 @@ void write_index(const Context& ctx, OutputFiles& out);
 void write_skill(const Context& ctx, OutputFiles& out);
 void write_status(const Context& ctx, OutputFiles& out);
 void write_site(const Context& ctx, OutputFiles& out);
-void write_answers(Context& ctx, OutputFiles& files);
+void write_answers(const Context& ctx, OutputFiles& files);
 
 }  // namespace kb::gen

@@ -8,8 +8,8 @@
 // language has none).
 #include <algorithm>
 
-#include "generate/generate_int.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
 
@@ -22,9 +22,7 @@ struct Line {
 };
 
 bool same_cells(const RecipeRow& a, const RecipeRow& b) {
-  auto eq = [](const Range& x, const Range& y) {
-    return x.known == y.known && x.none == y.none && x.varies == y.varies && x.open == y.open && x.lo == y.lo && x.hi == y.hi;
-  };
+  auto eq = [](const Range& x, const Range& y) { return x == y; };
   return eq(a.tp, b.tp) && eq(a.pp, b.pp) && eq(a.cp, b.cp) && eq(a.ep, b.ep) && eq(a.vp, b.vp) && eq(a.gpus, b.gpus) && a.sp == b.sp &&
          a.seq_len == b.seq_len && a.sizes == b.sizes && a.notes == b.notes && a.expanded_from == b.expanded_from &&
          a.gpu_types == b.gpu_types;
@@ -74,7 +72,7 @@ std::string paragraph(const Context& ctx, const Entity& e, const std::string& la
 std::string family_table(const Context& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix) {
   const auto lines = lines_of(ctx, f, lang);
   if (lines.empty()) return {};
-  const bool benchmark = lines.front().entry->kind == "benchmark";
+  const bool benchmark = lines.front().entry->kind == RecipeKind::Benchmark;
   const std::vector<std::string> fields =
       benchmark ? std::vector<std::string>{"model", "gpus", "tp", "pp", "vp", "cp", "ep", "gpu_types", "features"}
                 : std::vector<std::string>{"recipe", "mode", "tp", "pp", "vp", "cp", "ep", "sp", "min_gpus", "seq_len", "sizes", "notes"};

@@ -9,22 +9,18 @@
 //                                 quick-reference row per language (DocSearch shape)
 // English pages carry no language suffix (the mkdocs-static-i18n "suffix"
 // layout); every page states its lang in front matter.
-#include <re2/re2.h>
-#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <filesystem>
+#include <variant>
 
-#include "generate/generate_int.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
 
 namespace {
 
-namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
 std::string plain_family(const Context& ctx, const Family* f, const std::string& lang) {
@@ -39,71 +35,12 @@ std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) 
   return out;
 }
 
-// The entry-point command templates of the newest revision: library
-// commands whose `--recipe` is a placeholder (`<...>`), with the dataset
-// preset each one uses.
-struct Template {
-  std::string command;  // the command lines (the title comment left out)
-  std::string dataset;  // its dataset preset
-};
-
-size_t placeholder(const std::string& s, size_t* len) {
-  for (size_t i = s.find('<'); i != std::string::npos; i = s.find('<', i + 1)) {
-    size_t j = i + 1;
-    while (j < s.size() && s[j] != '>' && s[j] != '<' && s[j] != ' ' && s[j] != '\n') ++j;
-    if (j < s.size() && s[j] == '>' && j > i + 1) {
-      *len = j - i + 1;
-      return i;
-    }
-  }
-  return std::string::npos;
-}
-
-std::vector<Template> templates(const Context& ctx) {
-  std::vector<Template> out;
-  for (const Entity* e : of_kind(ctx, "command")) {
-    const auto& w = e->winner();
-    if (w.section_kind != "library_entry") continue;
-    auto it = w.parts.find("command");
-    if (it == w.parts.end()) continue;
-    size_t len = 0;
-    if (placeholder(it->second, &len) == std::string::npos) continue;
-    auto ds = w.facts.find("dataset");
-    out.push_back({it->second, ds == w.facts.end() || ds->second.empty() ? std::string() : *ds->second.begin()});
-  }
-  return out;
-}
-
-// The launch command of a recipe in a mode: the template whose preset
-// fits the mode, with the recipe and the first preset of
-// data/datasets.tsv that fits the mode filled in.
-std::string launch(const Context& ctx, const std::vector<Template>& tpls, const std::string& name, const std::string& mode) {
-  if (tpls.empty()) return {};
-  std::string preset;
-  for (const auto& [p, modes] : ctx.datasets())
-    if (modes.count(mode)) {
-      preset = p;
-      break;
-    }
-  const Template* t = nullptr;
-  for (const auto& cand : tpls) {
-    for (const auto& [p, modes] : ctx.datasets())
-      if (p == cand.dataset && modes.count(mode)) t = &cand;
-    if (t) break;
-  }
-  if (!t) t = &tpls.front();
-  std::string cmd = t->command;
-  size_t len = 0;
-  const size_t at = placeholder(cmd, &len);
-  if (at != std::string::npos) cmd.replace(at, len, name);
-  if (const RE2* re = ctx.c.vocab.pattern("dataset"); re && !preset.empty()) {
-    re2::StringPiece cap;
-    if (RE2::PartialMatch(cmd, *re, &cap) && cap.data()) {
-      const auto off = static_cast<size_t>(cap.data() - cmd.data());
-      cmd.replace(off, cap.size(), preset);
-    }
-  }
-  return cmd;
+// The launch command of a recipe in a mode: kbq's own (`kbq show`), from
+// the one command builder of the query engine.
+std::string launch(const Context& ctx, const std::string& name, const std::string& mode, const std::string& lang) {
+  auto res = ctx.engine.show(name, lang, mode);
+  const auto* a = std::get_if<kbq::Answer>(&res);
+  return a && !a->results.empty() ? a->results.front().command : std::string();
 }
 
 struct Page {
@@ -116,7 +53,7 @@ std::string render(const Page& p) { return front_matter(p.fm) + "\n" + p.body; }
 
 class SiteWriter {
  public:
-  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out), tpls_(templates(ctx)) {}
+  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out) {}
 
   void run() {
     for (const auto& lang : ctx_.languages) {
@@ -130,7 +67,7 @@ class SiteWriter {
   }
 
  private:
-  std::string kind_of(const Family& f) const { return f.entries.empty() ? f.index_kind : f.entries.front()->kind; }
+  std::string kind_of(const Family& f) const { return f.entries.empty() ? f.index_kind : std::string(to_string(f.entries.front()->kind)); }
 
   void index_page(const std::string& lang) {
     const std::string title = ctx_.ui(lang, "site_title");
@@ -159,7 +96,7 @@ class SiteWriter {
   }
 
   std::vector<std::string> tags_of(const IndexEntry& e) const {
-    std::vector<std::string> tags{e.kind};
+    std::vector<std::string> tags{std::string(to_string(e.kind))};
     for (const auto& m : e.modes)
       if (!m.empty()) tags.push_back(m);
     const RecipeRow& w = *e.rows.front();
@@ -170,7 +107,7 @@ class SiteWriter {
 
   // Display name of an entry in a language (benchmark models are written per language).
   std::string display_name(const IndexEntry& e, const std::string& lang) const {
-    if (e.kind != "benchmark") return e.name;
+    if (e.kind != RecipeKind::Benchmark) return e.name;
     const RecipeRow* shown = e.rows.front();
     ctx_.row_choice(e, *e.rows.front(), lang, &shown);
     return shown->name;
@@ -179,7 +116,7 @@ class SiteWriter {
   // Facts as (field label, cell per row) lines.
   std::vector<std::vector<std::string>> facts(const IndexEntry& e, const std::string& lang, const Family* fam) const {
     std::vector<std::vector<std::string>> lines;
-    const bool bench = e.kind == "benchmark";
+    const bool bench = e.kind == RecipeKind::Benchmark;
     auto add = [&](const std::string& label, const std::vector<std::string>& cells) {
       if (std::all_of(cells.begin(), cells.end(), [](const std::string& s) { return s.empty(); })) return;
       std::vector<std::string> l{md_text(label, true)};
@@ -192,7 +129,7 @@ class SiteWriter {
       return cells;
     };
     const size_t n = e.rows.size();
-    add(ctx_.ui(lang, "kind"), std::vector<std::string>(n, md_text(ctx_.ui(lang, "kind." + e.kind), true)));
+    add(ctx_.ui(lang, "kind"), std::vector<std::string>(n, md_text(ctx_.ui(lang, "kind." + std::string(to_string(e.kind))), true)));
     if (fam) add(ctx_.ui(lang, "family"), std::vector<std::string>(n, ctx_.family_heading(*fam, lang, true)));
     for (const char* f : {"tp", "pp", "vp", "cp", "ep"})
       add(ctx_.header(lang, f), each([&](const RecipeRow& r) {
@@ -224,7 +161,20 @@ class SiteWriter {
     const Family* fam = ctx_.family_of(e);
     const RecipeRow& w = *e.rows.front();
     const std::string name = display_name(e, lang);
-    std::string body = "# " + (e.kind == "benchmark" ? md_text(name) : md_code(name)) + "\n";
+    std::string body = "# " + (e.kind == RecipeKind::Benchmark ? md_text(name) : md_code(name)) + "\n";
+    body += origin_notes(w, lang);
+    body += "\n" + facts_table(e, lang, fam) + "\n";
+    if (e.kind == RecipeKind::Library && !w.pattern) body += launch_section(e, lang);
+    body += rules_section(lang);
+    body += sources_section(e, w, lang);
+    out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, recipe_front_matter(e, name, fam, lang), body});
+  }
+
+  // How the page's recipe is known when it is not a plain table row: a
+  // pattern, a name mentioned elsewhere that a pattern covers, or one
+  // expanded from a brace pattern.
+  std::string origin_notes(const RecipeRow& w, const std::string& lang) const {
+    std::string body;
     if (w.pattern) body += "\n" + md_text(ctx_.ui(lang, "pattern")) + "\n";
     if (!w.mentioned_in.empty()) {
       std::string note = md_text(ctx_.ui(lang, "mentioned", {{"where", "\x01"}, {"pattern", "\x02"}}));
@@ -236,9 +186,12 @@ class SiteWriter {
       if (auto at = note.find('\x01'); at != std::string::npos) note.replace(at, 1, md_code(w.expanded_from));
       body += "\n" + note + "\n";
     }
+    return body;
+  }
 
-    // Facts: one value column (with every mode), or one column per mode
-    // when the modes' values differ.
+  // Facts: one value column (with every mode), or one column per mode
+  // when the modes' values differ.
+  std::string facts_table(const IndexEntry& e, const std::string& lang, const Family* fam) const {
     auto lines = facts(e, lang, fam);
     bool same = true;
     for (const auto& l : lines)
@@ -262,33 +215,39 @@ class SiteWriter {
     } else {
       for (const auto& word : mode_words) header.push_back(md_text(word, true));
     }
-    body += "\n" + md_table(header, lines) + "\n";
+    return md_table(header, lines);
+  }
 
-    if (e.kind == "library" && !w.pattern) {
-      std::vector<std::string> cmds;
-      for (const auto& m : e.modes) {
-        const std::string cmd = launch(ctx_, tpls_, e.name, m);
-        if (!cmd.empty() && std::find(cmds.begin(), cmds.end(), cmd) == cmds.end()) cmds.push_back(cmd);
-      }
-      if (!cmds.empty()) {
-        body += "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n";
-        for (const auto& cmd : cmds) body += "\n" + md_fence(cmd, "bash") + "\n";
-      }
+  // The launch commands of a library recipe, one per distinct command of its modes.
+  std::string launch_section(const IndexEntry& e, const std::string& lang) const {
+    std::vector<std::string> cmds;
+    for (const auto& m : e.modes) {
+      const std::string cmd = launch(ctx_, e.name, m, lang);
+      if (!cmd.empty() && std::find(cmds.begin(), cmds.end(), cmd) == cmds.end()) cmds.push_back(cmd);
     }
+    if (cmds.empty()) return {};
+    std::string body = "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n";
+    for (const auto& cmd : cmds) body += "\n" + md_fence(cmd, "bash") + "\n";
+    return body;
+  }
 
+  // The sizing rules, on every recipe page.
+  std::string rules_section(const std::string& lang) const {
     const auto rules = of_kind(ctx_, "rule");
-    if (!rules.empty()) {
-      body += "\n## " + md_text(ctx_.heading(lang, "sizing_rules")) + "\n\n";
-      std::vector<std::string> items;
-      DocState st;
-      for (const Entity* r : rules) items.push_back(r->key + ". " + paragraph(ctx_, *r, lang, st));
-      body += join(items, "\n") + "\n";
-    }
+    if (rules.empty()) return {};
+    std::string body = "\n## " + md_text(ctx_.heading(lang, "sizing_rules")) + "\n\n";
+    std::vector<std::string> items;
+    DocState st;
+    for (const Entity* r : rules) items.push_back(r->key + ". " + paragraph(ctx_, *r, lang, st));
+    return body + join(items, "\n") + "\n";
+  }
 
-    // Sources: every row of every edition stating this recipe, newest first.
+  // Sources: every row of every edition stating this recipe, newest first.
+  std::string sources_section(const IndexEntry& e, const RecipeRow& w, const std::string& lang) const {
     std::vector<const RecipeRow*> rows;
     for (const auto& r : ctx_.c.extracted.recipes)
-      if (r.kind == e.kind && (e.kind == "benchmark" ? model_key(r.name) == model_key(e.name) : r.name == e.name)) rows.push_back(&r);
+      if (r.kind == e.kind && (e.kind == RecipeKind::Benchmark ? model_key(r.name) == model_key(e.name) : r.name == e.name))
+        rows.push_back(&r);
     std::sort(rows.begin(), rows.end(), [](const RecipeRow* a, const RecipeRow* b) { return newer(a->prov, b->prov); });
     std::set<std::string> seen;
     std::vector<std::string> items;
@@ -301,8 +260,12 @@ class SiteWriter {
       if (seen.insert(line).second) items.push_back("- " + md_text(line));
     }
     if (!w.mentioned_in.empty()) items.push_back("- " + md_code(w.mentioned_in));
-    body += "\n## " + md_text(ctx_.ui(lang, "sources")) + "\n\n" + join(items, "\n") + "\n";
+    return "\n## " + md_text(ctx_.ui(lang, "sources")) + "\n\n" + join(items, "\n") + "\n";
+  }
 
+  // Front matter of a recipe page: title, family, mode(s), kind, lang, tags.
+  std::vector<std::pair<std::string, std::string>> recipe_front_matter(const IndexEntry& e, const std::string& name, const Family* fam,
+                                                                       const std::string& lang) const {
     std::vector<std::pair<std::string, std::string>> fm{{"title", yaml_str(name)}, {"family", yaml_str(plain_family(ctx_, fam, lang))}};
     std::vector<std::string> modes;
     for (const auto& m : e.modes)
@@ -311,10 +274,10 @@ class SiteWriter {
       fm.emplace_back("mode", modes.front());
     else if (!modes.empty())
       fm.emplace_back("mode", yaml_list(modes));
-    fm.emplace_back("kind", e.kind);
+    fm.emplace_back("kind", to_string(e.kind));
     fm.emplace_back("lang", lang);
     fm.emplace_back("tags", yaml_list(tags_of(e)));
-    out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, fm, body});
+    return fm;
   }
 
   json record(const std::string& id, const std::string& lvl0, const std::string& lvl1, const std::string& lvl2, const std::string& content,
@@ -350,7 +313,7 @@ class SiteWriter {
       const std::string name = display_name(e, lang);
       std::vector<std::string> modes;
       for (const auto& m : e.modes) modes.push_back(m);
-      const bool bench = e.kind == "benchmark";
+      const bool bench = e.kind == RecipeKind::Benchmark;
       const std::string content = joined({label("mode", ctx_.mode_word(lang, modes)), label("tp", ctx_.range_cell(w.tp, lang, "tp")),
                                           label("pp", ctx_.range_cell(w.pp, lang, "pp")), label("cp", ctx_.range_cell(w.cp, lang, "cp")),
                                           label("ep", ctx_.range_cell(w.ep, lang, "ep")),
@@ -390,30 +353,11 @@ class SiteWriter {
     }
   }
 
-  // The KB itself, through the emitter and `kbc dump --format json`.
-  std::string kb_json() {
-    static std::atomic<int> counter{0};
-    const fs::path dir = fs::temp_directory_path() / ("kbc-generate-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(dir);
-    const std::string path = (dir / "kb.sqlite").string();
-    std::string out;
-    try {
-      EmitInput in{&ctx_.c.documents, &ctx_.c.vocab, &ctx_.c.resolved, &ctx_.c.extracted.sections, ctx_.c.data_files};
-      emit_kb(path, in);
-      out = dump_kb(path, "json");
-    } catch (...) {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-      throw;
-    }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    return out;
-  }
+  // The KB itself: `kbc dump --format json` of the KB the engine reads.
+  std::string kb_json() { return dump_kb(ctx_.kb_path, DumpFormat::Json); }
 
   const Context& ctx_;
   OutputFiles& out_;
-  std::vector<Template> tpls_;
   json records_ = json::array();
 };
 

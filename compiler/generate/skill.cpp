@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <tuple>
 
-#include "generate/generate_int.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
 

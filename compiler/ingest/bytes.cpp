@@ -1,7 +1,7 @@
 // Byte-level checks of the ingest front ends (bytes.hpp).
-#include "ingest/bytes.hpp"
+#include "compiler/ingest/bytes.hpp"
 
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kb {
 

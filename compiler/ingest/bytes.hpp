@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "support/diag.hpp"
+#include "base/diag.hpp"
 
 namespace kb {
 

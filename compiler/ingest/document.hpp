@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "support/diag.hpp"
+#include "base/diag.hpp"
 
 namespace kb {
 
@@ -48,6 +48,11 @@ struct Block {
   Span span;                            // first line of the block
   int end_line = 0;                     // last line of the block
 };
+
+// Same content: kind, level, list marker, text, info and cell texts (spans
+// and line numbers aside). A restored markdown edition and the text export it
+// was restored from must agree block for block.
+bool same_content(const Block& a, const Block& b);
 
 struct Document {
   std::string path;    // relative to the sources root, e.g. "skill/SKILL.ja.md"

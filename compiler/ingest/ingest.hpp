@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ingest/document.hpp"
-#include "support/diag.hpp"
+#include "base/diag.hpp"
+#include "compiler/ingest/document.hpp"
 
 namespace kb {
 

@@ -11,9 +11,9 @@
 #include <memory>
 #include <mutex>
 
-#include "ingest/bytes.hpp"
-#include "ingest/ingest.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/ingest/bytes.hpp"
+#include "compiler/ingest/ingest.hpp"
 
 namespace kb {
 namespace {
@@ -53,10 +53,7 @@ class Walker {
 
   void block(cmark_node* node, int list_depth) {
     if (++depth_ > kMaxNesting) {
-      if (!nesting_reported_)
-        diags_.error(span_of(node), "blocks nested more than " + std::to_string(kMaxNesting) + " levels deep",
-                     "flatten the nested lists or block quotes; the content below this level is skipped");
-      nesting_reported_ = true;
+      too_deep(node);
       --depth_;
       return;
     }
@@ -114,6 +111,14 @@ class Walker {
     doc_.blocks.push_back(std::move(b));
   }
 
+  // The nesting error, reported once per document.
+  void too_deep(cmark_node* n) {
+    if (!nesting_reported_)
+      diags_.error(span_of(n), "blocks nested more than " + std::to_string(kMaxNesting) + " levels deep",
+                   "flatten the nested lists or block quotes; the content below this level is skipped");
+    nesting_reported_ = true;
+  }
+
   void one(cmark_node* n, int list_depth) {
     const auto type = cmark_node_get_type(n);
     const char* type_name = cmark_node_get_type_string(n);
@@ -139,49 +144,12 @@ class Walker {
         if (const char* lit = cmark_node_get_literal(n)) b.text = trim(lit);
         push(std::move(b), n);
         return;
-      case CMARK_NODE_CODE_BLOCK: {
-        b.kind = BlockKind::Code;
-        if (const char* info = cmark_node_get_fence_info(n)) b.info = trim(info);
-        std::string lit = cmark_node_get_literal(n) ? cmark_node_get_literal(n) : "";
-        while (!lit.empty() && lit.back() == '\n') lit.pop_back();
-        b.text = lit;
-        check_fence(n);
-        push(std::move(b), n);
+      case CMARK_NODE_CODE_BLOCK:
+        code_block(n);
         return;
-      }
-      case CMARK_NODE_LIST: {
-        const bool ordered = cmark_node_get_list_type(n) == CMARK_ORDERED_LIST;
-        int number = ordered ? cmark_node_get_list_start(n) : 1;
-        for (cmark_node* item = cmark_node_first_child(n); item; item = cmark_node_next(item), ++number) {
-          Block li;
-          li.kind = BlockKind::ListItem;
-          li.ordered = ordered;
-          li.ordinal = number;
-          li.level = list_depth + 1;
-          // The item's own text is its leading paragraphs; nested lists
-          // become items of their own, one level deeper.
-          std::string text;
-          for (cmark_node* c = cmark_node_first_child(item); c; c = cmark_node_next(c)) {
-            if (cmark_node_get_type(c) == CMARK_NODE_PARAGRAPH) {
-              if (!text.empty()) text += '\n';
-              text += text_of(c);
-            }
-          }
-          li.text = trim(text);
-          push(std::move(li), item);
-          if (++depth_ > kMaxNesting) {
-            if (!nesting_reported_)
-              diags_.error(span_of(item), "blocks nested more than " + std::to_string(kMaxNesting) + " levels deep",
-                           "flatten the nested lists or block quotes; the content below this level is skipped");
-            nesting_reported_ = true;
-          } else {
-            for (cmark_node* c = cmark_node_first_child(item); c; c = cmark_node_next(c))
-              if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) one(c, list_depth + 1);
-          }
-          --depth_;
-        }
+      case CMARK_NODE_LIST:
+        list(n, list_depth);
         return;
-      }
       case CMARK_NODE_BLOCK_QUOTE:
         block(n, list_depth);
         return;
@@ -193,6 +161,53 @@ class Walker {
       return;
     }
     block(n, list_depth);
+  }
+
+  // A code block: its literal without the final newlines, and its info string.
+  void code_block(cmark_node* n) {
+    Block b;
+    b.kind = BlockKind::Code;
+    if (const char* info = cmark_node_get_fence_info(n)) b.info = trim(info);
+    std::string lit = cmark_node_get_literal(n) ? cmark_node_get_literal(n) : "";
+    while (!lit.empty() && lit.back() == '\n') lit.pop_back();
+    b.text = lit;
+    check_fence(n);
+    push(std::move(b), n);
+  }
+
+  // A list: one ListItem block per item, numbered as the list counts.
+  void list(cmark_node* n, int list_depth) {
+    const bool ordered = cmark_node_get_list_type(n) == CMARK_ORDERED_LIST;
+    int number = ordered ? cmark_node_get_list_start(n) : 1;
+    for (cmark_node* item = cmark_node_first_child(n); item; item = cmark_node_next(item), ++number) {
+      Block li;
+      li.kind = BlockKind::ListItem;
+      li.ordered = ordered;
+      li.ordinal = number;
+      li.level = list_depth + 1;
+      li.text = item_text(item);
+      push(std::move(li), item);
+      if (++depth_ > kMaxNesting) {
+        too_deep(item);
+      } else {
+        for (cmark_node* c = cmark_node_first_child(item); c; c = cmark_node_next(c))
+          if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) one(c, list_depth + 1);
+      }
+      --depth_;
+    }
+  }
+
+  // The item's own text is its leading paragraphs; nested lists become
+  // items of their own, one level deeper (see list).
+  static std::string item_text(cmark_node* item) {
+    std::string text;
+    for (cmark_node* c = cmark_node_first_child(item); c; c = cmark_node_next(c)) {
+      if (cmark_node_get_type(c) == CMARK_NODE_PARAGRAPH) {
+        if (!text.empty()) text += '\n';
+        text += text_of(c);
+      }
+    }
+    return trim(text);
   }
 
   // cmark-gfm pads short rows and drops extra cells silently; a fact table
@@ -292,25 +307,124 @@ void attach_extensions(cmark_parser* parser) {
   if (cmark_syntax_extension* table = cmark_find_syntax_extension("table")) cmark_parser_attach_syntax_extension(parser, table);
 }
 
+// Byte-level problems, one per file: the text cannot be read reliably past
+// them. `text` is the file without its BOM (columns do not count it).
+bool readable_bytes(const std::string& path, std::string_view text, Diagnostics& diags) {
+  if (auto bad = find_invalid_utf8(text)) {
+    diags.error(span_of_byte(path, text, *bad), "invalid UTF-8 byte sequence", "save the file as UTF-8");
+    return false;
+  }
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    diags.error(span_of_byte(path, text, nul), "NUL byte in a text file", "kb-sources are UTF-8 text");
+    return false;
+  }
+  if (auto cr = find_lone_carriage_return(text)) {
+    diags.error(span_of_byte(path, text, *cr), "carriage return without a line feed", "end every line with LF or CRLF");
+    return false;
+  }
+  return true;
+}
+
+// yaml-cpp keeps the last of two equal keys; a front matter that says
+// two things is an error. Top-level keys start a line.
+bool unique_keys(const std::string& path, std::string_view yaml, Diagnostics& diags) {
+  std::map<std::string, int> seen;
+  int line = 2;
+  for (const auto& l : split(yaml, '\n')) {
+    const auto colon = l.find(':');
+    if (!l.empty() && l[0] != ' ' && l[0] != '#' && l[0] != '-' && colon != std::string::npos) {
+      const std::string key = trim(l.substr(0, colon));
+      if (seen.count(key)) {
+        diags.error({path, line, 1}, "front matter has two '" + key + "' keys",
+                    "keep one (line " + std::to_string(seen[key]) + " has the other)");
+        return false;
+      }
+      seen[key] = line;
+    }
+    ++line;
+  }
+  return true;
+}
+
+// The revision as a number in 1..1000000; 0 (reported) when it is missing
+// or not one.
+int read_revision(const std::string& path, std::string_view yaml, const std::string& rev, Diagnostics& diags) {
+  if (rev.empty()) {
+    diags.error({path, 2, 1}, "front matter has no 'revision'", "add revision: <n> (1 = oldest; the newest revision wins)");
+    return 0;
+  }
+  size_t used = 0;
+  long v = 0;
+  try {
+    v = std::stol(rev, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != rev.size() || v < 1 || v > 1000000) {
+    int line = 2;
+    for (auto& l : split(yaml, '\n')) {
+      if (starts_with(l, "revision")) break;
+      ++line;
+    }
+    diags.error({path, line, 11}, "revision '" + rev + "' is not a positive whole number", "revisions are 1, 2, 3, ... (1 = oldest)");
+    return 0;
+  }
+  return static_cast<int>(v);
+}
+
+// Reads the front matter's keys into `m`. False (reported) when it is not
+// a YAML mapping of single values; a missing lang or revision is reported
+// but leaves the field empty (the caller drops the document).
+bool read_front_matter(const std::string& path, std::string_view yaml, FrontMatter& m, Diagnostics& diags) {
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml));
+    if (!root.IsMap()) throw YAML::Exception(YAML::Mark::null_mark(), "front matter is not a mapping");
+    bool bad_value = false;
+    auto str = [&](const char* key) -> std::string {
+      const YAML::Node v = root[key];
+      if (v && !v.IsScalar() && !v.IsNull() && !bad_value) {
+        diags.error({path, v.Mark().line + 2, v.Mark().column + 1}, std::string("front matter '") + key + "' is not a single value",
+                    "write key: value on one line");
+        bad_value = true;
+      }
+      return v && v.IsScalar() ? v.as<std::string>() : std::string{};
+    };
+    m.name = str("name");
+    m.lang = str("lang");
+    m.date = str("date");
+    m.origin = str("origin");
+    m.translated_from = str("translated-from");
+    const std::string rev = str("revision");
+    if (bad_value) return false;
+    if (m.lang.empty()) diags.error({path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
+    m.revision = read_revision(path, yaml, rev, diags);
+  } catch (const YAML::Exception& e) {
+    const int line = e.mark.is_null() ? 2 : e.mark.line + 2;
+    const int col = e.mark.is_null() ? 1 : e.mark.column + 1;
+    diags.error({path, line, col}, "malformed front matter: " + e.msg, "front matter is YAML key: value lines between two --- lines");
+    return false;
+  }
+  return true;
+}
+
+// The body's blocks, by cmark-gfm with the table extension. `body_line`
+// is the file line the body starts on.
+void read_body(const std::string& path, std::string_view body, int body_line, Document& doc, Diagnostics& diags) {
+  std::unique_ptr<cmark_parser, ParserDeleter> parser(cmark_parser_new(CMARK_OPT_DEFAULT));
+  attach_extensions(parser.get());
+  cmark_parser_feed(parser.get(), body.data(), body.size());
+  std::unique_ptr<cmark_node, NodeDeleter> root(cmark_parser_finish(parser.get()));
+  const Lines lines(body);
+  Walker walker(path, lines, body_line - 1, doc, diags);
+  walker.block(root.get(), 0);
+}
+
 }  // namespace
 
 std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags) {
-  // Byte-level problems first, one per file: the text cannot be read
-  // reliably past them. Columns do not count a BOM.
   std::string_view text = file.bytes;
   if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
-  if (auto bad = find_invalid_utf8(text)) {
-    diags.error(span_of_byte(file.path, text, *bad), "invalid UTF-8 byte sequence", "save the file as UTF-8");
-    return std::nullopt;
-  }
-  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
-    diags.error(span_of_byte(file.path, text, nul), "NUL byte in a text file", "kb-sources are UTF-8 text");
-    return std::nullopt;
-  }
-  if (auto cr = find_lone_carriage_return(text)) {
-    diags.error(span_of_byte(file.path, text, *cr), "carriage return without a line feed", "end every line with LF or CRLF");
-    return std::nullopt;
-  }
+  if (!readable_bytes(file.path, text, diags)) return std::nullopt;
 
   Document doc;
   doc.path = file.path;
@@ -325,83 +439,10 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
   }
   FrontMatter& m = doc.meta;
   m.span = {file.path, 1, 1};
-  // yaml-cpp keeps the last of two equal keys; a front matter that says
-  // two things is an error. Top-level keys start a line.
-  {
-    std::map<std::string, int> seen;
-    int line = 2;
-    for (const auto& l : split(yaml, '\n')) {
-      const auto colon = l.find(':');
-      if (!l.empty() && l[0] != ' ' && l[0] != '#' && l[0] != '-' && colon != std::string::npos) {
-        const std::string key = trim(l.substr(0, colon));
-        if (seen.count(key)) {
-          diags.error({file.path, line, 1}, "front matter has two '" + key + "' keys",
-                      "keep one (line " + std::to_string(seen[key]) + " has the other)");
-          return std::nullopt;
-        }
-        seen[key] = line;
-      }
-      ++line;
-    }
-  }
-  try {
-    YAML::Node root = YAML::Load(std::string(yaml));
-    if (!root.IsMap()) throw YAML::Exception(YAML::Mark::null_mark(), "front matter is not a mapping");
-    bool bad_value = false;
-    auto str = [&](const char* key) -> std::string {
-      const YAML::Node v = root[key];
-      if (v && !v.IsScalar() && !v.IsNull() && !bad_value) {
-        diags.error({file.path, v.Mark().line + 2, v.Mark().column + 1}, std::string("front matter '") + key + "' is not a single value",
-                    "write key: value on one line");
-        bad_value = true;
-      }
-      return v && v.IsScalar() ? v.as<std::string>() : std::string{};
-    };
-    m.name = str("name");
-    m.lang = str("lang");
-    m.date = str("date");
-    m.origin = str("origin");
-    m.translated_from = str("translated-from");
-    const std::string rev = str("revision");
-    if (bad_value) return std::nullopt;
-    if (m.lang.empty()) diags.error({file.path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
-    if (rev.empty()) {
-      diags.error({file.path, 2, 1}, "front matter has no 'revision'", "add revision: <n> (1 = oldest; the newest revision wins)");
-    } else {
-      size_t used = 0;
-      long v = 0;
-      try {
-        v = std::stol(rev, &used);
-      } catch (...) {
-        used = 0;
-      }
-      if (used != rev.size() || v < 1 || v > 1000000) {
-        int line = 2;
-        for (auto& l : split(yaml, '\n')) {
-          if (starts_with(l, "revision")) break;
-          ++line;
-        }
-        diags.error({file.path, line, 11}, "revision '" + rev + "' is not a positive whole number",
-                    "revisions are 1, 2, 3, ... (1 = oldest)");
-      } else {
-        m.revision = static_cast<int>(v);
-      }
-    }
-  } catch (const YAML::Exception& e) {
-    const int line = e.mark.is_null() ? 2 : e.mark.line + 2;
-    const int col = e.mark.is_null() ? 1 : e.mark.column + 1;
-    diags.error({file.path, line, col}, "malformed front matter: " + e.msg, "front matter is YAML key: value lines between two --- lines");
-    return std::nullopt;
-  }
+  if (!unique_keys(file.path, yaml, diags) || !read_front_matter(file.path, yaml, m, diags)) return std::nullopt;
   if (m.lang.empty() || m.revision == 0) return std::nullopt;
 
-  std::unique_ptr<cmark_parser, ParserDeleter> parser(cmark_parser_new(CMARK_OPT_DEFAULT));
-  attach_extensions(parser.get());
-  cmark_parser_feed(parser.get(), body.data(), body.size());
-  std::unique_ptr<cmark_node, NodeDeleter> root(cmark_parser_finish(parser.get()));
-  const Lines lines(body);
-  Walker walker(file.path, lines, body_line - 1, doc, diags);
-  walker.block(root.get(), 0);
+  read_body(file.path, body, body_line, doc, diags);
   return doc;
 }
 

@@ -21,9 +21,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ingest/bytes.hpp"
-#include "ingest/ingest.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
+#include "compiler/ingest/bytes.hpp"
+#include "compiler/ingest/ingest.hpp"
 
 namespace kb {
 namespace {

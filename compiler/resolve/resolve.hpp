@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "extract/facts.hpp"
-#include "extract/vocab.hpp"
+#include "compiler/extract/facts.hpp"
+#include "compiler/extract/vocab.hpp"
 
 namespace kb {
 

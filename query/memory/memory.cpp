@@ -2,7 +2,7 @@
 // activations under the pipeline schedule, overheads, and the reader of
 // kb-sources/data/memory.tsv. docs/memory.md states each formula with its
 // source; the comments here name the term each line computes.
-#include "memory/memory.hpp"
+#include "query/memory/memory.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,79 +1,23 @@
-// Plan stage: candidates, layout fitting, launch command and overrides
-// (see plan.hpp). Checks live in query/check, scoring in query/rank.
-#include "plan/plan.hpp"
+// Plan stage (see plan.hpp): candidates, layout fitting, dataset, overrides,
+// notes and the launch command, the one builder of it that kbq and the
+// generated site pages share.
+#include "query/plan/plan.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <map>
-#include <optional>
 #include <set>
 #include <unordered_map>
 
-#include "check/check.hpp"
-#include "rank/rank.hpp"
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kbq {
 
-bool Result::any_fail() const {
-  return std::any_of(rules.begin(), rules.end(), [](const Verdict& v) { return v.status == "fail"; });
-}
-
-Prose prose(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang, const std::string& part) {
-  Prose p;
-  const auto& texts = kb.entity(kind, key);
-  if (texts.empty()) return p;
-  const EntityText* pick = nullptr;
-  for (const auto& t : texts)
-    if (t.lang == lang && (!pick || t.revision > pick->revision)) pick = &t;
-  p.fallback = pick == nullptr;
-  if (!pick) pick = &texts.front();  // the winning edition
-  p.lang = pick->lang;
-  auto it = part.empty() ? pick->parts.end() : pick->parts.find(part);
-  p.text = it != pick->parts.end() ? it->second : pick->text;
-  p.source = {pick->file, pick->line, pick->revision, kind + " " + key};
-  return p;
-}
-
-std::vector<std::string> superseded_notes(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang,
-                                          const std::vector<std::string>& fields, bool name_entity) {
-  std::vector<std::string> out;
-  for (const auto& s : kb.superseded(kind, key)) {
-    if (!fields.empty() && std::find(fields.begin(), fields.end(), s.field) == fields.end()) continue;
-    std::string text = kb.label(lang, "superseded");
-    const std::string what = (name_entity ? kind + " " + key + " " : std::string{}) + s.field + " " + s.value;
-    for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-             {"{rev}", std::to_string(s.revision)}, {"{where}", s.file + ":" + std::to_string(s.line)}, {"{value}", what}}) {
-      const auto at = text.find(k);
-      if (at != std::string::npos) text.replace(at, k.size(), v);
-    }
-    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
-  }
-  return out;
-}
-
 namespace {
-
-std::string fill(std::string text, const std::map<std::string, std::string>& vars) {
-  for (const auto& [k, v] : vars) {
-    const std::string token = "{" + k + "}";
-    for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
-  }
-  return text;
-}
 
 long long next_pow2(long long v) {
   long long p = 1;
   while (p < v) p *= 2;
   return p;
-}
-
-Dim exact(long long v) {
-  Dim d;
-  d.lo = d.hi = v;
-  d.state = "value";
-  return d;
 }
 
 long long to_ll(const std::string& s, long long fallback = 0) {
@@ -105,12 +49,6 @@ bool set_flag(std::string& cmd, const std::string& flag, const std::string& valu
   return false;
 }
 
-struct Context {
-  Kb& kb;
-  std::string lang;
-  long long threshold = 0;
-};
-
 // The first sentence of a paragraph (the one that names its layer).
 std::string first_sentence(const std::string& text) {
   size_t end = std::string::npos;
@@ -121,24 +59,23 @@ std::string first_sentence(const std::string& text) {
   return kb::trim(end == std::string::npos ? text : text.substr(0, end));
 }
 
-std::string impact_of(Context& c, const std::string& key, Override& o) {
-  if (auto k = c.kb.config_key(key)) {
-    o.sentence = k->sentence;
-    o.source = {k->file, k->line, 0, "config layer of " + k->key};
-    // In the answer's language: the aligned paragraph's opening sentence.
-    if (auto slash = k->entity.find('/'); slash != std::string::npos) {
-      const Prose p = prose(c.kb, k->entity.substr(0, slash), k->entity.substr(slash + 1), c.lang);
-      if (!p.text.empty() && p.lang == c.lang) {
-        o.sentence = first_sentence(p.text);
-        o.source = p.source;
-        o.source.what = "config layer of " + k->key;
-      } else {
-        o.source.revision = p.source.revision;
-      }
+Impact impact_of(Context& c, const std::string& key, Override& o) {
+  auto k = c.kb.config_key(key);
+  if (!k) return Impact::Unknown;
+  o.sentence = k->sentence;
+  o.source = {k->file, k->line, 0, "config layer of " + k->key};
+  // In the answer's language: the aligned paragraph's opening sentence.
+  if (auto slash = k->entity.find('/'); slash != std::string::npos) {
+    const Prose p = prose(c.kb, k->entity.substr(0, slash), k->entity.substr(slash + 1), c.lang);
+    if (!p.text.empty() && p.lang == c.lang) {
+      o.sentence = first_sentence(p.text);
+      o.source = p.source;
+      o.source.what = "config layer of " + k->key;
+    } else {
+      o.source.revision = p.source.revision;
     }
-    return k->layer;
   }
-  return "unknown";
+  return k->layer;
 }
 
 void add_override(Context& c, Result& r, const std::string& key, const std::string& value) {
@@ -159,103 +96,88 @@ std::string key_for(Kb& kb, const std::string& dimension) {
   auto keys = kb.config_keys_for(dimension);
   return keys.empty() ? std::string{} : keys.front().key;
 }
+std::string key_for(Kb& kb, Dim d) { return key_for(kb, std::string(to_string(d))); }
 
-Dim* dim_of(Layout& l, const std::string& d) {
-  if (d == "tp") return &l.tp;
-  if (d == "pp") return &l.pp;
-  if (d == "cp") return &l.cp;
-  if (d == "ep") return &l.ep;
-  if (d == "etp") return &l.etp;
-  if (d == "vp") return &l.vp;
-  return nullptr;
-}
+std::string hardware_or_default(Kb& kb, const std::string& hw) { return hw.empty() ? kb.planner("default_gpu") : hw; }
 
-bool is_moe(const Recipe& r, const std::optional<Model>& m) {
-  return (m && m->experts > 0) || (r.ep.state == "value" && r.ep.lo && *r.ep.lo > 1);
-}
+// What the user fixed with overrides: the planner never changes these.
+struct Fixed {
+  std::set<Dim> dims;
+  bool seq = false, sp = false;
+};
 
-// Fits the recipe to `gpus` GPUs (0 = its own minimum) and `seq` tokens
-// (0 = its default), applying `user` overrides (dimension → value) first.
-void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpus, long long seq, const std::string& hardware, bool assumed,
-         const std::vector<std::pair<std::string, std::string>>& user) {
-  const Recipe& rc = r.recipe;
+// The user's own overrides come first and are never second-guessed.
+Fixed apply_user_overrides(Context& c, Result& r, const KeyValues& user) {
+  Fixed fixed;
   Layout& L = r.layout;
-  L.tp = rc.tp;
-  L.pp = rc.pp;
-  L.cp = rc.cp;
-  L.ep = rc.ep;
-  L.vp = rc.vp;
-  L.etp.state = "none";
-  L.seq = rc.seq_len;
-  L.hardware = hardware;
-  L.hardware_assumed = assumed;
-  const auto gpu = c.kb.gpu(hardware);
-  L.per_node = gpu ? gpu->per_node : 0;
-
-  // The user's own overrides come first and are never second-guessed.
-  std::set<std::string> fixed;
   for (const auto& [key, value] : user) {
     add_override(c, r, key, value);
     auto ck = c.kb.config_key(key);
     const std::string d = ck ? ck->dimension : std::string{};
-    if (Dim* dim = dim_of(L, d)) {
-      *dim = exact(to_ll(value, 1));
-      fixed.insert(d);
+    if (auto dim = parse_dim(d)) {
+      L.at(*dim) = Range::of(to_ll(value, 1));
+      fixed.dims.insert(*dim);
     } else if (d == "seq") {
       L.seq = to_ll(value);
-      fixed.insert(d);
+      fixed.seq = true;
     } else if (d == "sp") {
       L.sp = kb::fold(value) == "true" || value == "1";
-      fixed.insert(d);
+      fixed.sp = true;
     }
   }
+  return fixed;
+}
 
-  // Sequence length: a new length is a convergence change; beyond the
-  // long-context threshold it needs CP so each rank keeps the recipe's own length.
-  if (seq > 0 && !fixed.count("seq") && seq != rc.seq_len) {
+// Sequence length: a new length is a convergence change; beyond the
+// long-context threshold it needs CP so each rank keeps the recipe's own length.
+void fit_sequence(Context& c, Result& r, long long seq, const Fixed& fixed) {
+  const Recipe& rc = r.recipe;
+  Layout& L = r.layout;
+  if (seq > 0 && !fixed.seq && seq != rc.seq_len) {
     L.seq = seq;
     add_override(c, r, key_for(c.kb, "seq"), std::to_string(seq));
   }
-  if (L.seq > c.threshold && !fixed.count("cp") && L.cp.exact()) {
-    // Tokens per CP rank the recipe was written for (its length over its CP).
-    const long long base = rc.seq_len > 0 && rc.cp.exact() ? std::max<long long>(rc.seq_len / rc.cp.value(), 1) : c.threshold;
-    const long long need = next_pow2((L.seq + base - 1) / std::max<long long>(base, 1));
-    if (rc.seq_len > 0 && rc.seq_len >= L.seq) {
-      // the recipe already handles this length
-    } else if (need > L.cp.value()) {
-      L.cp = exact(need);
-      add_override(c, r, key_for(c.kb, "cp"), std::to_string(need));
-    }
+  if (L.seq <= c.threshold || fixed.dims.count(Dim::CP) || !L.cp.exact()) return;
+  // Tokens per CP rank the recipe was written for (its length over its CP).
+  const long long base = rc.seq_len > 0 && rc.cp.exact() ? std::max<long long>(rc.seq_len / rc.cp.value(), 1) : c.threshold;
+  const long long need = next_pow2((L.seq + base - 1) / std::max<long long>(base, 1));
+  if (rc.seq_len > 0 && rc.seq_len >= L.seq) return;  // the recipe already handles this length
+  if (need > L.cp.value()) {
+    L.cp = Range::of(need);
+    add_override(c, r, key_for(c.kb, Dim::CP), std::to_string(need));
   }
+}
 
-  // World size: the user's GPUs, else the recipe's minimum, else the
-  // product of its parallel sizes.
-  const bool moe = is_moe(rc, model);
+// World size: the user's GPUs, else the recipe's minimum, else the product
+// of its parallel sizes. Too few GPUs for the recipe's layout: for MoE
+// shrink EP first (it only shards experts), then TP.
+void fit_world(Context& c, Result& r, const std::optional<Model>& model, long long gpus, const Fixed& fixed) {
+  const Recipe& rc = r.recipe;
+  Layout& L = r.layout;
+  const bool moe = c.kb.is_moe(rc);
   auto dense = [&] { return L.tp.value() * L.pp.value() * L.cp.value(); };
   auto expert = [&] { return L.pp.value() * L.ep.value() * L.etp.value(); };
   auto minimum = [&] { return moe ? L.pp.value() * std::max(L.tp.value() * L.cp.value(), L.ep.value() * L.etp.value()) : dense(); };
-  if (gpus <= 0) gpus = std::max<long long>(rc.gpus.lo.value_or(0), minimum());
+  if (gpus <= 0) gpus = std::max<long long>(rc.gpus.is_value() ? rc.gpus.lo : 0, minimum());
   L.gpus = gpus;
-  // Too few GPUs for the recipe's layout: for MoE shrink EP first (it only
-  // shards experts), then TP.
-  if (moe && !fixed.count("ep") && L.ep.exact() && minimum() > gpus) {
+  if (moe && !fixed.dims.count(Dim::EP) && L.ep.exact() && minimum() > gpus) {
     long long ep = L.ep.value();
     while (ep > 1 && (L.pp.value() * ep * L.etp.value() > gpus || (model && model->experts % ep != 0))) ep /= 2;
     if (ep != L.ep.value()) {
-      L.ep = exact(ep);
-      add_override(c, r, key_for(c.kb, "ep"), std::to_string(ep));
+      L.ep = Range::of(ep);
+      add_override(c, r, key_for(c.kb, Dim::EP), std::to_string(ep));
     }
   }
-  if (!fixed.count("tp") && L.tp.exact() && L.pp.exact() && L.cp.exact() && dense() > gpus) {
+  if (!fixed.dims.count(Dim::TP) && L.tp.exact() && L.pp.exact() && L.cp.exact() && dense() > gpus) {
     long long tp = L.tp.value();
     while (tp > 1 && tp * L.pp.value() * L.cp.value() > gpus) tp /= 2;
     if (tp != L.tp.value()) {
-      L.tp = exact(tp);
-      add_override(c, r, key_for(c.kb, "tp"), std::to_string(tp));
+      L.tp = Range::of(tp);
+      add_override(c, r, key_for(c.kb, Dim::TP), std::to_string(tp));
     }
   }
   // Sequence parallelism follows TP.
-  if (!fixed.count("sp")) {
+  if (!fixed.sp) {
     const bool want = L.tp.exact() && L.tp.value() > 1;
     L.sp = rc.sp.value_or(want);
     if (want && !L.sp) {
@@ -274,6 +196,28 @@ void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpu
   if (moe && L.ep.exact() && L.pp.exact() && expert() > 0 && gpus % expert() == 0) L.edp = gpus / expert();
 }
 
+// Fits the recipe to `gpus` GPUs (0 = its own minimum) and `seq` tokens
+// (0 = its default), applying `user` overrides (dimension → value) first.
+void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpus, long long seq, const std::string& hardware, bool assumed,
+         const KeyValues& user) {
+  const Recipe& rc = r.recipe;
+  Layout& L = r.layout;
+  L.tp = rc.tp;
+  L.pp = rc.pp;
+  L.cp = rc.cp;
+  L.ep = rc.ep;
+  L.vp = rc.vp;
+  L.etp.state = kb::RangeState::None;
+  L.seq = rc.seq_len;
+  L.hardware = hardware;
+  L.hardware_assumed = assumed;
+  const auto gpu = c.kb.gpu(hardware);
+  L.per_node = gpu ? gpu->per_node : 0;
+  const Fixed fixed = apply_user_overrides(c, r, user);
+  fit_sequence(c, r, seq, fixed);
+  fit_world(c, r, model, gpus, fixed);
+}
+
 std::string pick_dataset(Kb& kb, const std::string& mode, const std::string& wanted, Answer* answer, const std::string& lang) {
   const auto presets = kb.datasets();
   std::vector<std::string> fits;
@@ -283,12 +227,9 @@ std::string pick_dataset(Kb& kb, const std::string& mode, const std::string& wan
     std::string current = wanted;
     for (const auto& [from, to] : kb.renames())
       if (from == wanted) current = to;  // an old preset name: use its new name
-    bool ok = std::find(fits.begin(), fits.end(), current) != fits.end();
+    const bool ok = std::find(fits.begin(), fits.end(), current) != fits.end();
     if (ok || mode.empty()) return current;
     if (answer) {
-      std::string only;
-      for (const auto& [preset, modes] : presets)
-        if (preset == current) only = kb::join(modes, "/");
       std::string msg =
           fill(kb.label(lang, "pretrain_only"), {{"preset", current}, {"mode", mode}, {"alternatives", kb::join(fits, " / ")}});
       if (std::find(answer->warnings.begin(), answer->warnings.end(), msg) == answer->warnings.end()) answer->warnings.push_back(msg);
@@ -297,9 +238,11 @@ std::string pick_dataset(Kb& kb, const std::string& mode, const std::string& wan
   return fits.empty() ? std::string{} : fits.front();
 }
 
+// The launch command: the newest revision's entry-point command of the
+// recipe's kind, its flags set to the layout, the overrides appended.
 void build_command(Context& c, Result& r) {
   Kb& kb = c.kb;
-  const bool bench = r.recipe.kind == "benchmark";
+  const bool bench = r.recipe.kind == RecipeKind::Benchmark;
   const std::string ref = kb.planner(bench ? "benchmark_command" : "library_command");
   const auto slash = ref.find('/');
   if (slash == std::string::npos) return;
@@ -314,9 +257,9 @@ void build_command(Context& c, Result& r) {
   if (bench) {
     set_flag(cmd, kb.planner("bench_nodes_flag"), std::to_string(L.nodes));
     set_flag(cmd, kb.planner("bench_gpus_per_node_flag"), std::to_string(L.nproc));
-    std::string hw = L.hardware;
-    set_flag(cmd, kb.planner("recipe_flag"),
-             fill(kb.label(c.lang, "benchmark_name"), {{"model", r.recipe.model}, {"gpus", std::to_string(L.gpus)}, {"hardware", hw}}));
+    set_flag(
+        cmd, kb.planner("recipe_flag"),
+        fill(kb.label(c.lang, "benchmark_name"), {{"model", r.recipe.model}, {"gpus", std::to_string(L.gpus)}, {"hardware", L.hardware}}));
     if (!r.recipe.mode.empty()) set_flag(cmd, kb.planner("bench_mode_flag"), r.recipe.mode);
   } else {
     set_flag(cmd, kb.planner("nproc_flag"), std::to_string(L.nproc));
@@ -347,48 +290,32 @@ void add_recipe_notes(Context& c, Result& r) {
     r.notes.push_back(fill(c.kb.label(c.lang, "mentioned"), {{"where", rc.mentioned_in}, {"pattern", rc.expanded_from}}));
   else if (!rc.expanded_from.empty())
     r.notes.push_back(fill(c.kb.label(c.lang, "expanded"), {{"pattern", rc.expanded_from}}));
-  for (const auto& [name, dim] : std::vector<std::pair<std::string, Dim>>{{"TP", rc.tp}, {"PP", rc.pp}, {"EP", rc.ep}})
-    if (dim.state == "value" && !dim.exact() && !r.recipe.kind.empty() && rc.kind == "library")
-      r.notes.push_back(fill(c.kb.label(c.lang, "range_only"),
-                             {{"dim", name}, {"range", dim.text()}, {"pattern", rc.expanded_from.empty() ? rc.name : rc.expanded_from}}));
-  if (rc.kind == "benchmark") r.notes.push_back(c.kb.label(c.lang, "benchmark_warning"));
+  for (const auto& [name, range] : {std::pair<const char*, const Range&>{"TP", rc.tp}, {"PP", rc.pp}, {"EP", rc.ep}}) {
+    if (range.is_value() && !range.exact() && rc.kind == RecipeKind::Library)
+      r.notes.push_back(
+          fill(c.kb.label(c.lang, "range_only"),
+               {{"dim", name}, {"range", kb::format_range(range)}, {"pattern", rc.expanded_from.empty() ? rc.name : rc.expanded_from}}));
+  }
+  if (rc.kind == RecipeKind::Benchmark) r.notes.push_back(c.kb.label(c.lang, "benchmark_warning"));
   r.sources.push_back({rc.file, rc.line, rc.revision, "recipe row"});
 }
 
-void finish(Context& c, Result& r, const std::optional<Model>& model) {
+// Everything the plan stage states about one recipe on a layout.
+void plan_one(Context& c, Result& r, const std::optional<Model>& model, long long gpus, long long seq, const std::string& hardware,
+              bool assumed, const KeyValues& user, const std::string& wanted_dataset, Answer* a) {
+  fit(c, r, model, gpus, seq, hardware, assumed, user);
+  if (r.recipe.kind != RecipeKind::Benchmark) r.dataset = pick_dataset(c.kb, r.recipe.mode, wanted_dataset, a, c.lang);
+}
+
+void finish_plan(Context& c, Result& r) {
   add_recipe_notes(c, r);
   build_command(c, r);
-  check_layout(c.kb, r, model, c.lang, c.threshold);
-  std::set<std::string> noted;
-  for (const auto& v : r.rules) {
-    if (!v.rule.source.file.empty()) r.sources.push_back(v.rule.source);
-    const std::string entity = c.kb.check_entity(v.id);
-    const auto slash = entity.find('/');
-    if (slash == std::string::npos || !noted.insert(entity).second) continue;
-    for (auto& n : superseded_notes(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang)) r.notes.push_back(std::move(n));
-  }
-  for (const auto& p : r.pitfalls) r.sources.push_back(p.source);
-  for (const auto& o : r.overrides)
-    if (!o.source.file.empty()) r.sources.push_back(o.source);
-  if (model) r.sources.push_back({"data/models.tsv", 0, 0, "model " + model->key + " (" + kb::split(model->source, ';').front() + ")"});
-  std::vector<SourceRef> unique;
-  std::set<std::string> seen;
-  for (auto& s : r.sources)
-    if (seen.insert(s.file + ":" + std::to_string(s.line) + s.what).second) unique.push_back(s);
-  r.sources = unique;
 }
-
-Context make_context(Kb& kb, const std::string& lang) {
-  Context c{kb, lang, to_ll(kb.planner("long_context_threshold"))};
-  return c;
-}
-
-std::string hardware_or_default(Kb& kb, const std::string& hw) { return hw.empty() ? kb.planner("default_gpu") : hw; }
 
 // Candidate selection: the best `limit` recipes of a kind in answer order
 // (score, then non-pattern rows first, then name and mode), scored with
 // every part, without scoring every recipe in full. Recipes of one shape
-// (rank/shapes.hpp) get the same score from every term that does not read
+// (compiler/derive) get the same score from every term that does not read
 // names, so the ranker scores one row per shape first. When a term reads
 // names (model, size, family filter), each candidate of the name prefix
 // adds its name parts to its shape's score. Otherwise the members of the
@@ -408,7 +335,7 @@ struct Ranked {
   }
 };
 
-std::vector<Result> select_recipes(Kb& kb, Ranker& ranker, const std::string& kind, const std::string& prefix, long long gpus,
+std::vector<Result> select_recipes(Kb& kb, Ranker& ranker, RecipeKind kind, const std::string& prefix, long long gpus,
                                    const std::string& hardware, size_t limit) {
   if (limit == 0) return {};
   using Parts = Ranker::Parts;
@@ -508,32 +435,27 @@ std::vector<Result> select_recipes(Kb& kb, Ranker& ranker, const std::string& ki
 
 }  // namespace
 
-std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const PlanOptions& opts) {
-  Answer a;
-  a.query = q.text;
-  a.canonical = kbq::dsl::to_canonical(q);
-  a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : "en";
-  Context c = make_context(kb, a.lang);
-  for (const auto& w : q.warnings) a.warnings.push_back(w.message);
+Context make_context(Kb& kb, const std::string& lang) { return Context{kb, lang, to_ll(kb.planner("long_context_threshold"))}; }
 
+std::variant<std::vector<Result>, Error> plan_question(Context& c, const kbq::dsl::Query& q, Ranker& ranker, size_t limit, Answer& a) {
+  Kb& kb = c.kb;
   const auto filter = [&](const std::string& f) {
     auto it = q.filters.find(f);
     return it == q.filters.end() ? std::string{} : it->second;
   };
-  const bool bench = q.intents.count("benchmark") || filter("kind") == "benchmark";
+  const bool bench = q.intents.count(kb.planner("benchmark_intent")) || filter("kind") == to_string(RecipeKind::Benchmark);
   const std::string hardware = hardware_or_default(kb, q.hardware);
   const long long gpus = q.gpus ? *q.gpus : q.nodes ? *q.nodes * std::max(1, kb.gpu(hardware) ? kb.gpu(hardware)->per_node : 1) : 0;
   const long long seq = q.seq_len.value_or(0);
-  std::string prefix = !q.model.empty() ? q.model : filter("family");
+  const std::string prefix = !q.model.empty() ? q.model : filter("family");
 
   // User parallelism filters become overrides on every candidate.
-  std::vector<std::pair<std::string, std::string>> user;
-  for (const char* d : {"tp", "pp", "cp", "ep", "etp", "vp"})
-    if (auto v = filter(d); !v.empty()) user.emplace_back(key_for(kb, d), v);
+  KeyValues user;
+  for (const auto& [d, name] : kDimNames)
+    if (auto v = filter(std::string(name)); !v.empty()) user.emplace_back(key_for(kb, d), v);
 
-  Ranker ranker(kb, q, c.threshold);
   std::vector<Result> scored =
-      select_recipes(kb, ranker, bench ? "benchmark" : "library", prefix, gpus, hardware, static_cast<size_t>(std::max(opts.limit, 0)));
+      select_recipes(kb, ranker, bench ? RecipeKind::Benchmark : RecipeKind::Library, prefix, gpus, hardware, limit);
   // A query of free words only (unknown words, stopwords), none of them in
   // any recipe's text, speaks for no recipe: nothing matched (the warnings
   // still suggest the words it may have meant).
@@ -548,57 +470,38 @@ std::variant<Answer, QueryError> answer(Kb& kb, const kbq::dsl::Query& q, const 
     if (auto tp = filter("tp"); !tp.empty() && model && model->kv_heads && to_ll(tp) > 0 && *model->kv_heads % to_ll(tp) != 0) {
       for (const auto& t : q.terms)
         if (t.kind == kbq::dsl::TermKind::Filter && t.field == "tp")
-          return QueryError{"tp:" + tp + " does not divide the " + std::to_string(*model->kv_heads) + " kv heads of " + model->display,
-                            "TP must divide num_key_value_heads (rule 1)", t.span};
+          return Error{"tp:" + tp + " does not divide the " + std::to_string(*model->kv_heads) + " kv heads of " + model->display,
+                       "TP must divide num_key_value_heads (rule 1)", t.span.col, t.span.len};
     }
     const long long want_gpus = gpus > 0 ? gpus : ranker.suggested_gpus(r);
-    fit(c, r, model, want_gpus, seq, hardware, q.hardware.empty(), user);
-    if (!bench) r.dataset = pick_dataset(kb, r.recipe.mode, filter("dataset"), &a, a.lang);
-    for (const auto& s : ranker.notes_for(r, a.lang)) r.notes.push_back(s);
-    finish(c, r, model);
+    plan_one(c, r, model, want_gpus, seq, hardware, q.hardware.empty(), user, filter("dataset"), &a);
+    for (const auto& s : ranker.notes_for(r, c.lang)) r.notes.push_back(s);
+    finish_plan(c, r);
   }
-  a.results = std::move(scored);
-  return a;
+  return scored;
 }
 
-std::variant<Result, QueryError> check_recipe(Kb& kb, const std::string& name, long long gpus,
-                                              const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& lang,
-                                              const std::string& hardware) {
-  auto rc = kb.recipe(name);
-  if (!rc) return QueryError{"unknown recipe '" + name + "'", "list recipes with: kbq \"<model> <mode>\"", {1, 0}};
-  Context c = make_context(kb, lang);
+Result plan_recipe(Context& c, const Recipe& recipe, long long gpus, const std::string& hardware, const KeyValues& overrides) {
   Result r;
-  r.recipe = *rc;
-  const auto model = kb.model(rc->model_key);
+  r.recipe = recipe;
+  const auto model = c.kb.model(recipe.model_key);
+  plan_one(c, r, model, gpus, 0, hardware_or_default(c.kb, hardware), hardware.empty(), overrides, {}, nullptr);
+  finish_plan(c, r);
+  return r;
+}
+
+std::optional<Error> check_overrides(Kb& kb, const KeyValues& overrides) {
   for (const auto& [k, v] : overrides) {
     auto ck = kb.config_key(k);
-    if (!ck) return QueryError{"unknown override key '" + k + "'", "keys are listed in kb-sources/data/config-keys.tsv", {1, 0}};
+    if (!ck) return Error{"unknown override key '" + k + "'", "keys are listed in kb-sources/data/config-keys.tsv"};
     // A parallel size must be a positive whole number.
-    static const std::vector<std::string> sizes = {"tp", "pp", "cp", "ep", "etp", "vp"};
-    if (std::find(sizes.begin(), sizes.end(), ck->dimension) != sizes.end()) {
+    if (parse_dim(ck->dimension)) {
       const long long n = to_ll(v, 0);
       if (n < 1 || n > 1000000)
-        return QueryError{
-            "override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number", "e.g. " + ck->key + "=2", {1, 0}};
+        return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number", "e.g. " + ck->key + "=2"};
     }
   }
-  fit(c, r, model, gpus, 0, hardware_or_default(kb, hardware), hardware.empty(), overrides);
-  if (rc->kind != "benchmark") r.dataset = pick_dataset(kb, rc->mode, {}, nullptr, lang);
-  finish(c, r, model);
-  return r;
-}
-
-std::optional<Result> show_recipe(Kb& kb, const std::string& name, const std::string& lang) {
-  auto rc = kb.recipe(name);
-  if (!rc) return std::nullopt;
-  Context c = make_context(kb, lang);
-  Result r;
-  r.recipe = *rc;
-  const auto model = kb.model(rc->model_key);
-  fit(c, r, model, 0, 0, hardware_or_default(kb, {}), true, {});
-  if (rc->kind != "benchmark") r.dataset = pick_dataset(kb, rc->mode, {}, nullptr, lang);
-  finish(c, r, model);
-  return r;
+  return std::nullopt;
 }
 
 }  // namespace kbq

@@ -1,9 +1,10 @@
 // Rank stage (see rank.hpp).
-#include "rank/rank.hpp"
+#include "query/rank/rank.hpp"
 
 #include <algorithm>
+#include <string>
 
-#include "support/text.hpp"
+#include "base/text.hpp"
 
 namespace kbq {
 namespace {
@@ -86,13 +87,13 @@ bool Ranker::score(Result& r, long long gpus, const std::string& hardware, Parts
   }
   if (auto fam = filter("family"); name_parts && !fam.empty() && q_.model.empty() && !kb::starts_with(rc.name, fam)) return false;
   if (shape_parts && gpus > 0) {
-    if (rc.gpus.state == "value" && rc.gpus.lo) {
-      if (*rc.gpus.lo <= gpus)
-        part("gpus", 15, "fits " + std::to_string(gpus) + " GPUs (min " + rc.gpus.text() + ")");
+    if (rc.gpus.is_value()) {
+      if (rc.gpus.lo <= gpus)
+        part("gpus", 15, "fits " + std::to_string(gpus) + " GPUs (min " + kb::format_range(rc.gpus) + ")");
       else if (rc.ep.exact() && rc.ep.value() > 1)
-        part("gpus", -10, "needs " + rc.gpus.text() + " GPUs; EP can shrink");
+        part("gpus", -10, "needs " + kb::format_range(rc.gpus) + " GPUs; EP can shrink");
       else
-        part("gpus", -30, "needs " + rc.gpus.text() + " GPUs");
+        part("gpus", -30, "needs " + kb::format_range(rc.gpus) + " GPUs");
     } else {
       const long long prod = rc.tp.value() * rc.pp.value() * rc.cp.value();
       if (rc.tp.exact() && rc.pp.exact() && prod > gpus)
@@ -110,7 +111,7 @@ bool Ranker::score(Result& r, long long gpus, const std::string& hardware, Parts
     else if (rc.seq_len > 0)
       part("seq", 5, std::to_string(rc.seq_len) + " + CP override");
   }
-  if (shape_parts && !q_.hardware.empty() && rc.kind == "benchmark") {
+  if (shape_parts && !q_.hardware.empty() && rc.kind == RecipeKind::Benchmark) {
     if (std::find(rc.gpu_types.begin(), rc.gpu_types.end(), hardware) != rc.gpu_types.end())
       part("hardware", 10, hardware + " listed");
     else
@@ -118,7 +119,7 @@ bool Ranker::score(Result& r, long long gpus, const std::string& hardware, Parts
   }
   const auto& fam_intents = rc.family_intents;
   const auto has = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
-  const bool moe = rc.model_moe || (rc.ep.exact() && rc.ep.value() > 1) || has(fam_intents, moe_intent_);
+  const bool moe = kb_.is_moe(rc);
   if (shape_parts) {
     for (const auto& i : intents_) {
       if (i == moe_intent_)
@@ -159,6 +160,15 @@ std::vector<std::string> Ranker::notes_for(const Result& r, const std::string& l
   auto it = picks_.find(r.recipe.name);
   if (it == picks_.end()) return {};
   return superseded_notes(kb_, "quick_ref", it->second.row, lang, {"recipe", "gpus"}, false);
+}
+
+void rank(std::vector<Result>& results) {
+  std::stable_sort(results.begin(), results.end(), [](const Result& a, const Result& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.recipe.pattern != b.recipe.pattern) return !a.recipe.pattern;
+    if (a.recipe.name != b.recipe.name) return a.recipe.name < b.recipe.name;
+    return a.recipe.mode < b.recipe.mode;
+  });
 }
 
 }  // namespace kbq

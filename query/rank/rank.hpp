@@ -1,13 +1,18 @@
-// Rank stage, public interface: scores a candidate recipe against the
-// query, part by part (mode, model, GPU fit, sequence fit, hardware,
-// intent, quick-reference recommendation, pattern, text), and drops the
-// candidates the query rules out.
+// Rank stage (private to the engine): scores a candidate recipe against the
+// question, part by part (mode, model, GPU fit, sequence fit, hardware,
+// intent, quick-reference recommendation, pattern, text), drops the
+// candidates the question rules out, and orders the checked results. The
+// plan stage uses the same scores to pick its candidates (query/plan).
 #pragma once
 
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
-#include "plan/plan.hpp"
+#include "base/dsl/parse.hpp"
+#include "query/kb/kb.hpp"
+#include "query/kbq.hpp"
 
 namespace kbq {
 
@@ -15,7 +20,7 @@ class Ranker {
  public:
   Ranker(Kb& kb, const kbq::dsl::Query& q, long long long_context_threshold);
   // Which parts score() adds: all; those the recipe's shape decides (mode,
-  // GPUs, sequence, hardware, intents, pattern; rank/shapes.hpp); or those
+  // GPUs, sequence, hardware, intents, pattern; compiler/derive); or those
   // that read its name, model key or id (model, size, family filter,
   // quick-reference pick, free text). Shape + Names = All, and a recipe is
   // ruled out by All exactly when one of the two rules it out.
@@ -53,5 +58,9 @@ class Ranker {
   std::string moe_intent_, long_context_intent_;  // planner parameters
   std::vector<std::string> modality_intents_;     // intents a recipe family must have, else a penalty
 };
+
+// The answer order of checked results: score, then recipe rows before
+// patterns, then name and mode.
+void rank(std::vector<Result>& results);
 
 }  // namespace kbq

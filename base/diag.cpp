@@ -1,0 +1,62 @@
+// Diagnostic rendering and the collecting sink.
+#include "base/diag.hpp"
+
+#include <cstdio>
+
+namespace kb {
+
+std::string Diagnostic::render() const {
+  std::string out;
+  out += span.file.empty() ? std::string("kbc") : span.file;
+  if (span.line > 0) {
+    out += ":" + std::to_string(span.line);
+    if (span.col > 0) out += ":" + std::to_string(span.col);
+  }
+  switch (severity) {
+    case Severity::Error:
+      out += ": error: ";
+      break;
+    case Severity::Warning:
+      out += ": warning: ";
+      break;
+    case Severity::Note:
+      out += ": note: ";
+      break;
+  }
+  // A message quotes input; never a megabyte of it.
+  constexpr size_t kMaxMessage = 400;
+  if (message.size() > kMaxMessage) {
+    size_t cut = kMaxMessage;
+    while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+    out += message.substr(0, cut) + "… (" + std::to_string(message.size()) + " bytes)";
+  } else {
+    out += message;
+  }
+  if (!hint.empty()) out += "\n  hint: " + hint;
+  return out;
+}
+
+void Diagnostics::error(Span span, std::string message, std::string hint) {
+  items_.push_back({Severity::Error, std::move(span), std::move(message), std::move(hint)});
+  ++errors_;
+}
+void Diagnostics::warning(Span span, std::string message, std::string hint) {
+  items_.push_back({Severity::Warning, std::move(span), std::move(message), std::move(hint)});
+}
+void Diagnostics::note(Span span, std::string message, std::string hint) {
+  items_.push_back({Severity::Note, std::move(span), std::move(message), std::move(hint)});
+}
+std::string Diagnostics::render_all() const {
+  std::string out;
+  for (const auto& d : items_) out += d.render() + "\n";
+  return out;
+}
+void Diagnostics::print(std::FILE* out) const { std::fputs(render_all().c_str(), out); }
+void Diagnostics::append(const Diagnostics& other) {
+  for (const auto& d : other.items_) {
+    items_.push_back(d);
+    if (d.severity == Severity::Error) ++errors_;
+  }
+}
+
+}  // namespace kb

@@ -1,0 +1,55 @@
+// Diagnostics shared by kbc and kbq: a source span on every message, the
+// `file:line:col: severity: message` format, hints, and the error policy
+// (typed errors for bad input, assertions only for programmer bugs).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kb {
+
+// A position in an input: a file (or "<query>"), 1-based line and column.
+// Column counts Unicode code points, not bytes, so carets line up.
+struct Span {
+  std::string file;  // path as given on the command line, relative when possible
+  int line = 0;      // 1-based; 0 = whole file
+  int col = 0;       // 1-based code point column; 0 = whole line
+};
+
+enum class Severity { Error, Warning, Note };
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  Span span;
+  std::string message;         // what is wrong, one line
+  std::string hint;            // how to fix it, may be empty
+  std::string render() const;  // "file:line:col: error: message\n  hint: ..."
+};
+
+// Collects diagnostics across documents so one bad file does not hide the
+// next (keep going, remember failure, exit non-zero at the end).
+class Diagnostics {
+ public:
+  void error(Span span, std::string message, std::string hint = {});
+  void warning(Span span, std::string message, std::string hint = {});
+  void note(Span span, std::string message, std::string hint = {});
+  bool has_errors() const { return errors_ > 0; }
+  int error_count() const { return errors_; }
+  const std::vector<Diagnostic>& all() const { return items_; }
+  void print(std::FILE* out) const;
+  std::string render_all() const;  // every diagnostic, one render() per line
+  void append(const Diagnostics& other);
+
+ private:
+  std::vector<Diagnostic> items_;
+  int errors_ = 0;
+};
+
+// Documented exit codes (docs/kbc.md, docs/kbq.md).
+enum ExitCode : int {
+  kExitOk = 0,       // built / answered
+  kExitNoMatch = 1,  // kbq: nothing matched, a rule failed; kbc generate --check: stale
+  kExitError = 2,    // usage, bad input, bad KB
+};
+
+}  // namespace kb

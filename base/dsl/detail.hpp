@@ -1,0 +1,165 @@
+// Private to base/dsl: the lexicon's tables (Lexicon::Impl), the text
+// normalization with its offset map back to the original query, and the
+// Piece list that the X3 grammar (grammar.cpp) hands to the resolver
+// (resolve.cpp). Nothing here is part of the public API.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <boost/spirit/home/x3.hpp>
+
+#include "base/dsl/parse.hpp"
+
+namespace kbq::dsl {
+
+// One meaning of a lexicon word.
+struct Meaning {
+  WordKind kind = WordKind::Stopword;  // the row's kind
+  std::string value;                   // the row's value, trimmed (lower-cased for ids)
+  double number = 0;                   // magnitudes: the multiplier; else 0
+};
+
+// A distinct folded word of the lexicon with all its meanings.
+struct WordInfo {
+  std::string word;                // folded, one space between words
+  std::u32string cps;              // the same as code points (for edit distance)
+  std::vector<Meaning> meanings;   // in row order, one per (kind, value)
+  std::vector<std::string> langs;  // sorted language codes, "*" left out
+  bool cjk = false;                // holds a CJK code point
+  bool ascii = true;               // only ASCII bytes
+  int primary = -1;                // index in meanings of the bare-word meaning, -1 = none
+
+  // The meaning of a kind, or nullptr.
+  const Meaning* meaning(WordKind kind) const;
+};
+
+inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
+
+// Field names of the filters that have a slot of their own in Constraints,
+// and the numeric parallelism fields (identifiers of the KB schema, the
+// values of `filter` rows).
+namespace field {
+inline constexpr std::string_view kMode = "mode";
+inline constexpr std::string_view kModel = "model";
+inline constexpr std::string_view kSize = "size";
+inline constexpr std::string_view kGpus = "gpus";
+inline constexpr std::string_view kNodes = "nodes";
+inline constexpr std::string_view kHardware = "hardware";
+inline constexpr std::string_view kPrecision = "precision";
+inline constexpr std::string_view kSeq = "seq";
+inline constexpr std::string_view kIntent = "intent";
+inline constexpr std::string_view kScale = "scale";
+inline constexpr std::string_view kKind = "kind";
+inline constexpr std::string_view kLang = "lang";
+inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep", "etp", "vp"};
+}  // namespace field
+
+// Mode ids of the KB schema that the resolver relates: PEFT is a kind of
+// fine-tuning, so a PEFT word refines a descriptive fine-tuning word.
+inline constexpr std::string_view kSftMode = "sft";
+inline constexpr std::string_view kPeftMode = "peft";
+
+struct Lexicon::Impl {
+  std::vector<WordInfo> words;                                                    // by word id
+  std::unordered_map<std::string, std::uint32_t> ids;                             // spelling (words and their variants) -> id
+  boost::spirit::x3::symbols<std::uint32_t> all;                                  // every spelling -> id
+  std::array<boost::spirit::x3::symbols<std::uint32_t>, kWordKindCount> by_kind;  // spellings of words with a meaning of that kind
+  std::map<std::pair<int, std::string>, std::string> spelling;  // (kind, value) -> printed word; value "" = any of the kind
+  std::map<std::pair<int, std::string>, bool> values;           // (kind, value) pairs that exist
+  std::vector<std::string> problems;                            // ignored rows
+
+  // The id of a folded spelling, or kNoWord.
+  std::uint32_t find(std::string_view folded) const;
+  // Closest word (see Lexicon::suggest), as an id or kNoWord; `word` folded.
+  std::uint32_t suggest(std::u32string_view word, int kind) const;
+};
+
+// The query after folding: case and width folded, whitespace runs collapsed
+// to one space, trimmed; with maps back to the original text.
+struct Normalized {
+  std::string text;                    // folded query
+  std::vector<std::uint32_t> cp_of;    // text byte -> original code point index (size text.size()+1)
+  std::vector<std::uint32_t> byte_of;  // original code point index -> original byte (size cps+1)
+
+  // Span in the original text of text[b, e).
+  Span span(std::size_t b, std::size_t e) const;
+  // Original text of a span.
+  std::string_view original(std::string_view orig, Span s) const;
+};
+
+// Folds a query. Assumes valid UTF-8.
+Normalized normalize_query(std::string_view text);
+// Folds a lexicon word or a filter value: kb::fold plus whitespace
+// collapsing (no offset map).
+std::string fold_phrase(std::string_view text);
+
+// UTF-8 helpers over valid text.
+char32_t decode_at(std::string_view s, std::size_t i, int& len);
+std::u32string to_u32(std::string_view s);
+bool is_space_cp(char32_t cp);
+bool is_cjk_cp(char32_t cp);
+bool is_kana(char32_t cp);
+bool is_han(char32_t cp);
+int cp_count(std::string_view s);
+
+// A number as written: "-?digits(.digits)?" ('p' may stand for '.' in sizes).
+struct Num {
+  std::size_t b = 0, e = 0;  // extent in the normalized text
+  double value = 0;          // the value, sign included
+  std::uint64_t whole = 0;   // integer part, saturated at overflow
+  bool neg = false;          // written with '-'
+  bool frac = false;         // has a non-zero fractional part
+  bool overflow = false;     // integer part does not fit 64 bits
+};
+
+// What the grammar recognized at one place of the query.
+enum class PieceKind : std::uint8_t {
+  Word,      // a lexicon word (meaning chosen by the resolver)
+  Gpus,      // a GPU count
+  Nodes,     // a node count
+  Seq,       // a sequence length
+  Size,      // a model size
+  Hardware,  // a hardware word next to a count ("<n> x <hw>")
+  Filter,    // key:value with a known key
+  BadKey,    // key:value with an unknown key
+  Free,      // an unknown word (or one CJK code point)
+  Quoted,    // "free text"
+  Range,     // "<n>-<m> <unit>": a range of counts (rejected)
+};
+
+// One recognized term, before the resolver gives it a meaning.
+struct Piece {
+  PieceKind kind = PieceKind::Free;                              // what it is
+  std::size_t b = 0, e = 0;                                      // extent in the normalized text
+  std::uint32_t word = kNoWord;                                  // Word/Hardware: word id; Filter: key id; Free: suggested id
+  Num num;                                                       // Gpus/Nodes/Seq/Size: the number; Range: the lower end
+  double mult = 1;                                               // Seq/Size: magnitude multiplier
+  std::uint32_t mag = kNoWord;                                   // Size: magnitude word id
+  Num active;                                                    // Size: the active part's number; Range: the upper end
+  double active_mult = 0;                                        // Size: the active part's multiplier
+  std::uint32_t active_mag = kNoWord;                            // Size: the active part's magnitude word id
+  std::size_t vb = 0, ve = 0;                                    // Filter/BadKey: value extent (key is [b, vb-1)); Quoted: inner text
+  std::array<std::uint32_t, 3> also{kNoWord, kNoWord, kNoWord};  // other lexicon words inside (units, particles) for the language guess
+};
+
+// Splits a normalized query into pieces with the X3 grammar.
+std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text);
+
+// Value grammars for filters (whole string must match).
+bool parse_number_value(std::string_view v, Num& out);
+bool parse_seq_value(const Lexicon::Impl& lex, std::string_view v, Num& out, double& mult);
+bool parse_size_value(const Lexicon::Impl& lex, std::string_view v, Piece& out);
+
+// The size token of a Size piece: number + magnitude spelling
+// ["_a" number + magnitude spelling], '.' as 'p'.
+std::string size_token(const Lexicon::Impl& lex, std::string_view text, const Piece& p);
+
+}  // namespace kbq::dsl

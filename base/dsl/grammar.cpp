@@ -1,0 +1,649 @@
+// The grammar of the query language, in Boost.Spirit X3, over the folded
+// query text (see normalize_query). Vocabulary comes only from the
+// lexicon's runtime x3::symbols tables; the grammar itself knows digits,
+// separators, the times operators, ':' and '"', and the "-a" notation of
+// MoE sizes.
+//
+//   query = *sep >> *(term >> *(sep | joiner)) >> eoi
+//   term  = longest(key_value, bad_key_value, count_times_hw, hw_times_count,
+//                   count_hw, count_gpus, gpus_count, count_nodes, nodes_count,
+//                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
+//                   lexicon_word)
+//         | quoted | fallback
+//
+// `longest` tries every alternative at the same place and keeps the one
+// that reads furthest (ties: the first listed), so "<model> <size>" and a
+// multi-word phrase starting with a shorter word both come out right.
+// Every alternative ends with `bound`: the end, a separator, a joiner
+// ('-', '_', '/'), a quote, or a CJK boundary (CJK text needs no spaces).
+// `fallback` reads one unknown word (one code point in CJK text).
+#include <boost/spirit/home/x3.hpp>
+#include <memory>
+#include <tuple>
+
+#include "base/dsl/detail.hpp"
+#include "base/text.hpp"
+
+namespace kbq::dsl {
+namespace {
+
+namespace x3 = boost::spirit::x3;
+using It = const char*;
+
+// --- character classes over the folded text -------------------------------
+
+char32_t cp_at(It p, It last, int& len) {
+  const std::string_view s(p, static_cast<std::size_t>(last - p));
+  return decode_at(s, 0, len);
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_joiner(char c) { return c == '-' || c == '_' || c == '/'; }
+
+// Punctuation that separates terms: CJK commas and full stops, brackets,
+// typographic quotes (not words of any language).
+bool is_punct_sep(char32_t cp) {
+  return cp == 0x3001 || cp == 0x3002 || (cp >= 0x3008 && cp <= 0x3011) || cp == 0x30FB || cp == 0xFF61 || cp == 0xFF64 || cp == 0x201C ||
+         cp == 0x201D || cp == 0xAB || cp == 0xBB;
+}
+
+// Byte length of the separator at p, or 0. A '.' separates only at the end
+// or before a space ("1.5" and phrases with dots stay whole).
+int sep_len(It p, It last) {
+  if (p == last) return 0;
+  switch (*p) {
+    case ' ':
+    case ',':
+    case ';':
+    case '!':
+    case '?':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+      return 1;
+    case '.': {
+      const It q = p + 1;
+      return (q == last || *q == ' ' || (*q != '.' && sep_len(q, last) > 0)) ? 1 : 0;
+    }
+    default:
+      break;
+  }
+  if (static_cast<unsigned char>(*p) < 0x80) return 0;
+  int len = 0;
+  return is_punct_sep(cp_at(p, last, len)) ? len : 0;
+}
+
+bool cjk_at(It p, It last) {
+  if (p == last || static_cast<unsigned char>(*p) < 0x80) return false;
+  int len = 0;
+  const char32_t cp = cp_at(p, last, len);
+  return is_cjk_cp(cp) && !is_punct_sep(cp);
+}
+
+// Start of the code point before p.
+It prev_cp(It base, It p) {
+  It q = p - 1;
+  while (q > base && (static_cast<unsigned char>(*q) & 0xC0) == 0x80) --q;
+  return q;
+}
+
+bool at_boundary(It base, It p, It last) {
+  if (p == last || sep_len(p, last) > 0 || *p == '"' || is_joiner(*p) || cjk_at(p, last)) return true;
+  return p > base && cjk_at(prev_cp(base, p), last);
+}
+
+// --- primitive parsers -----------------------------------------------------
+
+// A separator (see sep_len).
+struct sep_parser : x3::parser<sep_parser> {
+  using attribute_type = x3::unused_type;
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
+    const int n = sep_len(first, last);
+    if (n == 0) return false;
+    first += n;
+    return true;
+  }
+};
+
+// Zero-width: the end of a term (see at_boundary).
+struct bound_parser : x3::parser<bound_parser> {
+  using attribute_type = x3::unused_type;
+  It base;  // start of the text
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
+    return at_boundary(base, first, last);
+  }
+};
+
+// A '-', '_' or '/' right after a term and before more text
+// ("<model>-<size>"): skipped like a separator.
+struct joiner_parser : x3::parser<joiner_parser> {
+  using attribute_type = x3::unused_type;
+  It base;  // start of the text
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
+    if (first == last || first == base || !is_joiner(*first)) return false;
+    const It prev = prev_cp(base, first);
+    if (*prev == ' ' || sep_len(prev, last) > 0) return false;
+    const It next = first + 1;
+    if (next == last || *next == ' ' || is_joiner(*next) || sep_len(next, last) > 0) return false;
+    ++first;
+    return true;
+  }
+};
+
+// A number: -?[0-9]+([.][0-9]+)? (sign and 'p' as decimal point optional).
+// Writes what it read to *out (when set): the primitives of this grammar
+// have no X3 attribute, they fill the scratch of the alternative.
+struct num_parser : x3::parser<num_parser> {
+  using attribute_type = x3::unused_type;
+  It base;               // start of the text
+  bool sign = false;     // accept a leading '-'
+  bool p_point = false;  // accept 'p' as the decimal point (recipe-name sizes)
+  Num* out = nullptr;    // receives the number
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
+    Num n;
+    It p = first;
+    if (sign && p != last && *p == '-') {
+      n.neg = true;
+      ++p;
+    }
+    if (p == last || !is_digit(*p)) return false;
+    constexpr std::uint64_t kMax = ~std::uint64_t{0};
+    double value = 0;
+    for (; p != last && is_digit(*p); ++p) {
+      const auto d = static_cast<std::uint64_t>(*p - '0');
+      if (n.whole > (kMax - d) / 10) {
+        n.overflow = true;
+        n.whole = kMax;
+      } else if (!n.overflow) {
+        n.whole = n.whole * 10 + d;
+      }
+      value = value * 10 + static_cast<double>(d);
+    }
+    if (p + 1 < last && (*p == '.' || (p_point && *p == 'p')) && is_digit(p[1])) {
+      ++p;
+      double scale = 0.1;
+      for (; p != last && is_digit(*p); ++p) {
+        if (*p != '0') n.frac = true;
+        value += scale * (*p - '0');
+        scale /= 10;
+      }
+    }
+    n.value = n.neg ? -value : value;
+    n.b = static_cast<std::size_t>(first - base);
+    n.e = static_cast<std::size_t>(p - base);
+    first = p;
+    if (out) *out = n;
+    return true;
+  }
+};
+
+// A lexicon spelling (longest match in one X3 symbol table), with extent.
+struct Tok {
+  std::uint32_t id = kNoWord;  // word id
+  std::size_t b = 0, e = 0;    // extent in the text
+};
+struct tok_parser : x3::parser<tok_parser> {
+  using attribute_type = x3::unused_type;
+  It base;                                            // start of the text
+  const x3::symbols<std::uint32_t>* table = nullptr;  // the spellings
+  Tok* out = nullptr;                                 // receives the token
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr&) const {
+    It it = first;
+    std::uint32_t id = kNoWord;
+    if (!table->parse(it, last, ctx, x3::unused, id)) return false;
+    if (out) *out = Tok{id, static_cast<std::size_t>(first - base), static_cast<std::size_t>(it - base)};
+    first = it;
+    return true;
+  }
+};
+
+// The value of a key:value filter: any run of non-separator, non-CJK text.
+struct value_parser : x3::parser<value_parser> {
+  using attribute_type = x3::unused_type;
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
+    while (first != last && *first != '"' && sep_len(first, last) == 0 && !cjk_at(first, last)) {
+      int len = 0;
+      cp_at(first, last, len);
+      first += len;
+    }
+    return true;
+  }
+};
+
+// One unknown word: a CJK code point, or a run of text up to a separator,
+// a quote or CJK text. A hyphenated run that is not close to any lexicon
+// word is cut at its first joiner so the rest is read again ("<typo>-<size>").
+struct fallback_parser : x3::parser<fallback_parser> {
+  using attribute_type = x3::unused_type;
+  It base;                             // start of the text
+  const Lexicon::Impl* lex = nullptr;  // for suggestions
+  Piece* out = nullptr;                // receives the Free piece
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
+    if (first == last || sep_len(first, last) > 0) return false;
+    Piece p;
+    p.kind = PieceKind::Free;
+    if (cjk_at(first, last)) {
+      int len = 0;
+      cp_at(first, last, len);
+      p.b = static_cast<std::size_t>(first - base);
+      p.e = p.b + static_cast<std::size_t>(len);
+      first += len;
+      *out = p;
+      return true;
+    }
+    It e = first;
+    while (e != last && *e != '"' && sep_len(e, last) == 0 && !cjk_at(e, last)) {
+      int len = 0;
+      cp_at(e, last, len);
+      e += len;
+    }
+    if (e == first) return false;
+    const std::string_view word(first, static_cast<std::size_t>(e - first));
+    std::uint32_t hint = lex->suggest(to_u32(word), -1);
+    if (hint == kNoWord) {
+      for (std::size_t k = 1; k + 1 < word.size(); ++k) {
+        if (is_joiner(word[k])) {
+          e = first + k;
+          hint = lex->suggest(to_u32(word.substr(0, k)), -1);
+          break;
+        }
+      }
+    }
+    p.b = static_cast<std::size_t>(first - base);
+    p.e = static_cast<std::size_t>(e - base);
+    p.word = hint;
+    first = e;
+    *out = p;
+    return true;
+  }
+};
+
+// --- the scratch the term alternatives fill --------------------------------
+
+struct Scratch {
+  Num n1, n2;             // numbers
+  Tok t1, t2, t3;         // lexicon tokens
+  bool active = false;    // a size's "-a" part was read
+  std::size_t colon = 0;  // end of a filter's ':'
+  Piece out[2];           // the pieces of the alternative (set whole by the piece makers)
+  int count = 0;          // how many of out[] are set
+
+  // Cheap reset between alternatives: only what a piece maker may read
+  // without the alternative having written it.
+  void reset() {
+    t1 = t2 = t3 = Tok{};
+    active = false;
+    count = 0;
+  }
+};
+
+// Tries alternatives at one place and keeps the one that reads furthest.
+template <typename Tuple>
+struct longest_parser : x3::parser<longest_parser<Tuple>> {
+  using attribute_type = x3::unused_type;
+  Tuple alts;        // the alternatives (unused-attribute parsers with actions)
+  Scratch* scratch;  // what the alternatives write
+  Scratch* winner;   // receives the winner's scratch
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const& ctx, RCtx& rctx, Attr&) const {
+    It best = first;
+    std::apply([&](auto const&... alt) { (try_one(alt, first, last, ctx, rctx, best), ...); }, alts);
+    if (best == first) return false;
+    first = best;
+    return true;
+  }
+  template <typename P, typename Ctx, typename RCtx>
+  void try_one(P const& alt, It first, It const& last, Ctx const& ctx, RCtx& rctx, It& best) const {
+    scratch->reset();
+    It it = first;
+    if (alt.parse(it, last, ctx, rctx, x3::unused) && it > best && scratch->count > 0) {
+      best = it;
+      winner->count = scratch->count;
+      for (int i = 0; i < scratch->count; ++i) winner->out[i] = scratch->out[i];
+    }
+  }
+};
+// The alternatives are held by value, as X3 holds its subjects: the
+// grammar is assembled by term_alternatives() and outlives it in scan().
+template <typename... P>
+longest_parser<std::tuple<P...>> longest(Scratch* s, Scratch* w, P const&... p) {
+  return {{}, std::tuple<P...>(p...), s, w};
+}
+
+double magnitude(const Lexicon::Impl& lex, std::uint32_t id, WordKind kind) {
+  const Meaning* m = id == kNoWord ? nullptr : lex.words[id].meaning(kind);
+  return m ? m->number : 0;
+}
+
+// An extent [b, e) of the text.
+using Extent = std::pair<std::size_t, std::size_t>;
+
+// Extent of the match of an action's subject wrapped in x3::raw[] (the
+// attribute of raw[] is the matched range; _where of Boost 1.74 is not).
+template <typename Ctx>
+Extent where(Ctx& ctx, It base) {
+  auto const& r = x3::_attr(ctx);
+  return {static_cast<std::size_t>(r.begin() - base), static_cast<std::size_t>(r.end() - base)};
+}
+
+// Trims trailing spaces off an extent of the text.
+std::size_t trim_end(It base, std::size_t b, std::size_t e) {
+  while (e > b && base[e - 1] == ' ') --e;
+  return e;
+}
+
+// --- piece makers ------------------------------------------------------------
+// Run when a whole alternative matched (`at` is its extent): they turn what
+// the alternative wrote to the scratch into the alternative's pieces.
+
+// "<n> <unit>", "<unit> <n>": one count piece; the unit, particle and
+// open-ended words it read are kept for the language guess.
+void make_count(Scratch& s, PieceKind kind, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = kind;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.also = {s.t1.id, s.t2.id, s.t3.id};
+  s.count = 1;
+}
+
+// "<n> x <hw>", "<n> <hw>": a count piece before the hardware piece.
+void make_count_then_hw(Scratch& s, It base, Extent at) {
+  const auto b = at.first;
+  Piece& c = s.out[0] = Piece{};
+  c.kind = PieceKind::Gpus;
+  c.b = b;
+  c.e = trim_end(base, b, s.t1.b);
+  c.num = s.n1;
+  Piece& h = s.out[1] = Piece{};
+  h.kind = PieceKind::Hardware;
+  h.b = s.t1.b;
+  h.e = s.t1.e;
+  h.word = s.t1.id;
+  s.count = 2;
+}
+
+// "<hw> x <n>": the hardware piece, then the count piece.
+void make_hw_then_count(Scratch& s, It base, Extent at) {
+  const auto [b, e] = at;
+  Piece& h = s.out[0] = Piece{};
+  h.kind = PieceKind::Hardware;
+  h.b = b;
+  h.e = s.t1.e;
+  h.word = s.t1.id;
+  Piece& c = s.out[1] = Piece{};
+  c.kind = PieceKind::Gpus;
+  c.b = s.t1.e;
+  while (c.b < e && base[c.b] == ' ') ++c.b;
+  c.e = e;
+  c.num = s.n1;
+  s.count = 2;
+}
+
+// "<n><k> [<seq unit>]", "<seq unit> <n>[<k>]", "<n> <seq unit>".
+void make_seq(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Seq;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.mult = s.t2.id == kNoWord ? 1 : magnitude(lex, s.t2.id, WordKind::SeqMagnitude);
+  p.also = {s.t1.id, s.t3.id, kNoWord};
+  s.count = 1;
+}
+
+// "<n><m>[-a<n><m>]": a model size. False (the alternative does not match)
+// for a space between number and magnitude before a magnitude word of one
+// code point: only longer magnitude words may stand apart.
+bool make_size(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  if (s.n1.e != s.t1.b && cp_count(lex.words[s.t1.id].word) < 2) return false;
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Size;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.mag = s.t1.id;
+  p.mult = magnitude(lex, s.t1.id, WordKind::ParamMagnitude);
+  if (s.active) {
+    p.active = s.n2;
+    p.active_mag = s.t2.id;
+    p.active_mult = magnitude(lex, s.t2.id, WordKind::ParamMagnitude);
+  }
+  p.also = {s.t1.id, kNoWord, kNoWord};
+  s.count = 1;
+  return true;
+}
+
+// "key:value": a Filter piece (known key) or a BadKey piece.
+void make_filter(Scratch& s, PieceKind kind, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = kind;
+  p.b = at.first;
+  p.e = at.second;
+  p.word = kind == PieceKind::Filter ? s.t1.id : kNoWord;
+  p.vb = s.colon;
+  p.ve = at.second;
+  s.count = 1;
+}
+
+// A lexicon word: the extent of its token (without the boundary).
+void make_word(Scratch& s) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Word;
+  p.b = s.t1.b;
+  p.e = s.t1.e;
+  p.word = s.t1.id;
+  s.count = 1;
+}
+
+// "<n>-<m> <unit>": a range of counts (the resolver rejects it).
+void make_range(Scratch& s, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Range;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.active = s.n2;
+  p.also = {s.t1.id, kNoWord, kNoWord};
+  s.count = 1;
+}
+
+// The term alternatives of the grammar (see the file header), as one
+// `longest` parser: each alternative writes its numbers and tokens to *s
+// and, when it matches whole, its pieces; the one that reads furthest is
+// copied to *win. The actions capture only pointers and `base`, so the
+// parser outlives this call.
+auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* win) {
+  const Lexicon::Impl* const lx = &lex;
+  // Token parsers over one kind's table, writing to a scratch slot (or
+  // nowhere, for look-aheads).
+  auto tok = [&](WordKind k, Tok* out) { return tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(k)]), out}; };
+  auto num = [&](bool sign, bool p_point, Num* out) { return num_parser{{}, base, sign, p_point, out}; };
+  auto const bound = bound_parser{{}, base};
+  auto const gap = x3::lit(' ');
+  // The times operators: U+00D7 MULTIPLICATION SIGN, 'x' and '*'.
+  auto const times = x3::lit("\xC3\x97") | x3::lit('x') | x3::lit('*');
+
+  // The actions: a piece maker over the match's extent.
+  auto const count_piece = [s, base](PieceKind kind) { return [s, base, kind](auto& ctx) { make_count(*s, kind, where(ctx, base)); }; };
+  auto const count_then_hw = [s, base](auto& ctx) { make_count_then_hw(*s, base, where(ctx, base)); };
+  auto const hw_then_count = [s, base](auto& ctx) { make_hw_then_count(*s, base, where(ctx, base)); };
+  auto const seq_piece = [s, lx, base](auto& ctx) { make_seq(*s, *lx, where(ctx, base)); };
+  auto const size_piece = [s, lx, base](auto& ctx) {
+    if (!make_size(*s, *lx, where(ctx, base))) x3::_pass(ctx) = false;
+  };
+  auto const filter_piece = [s, base](PieceKind kind) { return [s, base, kind](auto& ctx) { make_filter(*s, kind, where(ctx, base)); }; };
+  auto const colon = [s, base](auto& ctx) { s->colon = where(ctx, base).second; };
+  auto const word_piece = [s](auto&) { make_word(*s); };
+  auto const set_active = [s](auto&) { s->active = true; };
+  auto const range_piece = [s, base](auto& ctx) { make_range(*s, where(ctx, base)); };
+
+  auto const key = tok(WordKind::Filter, &s->t1);
+  auto const hardware = tok(WordKind::Hardware, &s->t1);
+  auto const count = num(false, false, &s->n1);
+  auto const signed_count = num(true, false, &s->n1);
+  auto const stop3 = tok(WordKind::Stopword, &s->t3);
+  auto const open_max = tok(WordKind::OpenMax, &s->t2);
+  // Words allowed between a number and its unit: a particle or an
+  // open-ended marker ("<n> <counter> <unit>", "<n>+ <unit>").
+  auto const particle = open_max | stop3;
+  auto const gpu_unit = tok(WordKind::GpuUnit, &s->t1);
+  auto const gpu_unit3 = tok(WordKind::GpuUnit, &s->t3);
+  auto const node_unit = tok(WordKind::NodeUnit, &s->t1);
+  auto const node_unit3 = tok(WordKind::NodeUnit, &s->t3);
+  auto const seq_unit = tok(WordKind::SeqUnit, &s->t1);
+  auto const seq_mag = tok(WordKind::SeqMagnitude, &s->t2);
+  auto const param_mag = tok(WordKind::ParamMagnitude, &s->t1);
+  auto const param_mag2 = tok(WordKind::ParamMagnitude, &s->t2);
+  auto const size_count = num(false, true, &s->n1);
+  auto const size_count2 = num(false, true, &s->n2);
+  auto const count2 = num(false, false, &s->n2);
+  // Between the two ends of a range: a range_sep word or '-'.
+  auto const range_op = tok(WordKind::RangeSep, nullptr) | x3::lit('-');
+  auto const any_unit = gpu_unit | node_unit;
+  // Look-aheads (write nothing).
+  auto const any_gpu_unit = tok(WordKind::GpuUnit, nullptr);
+  auto const any_node_unit = tok(WordKind::NodeUnit, nullptr);
+  auto const any_seq_unit = tok(WordKind::SeqUnit, nullptr);
+  auto const word = tok_parser{{}, base, std::addressof(lex.all), &s->t1};
+  auto const lower_word = +x3::char_('a', 'z');
+  auto const value = value_parser{};
+  auto const active_part = ((x3::lit('-') | x3::lit('_')) >> x3::lit('a') >> size_count2 >> param_mag2)[set_active];
+
+  // key:value (a known key, or an unknown one: an error later)
+  auto const key_value = x3::raw[key >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::Filter)];
+  auto const bad_key_value = x3::raw[lower_word >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::BadKey)];
+  // <n> x <hw>, <hw> x <n>, <n> <hw>
+  auto const count_times_hw = x3::raw[count >> -gap >> times >> -gap >> hardware >> bound][count_then_hw];
+  auto const hw_times_count = x3::raw[hardware >> -gap >> times >> -gap >> count >> bound][hw_then_count];
+  auto const count_hw = x3::raw[count >> -gap >> hardware >> bound][count_then_hw];
+  // <n> [particle] <gpu unit> [+], <gpu unit> <n> [counter] [+]
+  auto const count_gpus =
+      x3::raw[signed_count >> -gap >> -(particle >> -gap) >> gpu_unit >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];
+  auto const gpus_count = x3::raw[gpu_unit >> -gap >> signed_count >> !(-gap >> (any_node_unit | any_seq_unit)) >>
+                                  -(-gap >> (gpu_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];
+  // <n> [particle] <node unit> [+], <node unit> <n> [counter] [+]
+  auto const count_nodes =
+      x3::raw[signed_count >> -gap >> -(particle >> -gap) >> node_unit >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Nodes)];
+  auto const nodes_count = x3::raw[node_unit >> -gap >> signed_count >> !(-gap >> (any_gpu_unit | any_seq_unit)) >>
+                                   -(-gap >> (node_unit3 | stop3)) >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Nodes)];
+  // <n>-<m> <unit>: a range of counts
+  auto const count_range =
+      x3::raw[count >> -gap >> range_op >> -gap >> count2 >> -gap >> -(particle >> -gap) >> any_unit >> bound][range_piece];
+  // <n><k> [<seq unit>], <seq unit> <n>[<k>], <n> <seq unit>
+  auto const seq_k = x3::raw[count >> seq_mag >> -(-gap >> seq_unit) >> bound][seq_piece];
+  auto const unit_seq = x3::raw[seq_unit >> -gap >> count >> -seq_mag >> bound][seq_piece];
+  auto const seq_unit_after = x3::raw[count >> -gap >> seq_unit >> bound][seq_piece];
+  // <n><m>[-a<n><m>]
+  auto const model_size = x3::raw[size_count >> -gap >> param_mag >> -active_part >> bound][size_piece];
+  // a lexicon word (longest spelling)
+  auto const lexicon_word = x3::raw[word >> bound][word_piece];
+
+  return longest(s, win, key_value, bad_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count, count_nodes,
+                 nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, lexicon_word);
+}
+
+}  // namespace
+
+std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
+  const It base = text.data();
+  const It last = base + text.size();
+  Scratch s, win;
+  Piece fallback_piece;
+  std::vector<Piece> pieces;
+  pieces.reserve(8);
+
+  auto const alternatives = term_alternatives(lex, base, &s, &win);
+  auto const quoted = x3::raw[x3::lit('"') >> *(x3::char_ - '"') >> (x3::lit('"') | x3::eoi)][([&](auto& ctx) {
+    Piece p;
+    p.kind = PieceKind::Quoted;
+    std::tie(p.b, p.e) = where(ctx, base);
+    p.vb = p.b + 1;
+    p.ve = (p.e - p.b >= 2 && base[p.e - 1] == '"') ? p.e - 1 : p.e;
+    pieces.push_back(p);
+  })];
+  auto const fallback = fallback_parser{{}, base, &lex, &fallback_piece};
+
+  auto const term = alternatives[([&](auto&) {
+                      for (int i = 0; i < win.count; ++i) pieces.push_back(win.out[i]);
+                    })] |
+                    quoted | fallback[([&](auto&) { pieces.push_back(fallback_piece); })];
+  auto const sep = sep_parser{};
+  auto const joiner = joiner_parser{{}, base};
+  auto const query = *sep >> *(term >> *(sep | joiner)) >> x3::eoi;
+
+  It first = base;
+  const bool ok = x3::parse(first, last, query);
+  (void)ok;  // every code point is a separator or starts a term: the parse always succeeds
+  return pieces;
+}
+
+// --- filter values ----------------------------------------------------------
+
+bool parse_number_value(std::string_view v, Num& out) {
+  const It base = v.data();
+  It first = base;
+  return x3::parse(first, base + v.size(), num_parser{{}, base, true, false, &out} >> x3::eoi);
+}
+
+bool parse_seq_value(const Lexicon::Impl& lex, std::string_view v, Num& out, double& mult) {
+  const It base = v.data();
+  It first = base;
+  Tok mag;
+  auto const number = num_parser{{}, base, true, false, &out};
+  auto const seq_mag = tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::SeqMagnitude)]), &mag};
+  const bool ok = x3::parse(first, base + v.size(), number >> -seq_mag >> x3::eoi);
+  mult = mag.id == kNoWord ? 1 : magnitude(lex, mag.id, WordKind::SeqMagnitude);
+  return ok;
+}
+
+bool parse_size_value(const Lexicon::Impl& lex, std::string_view v, Piece& out) {
+  const It base = v.data();
+  It first = base;
+  Num n1, n2;
+  Tok t1, t2;
+  bool active = false;
+  const auto* table = std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::ParamMagnitude)]);
+  auto const grammar = num_parser{{}, base, false, true, &n1} >> tok_parser{{}, base, table, &t1} >>
+                       -(((x3::lit('-') | x3::lit('_')) >> x3::lit('a') >> num_parser{{}, base, false, true, &n2} >>
+                          tok_parser{{}, base, table, &t2})[([&](auto&) { active = true; })]) >>
+                       x3::eoi;
+  if (!x3::parse(first, base + v.size(), grammar)) return false;
+  out.kind = PieceKind::Size;
+  out.num = n1;
+  out.mag = t1.id;
+  out.mult = magnitude(lex, t1.id, WordKind::ParamMagnitude);
+  if (active) {
+    out.active = n2;
+    out.active_mag = t2.id;
+    out.active_mult = magnitude(lex, t2.id, WordKind::ParamMagnitude);
+  }
+  return true;
+}
+
+std::string size_token(const Lexicon::Impl& lex, std::string_view text, const Piece& p) {
+  auto part = [&](const Num& n, std::uint32_t mag) {
+    std::string out;
+    for (char c : text.substr(n.b, n.e - n.b)) out += (c == '.') ? 'p' : c;
+    const Meaning* m = lex.words[mag].meaning(WordKind::ParamMagnitude);
+    const auto it = lex.spelling.find({static_cast<int>(WordKind::ParamMagnitude), m ? m->value : std::string()});
+    out += it != lex.spelling.end() ? it->second : lex.words[mag].word;
+    return out;
+  };
+  std::string token = part(p.num, p.mag);
+  if (p.active_mag != kNoWord) token += "_a" + part(p.active, p.active_mag);
+  return token;
+}
+
+}  // namespace kbq::dsl

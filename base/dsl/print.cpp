@@ -1,0 +1,152 @@
+// Printing: to_canonical() writes constraints back as a query in a fixed
+// order (as `key:value` where the lexicon has a key for the field, else as
+// the lexicon's spelling of the value), quoting free text that would not
+// read back as itself, alone or beside the rest of the query (the printed
+// query is parsed again to know); describe() writes a lexicon-independent
+// summary; to_string(TermKind) names term kinds.
+#include "base/dsl/detail.hpp"
+#include "base/text.hpp"
+
+namespace kbq::dsl {
+
+using namespace field;  // NOLINT: this file prints every field
+
+namespace {
+
+// True when `word` alone parses back to exactly this one free-text word.
+bool reads_back(const Lexicon& lex, const std::string& word) {
+  const ParseResult r = parse(lex, word);
+  if (!r) return false;
+  Constraints expected;
+  expected.free_text.push_back(word);
+  return r.query.constraints() == expected;
+}
+
+// True when `text` parses to exactly `c`.
+bool reads_as(const Lexicon& lex, const std::string& text, const Constraints& c) {
+  const ParseResult r = parse(lex, text);
+  return r && r.query.constraints() == c;
+}
+
+// Free text in double quotes: it reads back as itself whatever its
+// neighbours are (free words never hold a '"': the grammar ends them there).
+std::string quoted(const std::string& word) { return "\"" + word + "\""; }
+
+}  // namespace
+
+std::string_view to_string(TermKind kind) {
+  switch (kind) {
+    case TermKind::Mode:
+      return "mode";
+    case TermKind::Model:
+      return "model";
+    case TermKind::Size:
+      return "size";
+    case TermKind::Gpus:
+      return "gpus";
+    case TermKind::Nodes:
+      return "nodes";
+    case TermKind::Hardware:
+      return "hardware";
+    case TermKind::Precision:
+      return "precision";
+    case TermKind::Seq:
+      return "seq";
+    case TermKind::Intent:
+      return "intent";
+    case TermKind::Scale:
+      return "scale";
+    case TermKind::Filter:
+      return "filter";
+    case TermKind::FreeText:
+      return "free_text";
+    case TermKind::Stopword:
+      return "stopword";
+    case TermKind::Unknown:
+      return "unknown";
+  }
+  return "?";
+}
+
+std::string to_canonical(const Lexicon& lex, const Constraints& c) {
+  std::vector<std::string> parts;
+  // key:value when the field has a key, else the value's word.
+  auto field_or_word = [&](std::string_view field, WordKind kind, const std::string& value) {
+    const std::string key = lex.filter_key(field);
+    if (!key.empty()) {
+      parts.push_back(key + ":" + value);
+      return;
+    }
+    const std::string word = lex.spelling(kind, value);
+    if (!word.empty()) parts.push_back(word);
+  };
+  // key:n when the field has a key, else "n <unit>".
+  auto field_or_unit = [&](std::string_view field, WordKind unit, int value) {
+    const std::string key = lex.filter_key(field);
+    if (!key.empty()) {
+      parts.push_back(key + ":" + std::to_string(value));
+      return;
+    }
+    const std::string word = lex.spelling(unit, "");
+    if (!word.empty()) parts.push_back(std::to_string(value) + " " + word);
+  };
+
+  if (c.mode) field_or_word(kMode, WordKind::Mode, *c.mode);
+  if (!c.model.empty()) field_or_word(kModel, WordKind::Model, c.model);
+  if (!c.size_token.empty()) {
+    const std::string key = lex.filter_key(kSize);
+    parts.push_back(key.empty() ? c.size_token : key + ":" + c.size_token);
+  }
+  if (c.gpus) field_or_unit(kGpus, WordKind::GpuUnit, *c.gpus);
+  if (c.nodes) field_or_unit(kNodes, WordKind::NodeUnit, *c.nodes);
+  if (!c.hardware.empty()) field_or_word(kHardware, WordKind::Hardware, c.hardware);
+  if (!c.precision.empty()) field_or_word(kPrecision, WordKind::Precision, c.precision);
+  if (c.seq_len) field_or_unit(kSeq, WordKind::SeqUnit, *c.seq_len);
+  for (const auto& intent : c.intents) field_or_word(kIntent, WordKind::Intent, intent);
+  if (!c.scale.empty()) field_or_word(kScale, WordKind::Scale, c.scale);
+  for (const auto& [field, value] : c.filters) {
+    if (field == kKind) {
+      field_or_word(kKind, WordKind::RecipeKind, value);
+      continue;
+    }
+    const std::string key = lex.filter_key(field);
+    if (!key.empty()) parts.push_back(key + ":" + value);
+  }
+  if (c.free_text.empty()) return kb::join(parts, " ");
+
+  // Free words that read back alone stay bare, but side by side (or next to
+  // a printed lexicon word) they can re-form a lexicon phrase ("fine" and
+  // "tuning") or a count ("1" and "×h100"); then every free word is quoted.
+  // Two parses at most: the check is linear in the query, whatever its size.
+  const std::size_t structured = parts.size();
+  for (const auto& word : c.free_text) parts.push_back(reads_back(lex, word) ? word : quoted(word));
+  std::string plain = kb::join(parts, " ");
+  if (reads_as(lex, plain, c)) return plain;
+  parts.resize(structured);
+  for (const auto& word : c.free_text) parts.push_back(quoted(word));
+  return kb::join(parts, " ");
+}
+
+std::string to_canonical(const Query& query) { return to_canonical(query.lexicon, query.constraints()); }
+
+std::string describe(const Constraints& c, bool with_text) {
+  std::vector<std::string> parts;
+  auto put = [&](std::string_view key, const std::string& value) {
+    if (!value.empty()) parts.push_back(std::string(key) + "=" + value);
+  };
+  if (c.mode) put(kMode, *c.mode);
+  put(kModel, c.model);
+  put(kSize, c.size_token);
+  if (c.gpus) put(kGpus, std::to_string(*c.gpus));
+  if (c.nodes) put(kNodes, std::to_string(*c.nodes));
+  put(kHardware, c.hardware);
+  put(kPrecision, c.precision);
+  if (c.seq_len) put(kSeq, std::to_string(*c.seq_len));
+  put(kIntent, kb::join(std::vector<std::string>(c.intents.begin(), c.intents.end()), ","));
+  put(kScale, c.scale);
+  for (const auto& [field, value] : c.filters) put(field, value);
+  if (with_text) put("text", kb::join(c.free_text, "|"));
+  return kb::join(parts, " ");
+}
+
+}  // namespace kbq::dsl

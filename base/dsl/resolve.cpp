@@ -1,0 +1,546 @@
+// parse(): validates and folds the query, runs the grammar (scan) and
+// resolves its pieces, in query order, into Terms and Constraints: picks
+// the meaning of each lexicon word, checks numbers (positive, whole, at
+// most kMaxCount, no overflow), normalizes filter values through the
+// lexicon, reports the first contradiction (two modes, two GPU counts, ...)
+// as a ParseError at the later term, collects unknown words as free text
+// with typo warnings, and guesses the query's language.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include "base/dsl/detail.hpp"
+#include "base/text.hpp"
+
+namespace kbq::dsl {
+namespace {
+
+std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+class Resolver {
+ public:
+  Resolver(const Lexicon::Impl& lex, const Normalized& norm, std::string_view original, Query& q)
+      : lex_(lex), n_(norm), orig_(original), q_(q) {}
+
+  std::optional<ParseError> error;  // the first error
+
+  bool apply(const Piece& p) {
+    switch (p.kind) {
+      case PieceKind::Word:
+        return word(p);
+      case PieceKind::Gpus:
+        return gpus(p);
+      case PieceKind::Nodes:
+        return nodes(p);
+      case PieceKind::Seq:
+        return seq(p);
+      case PieceKind::Size:
+        return size(p);
+      case PieceKind::Hardware:
+        return hardware(p);
+      case PieceKind::Filter:
+        return filter(p);
+      case PieceKind::BadKey:
+        return bad_key(p);
+      case PieceKind::Free:
+        return free_word(p);
+      case PieceKind::Quoted:
+        return quoted(p);
+      case PieceKind::Range:
+        return fail(n_.span(p.b, p.e), "ranges of counts are not supported: " + quote(text(p.b, p.e)),
+                    "give one count (the number you have)");
+    }
+    return true;
+  }
+
+  std::string guess_language() const;
+
+ private:
+  const Lexicon::Impl& lex_;
+  const Normalized& n_;
+  std::string_view orig_;
+  Query& q_;
+  std::vector<std::uint32_t> matched_;           // lexicon words seen (language evidence)
+  std::size_t cjk_run_end_ = std::string::npos;  // end of the last free CJK run
+  std::size_t cjk_run_begin_ = 0;                // its start
+  std::string lang_override_;                    // a lang: filter
+  bool mode_explicit_ = false;                   // the mode so far was written as its id
+
+  std::string_view text(std::size_t b, std::size_t e) const { return std::string_view(n_.text).substr(b, e - b); }
+
+  Term& add(TermKind kind, std::size_t b, std::size_t e, std::string value, std::string field_name = {}) {
+    Term t;
+    t.kind = kind;
+    t.span = n_.span(b, e);
+    t.text = std::string(n_.original(orig_, t.span));
+    t.value = std::move(value);
+    t.field = std::move(field_name);
+    q_.terms.push_back(std::move(t));
+    return q_.terms.back();
+  }
+
+  bool fail(Span span, std::string message, std::string hint = {}) {
+    error = ParseError{std::move(message), std::move(hint), span};
+    return false;
+  }
+
+  void note_words(const Piece& p) {
+    if (p.word != kNoWord && p.kind != PieceKind::Free) matched_.push_back(p.word);
+    for (auto id : p.also)
+      if (id != kNoWord) matched_.push_back(id);
+  }
+
+  // --- numbers -------------------------------------------------------------
+
+  // A count: a positive whole number no larger than kMaxCount.
+  std::optional<int> count(const Num& num, std::string_view what, std::string_view written, Span span) {
+    if (num.neg || (!num.frac && !num.overflow && num.whole == 0)) {
+      fail(span, std::string(what) + " must be a positive whole number, got " + quote(written), "use a number of at least 1");
+      return std::nullopt;
+    }
+    if (num.frac) {
+      fail(span, std::string(what) + " must be a whole number, got " + quote(written));
+      return std::nullopt;
+    }
+    if (num.overflow || num.whole > static_cast<std::uint64_t>(kMaxCount)) {
+      fail(span, std::string(what) + " " + std::string(written) + " is out of range", "at most " + std::to_string(kMaxCount));
+      return std::nullopt;
+    }
+    return static_cast<int>(num.whole);
+  }
+
+  std::optional<int> tokens(const Num& num, double mult, std::string_view written, Span span) {
+    const double v = num.value * mult;
+    if (num.neg || !(v > 0)) {
+      fail(span, "sequence length must be positive, got " + quote(written));
+      return std::nullopt;
+    }
+    if (num.overflow || v > static_cast<double>(std::numeric_limits<int>::max())) {
+      fail(span, "sequence length " + std::string(written) + " is out of range",
+           "at most " + std::to_string(std::numeric_limits<int>::max()) + " tokens");
+      return std::nullopt;
+    }
+    return static_cast<int>(std::lround(v));
+  }
+
+  // --- slots (with conflict checks) ------------------------------------------
+
+  bool set_text(std::string& slot, const std::string& v, std::string_view what, Span span) {
+    if (slot.empty() || slot == v) {
+      slot = v;
+      return true;
+    }
+    return fail(span, "conflicting " + std::string(what) + ": " + quote(slot) + " and " + quote(v), "keep one of them");
+  }
+  bool set_int(std::optional<int>& slot, int v, std::string_view what, Span span) {
+    if (!slot || *slot == v) {
+      slot = v;
+      return true;
+    }
+    return fail(span, "conflicting " + std::string(what) + ": " + std::to_string(*slot) + " and " + std::to_string(v), "keep one of them");
+  }
+  // Two modes conflict, except that a PEFT word refines a descriptive
+  // fine-tuning word (one not spelled like the SFT mode id itself), as in
+  // "<fine-tune> ... <lora>". `explicit_id`: the word is the mode id itself
+  // or a mode: filter.
+  bool set_mode(const std::string& v, Span span, bool explicit_id) {
+    if (!q_.mode || *q_.mode == v) {
+      q_.mode = v;
+      mode_explicit_ = mode_explicit_ || explicit_id;
+      return true;
+    }
+    const bool old_soft_sft = *q_.mode == kSftMode && !mode_explicit_ && v == kPeftMode;
+    const bool new_soft_sft = v == kSftMode && !explicit_id && *q_.mode == kPeftMode;
+    if (old_soft_sft) {
+      q_.mode = v;
+      mode_explicit_ = explicit_id;
+      return true;
+    }
+    if (new_soft_sft) return true;
+    return fail(span, "conflicting modes: " + quote(*q_.mode) + " and " + quote(v), "ask about one mode at a time");
+  }
+  bool set_model(const std::string& v, Span span) {
+    // A longer prefix refines a shorter one.
+    if (q_.model.empty() || kb::starts_with(v, q_.model)) {
+      q_.model = v;
+      return true;
+    }
+    if (kb::starts_with(q_.model, v)) return true;
+    return fail(span, "conflicting models: " + quote(q_.model) + " and " + quote(v), "ask about one model at a time");
+  }
+  bool set_filter(const std::string& f, const std::string& v, Span span) {
+    auto [it, fresh] = q_.filters.try_emplace(f, v);
+    if (fresh || it->second == v) return true;
+    return fail(span, "conflicting filters: " + quote(f + ":" + it->second) + " and " + quote(f + ":" + v), "keep one of them");
+  }
+  bool set_size(const Piece& p, std::string_view written, std::string_view value_text, Span span) {
+    const double params = p.num.value * p.mult;
+    if (!(params > 0)) return fail(span, "model size must be positive, got " + quote(written));
+    double active = 0;
+    if (p.active_mag != kNoWord) {
+      active = p.active.value * p.active_mult;
+      if (!(active > 0) || active > params)
+        return fail(span, "active parameters of " + quote(written) + " must be positive and at most the total");
+    }
+    const std::string token = size_token(lex_, value_text, p);
+    if (!q_.size_token.empty() && q_.size_token != token)
+      return fail(span, "conflicting model sizes: " + quote(q_.size_token) + " and " + quote(token), "keep one of them");
+    q_.size_token = token;
+    q_.size_params = params;
+    q_.size_active = active;
+    return true;
+  }
+
+  // --- pieces ----------------------------------------------------------------
+
+  bool word(const Piece& p) {
+    note_words(p);
+    const WordInfo& w = lex_.words[p.word];
+    if (w.primary < 0) {
+      add(TermKind::Stopword, p.b, p.e, w.word);
+      return true;
+    }
+    const Meaning& m = w.meanings[static_cast<std::size_t>(w.primary)];
+    switch (m.kind) {
+      case WordKind::Mode:
+        return set_mode(m.value, add(TermKind::Mode, p.b, p.e, m.value).span, w.word == m.value);
+      case WordKind::Model:
+        return set_model(m.value, add(TermKind::Model, p.b, p.e, m.value).span);
+      case WordKind::Hardware:
+        return set_text(q_.hardware, m.value, "hardware", add(TermKind::Hardware, p.b, p.e, m.value).span);
+      case WordKind::Precision:
+        return set_text(q_.precision, m.value, "precisions", add(TermKind::Precision, p.b, p.e, m.value).span);
+      case WordKind::Intent:
+        add(TermKind::Intent, p.b, p.e, m.value);
+        q_.intents.insert(m.value);
+        return true;
+      case WordKind::Scale:
+        return set_text(q_.scale, m.value, "scales", add(TermKind::Scale, p.b, p.e, m.value).span);
+      case WordKind::RecipeKind:
+        return set_filter(std::string(field::kKind), m.value, add(TermKind::Filter, p.b, p.e, m.value, std::string(field::kKind)).span);
+      default:
+        add(TermKind::Stopword, p.b, p.e, w.word);
+        return true;
+    }
+  }
+
+  bool gpus(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const auto v = count(p.num, "GPU count", text(p.num.b, p.num.e), span);
+    if (!v) return false;
+    add(TermKind::Gpus, p.b, p.e, std::to_string(*v));
+    return set_int(q_.gpus, *v, "GPU counts", span);
+  }
+
+  bool nodes(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const auto v = count(p.num, "node count", text(p.num.b, p.num.e), span);
+    if (!v) return false;
+    add(TermKind::Nodes, p.b, p.e, std::to_string(*v));
+    return set_int(q_.nodes, *v, "node counts", span);
+  }
+
+  bool seq(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const auto v = tokens(p.num, p.mult, text(p.b, p.e), span);
+    if (!v) return false;
+    add(TermKind::Seq, p.b, p.e, std::to_string(*v));
+    return set_int(q_.seq_len, *v, "sequence lengths", span);
+  }
+
+  bool size(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    if (!set_size(p, text(p.b, p.e), n_.text, span)) return false;
+    add(TermKind::Size, p.b, p.e, q_.size_token);
+    return true;
+  }
+
+  bool hardware(const Piece& p) {
+    note_words(p);
+    const Meaning* m = lex_.words[p.word].meaning(WordKind::Hardware);
+    const std::string v = m ? m->value : lex_.words[p.word].word;
+    return set_text(q_.hardware, v, "hardware", add(TermKind::Hardware, p.b, p.e, v).span);
+  }
+
+  // A value of a lexicon-normalized field: a word of the kind, or one of
+  // the kind's values as is.
+  std::optional<std::string> normalize(WordKind kind, std::string_view field_name, std::string_view v, Span span) {
+    const auto id = lex_.find(v);
+    if (id != kNoWord) {
+      if (const Meaning* m = lex_.words[id].meaning(kind)) {
+        matched_.push_back(id);
+        return m->value;
+      }
+    }
+    if (lex_.values.count({static_cast<int>(kind), std::string(v)})) return std::string(v);
+    const auto hint_id = lex_.suggest(to_u32(v), static_cast<int>(kind));
+    std::string hint;
+    if (hint_id != kNoWord) {
+      hint = "did you mean " + quote(lex_.words[hint_id].word) + "?";
+    } else {
+      std::vector<std::string> known;
+      for (const auto& [kv, present] : lex_.values)
+        if (kv.first == static_cast<int>(kind) && present) known.push_back(kv.second);
+      hint = known.empty() ? std::string() : "known values: " + kb::join(known, ", ");
+    }
+    fail(span, "unknown " + std::string(field_name) + " " + quote(v), hint);
+    return std::nullopt;
+  }
+
+  // A key:value filter being resolved.
+  struct KeyValue {
+    const Piece& p;            // the Filter piece
+    const std::string& key;    // the key word as written in the lexicon (for hints)
+    const std::string& field;  // the field the key names
+    const std::string& value;  // the value (folded), not empty
+    Span vspan;                // where the value is
+  };
+
+  bool filter(const Piece& p) {
+    note_words(p);
+    const WordInfo& key = lex_.words[p.word];
+    const std::string f = key.meaning(WordKind::Filter)->value;
+    const std::string v = std::string(text(p.vb, p.ve));
+    const Span whole = n_.span(p.b, p.e);
+    const Span vspan = p.ve > p.vb ? n_.span(p.vb, p.ve) : whole;
+    if (v.empty()) return fail(whole, "filter " + quote(f) + " has no value", "write " + key.word + ":<value>");
+    const KeyValue kv{p, key.word, f, v, vspan};
+
+    const bool parallel = std::find(field::kParallel.begin(), field::kParallel.end(), f) != field::kParallel.end();
+    if (f == field::kGpus || f == field::kNodes || parallel) return count_filter(kv);
+    if (f == field::kSeq) return seq_filter(kv);
+    if (f == field::kSize) return size_filter(kv);
+    if (f == field::kModel) return model_filter(kv);
+    if (f == field::kLang) {
+      lang_override_ = v;
+      return set_filter(f, v, filter_term(kv, v));
+    }
+    return lexicon_filter(kv);
+  }
+
+  // The filter's term with its resolved value; its span.
+  Span filter_term(const KeyValue& kv, const std::string& value) { return add(TermKind::Filter, kv.p.b, kv.p.e, value, kv.field).span; }
+
+  // gpus:<n>, nodes:<n>, tp:<n>, ...: a count.
+  bool count_filter(const KeyValue& kv) {
+    const std::string& f = kv.field;
+    const std::string& v = kv.value;
+    Num num;
+    if (!parse_number_value(v, num))
+      return fail(kv.vspan, "filter " + quote(f) + " needs a number, got " + quote(v), "write " + kv.key + ":<n>");
+    const std::string what = f == field::kGpus ? "GPU count" : f == field::kNodes ? "node count" : "filter " + quote(f);
+    const auto c = count(num, what, v, kv.vspan);
+    if (!c) return false;
+    const std::string value = std::to_string(*c);
+    if (f == field::kGpus) return set_int(q_.gpus, *c, "GPU counts", filter_term(kv, value));
+    if (f == field::kNodes) return set_int(q_.nodes, *c, "node counts", filter_term(kv, value));
+    return set_filter(f, value, filter_term(kv, value));
+  }
+
+  // seq:<n>[<k>]: a sequence length in tokens.
+  bool seq_filter(const KeyValue& kv) {
+    const std::string& v = kv.value;
+    Num num;
+    double mult = 1;
+    if (!parse_seq_value(lex_, v, num, mult))
+      return fail(kv.vspan, "filter " + quote(kv.field) + " needs a number, got " + quote(v), "write " + kv.key + ":<n>");
+    const auto t = tokens(num, mult, v, kv.vspan);
+    if (!t) return false;
+    return set_int(q_.seq_len, *t, "sequence lengths", filter_term(kv, std::to_string(*t)));
+  }
+
+  // size:<n><m>[-a<n><m>]: a model size.
+  bool size_filter(const KeyValue& kv) {
+    const std::string& v = kv.value;
+    Piece sp;
+    if (!parse_size_value(lex_, v, sp)) return fail(kv.vspan, "filter " + quote(kv.field) + " needs a model size, got " + quote(v));
+    if (!set_size(sp, v, v, kv.vspan)) return false;
+    filter_term(kv, q_.size_token);
+    return true;
+  }
+
+  // model:<name>: a model word's value, else the name as written (a prefix).
+  bool model_filter(const KeyValue& kv) {
+    std::string value = kv.value;
+    const auto id = lex_.find(kv.value);
+    if (id != kNoWord)
+      if (const Meaning* m = lex_.words[id].meaning(WordKind::Model)) value = m->value;
+    return set_model(value, filter_term(kv, value));
+  }
+
+  // The other fields: those whose values are lexicon words go through the
+  // lexicon (normalize) into their slot; any other field is kept as written.
+  bool lexicon_filter(const KeyValue& kv) {
+    const std::string& f = kv.field;
+    struct NormalizedField {
+      std::string_view field;  // the filter field
+      WordKind kind;           // the lexicon kind its values come from
+    };
+    static constexpr std::array<NormalizedField, 6> kNormalized{{{field::kMode, WordKind::Mode},
+                                                                 {field::kKind, WordKind::RecipeKind},
+                                                                 {field::kHardware, WordKind::Hardware},
+                                                                 {field::kPrecision, WordKind::Precision},
+                                                                 {field::kIntent, WordKind::Intent},
+                                                                 {field::kScale, WordKind::Scale}}};
+    for (const auto& nf : kNormalized) {
+      if (f != nf.field) continue;
+      const auto value = normalize(nf.kind, f, kv.value, kv.vspan);
+      if (!value) return false;
+      const Span span = filter_term(kv, *value);
+      switch (nf.kind) {
+        case WordKind::Mode:
+          return set_mode(*value, span, true);
+        case WordKind::Hardware:
+          return set_text(q_.hardware, *value, "hardware", span);
+        case WordKind::Precision:
+          return set_text(q_.precision, *value, "precisions", span);
+        case WordKind::Intent:
+          q_.intents.insert(*value);
+          return true;
+        case WordKind::Scale:
+          return set_text(q_.scale, *value, "scales", span);
+        default:
+          return set_filter(f, *value, span);
+      }
+    }
+    return set_filter(f, kv.value, filter_term(kv, kv.value));
+  }
+
+  bool bad_key(const Piece& p) {
+    const std::string_view k = text(p.b, p.vb - 1);
+    const Span span = n_.span(p.b, p.vb - 1);
+    const auto id = lex_.suggest(to_u32(k), static_cast<int>(WordKind::Filter));
+    std::string hint;
+    if (id != kNoWord) {
+      hint = "did you mean " + quote(lex_.words[id].word) + "?";
+    } else {
+      std::vector<std::string> keys;
+      for (const auto& [kv, word] : lex_.spelling)
+        if (kv.first == static_cast<int>(WordKind::Filter) && !kv.second.empty()) keys.push_back(word);
+      std::sort(keys.begin(), keys.end());
+      keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+      if (!keys.empty()) hint = "known keys: " + kb::join(keys, ", ");
+    }
+    return fail(span, "unknown filter key " + quote(k), hint);
+  }
+
+  bool free_word(const Piece& p) {
+    const std::string_view w = text(p.b, p.e);
+    int len = 0;
+    const char32_t first = decode_at(w, 0, len);
+    if (is_cjk_cp(first) && static_cast<std::size_t>(len) == w.size()) {
+      if (cjk_run_end_ == p.b && !q_.terms.empty() && q_.terms.back().kind == TermKind::FreeText) {
+        Term& t = q_.terms.back();
+        t.span = n_.span(cjk_run_begin_, p.e);
+        t.text = std::string(n_.original(orig_, t.span));
+        t.value = std::string(text(cjk_run_begin_, p.e));
+        q_.free_text.back() = t.value;
+      } else {
+        cjk_run_begin_ = p.b;
+        add(TermKind::FreeText, p.b, p.e, std::string(w));
+        q_.free_text.emplace_back(w);
+      }
+      cjk_run_end_ = p.e;
+      return true;
+    }
+    bool has_alnum = false;
+    for (char c : w)
+      if (static_cast<unsigned char>(c) >= 0x80 || std::isalnum(static_cast<unsigned char>(c))) has_alnum = true;
+    if (!has_alnum) {
+      add(TermKind::Stopword, p.b, p.e, std::string(w));
+      return true;
+    }
+    if (p.word != kNoWord) {
+      const Term& t = add(TermKind::Unknown, p.b, p.e, std::string(w));
+      const std::string& s = lex_.words[p.word].word;
+      q_.warnings.push_back(Warning{std::string(w), s, "unknown word " + quote(w) + "; did you mean " + quote(s) + "?", t.span});
+    } else {
+      add(TermKind::FreeText, p.b, p.e, std::string(w));
+    }
+    q_.free_text.emplace_back(w);
+    return true;
+  }
+
+  bool quoted(const Piece& p) {
+    const std::string inner = kb::trim(text(p.vb, p.ve));
+    if (inner.empty()) return true;
+    add(TermKind::FreeText, p.b, p.e, inner);
+    q_.free_text.push_back(inner);
+    return true;
+  }
+};
+
+std::string Resolver::guess_language() const {
+  if (!lang_override_.empty()) return lang_override_;
+  bool kana = false, han = false;
+  for (std::size_t i = 0; i < n_.text.size();) {
+    int len = 0;
+    const char32_t cp = decode_at(n_.text, i, len);
+    kana = kana || is_kana(cp);
+    han = han || is_han(cp);
+    i += static_cast<std::size_t>(len);
+  }
+  const bool cjk = kana || han;
+  const std::string script = kana ? "ja" : han ? "zh" : "en";
+  // Words listed under fewer languages, and longer words, weigh more; in a
+  // CJK query only CJK words count, in others only non-CJK words.
+  std::map<std::string, double> score;
+  for (auto id : matched_) {
+    const WordInfo& w = lex_.words[id];
+    if (w.langs.empty() || w.cjk != cjk) continue;
+    const double weight = static_cast<double>(w.cps.size()) / static_cast<double>(w.langs.size());
+    for (const auto& l : w.langs) score[l] += weight;
+  }
+  if (score.empty()) return script;
+  double best = 0;
+  for (const auto& [l, s] : score) best = std::max(best, s);
+  std::vector<std::string> top;
+  for (const auto& [l, s] : score)
+    if (s >= best - 1e-9) top.push_back(l);
+  if (std::find(top.begin(), top.end(), script) != top.end()) return script;
+  if (std::find(top.begin(), top.end(), "en") != top.end()) return "en";
+  return top.front();
+}
+
+}  // namespace
+
+ParseResult parse(const Lexicon& lexicon, std::string_view text) {
+  ParseResult r;
+  Query& q = r.query;
+  q.text = std::string(text);
+  q.lexicon = lexicon;
+  q.lang = "en";
+  if (const auto bad = kb::find_invalid_utf8(text)) {
+    r.error = ParseError{"the query is not valid UTF-8", "re-type the query", Span{kb::code_point_column(text, *bad) + 1, 1}};
+    return r;
+  }
+  const Normalized n = normalize_query(text);
+  const auto pieces = scan(lexicon.impl(), n.text);
+  if (pieces.empty()) {
+    r.error = ParseError{"empty query", "ask about a model, a training mode, a GPU count or a sequence length", Span{1, 0}};
+    return r;
+  }
+  Resolver res(lexicon.impl(), n, text, q);
+  for (const auto& p : pieces) {
+    if (!res.apply(p)) {
+      r.error = res.error;
+      break;
+    }
+  }
+  q.lang = res.guess_language();
+  // Only particles and bare units: nothing to search for.
+  if (!r.error && std::all_of(q.terms.begin(), q.terms.end(), [](const Term& t) { return t.kind == TermKind::Stopword; })) {
+    r.error = ParseError{"empty query",
+                         "the query has only words without a meaning here; ask about a model, a training mode, "
+                         "a GPU count or a sequence length",
+                         n.span(0, n.text.size())};
+  }
+  return r;
+}
+
+}  // namespace kbq::dsl

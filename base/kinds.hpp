@@ -1,0 +1,109 @@
+// The closed sets of states both programs share, as enums with one spelling
+// table each: how a recipe is launched, a rule's verdict, an override's
+// impact class, what a parallelism cell says. The spellings are the ones the
+// KB stores and the JSON outputs print; a typo is a compile error, not a
+// silent mismatch. Open sets (modes, intents, languages, GPU keys) are data
+// of the KB and stay strings.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace kb {
+
+// A recipe's package, which decides its launcher.
+enum class RecipeKind : std::uint8_t {
+  Library,    // megatron.bridge.recipes: functional training, scripts/training/run_recipe.py
+  Benchmark,  // megatron.bridge.perf_recipes: throughput benchmarks, scripts/training/train.sh
+};
+
+// A sizing rule's verdict on a layout.
+enum class Status : std::uint8_t {
+  Pass,     // the layout satisfies the rule
+  Fail,     // the layout breaks the rule: the command would not run as intended
+  Unknown,  // a fact the rule needs is missing
+};
+
+// What an override changes (the skill's configuration layers).
+enum class Impact : std::uint8_t {
+  Convergence,    // a new convergence experiment
+  Execution,      // semantics-preserving; validate numerics
+  BenchmarkOnly,  // a benchmark shortcut; not convergence evidence
+  Unknown,        // the key's layer is not documented
+};
+
+// What a parallelism or GPU-count cell says.
+enum class RangeState : std::uint8_t {
+  Unknown,  // nothing stated
+  Value,    // a number, a range (1–8) or an open range (512+)
+  None,     // "—": not used, i.e. size 1
+  Varies,   // "varies": depends on the size or the setup
+};
+
+// The spelling tables. Each enum's spellings, in declaration order.
+inline constexpr std::array<std::pair<RecipeKind, std::string_view>, 2> kRecipeKindNames{{
+    {RecipeKind::Library, "library"},
+    {RecipeKind::Benchmark, "benchmark"},
+}};
+inline constexpr std::array<std::pair<Status, std::string_view>, 3> kStatusNames{{
+    {Status::Pass, "pass"},
+    {Status::Fail, "fail"},
+    {Status::Unknown, "unknown"},
+}};
+inline constexpr std::array<std::pair<Impact, std::string_view>, 4> kImpactNames{{
+    {Impact::Convergence, "convergence"},
+    {Impact::Execution, "execution"},
+    {Impact::BenchmarkOnly, "benchmark-only"},
+    {Impact::Unknown, "unknown"},
+}};
+inline constexpr std::array<std::pair<RangeState, std::string_view>, 4> kRangeStateNames{{
+    {RangeState::Unknown, "unknown"},
+    {RangeState::Value, "value"},
+    {RangeState::None, "none"},
+    {RangeState::Varies, "varies"},
+}};
+
+namespace detail {
+template <typename E, std::size_t N>
+constexpr std::string_view spell(const std::array<std::pair<E, std::string_view>, N>& table, E e) {
+  for (const auto& [v, s] : table)
+    if (v == e) return s;
+  return {};
+}
+template <typename E, std::size_t N>
+constexpr std::optional<E> read(const std::array<std::pair<E, std::string_view>, N>& table, std::string_view s) {
+  for (const auto& [v, name] : table)
+    if (name == s) return v;
+  return std::nullopt;
+}
+}  // namespace detail
+
+constexpr std::string_view to_string(RecipeKind e) { return detail::spell(kRecipeKindNames, e); }
+constexpr std::string_view to_string(Status e) { return detail::spell(kStatusNames, e); }
+constexpr std::string_view to_string(Impact e) { return detail::spell(kImpactNames, e); }
+constexpr std::string_view to_string(RangeState e) { return detail::spell(kRangeStateNames, e); }
+
+// Spelling → enum; nullopt for a spelling the table does not have.
+template <typename E>
+constexpr std::optional<E> parse_kind(std::string_view s);
+template <>
+constexpr std::optional<RecipeKind> parse_kind<RecipeKind>(std::string_view s) {
+  return detail::read(kRecipeKindNames, s);
+}
+template <>
+constexpr std::optional<Status> parse_kind<Status>(std::string_view s) {
+  return detail::read(kStatusNames, s);
+}
+template <>
+constexpr std::optional<Impact> parse_kind<Impact>(std::string_view s) {
+  return detail::read(kImpactNames, s);
+}
+template <>
+constexpr std::optional<RangeState> parse_kind<RangeState>(std::string_view s) {
+  return detail::read(kRangeStateNames, s);
+}
+
+}  // namespace kb

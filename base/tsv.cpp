@@ -1,0 +1,83 @@
+// TSV reader for kb-sources/data (see tsv.hpp).
+#include "base/tsv.hpp"
+
+#include "base/text.hpp"
+
+namespace kb {
+
+int TsvTable::column(std::string_view name) const {
+  for (size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+const std::string& TsvTable::get(const TsvRow& row, std::string_view name) const {
+  static const std::string empty;
+  const int c = column(name);
+  if (c < 0 || static_cast<size_t>(c) >= row.cells.size()) return empty;
+  return row.cells[static_cast<size_t>(c)];
+}
+
+Span TsvTable::span(const TsvRow& row, std::string_view column_name) const {
+  int col = 1;
+  const int c = column_name.empty() ? -1 : column(column_name);
+  for (int i = 0; i < c && static_cast<size_t>(i) < row.cells.size(); ++i)
+    col += code_point_column(row.cells[static_cast<size_t>(i)], row.cells[static_cast<size_t>(i)].size()) + 1;
+  return Span{path, row.line, col};
+}
+
+TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& diags, const std::vector<std::string>& required) {
+  TsvTable t;
+  t.path = path;
+  if (auto bad = find_invalid_utf8(text)) {
+    int line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < *bad; ++i)
+      if (text[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    diags.error({path, line, code_point_column(text.substr(line_start), *bad - line_start) + 1}, "invalid UTF-8 byte sequence",
+                "save the file as UTF-8");
+    return t;
+  }
+  if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+  int line_no = 0;
+  for (auto& raw : split(text, '\n')) {
+    ++line_no;
+    std::string line = raw;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    auto cells = split(line, '\t');
+    for (auto& c : cells) c = trim(c);
+    if (t.header.empty()) {
+      t.header = cells;
+      continue;
+    }
+    if (cells.size() != t.header.size()) {
+      diags.error({path, line_no, 1},
+                  "row has " + std::to_string(cells.size()) + " cells, the header has " + std::to_string(t.header.size()),
+                  "separate cells with exactly one tab; leave a cell empty rather than dropping it");
+      continue;
+    }
+    t.rows.push_back({std::move(cells), line_no});
+  }
+  if (t.header.empty()) {
+    diags.error({path, 1, 1}, "no header line", "the first non-comment line names the columns");
+    return t;
+  }
+  for (const auto& r : required)
+    if (t.column(r) < 0) diags.error({path, 1, 1}, "missing column '" + r + "'", "add the column to the header line");
+  return t;
+}
+
+std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required) {
+  auto text = read_file(path);
+  if (!text) {
+    diags.error({path, 0, 0}, "cannot read data file", "check that the file exists and is readable");
+    return std::nullopt;
+  }
+  return parse_tsv(path, *text, diags, required);
+}
+
+}  // namespace kb

@@ -1,0 +1,40 @@
+// Reading the reviewable data files of kb-sources/data: tab-separated,
+// a header line, `#` comment lines, every row with a `source` column.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/diag.hpp"
+
+namespace kb {
+
+struct TsvRow {
+  std::vector<std::string> cells;
+  int line = 0;  // 1-based line in the file
+};
+
+struct TsvTable {
+  std::string path;                 // as opened
+  std::vector<std::string> header;  // column names
+  std::vector<TsvRow> rows;
+
+  // Index of a column, or -1.
+  int column(std::string_view name) const;
+  // Cell of a row by column name; empty when the column is missing.
+  const std::string& get(const TsvRow& row, std::string_view name) const;
+  Span span(const TsvRow& row, std::string_view column_name = {}) const;
+};
+
+// Parses TSV text. Reports ragged rows, a missing header, invalid UTF-8 and
+// (when `required` is non-empty) missing required columns, as errors in
+// `diags`; returns what could be read.
+TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& diags, const std::vector<std::string>& required = {});
+
+// Reads and parses a file; a missing file is an error naming the path.
+std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required = {});
+
+}  // namespace kb
