@@ -282,15 +282,29 @@ struct ActCtx {
   double router = 0;  // bytes per router entry
   double seq = 0;     // sequence length seen by attention (s / cp)
   bool flash = true;
-  ModuleSet drop;  // modules whose activations are not kept (recompute or offload)
+  ModuleSet drop;      // modules whose activations are not kept (recompute or offload)
+  LoraTargets saving;  // linear layers that save their input for the weight gradient: all when trained,
+                       // only the adapted ones under LoRA/DoRA, none of the decoder when it is frozen
 };
+
+// Whether the input of linear layer `t` is saved: Transformer Engine keeps a
+// linear layer's input only for its weight gradient (backward_needs_input =
+// weight.requires_grad, transformer_engine/pytorch/module/linear.py), and a
+// LoRA adapter keeps the same input for its own.
+bool saves(const ActCtx& c, LoraTarget t) { return c.saving.has(t); }
+
+// Whether an attention block's first linear layer(s) save the norm output.
+bool attention_saves_input(const Architecture& a, const ActCtx& c) {
+  if (a.mla) return saves(c, LoraTarget::kQProj) || saves(c, LoraTarget::kQDownProj) || saves(c, LoraTarget::kKvDownProj);
+  return saves(c, LoraTarget::kQkv);
+}
 
 // Input of the block (always kept: the residual stream entering its pre-norm).
 Act block_input(const Architecture& a, const ActCtx& c) { return {c.act * d(a.hidden), 0, 0}; }
 
-// Norm output feeding the block's first linear layer.
-Act norm_output(const Architecture& a, const ActCtx& c) {
-  if (c.drop.has(Module::kLayernorm)) return {};
+// Norm output feeding the block's first linear layer, when that layer saves its input (`saved`).
+Act norm_output(const Architecture& a, const ActCtx& c, bool saved) {
+  if (c.drop.has(Module::kLayernorm) || !saved) return {};
   return {c.lin * d(a.hidden), 0, 0};
 }
 
@@ -298,13 +312,15 @@ Act norm_output(const Architecture& a, const ActCtx& c) {
 Act attention_act(const Architecture& a, const ActCtx& c) {
   const double heads = d(a.heads), h = d(a.hidden);
   Act r = block_input(a, c);
-  r += norm_output(a, c);
+  r += norm_output(a, c, attention_saves_input(a, c));
   double out_dim = heads * d(a.head_dim);  // channels of the attention output (projection input)
   if (a.mla) {
     out_dim = heads * d(a.v_head_dim);
     // Latents from the duplicated down projections: q latent and its norm, kv latent (+ rotary key) and its norm.
-    const double q_latent = a.q_lora_rank > 0 ? c.act * d(a.q_lora_rank) + c.lin * d(a.q_lora_rank) : 0.0;
-    const double kv_latent = c.act * d(a.kv_lora_rank + a.qk_rope_head_dim) + c.lin * d(a.kv_lora_rank);
+    const double q_up_in = saves(c, LoraTarget::kQUpProj) ? c.lin : 0.0;
+    const double kv_up_in = saves(c, LoraTarget::kKvUpProj) ? c.lin : 0.0;
+    const double q_latent = a.q_lora_rank > 0 ? c.act * d(a.q_lora_rank) + q_up_in * d(a.q_lora_rank) : 0.0;
+    const double kv_latent = c.act * d(a.kv_lora_rank + a.qk_rope_head_dim) + kv_up_in * d(a.kv_lora_rank);
     r.full += q_latent + kv_latent;
     if (!c.drop.has(Module::kMlaUpProj)) {  // up-projected q, k (nope + rope) and v
       r.split += c.act * heads * (2.0 * d(a.qk_head_dim + a.qk_rope_head_dim) + d(a.v_head_dim));
@@ -321,7 +337,8 @@ Act attention_act(const Architecture& a, const ActCtx& c) {
       r.split += per_score * heads * c.seq;
     }
   }
-  if (!c.drop.has(Module::kAttnProj)) r.split += c.lin * out_dim;  // output projection input
+  // Output projection input: flash attention keeps its output for its own backward even when the projection is frozen.
+  if (!c.drop.has(Module::kAttnProj) && (c.flash || saves(c, LoraTarget::kProj))) r.split += c.lin * out_dim;
   r.replicated += c.mask * h;                                      // dropout mask after the projection
   return r;
 }
@@ -334,8 +351,9 @@ Act mamba_act(const Architecture& a, const ActCtx& c) {
   const double inner = d(a.mamba_heads * a.mamba_head_dim);
   const double bc = 2.0 * d(a.mamba_groups * a.mamba_state);
   Act r = block_input(a, c);
-  r += norm_output(a, c);
-  r.split += c.act * (2.0 * inner + bc + d(a.mamba_heads)) + c.act * inner + c.lin * inner;
+  r += norm_output(a, c, saves(c, LoraTarget::kMambaIn));
+  const double out_in = saves(c, LoraTarget::kMambaOut) ? c.lin : 0.0;  // gated-norm output = out_proj input
+  r.split += c.act * (2.0 * inner + bc + d(a.mamba_heads)) + c.act * inner + out_in * inner;
   return r;
 }
 
@@ -345,8 +363,9 @@ Act gdn_act(const Architecture& a, const ActCtx& c) {
   const double qk = d(a.gdn_key_heads * a.gdn_key_dim);
   const double v = d(a.gdn_value_heads * a.gdn_value_dim);
   Act r = block_input(a, c);
-  r += norm_output(a, c);
-  r.split += c.act * (2.0 * qk + 2.0 * v + 2.0 * d(a.gdn_value_heads)) + c.act * (2.0 * qk + v) + c.act * v + c.lin * v;
+  r += norm_output(a, c, saves(c, LoraTarget::kMambaIn));
+  const double out_in = saves(c, LoraTarget::kMambaOut) ? c.lin : 0.0;  // gated-norm output = out_proj input
+  r.split += c.act * (2.0 * qk + 2.0 * v + 2.0 * d(a.gdn_value_heads)) + c.act * (2.0 * qk + v) + c.act * v + out_in * v;
   return r;
 }
 
@@ -356,14 +375,14 @@ Act gdn_act(const Architecture& a, const ActCtx& c) {
 double mlp_internal(const Architecture& a, const ActCtx& c, double f, bool drop_all, bool drop_act) {
   if (drop_all) return 0.0;
   double r = c.act * fc1_width(a) * f;
-  if (!drop_act) r += c.lin * f;
+  if (!drop_act && saves(c, LoraTarget::kFc2)) r += c.lin * f;  // fc2 input
   return r;
 }
 
 // Dense MLP block (Korthikanti: fc1 input, activation input and output, dropout mask).
 Act dense_mlp_act(const Architecture& a, const ActCtx& c) {
   Act r = block_input(a, c);
-  r += norm_output(a, c);
+  r += norm_output(a, c, saves(c, LoraTarget::kFc1));
   r.split += mlp_internal(a, c, d(a.ffn), c.drop.has(Module::kMlp), false);
   r.replicated += c.mask * d(a.hidden);
   return r;
@@ -376,14 +395,15 @@ Act dense_mlp_act(const Architecture& a, const ActCtx& c) {
 // MLP; latent projections.
 Act moe_act(const Architecture& a, const ActCtx& c) {
   Act r = block_input(a, c);
-  r += norm_output(a, c);
+  r += norm_output(a, c, saves(c, LoraTarget::kFc1));  // router and dispatched tokens
   r.replicated += c.mask * d(a.hidden);
   if (c.drop.has(Module::kMoe)) return r;
   r.replicated += 2.0 * c.router * d(a.experts);  // router logits and probabilities
   const double w = expert_width(a);
-  if (a.moe_latent > 0) r.split += c.lin * w;  // latent token (input of the routed experts)
+  const bool fc1_in = saves(c, LoraTarget::kFc1);
+  if (a.moe_latent > 0 && fc1_in) r.split += c.lin * w;  // latent token (input of the routed experts)
   double routed = 0;
-  if (!c.drop.has(Module::kExpertFc1)) routed += c.lin * w;
+  if (!c.drop.has(Module::kExpertFc1) && fc1_in) routed += c.lin * w;
   routed += mlp_internal(a, c, d(a.moe_ffn), false, c.drop.has(Module::kMoeAct));
   r.split += d(a.experts_per_token) * routed;
   if (a.shared_expert_ffn > 0) r.split += mlp_internal(a, c, d(a.shared_expert_ffn), c.drop.has(Module::kSharedExperts), false);
@@ -527,6 +547,10 @@ ActCtx act_context(const Layout& l, const Training& t, const Params& p, bool sel
   c.seq = d(t.seq_length) / d(l.cp);
   c.flash = t.flash_attention;
   c.drop = t.offload_modules;
+  if (t.mode == Mode::kFull)
+    c.saving.bits = t.freeze_decoder ? 0u : ~0u;
+  else
+    c.saving = t.lora_targets;
   if (selective && t.recompute == Recompute::kSelective) {
     c.drop.bits |= t.recompute_modules.bits;
     if (t.recompute_modules.bits == 0) c.drop.add(Module::kCoreAttn);  // Megatron's default recompute_modules
