@@ -408,3 +408,20 @@ TEST_CASE("memory: the breakdown names every component and the total", "[memory]
   const std::string s = e.breakdown();
   for (const char* part : {"weights", "grads", "optimizer", "activations", "overhead", "per GPU"}) CHECK_THAT(s, Catch::Contains(part));
 }
+
+TEST_CASE("memory: a frozen linear layer saves no input", "[memory]") {
+  // Transformer Engine keeps a linear layer's input only for its weight gradient: with LoRA on
+  // linear_qkv alone, the MLP's and projection's inputs are not kept; a frozen decoder keeps none.
+  auto l = layout(1);
+  auto all = lora(4096, 8);
+  auto qkv_only = all;
+  qkv_only.lora_targets = {};
+  qkv_only.lora_targets.add(mem::LoraTarget::kQkv);
+  qkv_only.flash_attention = false;
+  all.flash_attention = false;
+  CHECK(layer_act(llama3_8b(), l, qkv_only) < layer_act(llama3_8b(), l, all));
+  auto full_t = full(4096, 1);
+  auto frozen = full_t;
+  frozen.freeze_decoder = true;
+  CHECK(layer_act(llama3_8b(), l, frozen) < layer_act(llama3_8b(), l, full_t));
+}

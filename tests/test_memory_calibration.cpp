@@ -113,15 +113,15 @@ struct Outcome {
   std::string why;  // error message, or the breakdown
   double capacity_gib = 0;
   mem::Estimate estimate;
-  std::string layout;       // e.g. "TP2 PP1 VP1 CP1 EP1 ETP2 SP"
-  std::int64_t dp = 0;      // data-parallel size of the layout
-  std::int64_t edp = 0;     // expert data-parallel size
-  std::int64_t seq = 0;     // tokens per sample the recipe trains with
-  std::int64_t mbs = 0;     // micro batch size
-  std::int64_t max_seq = 0; // report only: longest sample (multiple of 128) that fits, 0 when none does
-  std::string task;         // pretrain | sft | peft (the recipe's builder)
-  std::string mode;         // full | lora | dora | frozen (full mode with the language model frozen)
-  bool packed = false;      // samples packed to the sequence length (pretraining data or offline packing)
+  std::string layout;        // e.g. "TP2 PP1 VP1 CP1 EP1 ETP2 SP"
+  std::int64_t dp = 0;       // data-parallel size of the layout
+  std::int64_t edp = 0;      // expert data-parallel size
+  std::int64_t seq = 0;      // tokens per sample the recipe trains with
+  std::int64_t mbs = 0;      // micro batch size
+  std::int64_t max_seq = 0;  // report only: longest sample (multiple of 128) that fits, 0 when none does
+  std::string task;          // pretrain | sft | peft (the recipe's builder)
+  std::string mode;          // full | lora | dora | frozen (full mode with the language model frozen)
+  bool packed = false;       // samples packed to the sequence length (pretraining data or offline packing)
 };
 
 struct Calibration {
@@ -276,13 +276,14 @@ const Calibration& calibration() {
     }
     if (const char* path = std::getenv("KB_MEMORY_REPORT")) {
       std::ofstream out(path);
-      out << "recipe\tkind\tverdict\tgpu_gib\ttotal_gib\tstatic_gib\tactivations_gib\tlayout\tdp\texpert_dp\tseq\tmbs\tmax_seq\ttask\tmode\tpacked\twhy\n";
+      out << "recipe\tkind\tverdict\tgpu_gib\ttotal_gib\tstatic_gib\tactivations_gib\tlayout\tdp\texpert_dp\tseq\tmbs\tmax_"
+             "seq\ttask\tmode\tpacked\twhy\n";
       for (const auto& x : c.outcomes) {
         const auto& e = x.estimate;
         out << x.name << '\t' << x.kind << '\t' << verdict_name(x.verdict) << '\t' << x.capacity_gib << '\t' << e.total / mem::kBytesPerGiB
             << '\t' << (e.weights + e.grads + e.optimizer) / mem::kBytesPerGiB << '\t' << e.activations / mem::kBytesPerGiB << '\t'
-            << x.layout << '\t' << x.dp << '\t' << x.edp << '\t' << x.seq << '\t' << x.mbs << '\t' << x.max_seq << '\t' << x.task << '\t' << x.mode << '\t'
-            << (x.packed ? "packed" : "unpacked") << '\t' << x.why << '\n';
+            << x.layout << '\t' << x.dp << '\t' << x.edp << '\t' << x.seq << '\t' << x.mbs << '\t' << x.max_seq << '\t' << x.task << '\t'
+            << x.mode << '\t' << (x.packed ? "packed" : "unpacked") << '\t' << x.why << '\n';
       }
     }
     return c;
@@ -340,5 +341,130 @@ TEST_CASE("memory calibration: every other verdict is a documented exception", "
   for (const auto& [k, v] : listed) {
     INFO(k << " is listed as " << v << " but now fits");
     CHECK(found.count(k));
+  }
+  // docs/memory.md shows the list: every exception is named there.
+  const std::string doc = read_text(kRoot + "/docs/memory.md");
+  for (const auto& r : ex.rows) {
+    INFO("docs/memory.md does not name " << r[0]);
+    CHECK(doc.find("`" + r[0] + "`") != std::string::npos);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The fewest GPUs the model accepts for a few jobs the planner answers, with
+// the architectures read through the product path (models.tsv +
+// model-arch.tsv -> architecture_from_facts). The search tries world sizes
+// 1, 2, 4, 8 and then multiples of 8, TP in {1, 2, 4, 8} (one node), every PP
+// that fits the layers, EP dividing the experts, SP with TP > 1, distributed
+// optimizer, FP32 grads, Adam, BF16, sequence 4096 x micro batch 1.
+// ---------------------------------------------------------------------------
+
+namespace {
+
+struct Smallest {
+  std::int64_t world = 0;  // 0: nothing up to the search limit fits
+  mem::Layout layout;
+  mem::Estimate estimate;
+};
+
+mem::Architecture arch_of(const std::string& model_key) {
+  mem::ModelRow row;
+  for (const char* file : {"/models.tsv", "/models-extra.tsv"}) {
+    const Table m = read_table(kData + file);
+    for (const auto& r : m.rows)
+      if (r[0] == model_key)
+        for (std::size_t i = 0; i < m.header.size(); ++i)
+          if (!r[i].empty()) row[m.header[i]] = r[i];
+  }
+  if (row.empty()) FAIL("no models.tsv row " << model_key);
+  mem::ArchFacts extra;
+  for (const auto& r : read_table(kData + "/model-arch.tsv").rows)
+    if (r[0] == model_key) extra[r[1]] = r[2];
+  auto a = mem::architecture_from_facts(&row, extra, {});
+  if (auto* e = std::get_if<mem::InputError>(&a)) FAIL(model_key << ": " << e->message);
+  return std::get<mem::Mapped<mem::Architecture>>(a).value;
+}
+
+Smallest smallest(const mem::Architecture& a, const mem::Training& t, double capacity_gib, std::int64_t limit) {
+  auto pr = mem::params_from_tsv(read_text(kData + "/memory.tsv"));
+  const mem::Params params = std::get<mem::Params>(pr);
+  std::vector<std::int64_t> worlds{1, 2, 4};
+  for (std::int64_t w = 8; w <= limit; w += 8) worlds.push_back(w);
+  for (std::int64_t world : worlds) {
+    Smallest best;
+    for (std::int64_t tp : {1, 2, 4, 8}) {
+      if (tp > world || a.heads % tp != 0) continue;
+      for (std::int64_t pp = 1; pp <= a.layers && tp * pp <= world; ++pp) {
+        if (world % (tp * pp) != 0) continue;
+        for (std::int64_t ep = 1; ep <= std::max<std::int64_t>(1, a.experts); ++ep) {
+          if ((a.experts == 0 && ep > 1) || (a.experts > 0 && a.experts % ep != 0) || world % (pp * ep) != 0) continue;
+          mem::Layout l;
+          l.tp = tp;
+          l.pp = pp;
+          l.ep = ep;
+          l.etp = ep > 1 ? 1 : tp;
+          l.sp = tp > 1;
+          l.world = world;
+          auto e = mem::estimate(a, l, t, params);
+          if (!std::holds_alternative<mem::Estimate>(e)) continue;
+          const auto& est = std::get<mem::Estimate>(e);
+          if (est.fits(capacity_gib * mem::kBytesPerGiB) && (best.world == 0 || est.total < best.estimate.total)) {
+            best.world = world;
+            best.layout = l;
+            best.estimate = est;
+          }
+        }
+      }
+    }
+    if (best.world) return best;
+  }
+  return {};
+}
+
+mem::Training job(mem::Mode mode, mem::Recompute recompute) {
+  mem::Training t;
+  t.mode = mode;
+  t.seq_length = 4096;
+  t.micro_batch = 1;
+  t.global_batch = 128;
+  t.recompute = recompute;
+  t.te_cross_entropy = true;
+  if (mode != mem::Mode::kFull) {
+    t.lora_rank = 32;  // Bridge LoRA defaults (peft/lora.py)
+    for (auto x : {mem::LoraTarget::kQkv, mem::LoraTarget::kProj, mem::LoraTarget::kFc1, mem::LoraTarget::kFc2}) t.lora_targets.add(x);
+  }
+  return t;
+}
+
+std::string describe(const Smallest& s) {
+  const auto& l = s.layout;
+  return std::to_string(s.world) + " GPUs (TP" + std::to_string(l.tp) + " PP" + std::to_string(l.pp) + " EP" + std::to_string(l.ep) +
+         "): " + s.estimate.breakdown();
+}
+
+}  // namespace
+
+TEST_CASE("memory: the fewest GPUs for jobs the planner sizes", "[memory]") {
+  struct Case {
+    const char* what;
+    const char* model;
+    mem::Mode mode;
+    mem::Recompute recompute;
+    double gpu_gib;  // gpus.tsv memory_gb
+    std::int64_t expected;
+  };
+  const Case cases[] = {
+      {"full SFT Llama 3 8B on H100", "llama3_8b", mem::Mode::kFull, mem::Recompute::kNone, 80, 4},
+      {"full SFT Llama 3 8B on H100, full recompute", "llama3_8b", mem::Mode::kFull, mem::Recompute::kFull, 80, 2},
+      {"full SFT Llama 3 70B on H100", "llama3_70b", mem::Mode::kFull, mem::Recompute::kNone, 80, 24},
+      {"full SFT Llama 3 70B on H100, full recompute", "llama3_70b", mem::Mode::kFull, mem::Recompute::kFull, 80, 24},
+      {"LoRA Llama 3 70B on A100 80 GB", "llama3_70b", mem::Mode::kLora, mem::Recompute::kNone, 80, 4},
+      {"LoRA Qwen3-235B-A22B on H100", "qwen3_235b_a22b", mem::Mode::kLora, mem::Recompute::kNone, 80, 8},
+  };
+  for (const auto& c : cases) {
+    const Smallest s = smallest(arch_of(c.model), job(c.mode, c.recompute), c.gpu_gib, 512);
+    std::cout << "memory: fewest GPUs, " << c.what << ": " << describe(s) << "\n";
+    INFO(c.what << ": " << describe(s));
+    CHECK(s.world == c.expected);
   }
 }

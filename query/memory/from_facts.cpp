@@ -355,7 +355,8 @@ std::variant<Mapped<Architecture>, InputError> architecture_from_facts(const Mod
   if (!pattern.empty()) {
     const std::size_t slash = pattern.find('/');
     const std::string main = pattern.substr(0, slash);
-    if (slash != std::string::npos) a.mtp_layers = static_cast<i64>(std::count(pattern.begin() + static_cast<long>(slash), pattern.end(), '/'));
+    if (slash != std::string::npos)
+      a.mtp_layers = static_cast<i64>(std::count(pattern.begin() + static_cast<long>(slash), pattern.end(), '/'));
     a.layers = static_cast<i64>(main.size());
     a.attention_layers = static_cast<i64>(std::count(main.begin(), main.end(), '*'));
     a.mamba_layers = static_cast<i64>(std::count(main.begin(), main.end(), 'M'));

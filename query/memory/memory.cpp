@@ -339,7 +339,7 @@ Act attention_act(const Architecture& a, const ActCtx& c) {
   }
   // Output projection input: flash attention keeps its output for its own backward even when the projection is frozen.
   if (!c.drop.has(Module::kAttnProj) && (c.flash || saves(c, LoraTarget::kProj))) r.split += c.lin * out_dim;
-  r.replicated += c.mask * h;                                      // dropout mask after the projection
+  r.replicated += c.mask * h;  // dropout mask after the projection
   return r;
 }
 

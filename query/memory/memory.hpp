@@ -11,7 +11,8 @@
 // (NVIDIA/Megatron-LM@00caa53 megatron/training/theoretical_memory_usage.py);
 // docs/memory.md gives every formula with its source.
 //
-// Pure: no I/O, no SQLite, nothing else from the tree. Every constant lives
+// Pure: no I/O, no SQLite, nothing else from the tree (from_facts.hpp maps
+// the KB's recipe facts onto these inputs). Every constant lives
 // in Params, which has no defaults: kb-sources/data/memory.tsv is the one
 // place the values are written, and params_from_tsv() reads its text.
 #pragma once
@@ -341,7 +342,7 @@ std::variant<double, InputError> layer_activation_bytes(const Architecture& arch
 std::variant<Params, InputError> params_from_tsv(std::string_view text);
 
 // Spellings (one table each): Megatron / Bridge names of modules and LoRA
-// targets, and the names used in calib/cases.tsv for the enums.
+// targets, and the spellings of the enums (docs/memory.md).
 std::string_view module_name(Module m);
 std::optional<Module> parse_module(std::string_view name);
 std::string_view lora_target_name(LoraTarget t);
