@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 3 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 4 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -94,10 +94,13 @@ CREATE TABLE conflict_values (
   PRIMARY KEY (conflict_id, position)
 );
 
--- Recipes: library rows (exact names, brace expansions, `*` patterns, and
--- names known by mention) and benchmark rows. Parallelism is a range:
--- *_min/*_max, with *_state value | none (not used, i.e. 1) | varies | unknown.
-CREATE TABLE recipes (
+-- Recipe rows of the documents: library rows (exact names, brace
+-- expansions, `*` patterns, and names known by mention) and benchmark rows,
+-- as the winning revision states them. What runs is in `recipes` (from the
+-- code); these rows are what the documents claim (compared in `drift`).
+-- Parallelism is a range: *_min/*_max, with *_state value | none (not used,
+-- i.e. 1) | varies | unknown.
+CREATE TABLE doc_recipes (
   id             INTEGER PRIMARY KEY,
   name           TEXT NOT NULL,
   mode           TEXT,            -- pretrain | sft | peft; NULL when the row does not say
@@ -123,35 +126,43 @@ CREATE TABLE recipes (
   source_id      INTEGER NOT NULL REFERENCES sources(id),
   line           INTEGER NOT NULL,
   revision       INTEGER NOT NULL,
-  -- Derived by kbc for kbq's ranking (query/rank/shapes.cpp):
-  family_intents TEXT NOT NULL DEFAULT '',  -- comma-separated intents of its family's headings, any edition
-  model_moe      INTEGER NOT NULL DEFAULT 0, -- 1: the model facts list experts
-  shape          INTEGER NOT NULL DEFAULT 0, -- → shapes.id
   UNIQUE (name, mode, kind)
 );
--- kbq's candidate reads (query/plan/kb.cpp) are covered by these indexes:
--- by name prefix; by model-key prefix, for the rows whose name does not
--- start with their model key (benchmark rows name the model as written),
--- since the name index finds the others; a shape's members by name.
-CREATE INDEX recipes_name ON recipes(name, kind, mode, shape, model_key);
-CREATE INDEX recipes_model ON recipes(model_key, kind, name, mode, shape)
-  WHERE substr(name, 1, length(model_key)) <> model_key;
-CREATE INDEX recipes_mode ON recipes(mode, kind);
-CREATE INDEX recipes_shape ON recipes(shape, name, mode, model_key, kind);
+CREATE INDEX doc_recipes_name ON doc_recipes(name);
 
--- Recipes that every query term not naming a recipe scores alike: same kind,
--- mode, pattern flag, parallelism, GPUs, SP, sequence length, sizes, GPU
--- types, family intents and MoE flag. kbq scores one row per shape and reads
--- the members of the best shapes by name, instead of every recipe.
-CREATE TABLE shapes (
-  id        INTEGER PRIMARY KEY,
-  kind      TEXT NOT NULL,
-  recipe_id INTEGER NOT NULL REFERENCES recipes(id),  -- the first member
-  members   INTEGER NOT NULL
+-- The recipes that run: one row per name the newest code snapshot exports,
+-- derived by kbc (compiler/derive) from code_recipes, code_facts, the model
+-- rows and data/steps.tsv, so kbq reads a candidate's layout in one row.
+-- Every value comes from code_facts of `target` (where each is cited); a
+-- NULL is a fact the code leaves unknown or undecidable.
+CREATE TABLE recipes (
+  id               INTEGER PRIMARY KEY,
+  name             TEXT NOT NULL,
+  kind             TEXT NOT NULL,   -- library | benchmark
+  target           TEXT NOT NULL,   -- the defining function (→ code_facts.target)
+  mode             TEXT NOT NULL,   -- the task: pretrain | sft | peft ('' when the launcher infers none)
+  launch_mode      TEXT NOT NULL,   -- the launcher's mode for the name: pretrain | sft | lora | dora
+  model_key        TEXT NOT NULL,   -- models key of the model it trains ('' when unknown)
+  modality         TEXT NOT NULL,   -- text | vision | audio | diffusion | omni (its forward step, data/steps.tsv)
+  moe              INTEGER NOT NULL,  -- 1: the model has routed experts
+  tp INTEGER, pp INTEGER, vp INTEGER, cp INTEGER, ep INTEGER, etp INTEGER,
+  sp               INTEGER,         -- 1 on, 0 off
+  seq_len          INTEGER,         -- dataset.seq_length (the runner copies it into the model)
+  gbs              INTEGER,         -- train.global_batch_size
+  mbs              INTEGER,         -- train.micro_batch_size
+  dataset          TEXT NOT NULL,   -- the dataset it builds by default ('' when not one name)
+  precision        TEXT NOT NULL,   -- the mixed-precision recipe (bf16_mixed, ...)
+  low_precision    TEXT NOT NULL,   -- 'fp8 <fp8_recipe>' or 'fp4 <fp4>' when the recipe trains below BF16, '' otherwise
+  native_gpus      INTEGER,         -- GPU count, hardware, precision and variant its function's name encodes
+  native_hardware  TEXT NOT NULL,
+  native_precision TEXT NOT NULL,
+  variant          TEXT NOT NULL,
+  min_gpus         INTEGER,         -- the smallest world its layout runs on: PP × max(TP × CP, EP × ETP)
+  UNIQUE (name, kind)
 );
-CREATE INDEX shapes_kind ON shapes(kind);
+CREATE INDEX recipes_model ON recipes(model_key);
 
--- The quick-reference rows as the ranker reads them (query/rank/shapes.cpp):
+-- The quick-reference rows as the ranker reads them (compiler/derive):
 -- what the row's "I want to" cell asks, read with the query lexicon in every
 -- edition of the winning revision, and the recipes it recommends.
 CREATE TABLE quick_ref_picks (
@@ -201,6 +212,7 @@ CREATE TABLE config_keys (
 CREATE TABLE models (
   model_key                TEXT PRIMARY KEY,
   display_name             TEXT NOT NULL,
+  hf_id                    TEXT,      -- Hugging Face id the recipes load it by
   family                   TEXT,
   arch                     TEXT,
   num_layers               INTEGER,
@@ -216,13 +228,54 @@ CREATE TABLE models (
   source                   TEXT NOT NULL
 );
 CREATE TABLE gpus (
-  gpu_key            TEXT PRIMARY KEY,
-  display_name       TEXT NOT NULL,
-  memory_gb          REAL,
-  bf16_dense_tflops  REAL,
-  nvlink_domain_size INTEGER NOT NULL,
-  gpus_per_node      INTEGER NOT NULL,
-  source             TEXT NOT NULL
+  gpu_key             TEXT PRIMARY KEY,
+  display_name        TEXT NOT NULL,
+  memory_gb           REAL,             -- read as GiB by the memory model (docs/memory.md)
+  bf16_dense_tflops   REAL,
+  nvlink_domain_size  INTEGER NOT NULL,
+  gpus_per_node       INTEGER NOT NULL,
+  fp8_gemm_any_layout INTEGER NOT NULL, -- 1: one FP8 weight copy (Blackwell on), data/gpu-memory.tsv
+  source              TEXT NOT NULL
+);
+
+-- Every column of every model row (data/models.tsv, data/models-extra.tsv),
+-- and the extra architecture facts of data/model-arch.tsv: what the memory
+-- model reads (query/memory/from_facts.hpp).
+CREATE TABLE model_rows (
+  model_key TEXT NOT NULL,
+  col       TEXT NOT NULL,
+  value     TEXT NOT NULL,
+  PRIMARY KEY (model_key, col)
+);
+CREATE TABLE model_arch (
+  model_key TEXT NOT NULL,
+  field     TEXT NOT NULL,
+  value     TEXT NOT NULL,
+  source    TEXT NOT NULL,
+  PRIMARY KEY (model_key, field)
+);
+
+-- The memory model's constants (data/memory.tsv) and the kind of model each
+-- forward step trains (data/steps.tsv).
+CREATE TABLE memory_params (
+  key    TEXT PRIMARY KEY,
+  value  TEXT NOT NULL,
+  unit   TEXT NOT NULL,
+  source TEXT NOT NULL
+);
+CREATE TABLE steps (
+  step     TEXT PRIMARY KEY,
+  modality TEXT NOT NULL,   -- text | vision | audio | diffusion | omni
+  source   TEXT NOT NULL
+);
+
+-- The order in which kbq ranks results (data/ranking.tsv): constraints
+-- first, then preferences, each a criterion the engine implements.
+CREATE TABLE ranking (
+  position    INTEGER PRIMARY KEY,
+  criterion   TEXT NOT NULL UNIQUE,
+  description TEXT NOT NULL,
+  source      TEXT NOT NULL
 );
 
 -- The query vocabulary and table-header words of every language.

@@ -1,10 +1,12 @@
 // UTF-8 and text helpers (see text.hpp).
 #include "base/text.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace kb {
 
@@ -235,6 +237,27 @@ std::optional<std::string> read_file(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string upper_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) ch = ch == '_' ? ' ' : (ch >= 'a' && ch <= 'z') ? static_cast<char>(ch - 'a' + 'A') : ch;
+  return out;
 }
 
 }  // namespace kb

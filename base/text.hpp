@@ -44,4 +44,10 @@ std::string sha256_hex(std::string_view bytes);
 // Reads a whole file; nullopt when it cannot be opened.
 std::optional<std::string> read_file(const std::string& path);
 
+// Levenshtein distance in bytes (for ASCII identifiers: nearest-key hints).
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// ASCII letters upper-cased, '_' as a space: a short name of a data key ("a100_40gb" → "A100 40GB").
+std::string upper_ascii(std::string_view s);
+
 }  // namespace kb

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   auto add_source_flags = [&](CLI::App* sub) {
     sub->add_option("--sources", opts.sources, "sources root: skill/, references/, data/ (default: kb-sources)");
     sub->add_option("--data", opts.data, "data folder (default: <sources>/data)");
+    sub->add_option("--code", opts.code, "code-facts folder, one subfolder per snapshot (default: <sources>/code)");
   };
 
   auto* build = app.add_subcommand("build", "compile kb-sources into the SQLite knowledge base");

@@ -156,7 +156,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   }
   for (const auto& d : c->documents) extract(d, c->vocab, c->extracted, diags);
   c->resolved = resolve(c->extracted, c->vocab, diags);
-  c->code = load_code_facts(opts.sources, diags);
+  c->code = load_code_facts(opts.sources, opts.code, diags);
   c->drift = find_drift(c->extracted, c->resolved, c->code, c->vocab);
   return c;
 }
@@ -165,7 +165,7 @@ void write_kb(const Compilation& c, const std::string& path) {
   const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, c.data_files, &c.code, &c.drift};
   write_kb_file(path, [&](Db& db) {
     emit_tables(db, in);
-    derive_ranking_columns(db);
+    derive(db);
   });
 }
 

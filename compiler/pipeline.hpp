@@ -18,6 +18,7 @@ namespace kb {
 struct CompileOptions {
   std::string sources = "kb-sources";  // root: skill/, references/, data/ (or text exports)
   std::string data;                    // data folder; default: <sources>/data
+  std::string code;                    // code-facts folder; default: <sources>/code
 };
 
 // Everything a compile produced, kept together because resolved entities

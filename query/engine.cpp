@@ -2,9 +2,11 @@
 // through the stages in order, parse → plan → check → rank (→ render in
 // respond()). The only file of the engine that calls more than one stage.
 #include <algorithm>
+#include <set>
 
 #include "base/dsl/parse.hpp"
 #include "base/schema_version.hpp"
+#include "base/text.hpp"
 #include "query/check/check.hpp"
 #include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
@@ -31,24 +33,10 @@ std::string_view to_string(Dim d) {
   return {};
 }
 
-Range& Layout::at(Dim d) { return const_cast<Range&>(static_cast<const Layout&>(*this).at(d)); }
-
-const Range& Layout::at(Dim d) const {
-  switch (d) {
-    case Dim::TP:
-      return tp;
-    case Dim::PP:
-      return pp;
-    case Dim::CP:
-      return cp;
-    case Dim::EP:
-      return ep;
-    case Dim::ETP:
-      return etp;
-    case Dim::VP:
-      break;
-  }
-  return vp;
+std::string_view to_string(Outcome v) {
+  for (const auto& [o, name] : kOutcomeNames)
+    if (o == v) return name;
+  return {};
 }
 
 // --- the engine --------------------------------------------------------------------
@@ -74,6 +62,49 @@ int Engine::schema_version() const { return kb::kSchemaVersion; }
 std::vector<std::string> Engine::source_files() const { return impl_->kb.source_files(); }
 Labels Engine::labels(const std::string& lang) { return impl_->kb.labels(lang); }
 
+namespace {
+
+// The verdict of an answer from its first result, with the fewest GPUs and
+// what fits instead when nothing runs.
+void conclude(Context& c, const Ask& ask, Answer& a) {
+  if (a.results.empty()) {
+    a.verdict = Outcome::NoMatch;
+    return;
+  }
+  if (a.results.front().runnable) {
+    a.verdict = Outcome::Ok;
+    return;
+  }
+  a.verdict = Outcome::NotPossible;
+  a.min_gpus = a.results.front().min_gpus;
+  if (a.request == Request::Ask) a.alternatives = alternatives(c, ask, a.results.front().recipe);
+}
+
+// The exported names nearest a name the code does not export.
+std::vector<std::string> nearest_names(Kb& kb, const std::string& name) {
+  std::vector<std::pair<size_t, std::string>> near;
+  for (RecipeKind kind : {RecipeKind::Library, RecipeKind::Benchmark})
+    for (const auto& r : kb.recipes(kind)) near.emplace_back(kb::edit_distance(name, r.name), r.name);
+  std::sort(near.begin(), near.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < near.size() && out.size() < 3; ++i)
+    if (std::find(out.begin(), out.end(), near[i].second) == out.end()) out.push_back(near[i].second);
+  return out;
+}
+
+Error unknown_recipe(Kb& kb, const std::string& name) {
+  const auto docs = kb.doc_recipe(name);
+  std::string message =
+      kb.commit().empty() ? "unknown recipe '" + name + "': the KB has no code facts (compiled without kb-sources/code), so no recipe runs"
+                          : "unknown recipe '" + name + "': Megatron Bridge (" + kb.commit() + ") exports no recipe of that name";
+  if (!docs.empty())
+    message += "; the documents name it (" + docs.front().file + ":" + std::to_string(docs.front().line) + ", revision " +
+               std::to_string(docs.front().revision) + ")";
+  return Error{message, "did you mean " + kb::join(nearest_names(kb, name), ", ") + "?"};
+}
+
+}  // namespace
+
 std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOptions& opts) {
   Kb& kb = impl_->kb;
   // parse
@@ -87,37 +118,56 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : "en";
   for (const auto& w : q.warnings) a.warnings.push_back(w.message);
   Context c = make_context(kb, a.lang);
+  auto resolved = resolve_question(c, q, a);
+  if (auto* err = std::get_if<Error>(&resolved)) return *err;
+  const Ask& ask = std::get<Ask>(resolved);
   // plan
-  Ranker ranker(kb, q, c.threshold);
-  auto planned = plan_question(c, q, ranker, static_cast<size_t>(std::max(opts.limit, 0)), a);
-  if (auto* err = std::get_if<Error>(&planned)) return *err;
-  a.results = std::move(std::get<std::vector<Result>>(planned));
+  const auto cands = candidates(c, ask, a);
+  const QuickRefPicks picks = quick_ref_picks(kb, ask);
+  for (const auto& cand : cands) a.results.push_back(plan_recipe(c, *cand.recipe, ask, cand.substitute));
   // check
   for (auto& r : a.results) kbq::check(c, r);
   // rank
-  rank(a.results);
+  rank(c, ask, picks, a.results);
+  // One result per model, mode, sequence and precision class: the other
+  // names of a recipe (its hardware aliases, its FP8 twins) are one
+  // `kbq show` or a precision word away, not alternatives.
+  {
+    const std::string def = kb.planner("default_precision");
+    std::set<std::string> seen;
+    std::vector<Result> kept;
+    for (auto& r : a.results) {
+      const Recipe& rc = r.recipe;
+      const bool low = low_precision(rc, def);
+      const std::string key = rc.model_key.empty() ? rc.name
+                                                   : rc.model_key + "|" + rc.mode + "|" + std::to_string(rc.seq_len.value_or(0)) + "|" +
+                                                         (low ? "low" : "") + "|" + std::string(to_string(rc.kind));
+      if (seen.insert(key).second) kept.push_back(std::move(r));
+    }
+    a.results = std::move(kept);
+    for (size_t i = 0; i < a.results.size(); ++i) a.results[i].score = static_cast<int>(i + 1);
+  }
+  if (a.results.size() > static_cast<size_t>(std::max(opts.limit, 1))) a.results.resize(static_cast<size_t>(std::max(opts.limit, 1)));
+  conclude(c, ask, a);
   return a;
 }
 
-namespace {
-
-Error unknown_recipe(const std::string& name) {
-  return Error{"unknown recipe '" + name + "'", "find recipe names with a question, e.g. kbq \"<model> <mode>\""};
-}
-
-}  // namespace
-
-std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::string& lang, const std::string& mode) {
+std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::string& lang) {
   Kb& kb = impl_->kb;
-  auto rc = kb.recipe(recipe, mode);
-  if (!rc) return unknown_recipe(recipe);
+  auto rc = kb.recipe(recipe);
+  if (!rc) return unknown_recipe(kb, recipe);
   Context c = make_context(kb, lang);
   Answer a;
   a.request = Request::Show;
   a.query = recipe;
   a.lang = lang;
-  a.results.push_back(plan_recipe(c, *rc, 0, {}, {}));
+  Ask ask;
+  ask.hardware = !rc->native_hardware.empty() ? rc->native_hardware : kb.planner("default_gpu");
+  ask.hardware_assumed = rc->native_hardware.empty();
+  a.results.push_back(plan_recipe(c, *rc, ask, false));
   kbq::check(c, a.results.back());
+  rank(c, ask, {}, a.results);
+  conclude(c, ask, a);
   return a;
 }
 
@@ -125,15 +175,45 @@ std::variant<Answer, Error> Engine::check(const std::string& recipe, long long g
                                           const std::string& hardware, const std::string& lang) {
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
-  if (!rc) return unknown_recipe(recipe);
-  if (auto err = check_overrides(kb, overrides)) return *err;
+  if (!rc) return unknown_recipe(kb, recipe);
   Context c = make_context(kb, lang);
   Answer a;
   a.request = Request::Check;
   a.query = recipe;
   a.lang = lang;
-  a.results.push_back(plan_recipe(c, *rc, gpus, hardware, overrides));
+  Ask ask;
+  ask.gpus = gpus;
+  ask.hardware = hardware.empty() ? kb.planner("default_gpu") : hardware;
+  ask.hardware_assumed = hardware.empty();
+  if (!kb.gpu(ask.hardware)) {
+    std::vector<std::string> known;
+    for (const auto& g : kb.gpus()) known.push_back(g.key);
+    return Error{"unknown GPU type '" + hardware + "'", "--hardware takes one of " + kb::join(known, ", ")};
+  }
+  std::vector<std::string> notes;
+  auto fixed = resolve_overrides(c, overrides, notes);
+  if (auto* err = std::get_if<Error>(&fixed)) return *err;
+  ask.fixed = std::get<KeyValues>(fixed);
+  // Every size the user did not set stays the recipe's own: `check` judges
+  // the user's layout, it does not plan another.
+  for (const auto& [d, name] : kDimNames) {
+    const auto keys = kb.config_keys_for(std::string(name));
+    if (keys.empty()) continue;
+    const bool set = std::any_of(ask.fixed.begin(), ask.fixed.end(), [&](const auto& kv) { return kv.first == keys.front().key; });
+    const std::optional<long long> own = d == Dim::TP    ? rc->tp
+                                         : d == Dim::PP  ? rc->pp
+                                         : d == Dim::CP  ? rc->cp
+                                         : d == Dim::EP  ? rc->ep
+                                         : d == Dim::ETP ? rc->etp
+                                                         : rc->vp;
+    if (!set && own) ask.fixed.emplace_back(keys.front().key, std::to_string(*own));
+  }
+  if (ask.hardware_assumed) a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", kb::upper_ascii(ask.hardware)}}));
+  a.results.push_back(plan_recipe(c, *rc, ask, false));
+  for (auto& n : notes) a.results.back().notes.insert(a.results.back().notes.begin(), n);
   kbq::check(c, a.results.back());
+  rank(c, ask, {}, a.results);
+  conclude(c, ask, a);
   return a;
 }
 
@@ -171,7 +251,7 @@ Response respond(Engine& engine, const std::string& question, const AskOptions& 
   }
   const Answer& a = std::get<Answer>(res);
   out.out = render(a, engine.labels(a.lang), ro);
-  out.exit_code = a.results.empty() ? 1 : 0;
+  out.exit_code = a.verdict == Outcome::Ok ? 0 : 1;
   return out;
 }
 

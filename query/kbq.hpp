@@ -54,32 +54,66 @@ struct Prose {
   SourceRef source;
 };
 
-// A recipe as the knowledge base states it.
+// A recipe as the Megatron Bridge code defines it (the KB's `recipes`, from
+// the newest code snapshot). Sizes are exact: the code sets one value (or a
+// default); an unknown one is empty.
 struct Recipe {
-  long long id = 0;                         // recipes.id (internal; never printed)
-  std::string name;                         // recipe function name, or a `*` pattern
-  std::string mode;                         // pretrain | sft | peft (a mode of the KB); "" when not stated
-  RecipeKind kind = RecipeKind::Library;    // which package, hence which launcher
-  bool pattern = false;                     // the name holds `*`: not a function name
-  std::string expanded_from;                // brace or star pattern the name came from, or ""
-  std::string mentioned_in;                 // file:line of the mention, for names no table lists
-  std::string family;                       // family heading as written
-  std::string model_key;                    // models.model_key, or ""
-  std::string model;                        // benchmark rows: the model as written
-  Range tp, pp, cp, ep, vp, gpus;           // parallel sizes and GPU count (minimum for library rows)
-  std::optional<bool> sp;                   // sequence parallel on/off; empty when not stated
-  long long seq_len = 0;                    // sequence length in tokens; 0 = not stated
-  std::string sizes;                        // pattern rows: the sizes the pattern covers, as written
-  std::string notes;                        // notes / features cell as written
-  std::vector<std::string> gpu_types;       // GPU keys (benchmark rows)
-  std::string file;                         // source file of the row
-  int line = 0, revision = 0;               // its line and edition revision
-  std::vector<std::string> family_intents;  // intents of its family heading (derived by kbc)
-  bool model_moe = false;                   // the model facts list experts (derived by kbc)
-  long long shape = 0;                      // shapes.id (derived by kbc; internal)
+  long long id = 0;                                  // recipes.id (internal; never printed)
+  std::string name;                                  // the exported name (--recipe)
+  RecipeKind kind = RecipeKind::Library;             // which package, hence which launcher
+  std::string target;                                // the function that defines it (module.function)
+  std::string mode;                                  // task: pretrain | sft | peft ("" when the launcher infers none)
+  std::string launch_mode;                           // the launcher's mode for the name: pretrain | sft | lora | dora
+  std::string model_key;                             // the model it trains ("" unknown)
+  std::string model;                                 // its display name ("" unknown)
+  std::string modality;                              // text | vision | audio | diffusion | omni
+  bool moe = false;                                  // the model has routed experts
+  std::optional<long long> tp, pp, vp, cp, ep, etp;  // parallel sizes (vp, etp: empty when unset)
+  std::optional<bool> sp;                            // sequence parallel
+  std::optional<long long> seq_len;                  // dataset.seq_length
+  std::optional<long long> gbs, mbs;                 // global and micro batch
+  std::string dataset;                               // the dataset it builds by default
+  std::string precision;                             // mixed-precision recipe
+  std::string low_precision;                         // "fp8 <recipe>" / "fp4 <format>" below BF16, "" otherwise
+  std::optional<long long> native_gpus;              // what its function's name encodes (canonical names)
+  std::string native_hardware, native_precision, variant;
+  std::optional<long long> min_gpus;  // the smallest world its layout runs on
+  std::string commit;                 // the code snapshot (short commit) its facts come from
 };
 
-// The parallel dimensions a layout sets, with one spelling table (the
+// The parallel layout a result runs with on the user's GPUs: every size a
+// number (the command pins each).
+struct Layout {
+  long long gpus = 0;                                         // world size
+  long long nodes = 1;                                        // launch shape: nodes ...
+  long long nproc = 0;                                        // ... × processes per node
+  long long per_node = 0;                                     // GPUs per node of the hardware
+  std::string hardware;                                       // GPU key
+  std::string hardware_name;                                  // its display name
+  bool hardware_assumed = false;                              // the question named no GPU type: the KB's default was used
+  long long tp = 1, pp = 1, vp = 0, cp = 1, ep = 1, etp = 1;  // vp 0 = no virtual pipeline
+  bool sp = false;                                            // sequence parallel
+  long long seq = 0;                                          // sequence length in tokens
+  long long dp = 0, edp = 0;                                  // dense data parallel, expert data parallel (0 when not whole)
+};
+
+// Memory per GPU on the busiest pipeline rank (query/memory, docs/memory.md).
+struct Memory {
+  bool known = false;  // the model could size it
+  double per_gpu_gib = 0, capacity_gib = 0;
+  bool fits = false;
+  double weights = 0, grads = 0, optimizer = 0, activations = 0, overhead = 0;  // GiB
+  std::string unknown_reason;                                                   // why it could not be sized
+  std::vector<std::string> assumptions;                                         // what the facts left open (memory::Mapped)
+};
+
+// The batch arithmetic: GBS = MBS × DP × gradient accumulation.
+struct Batch {
+  long long gbs = 0, mbs = 0, dp = 0, grad_accum = 0;
+  long long recipe_gbs = 0, recipe_mbs = 0;  // what the recipe sets
+};
+
+// The parallel dimensions the planner sets, with one spelling table (the
 // `dimension` ids of data/config-keys.tsv and the query's `tp:` ... filters).
 enum class Dim : std::uint8_t { TP, PP, CP, EP, ETP, VP };
 inline constexpr std::array<std::pair<Dim, std::string_view>, 6> kDimNames{{
@@ -93,58 +127,53 @@ inline constexpr std::array<std::pair<Dim, std::string_view>, 6> kDimNames{{
 std::optional<Dim> parse_dim(std::string_view id);
 std::string_view to_string(Dim d);
 
-// The parallel layout a recipe runs with on the user's GPUs.
-struct Layout {
-  long long gpus = 0;                // world size
-  long long nodes = 1;               // launch shape: nodes ...
-  long long nproc = 0;               // ... × processes per node
-  long long per_node = 0;            // GPUs per node of the hardware (0 = unknown hardware)
-  std::string hardware;              // GPU key used for NVLink and node size
-  bool hardware_assumed = false;     // the question named no hardware: the KB's default was used
-  Range tp, pp, cp, ep, etp, vp;     // sizes (ranges only for pattern rows)
-  bool sp = false;                   // sequence parallel on
-  long long seq = 0;                 // sequence length in tokens (0 = the recipe default, not stated)
-  std::optional<long long> dp, edp;  // dense and expert data parallel, when whole numbers
-  Range& at(Dim d);
-  const Range& at(Dim d) const;
-};
-
-// One override of the launch command.
+// One change to the recipe the command makes (a flag or KEY=VALUE).
 struct Override {
-  std::string key, value;
+  std::string key;                  // the config key (model.tensor_model_parallel_size, dataset.seq_length, ...)
+  std::string value;                // the new value
+  std::string recipe_value;         // what the recipe sets ("" when it sets nothing)
   Impact impact = Impact::Unknown;  // what the change does to the experiment
   std::string sentence;             // the source sentence that classifies it
   SourceRef source;
+  bool pinned_only = false;  // the command states the recipe's own value (no change)
 };
 
 // One sizing rule's verdict on the layout.
 struct Verdict {
   std::string id;                   // check id (data/checks.tsv)
   Status status = Status::Unknown;  // pass | fail | unknown
-  std::string detail;               // the numbers, e.g. "TP 2 divides 8 kv heads"
+  std::string detail;               // the numbers, in the answer's language
   Prose rule;                       // the rule's text
 };
 
-// One part of a result's score (printed with --explain, always in JSON).
+// Why a result is placed where it is: one criterion of data/ranking.tsv.
 struct ScorePart {
-  std::string name;  // mode, model, gpus, seq, hardware, intent, quick_ref, pattern, text
-  int points = 0;
-  std::string why;  // short explanation with numbers
+  std::string name;  // the criterion (mode, model, modality, feasible, sequence, changes, quick_reference, name)
+  int points = 0;    // its key: lower ranks first
+  std::string why;   // what it compared, in the answer's language
 };
 
-// One recommended recipe with its layout, command and checks.
+// One recommended recipe with its layout, memory, batch, command and checks.
 struct Result {
   Recipe recipe;
-  int score = 0;
-  std::vector<ScorePart> parts;
+  bool runnable = false;         // fits memory and passes every rule on the user's GPUs
+  bool substitute = false;       // the asked model or size has no recipe: the nearest one instead
+  std::string why;               // one line: why this recipe
+  int score = 0;                 // rank position (1 = first)
+  std::vector<ScorePart> parts;  // the ranking criteria, in order
   Layout layout;
+  Memory memory;
+  Batch batch;
   std::string dataset;  // preset passed with --dataset ("" for benchmark recipes)
   std::string command;  // the full launch command
   std::vector<Override> overrides;
   std::vector<Verdict> rules;
   std::vector<Prose> pitfalls;
-  std::vector<std::string> notes;  // superseded values, ranges, warnings, in the answer's language
+  std::vector<std::string> departures;  // where the answer departs from the question (a dataset replaced): first among the caveats
+  std::vector<std::string> caveats;     // at most three, for this answer (the default text shows them)
+  std::vector<std::string> notes;       // everything else worth knowing (--explain)
   std::vector<SourceRef> sources;
+  long long min_gpus = 0;  // not runnable: the fewest GPUs of this hardware it runs on (0 = none up to the limit)
   bool any_fail() const;
 };
 
@@ -155,13 +184,37 @@ enum class Request : std::uint8_t {
   Check,  // `kbq check RECIPE --gpus N KEY=VALUE...`: the user's own layout
 };
 
+// The answer as a whole.
+enum class Outcome : std::uint8_t {
+  Ok,           // a recipe runs on the user's GPUs
+  NotPossible,  // recipes match, none fits the user's GPUs
+  NoMatch,      // no recipe matches the question
+};
+inline constexpr std::array<std::pair<Outcome, std::string_view>, 3> kOutcomeNames{
+    {{Outcome::Ok, "ok"}, {Outcome::NotPossible, "not_possible"}, {Outcome::NoMatch, "no_match"}}};
+std::string_view to_string(Outcome v);
+
+// Something that does fit, offered when the asked recipe does not.
+struct Alternative {
+  std::string kind;      // more_gpus | lora | hardware | smaller_model
+  std::string recipe;    // the recipe to run
+  long long gpus = 0;    // on how many GPUs
+  std::string hardware;  // of which type
+  std::string why;       // one line, in the answer's language
+  std::string command;   // its launch command
+};
+
 struct Answer {
   Request request = Request::Ask;
-  std::string query;                  // as typed (ask), else the recipe name
-  std::string canonical;              // canonical form of the parsed question ("" for show and check)
-  std::string lang;                   // language of the prose
-  std::vector<std::string> warnings;  // unknown words, dataset advice
-  std::vector<Result> results;        // best first
+  Outcome verdict = Outcome::NoMatch;
+  std::string query;                      // as typed (ask), else the recipe name
+  std::string canonical;                  // canonical form of the parsed question ("" for show and check)
+  std::string lang;                       // language of the prose
+  std::vector<std::string> warnings;      // words not understood, assumptions, dataset advice
+  std::vector<Result> results;            // best first
+  long long min_gpus = 0;                 // not_possible: the fewest GPUs the best match runs on
+  std::vector<Alternative> alternatives;  // not_possible: what fits instead
+  std::string no_match;                   // no_match: what exists instead, in the answer's language
 };
 
 // `kbq rules` / `kbq pitfalls`: the documented rules or pitfalls in a language.
@@ -249,8 +302,8 @@ class Engine {
 
   // parse → plan → check → rank.
   std::variant<Answer, Error> ask(const std::string& question, const AskOptions& opts);
-  // One recipe at its own default layout (mode: "" = any of its modes).
-  std::variant<Answer, Error> show(const std::string& recipe, const std::string& lang, const std::string& mode = {});
+  // One recipe at its own layout on its own GPUs (or the fewest where it fits).
+  std::variant<Answer, Error> show(const std::string& recipe, const std::string& lang);
   // The user's own layout of a recipe: every rule's verdict.
   std::variant<Answer, Error> check(const std::string& recipe, long long gpus,
                                     const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& hardware,
@@ -278,7 +331,7 @@ struct RenderOptions {
 };
 
 // The JSON outputs' schema versions (docs/*.schema.json).
-inline constexpr int kAnswerSchemaVersion = 1;
+inline constexpr int kAnswerSchemaVersion = 2;
 
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o);
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);

@@ -178,7 +178,7 @@ int run(int argc, char** argv) {
       if (auto* err = std::get_if<kbq::Error>(&res)) return fail(*err, {}, ro);
       const auto& answer = std::get<kbq::Answer>(res);
       emit(stdout, kbq::render(answer, engine.labels(lang), ro));
-      return *check && answer.results.front().any_fail() ? kb::kExitNoMatch : kb::kExitOk;
+      return *check && answer.verdict != kbq::Outcome::Ok ? kb::kExitNoMatch : kb::kExitOk;
     }
     if (*rules || *pitfalls) {
       emit(stdout, kbq::render(*rules ? engine.rules(lang) : engine.pitfalls(lang), engine.labels(lang), ro));

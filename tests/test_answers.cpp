@@ -41,57 +41,60 @@ std::string rule_status(const json& result, const std::string& id) {
 
 TEST_CASE("peft qwen3 1 gpu: the quick-reference LoRA pick", "[answers]") {
   const auto j = ask({"peft qwen3 1 gpu"});
-  REQUIRE(j["schema_version"] == 1);
+  REQUIRE(j["schema_version"] == 2);
+  CHECK(j["verdict"] == "ok");
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "qwen3_8b_peft_config");
   CHECK(top["layout"]["tp"] == 1);
   CHECK(top["layout"]["pp"] == 1);
+  CHECK(top["memory"]["fits"] == true);
   CHECK(top["command"].get<std::string>().find("--nproc_per_node=1") != std::string::npos);
-  const std::string ds = top["dataset"];
-  CHECK((ds == "squad" || ds == "tulu3"));
+  CHECK(top["dataset"] == "squad");
 }
 
-TEST_CASE("SFT, 8xH100, 16K sequence: llama3_8b_sft_config with CP 2", "[answers]") {
+TEST_CASE("SFT, 8xH100, 16K sequence: a long-context SFT recipe at 16384 tokens, CP across 8 GPUs", "[answers]") {
   const auto j = ask({"SFT, 8×H100, 16K sequence"});
-  const auto n = names(j);
-  REQUIRE(n.size() == 3);
-  CHECK(n[0] == "llama3_8b_sft_config");
-  CHECK(std::find(n.begin(), n.end(), "qwen3_8b_sft_config") != n.end());
+  CHECK(j["verdict"] == "ok");
   const auto& top = j["results"][0];
-  const json* seq = override_of(top, "model.seq_length");
-  const json* cp = override_of(top, "model.context_parallel_size");
-  REQUIRE(seq);
-  REQUIRE(cp);
-  CHECK((*seq)["value"] == "16384");
-  CHECK((*seq)["impact"] == "convergence");
-  CHECK((*cp)["value"] == "2");
-  CHECK((*cp)["impact"] == "execution");
-  CHECK(top["layout"]["tp"] == 2);
-  CHECK(top["layout"]["cp"] == 2);
-  CHECK(top["layout"]["dp"] == 2);
-  for (const auto& r : top["rules"]) CHECK(r["status"] == "pass");
-  // Pattern-row recipes say their TP is a range instead of inventing one.
-  for (const auto& r : j["results"])
-    if (r["recipe"] == "qwen3_8b_sft_config") CHECK(r["layout"]["tp"] == "1–8");
+  CHECK(top["mode"] == "sft");
+  const auto& L = top["layout"];
+  CHECK(L["seq_len"] == 16384);
+  CHECK(L["cp"].get<int>() >= 2);
+  CHECK(L["tp"].get<int>() * L["pp"].get<int>() * L["cp"].get<int>() * L["dp"].get<int>() == 8);
+  CHECK(top["memory"]["fits"] == true);
+  for (const auto& r : top["rules"]) CHECK(r["status"] != "fail");
+  // The recipe's own sequence differs: the command sets it with the launcher's flag, a convergence change.
+  const std::string cmd = top["command"];
+  if (top["facts"]["seq_len"] != 16384) {
+    CHECK(cmd.find("-sl 16384") != std::string::npos);
+    const json* seq = override_of(top, "dataset.seq_length");
+    REQUIRE(seq);
+    CHECK((*seq)["impact"] == "convergence");
+  }
 }
 
-TEST_CASE("first time trying bridge: the revision-3 smoke test", "[answers]") {
+TEST_CASE("first time trying bridge: the quick reference's pretraining smoke test on mock data", "[answers]") {
   const auto j = ask({"first time trying bridge"});
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "llama3_8b_pretrain_config");
   CHECK(top["dataset"] == "mock");
-  CHECK(top["layout"]["gpus"] == 2);
+  // The code's recipe (TP 1, CP 2 on 2 GPUs) does not hold Adam's state in
+  // 80 GiB (docs/memory.md, memory-exceptions.tsv): the answer says so.
+  CHECK(top["facts"]["native_gpus"] == 2);
+  CHECK(top["layout"]["gpus"] == 4);
   bool said = false;
-  for (const auto& n : top["notes"]) said = said || n.get<std::string>().find("llama3_8b_sft_config") != std::string::npos;
+  for (const auto& c : top["caveats"]) said = said || c.get<std::string>().find("2 GPUs") != std::string::npos;
   CHECK(said);
 }
 
-TEST_CASE("llama3 8b 128k pretrain", "[answers]") {
+TEST_CASE("llama3 8b 128k pretrain: the code's 64-GPU layout", "[answers]") {
   const auto j = ask({"llama3 8b 128k pretrain"});
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "llama3_8b_128k_pretrain_config");
+  CHECK(top["layout"]["tp"] == 4);
+  CHECK(top["layout"]["pp"] == 2);
   CHECK(top["layout"]["cp"] == 8);
-  CHECK(top["layout"]["gpus"] == 16);
+  CHECK(top["layout"]["gpus"] == 64);
 }
 
 TEST_CASE("qwen3 moe 30b sft 16 gpus: two nodes, DP and expert DP", "[answers]") {
@@ -101,37 +104,41 @@ TEST_CASE("qwen3 moe 30b sft 16 gpus: two nodes, DP and expert DP", "[answers]")
   const std::string cmd = top["command"];
   CHECK(cmd.find("--nnodes=2") != std::string::npos);
   CHECK(cmd.find("--nproc_per_node=8") != std::string::npos);
+  CHECK(cmd.find("-ep 16") != std::string::npos);
+  CHECK(top["layout"]["ep"] == 16);
   CHECK(top["layout"]["dp"] == 16);
-  CHECK(top["layout"]["edp"] == 2);
+  CHECK(top["layout"]["edp"] == 1);
   bool kv4 = false, e128 = false;
   for (const auto& r : top["rules"]) {
     const std::string d = r["detail"];
-    kv4 = kv4 || d.find("4 kv heads") != std::string::npos;
+    kv4 = kv4 || d.find("4 KV heads") != std::string::npos;
     e128 = e128 || d.find("128 experts") != std::string::npos;
   }
   CHECK(kv4);
   CHECK(e128);
 }
 
-TEST_CASE("throughput benchmark llama3 8b h100: benchmark rows only, with the warning", "[answers]") {
+TEST_CASE("throughput benchmark llama3 8b h100: benchmark recipes only, on their own GPUs", "[answers]") {
   const auto j = ask({"throughput benchmark llama3 8b h100"});
   const auto& top = j["results"][0];
   CHECK(top["kind"] == "benchmark");
-  CHECK(top["recipe"] == "Llama 3 8B");
-  CHECK(top["facts"]["min_gpus"] == 8);
-  const auto types = top["facts"]["gpu_types"];
-  CHECK(std::find(types.begin(), types.end(), "h100") != types.end());
+  CHECK(top["recipe"] == "llama3_8b_pretrain_8gpu_h100_bf16_config");
+  CHECK(top["facts"]["native_gpus"] == 8);
+  CHECK(top["facts"]["native_hardware"] == "h100");
+  CHECK(top["layout"]["gpus"] == 8);
+  CHECK(top["batch"]["grad_accum"].get<int>() > 0);
   for (const auto& r : j["results"]) CHECK(r["kind"] == "benchmark");
-  CHECK(!top["notes"].empty());
+  CHECK(!top["caveats"].empty());
 }
 
 TEST_CASE("kbq check: TP 16 on llama3 70B fails two rules, exit 1", "[answers]") {
   const auto j = ask({"check", "llama3_70b_pretrain_config", "--gpus", "64", "model.tensor_model_parallel_size=16"}, 1);
-  REQUIRE(j["schema_version"] == 1);  // the same answer object as a question's
+  REQUIRE(j["schema_version"] == 2);  // the same answer object as a question's
   REQUIRE(j["results"].size() == 1);
   const auto& r = j["results"][0];
   CHECK(rule_status(r, "tp_divides_kv_heads") == "fail");
   CHECK(rule_status(r, "tp_within_nvlink") == "fail");
+  CHECK(r["runnable"] == false);
 }
 
 TEST_CASE("Chinese and Japanese queries give the same recipes", "[answers]") {
@@ -141,13 +148,16 @@ TEST_CASE("Chinese and Japanese queries give the same recipes", "[answers]") {
   CHECK(ja["query"]["lang"] == "ja");
 }
 
-TEST_CASE("mock with SFT warns and proposes squad or tulu3", "[answers]") {
+TEST_CASE("mock with SFT: the launcher rejects it, the answer says so and proposes squad", "[answers]") {
   const auto j = ask({"sft llama3 8b dataset:mock"});
-  REQUIRE(!j["warnings"].empty());
-  const std::string w = j["warnings"][0];
-  CHECK(w.find("mock") != std::string::npos);
-  CHECK(w.find("squad") != std::string::npos);
-  CHECK(j["results"][0]["dataset"] != "mock");
+  const auto& top = j["results"][0];
+  bool said = false;
+  for (const auto& c : top["caveats"]) {
+    const std::string w = c;
+    said = said || (w.find("'mock'") != std::string::npos && w.find("squad") != std::string::npos);
+  }
+  CHECK(said);
+  CHECK(top["dataset"] == "squad");
 }
 
 TEST_CASE("kbq exit codes", "[answers]") {
@@ -169,6 +179,6 @@ TEST_CASE("kbq exit codes", "[answers]") {
   // --version names the KB's schema version.
   const auto version = kbtest::run(KBQ_PATH, {"--version"});
   CHECK(version.exit_code == 0);
-  CHECK(version.out.find("schema version 3") != std::string::npos);
+  CHECK(version.out.find("schema version 4") != std::string::npos);
   CHECK(kbtest::run(KBQ_PATH, {"--help"}).exit_code == 0);
 }

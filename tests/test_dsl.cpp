@@ -102,7 +102,7 @@ const std::vector<DslCase> kDslCases = {
     // --- filters --------------------------------------------------------------
     {"mode:sft gpus:16 tp:2 kind:benchmark family:qwen3", "mode:sft gpus:16 family:qwen3 kind:benchmark tp:2", nullptr, nullptr, 0},
     {"mode:lora", "mode:peft", nullptr, nullptr, 0},
-    {"gpu_type:B200 precision:fp8_cs", "hardware:b200 precision:fp8", nullptr, nullptr, 0},
+    {"gpu_type:B200 precision:fp8_cs", "hardware:b200 precision:fp8cs", nullptr, nullptr, 0},
     {"seq:16k nodes:4", "nodes:4 seq:16384", nullptr, nullptr, 0},
     {"model:llama3.1 pp:4 cp:2 ep:8 etp:1 vp:2 sp:1", "model:llama31 cp:2 ep:8 etp:1 pp:4 sp:1 vp:2", nullptr, nullptr, 0},
     {"dataset:mock lang:fr", "dataset:mock lang:fr", "fr", nullptr, 0},

@@ -62,6 +62,7 @@ namespace fs = std::filesystem;
 
 const std::string kRoot = KB_SOURCE_DIR;
 const std::string kData = kRoot + "/kb-sources/data";
+const std::string kCode = kRoot + "/kb-sources/code";
 
 // Sanitizer builds run several times slower; time limits stretch with them.
 #if defined(__SANITIZE_ADDRESS__)
@@ -337,12 +338,12 @@ std::string repeat(const std::string& s, int n) {
   return out;
 }
 
-// Recipe names of a KB, sorted, comma-separated.
+// The documents' recipe rows of a KB, sorted, comma-separated.
 std::string recipe_names(const std::string& kb_path) {
   kb::Db db(kb_path, kb::Db::Mode::ReadOnly);
   kb::Stmt st(db,
               "SELECT group_concat(name || '/' || coalesce(mode, '') || '/' || tp_min || '/' || coalesce(gpus_min, ''), ',') "
-              "FROM (SELECT * FROM recipes ORDER BY name, mode)");
+              "FROM (SELECT * FROM doc_recipes ORDER BY name, mode)");
   return st.step() ? st.text(0) : std::string{};
 }
 
@@ -513,7 +514,7 @@ void run_good_fixture(const std::string& name) {
   const std::string good = kRoot + "/tests/fixtures/good";
   TempDir tmp("kbtests-faults");
   const auto run_build = [&](const std::string& sources, const std::string& out) {
-    return run_limited(KBC_PATH, {"build", "--sources", sources, "--data", kData, "-o", out, "--quiet"}, 60.0 * kSlowdown);
+    return run_limited(KBC_PATH, {"build", "--sources", sources, "--data", kData, "--code", kCode, "-o", out, "--quiet"}, 60.0 * kSlowdown);
   };
   const auto base = run_build(good + "/minimal", tmp / "minimal.sqlite");
   REQUIRE(base.exit_code == 0);
@@ -542,9 +543,10 @@ KB_REGISTER_CASES(register_good_fixtures) {
 TEST_CASE("kbq answers from sources with SQL and shell text in their prose", "[faults]") {
   TempDir tmp("kbtests-faults");
   const std::string out = tmp / "kb.sqlite";
-  const auto b = run_limited(
-      KBC_PATH, {"build", "--sources", kRoot + "/tests/fixtures/good/sql_metacharacters_in_text", "--data", kData, "-o", out, "--quiet"},
-      60.0 * kSlowdown);
+  const auto b = run_limited(KBC_PATH,
+                             {"build", "--sources", kRoot + "/tests/fixtures/good/sql_metacharacters_in_text", "--data", kData, "--code",
+                              kCode, "-o", out, "--quiet"},
+                             60.0 * kSlowdown);
   REQUIRE(b.exit_code == 0);
   const auto r = run_limited(KBQ_PATH, {"--kb", out, "show", "llama3_8b_pretrain_config"}, 10.0 * kSlowdown);
   INFO(r.err);
@@ -552,7 +554,7 @@ TEST_CASE("kbq answers from sources with SQL and shell text in their prose", "[f
   CHECK(r.out.find("llama3_8b_pretrain_config") != std::string::npos);
   // The text was stored, not run: every table is still there.
   kb::Db db(out, kb::Db::Mode::ReadOnly);
-  kb::Stmt st(db, "SELECT count(*) FROM recipes");
+  kb::Stmt st(db, "SELECT count(*) FROM doc_recipes");
   REQUIRE(st.step());
   CHECK(st.integer(0) == 2);
 }

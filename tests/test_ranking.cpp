@@ -1,149 +1,115 @@
-// kbq's candidate selection (query/plan/plan.cpp, select_recipes) reads one
-// row per shape and only the best shapes' members (compiler/derive). These
-// tests hold it to an oracle that scores every recipe of the kind in full,
-// filters and sorts the way answers are ordered, and takes the first
-// `limit`: same recipes, same order, same scores, on the real KB and on a
-// synthetic one with many recipes per shape (bench/gen_sources.py).
+// The ranking oracle: kbq's answers must be in the documented order
+// (docs/ranking.md, data/ranking.tsv): constraints first — mode, model and
+// size, modality, feasible on the user's GPUs — then preferences — the
+// sequence variant that covers the request, the precision asked, the fewest
+// changes from the recipe's own layout; quick-reference picks, the recipe's
+// own GPU count and the name only break ties. The oracle states each
+// criterion from what the question asks (written in the table below, not
+// parsed) and a result's own facts (its recipe, layout, overrides), never
+// from the ranker's score parts, and checks every adjacent pair.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "base/dsl/parse.hpp"
-#include "base/sqlite.hpp"
 #include "process.hpp"
-#include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
-#include "query/rank/rank.hpp"
-
-#ifndef KB_SOURCE_DIR
-#error "KB_SOURCE_DIR must name the repository root"
-#endif
 
 namespace {
 
-using Row = std::tuple<std::string, std::string, int>;  // name, mode, score
-
-std::vector<Row> oracle(kbq::Kb& kb, const kbq::dsl::Query& q, int limit) {
-  const auto filter = [&](const std::string& f) {
-    auto it = q.filters.find(f);
-    return it == q.filters.end() ? std::string{} : it->second;
-  };
-  const bool bench = q.intents.count("benchmark") || filter("kind") == "benchmark";
-  const std::string kind = bench ? "benchmark" : "library";  // the KB's spellings
-  std::string hardware = q.hardware.empty() ? kb.planner("default_gpu") : q.hardware;
-  long long gpus = q.gpus.value_or(0);
-  if (!gpus && q.nodes) gpus = *q.nodes * std::max(1, kb.gpu(hardware) ? kb.gpu(hardware)->per_node : 1);
-  kbq::Ranker ranker(kb, q, std::stoll(kb.planner("long_context_threshold")));
-  std::vector<long long> ids;
-  {
-    kb::Stmt st(kb.db(), "SELECT id FROM recipes WHERE kind = ?");
-    st.bind(1, kind);
-    while (st.step()) ids.push_back(st.integer(0));
-  }
-  std::vector<kbq::Result> all;
-  for (long long id : ids) {
-    kbq::Result r;
-    r.recipe = *kb.recipe_by_id(id);
-    if (ranker.score(r, gpus, hardware)) all.push_back(std::move(r));
-  }
-  const bool any_positive = std::any_of(all.begin(), all.end(), [](const kbq::Result& r) { return r.score > 0; });
-  if (any_positive) all.erase(std::remove_if(all.begin(), all.end(), [](const kbq::Result& r) { return r.score <= 0; }), all.end());
-  std::sort(all.begin(), all.end(), [](const kbq::Result& x, const kbq::Result& y) {
-    return std::make_tuple(-x.score, x.recipe.pattern, x.recipe.name, x.recipe.mode) <
-           std::make_tuple(-y.score, y.recipe.pattern, y.recipe.name, y.recipe.mode);
-  });
-  // A query of free words only, found in no recipe's text: nothing matched.
-  kbq::dsl::Constraints known = q.constraints();
-  known.free_text.clear();
-  if (known == kbq::dsl::Constraints{} && !any_positive) all.clear();
-  std::vector<Row> out;
-  for (const auto& r : all) {
-    if (static_cast<int>(out.size()) == limit) break;
-    out.emplace_back(r.recipe.name, r.recipe.mode, r.score);
-  }
-  return out;
-}
-
-// Queries over every term kind the ranker scores: mode, model, size, GPU
-// count, nodes, hardware, sequence length, intents, filters, free text.
-const std::vector<std::string> kQueries = {
-    "peft qwen3 1 gpu",
-    "sft llama3 70b 16 gpus",
-    "SFT, 8×H100, 16K sequence",
-    "pretrain deepseek v3 32 nodes",
-    "first time trying bridge",
-    "large scale pretrain llama3",
-    "qwen3 tp:2 sft",
-    "throughput benchmark llama3 8b h100",
-    "qwen3 moe 30b sft 16 gpus cuda graphs",
-    "pretrain 8 gpus",
-    "sft",
-    "peft",
-    "moe",
-    "vlm sft",
-    "long context 64k",
-    "pretrain 64 gpus moe",
-    "sft 70b",
-    "8b peft 1 gpu",
-    "family:qwen sft",
-    "diffusion",
-    "benchmark gb200",
-    "qwen3 の LoRA を 1 GPU で",
-    "affinage llama3 8b sur 2 nœuds",
-    "在 1 个 GPU 上使用 LoRA",
-    "smoke test",
-    "zork frobnicate",
-    "gemma3 vlm peft 8 gpus",
-    "pretrain 2 nodes 128k sequence",
-    "sft 1 gpu",
-    "nemotron pretrain",
+struct Question {
+  std::string text;
+  std::string mode;          // the mode asked ("" none); a quick-reference intent row's mode counts as asked
+  std::string intent_model;  // "model_key/mode" a quick-reference intent row names, when the question names no model
+  std::string modality;      // the modality asked ("text" unless the question asks for another)
+  long long seq;             // the sequence length asked, 0 none
+  bool low_precision;        // the question asks for FP8 / FP4
 };
 
-void check_against_oracle(const std::string& kb_path, const std::vector<std::string>& queries) {
-  kbq::Kb kb(kb_path);
-  kbq::Engine engine = kbq::Engine::open(kb_path);
-  for (const auto& text : queries) {
-    INFO("query: " << text);
-    const auto parsed = kbq::dsl::parse(kb.lexicon(), text);
-    REQUIRE_FALSE(parsed.error);  // every query of the table parses
-    for (int limit : {1, 3, 10}) {
-      INFO("limit " << limit);
-      kbq::AskOptions opts;
-      opts.limit = limit;
-      const auto res = engine.ask(text, opts);
-      REQUIRE(std::holds_alternative<kbq::Answer>(res));
-      std::vector<Row> got;
-      for (const auto& r : std::get<kbq::Answer>(res).results) got.emplace_back(r.recipe.name, r.recipe.mode, r.score);
-      CHECK(got == oracle(kb, parsed.query, limit));
-    }
-  }
+const std::vector<Question> kQuestions = {
+    {"peft qwen3 1 gpu", "peft", "", "text", 0, false},
+    {"sft llama3 70b 16 gpus", "sft", "", "text", 0, false},
+    {"SFT, 8×H100, 16K sequence", "sft", "", "text", 16384, false},
+    {"pretrain deepseek v3 32 nodes", "pretrain", "", "text", 0, false},
+    {"first time trying bridge", "", "llama3_8b/pretrain", "text", 0, false},
+    {"llama3 8b 64k context pretrain", "pretrain", "", "text", 65536, false},
+    {"pretrain llama3 70b 64 gpus", "pretrain", "", "text", 0, false},
+    {"qwen3 moe 30b sft 16 gpus", "sft", "", "text", 0, false},
+    {"pretrain 8 gpus", "pretrain", "", "text", 0, false},
+    {"sft", "sft", "", "text", 0, false},
+    {"peft llama", "peft", "", "text", 0, false},
+    {"vlm sft", "sft", "", "vision", 0, false},
+    {"long context 64k", "", "llama3_8b/pretrain", "text", 65536, false},
+    {"qwen3 の LoRA を 1 GPU で", "peft", "", "text", 0, false},
+    {"affiner llama3 8b sur 2 nœuds", "sft", "", "text", 0, false},
+    {"在 1 个 GPU 上使用 LoRA", "peft", "", "text", 0, false},
+    {"pretrain 2 nodes 128k sequence", "pretrain", "", "text", 131072, false},
+    {"sft 1 gpu", "sft", "", "text", 0, false},
+    {"nemotron pretrain", "pretrain", "", "text", 0, false},
+    {"pretrain llama3 8b fp8 8 gpus", "pretrain", "", "text", 0, true},
+};
+
+const long long kLongContext = 8192;  // the decision tree's "> 8K → Need CP"
+
+using Key = std::tuple<int, int, int, int, int, int, long long>;
+
+Key oracle_key(const Question& q, const kbq::Result& r) {
+  const auto& rc = r.recipe;
+  const int mode = q.mode.empty() || rc.mode == q.mode ? 0 : 1;
+  const int model = r.substitute || (!q.intent_model.empty() && rc.model_key + "/" + rc.mode != q.intent_model) ? 1 : 0;
+  const int modality = rc.modality == q.modality ? 0 : 1;
+  const int feasible = r.runnable ? (r.memory.known ? 0 : 1) : 2;
+  const long long own = rc.seq_len.value_or(0);
+  const int seq = q.seq > 0 ? (own == q.seq ? 0 : own > q.seq ? 1 : 2) : (own > kLongContext ? 1 : 0);
+  const bool low = !rc.low_precision.empty() || (!rc.native_precision.empty() && rc.native_precision != "bf16");
+  const int precision = low == q.low_precision ? 0 : 1;
+  long long changes = 0;
+  for (const auto& o : r.overrides)
+    if (!o.pinned_only && o.key != "checkpoint.pretrained_checkpoint" && o.key != "model.sequence_parallel") ++changes;
+  return {mode, model, modality, feasible, seq, precision, changes};
+}
+
+std::string show(const Key& k) {
+  return "mode " + std::to_string(std::get<0>(k)) + ", model " + std::to_string(std::get<1>(k)) + ", modality " +
+         std::to_string(std::get<2>(k)) + ", feasible " + std::to_string(std::get<3>(k)) + ", sequence " + std::to_string(std::get<4>(k)) +
+         ", precision " + std::to_string(std::get<5>(k)) + ", changes " + std::to_string(std::get<6>(k));
 }
 
 }  // namespace
 
-TEST_CASE("ranking: the shape-grouped selection equals scoring every recipe (real KB)", "[ranking]") {
-  check_against_oracle(std::string(KB_BINARY_DIR) + "/kb.sqlite", kQueries);
+TEST_CASE("ranking: every answer is in the documented order of constraints, then preferences", "[ranking]") {
+  kbq::Engine engine = kbq::Engine::open(std::string(KB_BINARY_DIR) + "/kb.sqlite");
+  size_t pairs = 0;
+  for (const auto& q : kQuestions) {
+    INFO("question: " << q.text);
+    kbq::AskOptions opts;
+    opts.limit = 50;
+    auto res = engine.ask(q.text, opts);
+    REQUIRE(std::holds_alternative<kbq::Answer>(res));
+    const auto& a = std::get<kbq::Answer>(res);
+    for (size_t i = 1; i < a.results.size(); ++i) {
+      const auto& x = a.results[i - 1];
+      const auto& y = a.results[i];
+      INFO(x.recipe.name << " (" << show(oracle_key(q, x)) << ") before " << y.recipe.name << " (" << show(oracle_key(q, y)) << ")");
+      CHECK(oracle_key(q, x) <= oracle_key(q, y));
+      ++pairs;
+    }
+  }
+  CHECK(pairs > 100);
 }
 
-TEST_CASE("ranking: the shape-grouped selection equals scoring every recipe (synthetic 4x KB)", "[ranking]") {
-  if (kbtest::run(kbtest::python3(), {"-c", "pass"}).exit_code != 0) {
-    kbtest::skip("python3 not found: the synthetic KB (bench/gen_sources.py) is not checked");
-    return;
-  }
-  kbtest::TempDir tmp("kbtests-ranking");
-  const auto gen = kbtest::run(kbtest::python3(), {std::string(KB_SOURCE_DIR) + "/bench/gen_sources.py", "--scale", "4", "--out",
-                                                   tmp / "sources", "--sources", std::string(KB_SOURCE_DIR) + "/kb-sources"});
-  REQUIRE(gen.exit_code == 0);
-  const auto build = kbtest::run(KBC_PATH, {"build", "--sources", tmp / "sources", "-o", tmp / "kb.sqlite", "--quiet"});
-  REQUIRE(build.exit_code == 0);
-  // The synthetic units add recipes that share shapes, and model prefixes
-  // (synm…, and real model keys with a _syn suffix).
-  std::vector<std::string> queries = kQueries;
-  for (const char* q :
-       {"synm2f3 sft", "synm1f1 pretrain 8 gpus", "llama3 peft 4 gpus", "qwen3 sft 2 gpus 32k sequence", "pretrain 16 gpus", "peft 2 gpus"})
-    queries.emplace_back(q);
-  check_against_oracle(tmp / "kb.sqlite", queries);
+TEST_CASE("ranking: the oracle's order is not vacuous", "[ranking]") {
+  // An answer holds results the oracle tells apart (not all equal keys).
+  kbq::Engine engine = kbq::Engine::open(std::string(KB_BINARY_DIR) + "/kb.sqlite");
+  kbq::AskOptions opts;
+  opts.limit = 50;
+  auto res = engine.ask("pretrain 8 gpus", opts);
+  REQUIRE(std::holds_alternative<kbq::Answer>(res));
+  const auto& a = std::get<kbq::Answer>(res);
+  REQUIRE(a.results.size() >= 2);
+  std::set<Key> keys;
+  for (const auto& r : a.results) keys.insert(oracle_key(kQuestions[8], r));
+  CHECK(keys.size() >= 2);
 }

@@ -82,9 +82,8 @@ void read_recipes(const TsvTable& t, CodeSnapshot& s, Diagnostics& diags) {
     r.line = row.line;
     s.recipes.push_back(std::move(r));
   }
-  std::sort(s.recipes.begin(), s.recipes.end(), [](const CodeRecipe& a, const CodeRecipe& b) {
-    return a.name != b.name ? a.name < b.name : a.kind < b.kind;
-  });
+  std::sort(s.recipes.begin(), s.recipes.end(),
+            [](const CodeRecipe& a, const CodeRecipe& b) { return a.name != b.name ? a.name < b.name : a.kind < b.kind; });
 }
 
 void read_facts(const TsvTable& t, CodeSnapshot& s, Diagnostics& diags) {
@@ -126,7 +125,8 @@ std::optional<CodeSnapshot> read_snapshot(const fs::path& dir, const std::string
   if (auto t = load(dir, "snapshot.tsv", root, diags, {"key", "value"})) read_snapshot_keys(*t, s, diags);
   if (auto t = load(dir, "recipes.tsv", root, diags, {"name", "kind", "target", "defined_at", "exported_at", "mode"}))
     read_recipes(*t, s, diags);
-  if (auto t = load(dir, "recipe-facts.tsv", root, diags, {"target", "field", "state", "value", "type", "at", "note"})) read_facts(*t, s, diags);
+  if (auto t = load(dir, "recipe-facts.tsv", root, diags, {"target", "field", "state", "value", "type", "at", "note"}))
+    read_facts(*t, s, diags);
   if (auto t = load(dir, "launcher.tsv", root, diags, {"section", "item", "attribute", "value", "at"})) s.launcher = rows_of(*t);
   if (auto t = load(dir, "config-keys.tsv", root, diags, {"key", "kind", "class", "type", "default", "source", "at"}))
     s.config_keys = rows_of(*t);
@@ -176,9 +176,10 @@ const CodeFact* CodeSnapshot::fact(const CodeRecipe& r, const std::string& field
   return it != all->end() && it->field == field ? &*it : nullptr;
 }
 
-CodeFacts load_code_facts(const std::string& sources_root, Diagnostics& diags) {
+CodeFacts load_code_facts(const std::string& root, const std::string& code_dir, Diagnostics& diags) {
   CodeFacts out;
-  const fs::path code = fs::path(sources_root) / "code";
+  const fs::path code = code_dir.empty() ? fs::path(root) / "code" : fs::path(code_dir);
+  const std::string sources_root = code_dir.empty() ? root : fs::absolute(code).parent_path().string();
   std::error_code ec;
   if (!fs::is_directory(code, ec)) return out;
   std::vector<fs::path> dirs, changes;
@@ -192,9 +193,8 @@ CodeFacts load_code_facts(const std::string& sources_root, Diagnostics& diags) {
   std::sort(changes.begin(), changes.end());
   for (const auto& d : dirs)
     if (auto s = read_snapshot(d, sources_root, diags)) out.snapshots.push_back(std::move(*s));
-  std::sort(out.snapshots.begin(), out.snapshots.end(), [](const CodeSnapshot& a, const CodeSnapshot& b) {
-    return a.date != b.date ? a.date < b.date : a.commit < b.commit;
-  });
+  std::sort(out.snapshots.begin(), out.snapshots.end(),
+            [](const CodeSnapshot& a, const CodeSnapshot& b) { return a.date != b.date ? a.date < b.date : a.commit < b.commit; });
   for (const auto& f : changes)
     if (auto c = read_changes(f, sources_root, diags)) out.changes.push_back(std::move(*c));
   return out;

@@ -21,27 +21,27 @@ namespace kb {
 
 // One evaluated fact of a recipe function.
 struct CodeFact {
-  std::string field;   // a field of data/code-fields.tsv (tp, pp, seq_length, hf_id, arch.num_layers, ...)
+  std::string field;  // a field of data/code-fields.tsv (tp, pp, seq_length, hf_id, arch.num_layers, ...)
   FactState state = FactState::Unknown;
-  std::string value;   // the value as the extractor writes it (Python's true/false/none for those types)
-  std::string type;    // its Python type (int, bool, none, str, ...), '|'-joined like value
-  std::string at;      // path:line in the checkout that set it
-  std::string note;    // why unknown, which default, which condition
-  int line = 0;        // line in recipe-facts.tsv
+  std::string value;  // the value as the extractor writes it (Python's true/false/none for those types)
+  std::string type;   // its Python type (int, bool, none, str, ...), '|'-joined like value
+  std::string at;     // path:line in the checkout that set it
+  std::string note;   // why unknown, which default, which condition
+  int line = 0;       // line in recipe-facts.tsv
 };
 
 // One exported recipe name.
 struct CodeRecipe {
   std::string name;
-  RecipeKind kind = RecipeKind::Library;  // which package exports it
-  std::string target;                     // module.function that defines it
-  std::string defined_at, exported_at;    // path:line of the def and of the export
-  std::string alias_of;                   // the defining function's name when it differs
-  std::string mode;                       // the launcher's mode inferred from the name (pretrain, sft, lora, dora)
-  std::string family;                     // benchmark family package (the launcher's rule), or ""
+  RecipeKind kind = RecipeKind::Library;                        // which package exports it
+  std::string target;                                           // module.function that defines it
+  std::string defined_at, exported_at;                          // path:line of the def and of the export
+  std::string alias_of;                                         // the defining function's name when it differs
+  std::string mode;                                             // the launcher's mode inferred from the name (pretrain, sft, lora, dora)
+  std::string family;                                           // benchmark family package (the launcher's rule), or ""
   std::string model, task, gpus, hardware, precision, variant;  // the name parsed with the launcher's benchmark pattern
-  std::string step;                       // the forward step the launcher runs it with
-  int line = 0;                           // line in recipes.tsv
+  std::string step;                                             // the forward step the launcher runs it with
+  int line = 0;                                                 // line in recipes.tsv
 };
 
 // A row of one of the snapshot's other tables, kept as its columns.
@@ -51,13 +51,13 @@ struct CodeRow {
 };
 
 struct CodeSnapshot {
-  std::string folder;     // relative to the sources root, e.g. "code/067f987df"
-  std::string commit;     // full sha
-  std::string date;       // ISO date of the commit
-  std::string repo;       // e.g. NVIDIA-NeMo/Megatron-Bridge
-  std::string extractor;  // extractor version that wrote the files
-  std::vector<CodeRecipe> recipes;                        // sorted by name, kind
-  std::map<std::string, std::vector<CodeFact>> facts;     // target → its facts, by field
+  std::string folder;                                               // relative to the sources root, e.g. "code/067f987df"
+  std::string commit;                                               // full sha
+  std::string date;                                                 // ISO date of the commit
+  std::string repo;                                                 // e.g. NVIDIA-NeMo/Megatron-Bridge
+  std::string extractor;                                            // extractor version that wrote the files
+  std::vector<CodeRecipe> recipes;                                  // sorted by name, kind
+  std::map<std::string, std::vector<CodeFact>> facts;               // target → its facts, by field
   std::vector<CodeRow> launcher, config_keys, datasets, providers;  // the other files, as rows
   std::string short_commit() const { return commit.substr(0, 9); }
   // "path:line@short-commit": how a code fact is cited.
@@ -74,7 +74,7 @@ struct CodeChange {
   int line = 0;
 };
 struct CodeChanges {
-  std::string file;  // relative to the sources root
+  std::string file;                    // relative to the sources root
   std::string old_commit, new_commit;  // short commits, from the file name
   std::vector<CodeChange> rows;
 };
@@ -88,7 +88,9 @@ struct CodeFacts {
 // Reads every <sources>/code/<commit>/ folder (one with a snapshot.tsv) and
 // every code/changes-*.tsv. A missing code/ folder is no error (a KB of
 // documents only); a malformed file is an error at its line.
-CodeFacts load_code_facts(const std::string& sources_root, Diagnostics& diags);
+// code_dir: the code-facts folder (default: <sources_root>/code); paths in
+// diagnostics are relative to the folder that holds it.
+CodeFacts load_code_facts(const std::string& sources_root, const std::string& code_dir, Diagnostics& diags);
 
 // The value of a fact as one integer, when it is a single int value or default.
 std::optional<long long> fact_int(const CodeFact* f);

@@ -97,21 +97,27 @@ std::vector<std::pair<std::string, std::string>> snapshots(const fs::path& code)
 int extract_code(const ExtractOptions& o, Diagnostics& diags) {
   std::error_code ec;
   if (!fs::is_directory(fs::path(o.checkout) / "src" / "megatron" / "bridge", ec)) {
-    diags.error({o.checkout, 0, 0}, "not a Megatron Bridge checkout (no src/megatron/bridge)", "pass --mbridge PATH, the folder holding src/ and scripts/");
+    diags.error({o.checkout, 0, 0}, "not a Megatron Bridge checkout (no src/megatron/bridge)",
+                "pass --mbridge PATH, the folder holding src/ and scripts/");
     return kExitError;
   }
   std::string commit = o.commit, date = o.date;
   if (commit.empty()) commit = git(o.checkout, {"rev-parse", "HEAD"});
   if (date.empty()) date = git(o.checkout, {"log", "-1", "--format=%cs"});
   if (commit.size() < 9 || date.size() != 10) {
-    diags.error({o.checkout, 0, 0}, "cannot tell the checkout's commit and date (not a git checkout?)", "pass --commit SHA --date YYYY-MM-DD");
+    diags.error({o.checkout, 0, 0}, "cannot tell the checkout's commit and date (not a git checkout?)",
+                "pass --commit SHA --date YYYY-MM-DD");
     return kExitError;
   }
   const fs::path data = fs::path(o.sources) / "data";
   const fs::path code = fs::path(o.sources) / "code";
   const std::string folder = (code / commit.substr(0, 9)).string();
-  std::vector<std::string> argv{o.python,   "-",          "--mbridge", o.checkout, "--fields", (data / "code-fields.tsv").string(),
-                                "--layout", (data / "code-layout.tsv").string(), "--commit", commit, "--date", date};
+  std::vector<std::string> argv{o.python,    "-",
+                                "--mbridge", o.checkout,
+                                "--fields",  (data / "code-fields.tsv").string(),
+                                "--layout",  (data / "code-layout.tsv").string(),
+                                "--commit",  commit,
+                                "--date",    date};
   argv.push_back(o.check ? "--check" : "--out");
   argv.push_back(folder);
   const int rc = run(argv, kExtractorPy);

@@ -13,9 +13,9 @@ namespace kb {
 struct ExtractOptions {
   std::string checkout;  // the Megatron Bridge checkout (holds src/megatron/bridge and scripts)
   std::string sources = "kb-sources";
-  std::string commit;    // full sha; "" = ask git in the checkout
-  std::string date;      // YYYY-MM-DD; "" = ask git
-  bool check = false;    // compare with the checked-in folder instead of writing
+  std::string commit;  // full sha; "" = ask git in the checkout
+  std::string date;    // YYYY-MM-DD; "" = ask git
+  bool check = false;  // compare with the checked-in folder instead of writing
   std::string python = "python3";
 };
 

@@ -13,25 +13,6 @@
 
 namespace kb {
 
-void heading_intents(const kbq::dsl::Lexicon& lexicon, const std::string& heading, std::set<std::string>& into) {
-  std::vector<std::string> words;
-  std::string cur;
-  for (char ch : kb::fold(heading)) {
-    const bool sep = ch == ' ' || ch == '/' || ch == '(' || ch == ')' || ch == ',';
-    if (!sep) cur += ch;
-    if (sep && !cur.empty()) {
-      words.push_back(cur);
-      cur.clear();
-    }
-  }
-  if (!cur.empty()) words.push_back(cur);
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (auto v = lexicon.value_of(kbq::dsl::WordKind::Intent, words[i])) into.insert(*v);
-    if (i + 1 < words.size())
-      if (auto v = lexicon.value_of(kbq::dsl::WordKind::Intent, words[i] + " " + words[i + 1])) into.insert(*v);
-  }
-}
-
 namespace {
 
 // Each quick-reference row, read once at build time: what its "I want to"
@@ -98,66 +79,125 @@ void derive_quick_reference(kb::Db& db, const kbq::dsl::Lexicon& lexicon) {
 
 }  // namespace
 
-void derive_ranking_columns(kb::Db& db) {
-  const auto lexicon = kbq::dsl::load_lexicon(db);
-  derive_quick_reference(db, lexicon);
-
-  // A family entity's intents are those of its heading in every edition;
-  // any of its headings (as a recipe row names its family) maps to them.
-  std::map<std::string, std::set<std::string>> by_heading;
+// The recipes that run, one row per exported name of the newest snapshot:
+// its layout and batch from the code facts of its function, its model (by
+// the hf id it loads, else the longest model key its name starts with), the
+// kind of model its forward step trains, and what its function's canonical
+// name encodes (GPU count, hardware, precision).
+void derive_recipes(kb::Db& db) {
+  // The launcher's mode → task (lora, dora → peft).
+  std::map<std::string, std::string> task_of;
   {
-    std::map<long long, std::set<std::string>> texts;
-    kb::Stmt st(db,
-                "SELECT t.entity_id, t.text FROM entity_texts t JOIN entities e ON e.id = t.entity_id "
-                "WHERE e.kind = 'family' ORDER BY t.entity_id");
-    while (st.step()) texts[st.integer(0)].insert(st.text(1));
-    for (const auto& [id, headings] : texts) {
-      std::set<std::string> intents;
-      for (const auto& h : headings) heading_intents(lexicon, h, intents);
-      for (const auto& h : headings) by_heading[h].insert(intents.begin(), intents.end());
+    kb::Stmt st(db, "SELECT item, value FROM launcher WHERE section = 'mode' AND attribute = 'task'");
+    while (st.step()) task_of[st.text(0)] = st.text(1);
+  }
+  std::map<std::string, std::string> modality_of;
+  {
+    kb::Stmt st(db, "SELECT step, modality FROM steps");
+    while (st.step()) modality_of[st.text(0)] = st.text(1);
+  }
+  std::map<std::string, std::string> model_by_hf;
+  std::map<std::string, long long> experts_of;
+  std::vector<std::string> keys;  // longest first
+  {
+    kb::Stmt st(db, "SELECT model_key, coalesce(hf_id, ''), coalesce(num_experts, 0) FROM models");
+    while (st.step()) {
+      if (!st.text(1).empty()) model_by_hf[st.text(1)] = st.text(0);
+      experts_of[st.text(0)] = st.integer(2);
+      keys.push_back(st.text(0));
     }
+    std::sort(keys.begin(), keys.end(),
+              [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() > b.size() : a < b; });
   }
-  std::set<std::string> moe_models;
-  {
-    kb::Stmt st(db, "SELECT model_key FROM models WHERE coalesce(num_experts, 0) > 0");
-    while (st.step()) moe_models.insert(st.text(0));
-  }
-
-  // Every column the ranker reads of a recipe, except its name, model key
-  // and id (which only query terms naming recipes score).
-  kb::Stmt st(db,
-              "SELECT id, family, coalesce(model_key, ''), kind, mode, is_pattern, tp_min, tp_max, tp_state, pp_min, pp_max, "
-              "pp_state, cp_min, cp_max, cp_state, ep_min, ep_max, ep_state, vp_min, vp_max, vp_state, gpus_min, gpus_max, "
-              "gpus_open, gpus_state, sp, seq_len, sizes, gpu_types FROM recipes ORDER BY id");
-  kb::Stmt update(db, "UPDATE recipes SET family_intents = ?, model_moe = ?, shape = ? WHERE id = ?");
-  struct Shape {
-    long long id, first;
-    std::string kind;
-    long long members = 0;
+  // What each canonical (pattern-matching) name encodes, by function name.
+  struct Native {
+    std::optional<long long> gpus;
+    std::string hardware, precision, variant, model;
   };
-  std::map<std::string, Shape> shapes;
-  std::map<std::string, std::set<std::string>> family_cache;
-  while (st.step()) {
-    const std::string family = st.text(1);
-    auto [fam, fresh] = family_cache.try_emplace(family);
-    if (fresh) {
-      heading_intents(lexicon, family, fam->second);
-      if (auto it = by_heading.find(family); it != by_heading.end()) fam->second.insert(it->second.begin(), it->second.end());
-    }
-    const std::string intents = kb::join(std::vector<std::string>(fam->second.begin(), fam->second.end()), ",");
-    const int moe = moe_models.count(st.text(2)) ? 1 : 0;
-    std::string key;
-    for (int c = 3; c < st.columns(); ++c) {
-      key += st.is_null(c) ? std::string("\x1e") : st.text(c);
-      key += '\x1f';
-    }
-    key += intents + '\x1f' + std::to_string(moe);
-    auto [shape, added] = shapes.try_emplace(key, Shape{static_cast<long long>(shapes.size()) + 1, st.integer(0), st.text(3)});
-    ++shape->second.members;
-    update.bind_all(intents, moe, shape->second.id, st.integer(0)).run();
+  std::map<std::string, Native> native;
+  {
+    kb::Stmt st(db, "SELECT name, gpus, hardware, precision, variant, model FROM code_recipes WHERE hardware <> ''");
+    while (st.step()) native[st.text(0)] = {st.opt_int(1), st.text(2), st.text(3), st.text(4), st.text(5)};
   }
-  kb::Stmt insert(db, "INSERT INTO shapes(id, kind, recipe_id, members) VALUES (?, ?, ?, ?)");
-  for (const auto& [key, s] : shapes) insert.bind_all(s.id, s.kind, s.first, s.members).run();
+  kb::Stmt facts(db, "SELECT field, state, value, type FROM code_facts WHERE target = ?");
+  kb::Stmt recipes(db, "SELECT name, kind, target, mode, step FROM code_recipes ORDER BY name, kind");
+  kb::Stmt insert(
+      db,
+      "INSERT INTO recipes(name, kind, target, mode, launch_mode, model_key, modality, moe, tp, pp, vp, cp, ep, etp, sp, "
+      "seq_len, gbs, mbs, dataset, precision, low_precision, native_gpus, native_hardware, native_precision, variant, min_gpus) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  while (recipes.step()) {
+    const std::string name = recipes.text(0), target = recipes.text(2), launch_mode = recipes.text(3);
+    std::map<std::string, std::pair<std::string, std::string>> f;  // field → (value, type) of single values and defaults
+    facts.bind(1, target);
+    while (facts.step())
+      if (facts.text(1) == "value" || facts.text(1) == "default") f[facts.text(0)] = {facts.text(2), facts.text(3)};
+    facts.reset();
+    auto int_of = [&](const char* field) -> std::optional<long long> {
+      auto it = f.find(field);
+      if (it == f.end() || it->second.second != "int") return std::nullopt;
+      try {
+        return std::stoll(it->second.first);
+      } catch (...) {
+        return std::nullopt;
+      }
+    };
+    auto text_of = [&](const char* field) {
+      auto it = f.find(field);
+      return it == f.end() || it->second.second == "none" ? std::string() : it->second.first;
+    };
+    // The model: the row of the Hugging Face id it loads; else (a provider
+    // built inline) the model its canonical name encodes; else the longest
+    // model key its name starts with.
+    std::string model_key;
+    const std::string function = target.substr(target.rfind('.') + 1);
+    const auto nat = native.find(function);
+    if (auto it = model_by_hf.find(text_of("hf_id")); it != model_by_hf.end()) model_key = it->second;
+    if (model_key.empty() && nat != native.end()) model_key = nat->second.model;
+    if (model_key.empty())
+      for (const auto& k : keys)
+        if (starts_with(name, k + "_")) {
+          model_key = k;
+          break;
+        }
+    const auto tp = int_of("tp"), pp = int_of("pp"), cp = int_of("cp"), ep = int_of("ep");
+    const long long etp = int_of("etp").value_or(1);
+    const long long experts = std::max(experts_of.count(model_key) ? experts_of[model_key] : 0, int_of("arch.num_moe_experts").value_or(0));
+    const bool moe = experts > 0 || ep.value_or(1) > 1;
+    std::optional<long long> min_gpus;
+    if (tp && pp && cp && ep) min_gpus = *pp * std::max(*tp * *cp, moe ? *ep * etp : 1);
+    auto task = task_of.find(launch_mode);
+    std::optional<bool> sp;
+    if (auto it = f.find("sp"); it != f.end() && it->second.second == "bool") sp = it->second.first == "true";
+    int i = 0;
+    auto next = [&i] { return ++i; };
+    insert.bind(next(), name).bind(next(), recipes.text(1)).bind(next(), target);
+    insert.bind(next(), task == task_of.end() ? std::string() : task->second).bind(next(), launch_mode).bind(next(), model_key);
+    auto mod = modality_of.find(recipes.text(4));
+    insert.bind(next(), mod == modality_of.end() ? std::string() : mod->second).bind(next(), moe ? 1 : 0);
+    for (const auto& v : {tp, pp, int_of("vp"), cp, ep, int_of("etp")}) insert.bind_opt(next(), v);
+    if (sp)
+      insert.bind(next(), *sp ? 1 : 0);
+    else
+      insert.bind_null(next());
+    insert.bind_opt(next(), int_of("seq_length"))
+        .bind_opt(next(), int_of("global_batch_size"))
+        .bind_opt(next(), int_of("micro_batch_size"));
+    insert.bind(next(), text_of("dataset_name")).bind(next(), text_of("mixed_precision"));
+    // Below BF16: the FP4 format, else the FP8 format and its scaling recipe.
+    const std::string fp4 = text_of("fp4"), fp8 = text_of("fp8");
+    insert.bind(next(), !fp4.empty() ? "fp4 " + fp4 : !fp8.empty() ? "fp8 " + text_of("fp8_recipe") : std::string());
+    insert.bind_opt(next(), nat == native.end() ? std::nullopt : nat->second.gpus);
+    insert.bind(next(), nat == native.end() ? std::string() : nat->second.hardware);
+    insert.bind(next(), nat == native.end() ? std::string() : nat->second.precision);
+    insert.bind(next(), nat == native.end() ? std::string() : nat->second.variant);
+    insert.bind_opt(next(), min_gpus).run();
+  }
+}
+
+void derive(kb::Db& db) {
+  derive_recipes(db);
+  derive_quick_reference(db, kbq::dsl::load_lexicon(db));
 }
 
 }  // namespace kb

@@ -1,32 +1,20 @@
-// What kbc derives for kbq's ranking, once per knowledge base (inside the
-// build's write transaction, after every table is filled):
-//   recipes.family_intents  the intents of the recipe's family headings in
-//                           every edition (read with the query lexicon);
-//   recipes.model_moe       1 when the model facts list experts;
-//   recipes.shape, shapes   recipes that every query term not naming a
-//                           recipe scores alike share a shape;
-//   quick_ref_picks         each quick-reference row's question (mode,
-//                           intents, scale, GPUs) and the recipes it names.
-// A query that names no model, size, family or free text scores one row per
-// shape and reads only the best shapes' members (query/plan/plan.cpp), so
-// its cost follows the number of shapes, not of recipes.
+// Derive stage: what kbc computes from the KB's own tables, once per KB,
+// inside the build's write transaction (after emit):
+//   recipes          one row per name the newest code snapshot exports: its
+//                    layout, batch, dataset and precision from the code facts
+//                    of its function, its model, the kind of model its
+//                    forward step trains (data/steps.tsv), its minimum GPU
+//                    count and what its canonical name encodes;
+//   quick_ref_picks  each quick-reference row's question (mode, intents,
+//                    scale, GPUs), read with the query lexicon, and the
+//                    recipes it names.
+// docs/schema.md documents both tables.
 #pragma once
 
-#include <set>
-#include <string>
-
-#include "base/dsl/parse.hpp"
 #include "base/sqlite.hpp"
 
 namespace kb {
 
-// Intent words of a family heading: single words and word pairs looked up
-// in the lexicon (a full parse would also rank typo suggestions, which
-// headings do not need).
-void heading_intents(const kbq::dsl::Lexicon& lexicon, const std::string& heading, std::set<std::string>& into);
-
-// Fills recipes.family_intents, model_moe, shape, the shapes table and
-// quick_ref_picks.
-void derive_ranking_columns(kb::Db& db);
+void derive(kb::Db& db);
 
 }  // namespace kb

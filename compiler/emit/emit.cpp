@@ -212,7 +212,7 @@ class Writer {
 
   void recipes() {
     Stmt st(db_,
-            "INSERT INTO recipes(name, mode, kind, is_pattern, expanded_from, mentioned_in, family, family_ordinal, "
+            "INSERT INTO doc_recipes(name, mode, kind, is_pattern, expanded_from, mentioned_in, family, family_ordinal, "
             "model_key, model, tp_min, tp_max, tp_state, pp_min, pp_max, pp_state, cp_min, cp_max, cp_state, "
             "ep_min, ep_max, ep_state, vp_min, vp_max, vp_state, gpus_min, gpus_max, gpus_open, gpus_state, sp, "
             "seq_len, sizes, gpu_types, notes, source_id, line, revision) "
@@ -257,7 +257,7 @@ class Writer {
       st.bind(next(), r.prov.revision);
       st.run();
       const long long id = sqlite3_last_insert_rowid(db_.handle());
-      search(r.name + (r.notes.empty() ? "" : "\n" + r.notes) + (r.family.empty() ? "" : "\n" + r.family), r.prov.lang, "recipe", id);
+      search(r.name + (r.notes.empty() ? "" : "\n" + r.notes) + (r.family.empty() ? "" : "\n" + r.family), r.prov.lang, "doc_recipe", id);
     }
   }
 
@@ -333,38 +333,63 @@ class Writer {
   }
 
   void models_and_gpus() {
-    const auto& m = in_.vocab->models;
     Stmt st(db_,
-            "INSERT INTO models(model_key, display_name, family, arch, num_layers, num_attention_heads, "
+            "INSERT INTO models(model_key, display_name, hf_id, family, arch, num_layers, num_attention_heads, "
             "num_key_value_heads, kv_heads_raw, num_experts, experts_per_token, max_position_embeddings, "
-            "total_params_b, active_params_b, notes, source) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    for (const auto& row : m.rows) {
-      st.bind(1, m.get(row, "model_key")).bind(2, m.get(row, "display_name"));
-      bind_text_or_null(st, 3, m.get(row, "family"));
-      bind_text_or_null(st, 4, m.get(row, "arch"));
-      bind_int_or_null(st, 5, m.get(row, "num_layers"));
-      bind_int_or_null(st, 6, m.get(row, "num_attention_heads"));
-      bind_int_or_null(st, 7, m.get(row, "num_key_value_heads"));
-      st.bind(8, m.get(row, "num_key_value_heads"));
-      bind_int_or_null(st, 9, m.get(row, "num_experts"));
-      bind_int_or_null(st, 10, m.get(row, "experts_per_token"));
-      bind_int_or_null(st, 11, m.get(row, "max_position_embeddings"));
-      bind_real_or_null(st, 12, m.get(row, "total_params_b"));
-      bind_real_or_null(st, 13, m.get(row, "active_params_b"));
-      bind_text_or_null(st, 14, m.get(row, "notes"));
-      st.bind(15, m.get(row, "source")).run();
-    }
+            "total_params_b, active_params_b, notes, source) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Stmt cols(db_, "INSERT OR REPLACE INTO model_rows(model_key, col, value) VALUES (?,?,?)");
+    for (const TsvTable* m : {&in_.vocab->models, &in_.vocab->models_extra})
+      for (const auto& row : m->rows) {
+        st.bind(1, m->get(row, "model_key")).bind(2, m->get(row, "display_name"));
+        bind_text_or_null(st, 3, m->get(row, "hf_id"));
+        bind_text_or_null(st, 4, m->get(row, "family"));
+        bind_text_or_null(st, 5, m->get(row, "arch"));
+        bind_int_or_null(st, 6, m->get(row, "num_layers"));
+        bind_int_or_null(st, 7, m->get(row, "num_attention_heads"));
+        bind_int_or_null(st, 8, m->get(row, "num_key_value_heads"));
+        st.bind(9, m->get(row, "num_key_value_heads"));
+        bind_int_or_null(st, 10, m->get(row, "num_experts"));
+        bind_int_or_null(st, 11, m->get(row, "experts_per_token"));
+        bind_int_or_null(st, 12, m->get(row, "max_position_embeddings"));
+        bind_real_or_null(st, 13, m->get(row, "total_params_b"));
+        bind_real_or_null(st, 14, m->get(row, "active_params_b"));
+        bind_text_or_null(st, 15, m->get(row, "notes"));
+        st.bind(16, m->get(row, "source")).run();
+        for (size_t c = 0; c < m->header.size() && c < row.cells.size(); ++c)
+          if (!row.cells[c].empty()) cols.bind_all(m->get(row, "model_key"), m->header[c], row.cells[c]).run();
+      }
+    const auto& a = in_.vocab->model_arch;
+    Stmt arch(db_, "INSERT OR REPLACE INTO model_arch(model_key, field, value, source) VALUES (?,?,?,?)");
+    for (const auto& row : a.rows)
+      arch.bind_all(a.get(row, "model_key"), a.get(row, "field"), a.get(row, "value"), a.get(row, "source")).run();
+    std::map<std::string, int> any_layout;  // gpu key → 1 when FP8 GEMMs run in any layout
+    for (const auto& row : in_.vocab->gpu_memory.rows)
+      any_layout[in_.vocab->gpu_memory.get(row, "gpu_key")] = in_.vocab->gpu_memory.get(row, "fp8_gemm_any_layout") == "yes" ? 1 : 0;
     const auto& g = in_.vocab->gpus;
     Stmt gs(db_,
-            "INSERT INTO gpus(gpu_key, display_name, memory_gb, bf16_dense_tflops, nvlink_domain_size, gpus_per_node, source) "
-            "VALUES (?,?,?,?,?,?,?)");
+            "INSERT INTO gpus(gpu_key, display_name, memory_gb, bf16_dense_tflops, nvlink_domain_size, gpus_per_node, "
+            "fp8_gemm_any_layout, source) VALUES (?,?,?,?,?,?,?,?)");
     for (const auto& row : g.rows) {
       gs.bind(1, g.get(row, "gpu_key")).bind(2, g.get(row, "display_name"));
       bind_real_or_null(gs, 3, g.get(row, "memory_gb"));
       bind_real_or_null(gs, 4, g.get(row, "bf16_dense_tflops"));
       bind_int_or_null(gs, 5, g.get(row, "nvlink_domain_size"));
       bind_int_or_null(gs, 6, g.get(row, "gpus_per_node"));
-      gs.bind(7, g.get(row, "source")).run();
+      gs.bind(7, any_layout[g.get(row, "gpu_key")]);
+      gs.bind(8, g.get(row, "source")).run();
+    }
+    const auto& mp = in_.vocab->memory;
+    Stmt mem(db_, "INSERT INTO memory_params(key, value, unit, source) VALUES (?,?,?,?)");
+    for (const auto& row : mp.rows)
+      mem.bind_all(mp.get(row, "key"), mp.get(row, "value"), mp.get(row, "unit"), mp.get(row, "source")).run();
+    const auto& sp = in_.vocab->steps;
+    Stmt steps(db_, "INSERT INTO steps(step, modality, source) VALUES (?,?,?)");
+    for (const auto& row : sp.rows) steps.bind_all(sp.get(row, "step"), sp.get(row, "modality"), sp.get(row, "source")).run();
+    const auto& rk = in_.vocab->ranking;
+    Stmt rank(db_, "INSERT INTO ranking(position, criterion, description, source) VALUES (?,?,?,?)");
+    for (const auto& row : rk.rows) {
+      bind_int_or_null(rank, 1, rk.get(row, "position"));
+      rank.bind(2, rk.get(row, "criterion")).bind(3, rk.get(row, "description")).bind(4, rk.get(row, "source")).run();
     }
   }
 

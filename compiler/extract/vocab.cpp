@@ -35,6 +35,12 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   load("planner.tsv", v.planner, {"key", "value"});
   load("checks.tsv", v.checks, {"check", "kind", "entity"});
   load("answer-labels.tsv", v.labels, {"lang", "key", "text"});
+  load("models-extra.tsv", v.models_extra, {"model_key", "hf_id", "num_layers", "num_key_value_heads", "num_experts"});
+  load("model-arch.tsv", v.model_arch, {"model_key", "field", "value"});
+  load("gpu-memory.tsv", v.gpu_memory, {"gpu_key", "fp8_gemm_any_layout"});
+  load("memory.tsv", v.memory, {"key", "value", "unit"});
+  load("steps.tsv", v.steps, {"step", "modality"});
+  load("ranking.tsv", v.ranking, {"position", "criterion", "description"});
 
   for (const auto& row : v.sections.rows) {
     const auto& l = v.sections.get(row, "lang");
@@ -51,6 +57,7 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     v.patterns_[v.patterns.get(row, "name")] = std::move(re);
   }
   for (const auto& row : v.models.rows) v.model_keys_.push_back(v.models.get(row, "model_key"));
+  for (const auto& row : v.models_extra.rows) v.model_keys_.push_back(v.models_extra.get(row, "model_key"));
   std::sort(v.model_keys_.begin(), v.model_keys_.end(),
             [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() > b.size() : a < b; });
   return diags.error_count() == before;

@@ -22,6 +22,10 @@ struct Vocab {
   // Raw tables, kept for emit (the KB stores them too).
   TsvTable models, gpus, lexicon, columns, cells, sections, section_kinds, config_keys, datasets, editions, patterns, planner, checks,
       labels;
+  // What the planner and the memory model read: more model rows (same
+  // columns as models), architecture facts, GPU memory properties, the memory
+  // model's constants, forward steps' modalities, the ranking order.
+  TsvTable models_extra, model_arch, gpu_memory, memory, steps, ranking;
 
   std::set<std::string> languages;  // languages the data knows (sections.tsv)
 

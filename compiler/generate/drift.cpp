@@ -45,7 +45,8 @@ class DriftWriter {
     std::vector<std::vector<std::string>> rows;
     for (const auto& [kind, count] : n) rows.push_back({cell(ui("drift.kind." + std::string(to_string(kind)))), std::to_string(count)});
     if (rows.empty()) return "\n" + md_text(ui("drift.none")) + "\n";
-    return "\n## " + md_text(ui("drift.summary")) + "\n\n" + md_table({cell(ui("drift.col.kind")), cell(ui("drift.col.count"))}, rows) + "\n";
+    return "\n## " + md_text(ui("drift.summary")) + "\n\n" + md_table({cell(ui("drift.col.kind")), cell(ui("drift.col.count"))}, rows) +
+           "\n";
   }
 
   std::string section(DriftKind kind) const {
@@ -61,8 +62,8 @@ class DriftWriter {
     }
     if (rows.empty()) return {};
     return "\n## " + md_text(ui("drift.kind." + std::string(to_string(kind)))) + "\n\n" +
-           md_table({cell(ui("drift.col.subject")), cell(ui("drift.col.field")), cell(ui("drift.col.document")), cell(ui("drift.col.where")),
-                     cell(ui("drift.col.code")), cell(ui("drift.col.code_at")), cell(ui("drift.col.note"))},
+           md_table({cell(ui("drift.col.subject")), cell(ui("drift.col.field")), cell(ui("drift.col.document")),
+                     cell(ui("drift.col.where")), cell(ui("drift.col.code")), cell(ui("drift.col.code_at")), cell(ui("drift.col.note"))},
                     rows) +
            "\n";
   }
@@ -71,7 +72,8 @@ class DriftWriter {
     std::string out;
     for (const auto& ch : ctx_.c.code.changes) {
       std::vector<std::vector<std::string>> rows;
-      for (const auto& r : ch.rows) rows.push_back({cell(r.change), code(r.name), cell(r.kind), cell(r.field), cell(r.old_value), cell(r.new_value)});
+      for (const auto& r : ch.rows)
+        rows.push_back({cell(r.change), code(r.name), cell(r.kind), cell(r.field), cell(r.old_value), cell(r.new_value)});
       out += "\n## " + md_text(ui("drift.changes", {{"old", ch.old_commit}, {"new", ch.new_commit}})) + "\n\n" +
              md_text(ui("drift.changes_intro", {{"file", ch.file}})) + "\n\n" +
              md_table({cell(ui("drift.col.change")), cell(ui("drift.col.recipe")), cell(ui("drift.col.kind")), cell(ui("drift.col.field")),

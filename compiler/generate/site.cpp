@@ -37,8 +37,8 @@ std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) 
 
 // The launch command of a recipe in a mode: kbq's own (`kbq show`), from
 // the one command builder of the query engine.
-std::string launch(const Context& ctx, const std::string& name, const std::string& mode, const std::string& lang) {
-  auto res = ctx.engine.show(name, lang, mode);
+std::string launch(const Context& ctx, const std::string& name, const std::string& lang) {
+  auto res = ctx.engine.show(name, lang);
   const auto* a = std::get_if<kbq::Answer>(&res);
   return a && !a->results.empty() ? a->results.front().command : std::string();
 }
@@ -218,17 +218,11 @@ class SiteWriter {
     return md_table(header, lines);
   }
 
-  // The launch commands of a library recipe, one per distinct command of its modes.
+  // The launch command of a library recipe: the engine's, every size pinned.
   std::string launch_section(const IndexEntry& e, const std::string& lang) const {
-    std::vector<std::string> cmds;
-    for (const auto& m : e.modes) {
-      const std::string cmd = launch(ctx_, e.name, m, lang);
-      if (!cmd.empty() && std::find(cmds.begin(), cmds.end(), cmd) == cmds.end()) cmds.push_back(cmd);
-    }
-    if (cmds.empty()) return {};
-    std::string body = "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n";
-    for (const auto& cmd : cmds) body += "\n" + md_fence(cmd, "bash") + "\n";
-    return body;
+    const std::string cmd = launch(ctx_, e.name, lang);
+    if (cmd.empty()) return {};
+    return "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n\n" + md_fence(cmd, "bash") + "\n";
   }
 
   // The sizing rules, on every recipe page.

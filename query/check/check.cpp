@@ -1,149 +1,158 @@
 // Check stage (see check.hpp).
 #include "query/check/check.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <set>
 
-#include <algorithm>
-
 #include "base/text.hpp"
+#include "query/check/rules.hpp"
+#include "query/plan/layout.hpp"
 
 namespace kbq {
+
 namespace {
 
-std::string n(long long v) { return std::to_string(v); }
-
-std::string divisors(long long v) {
-  std::vector<std::string> out;
-  for (long long d = 1; d <= v; ++d)
-    if (v % d == 0) out.push_back(n(d));
-  return kb::join(out, ", ");
+std::string gib(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
 }
 
-void check_layout(Kb& kb, Result& r, const std::optional<Model>& model, const std::string& lang, long long threshold) {
+Prose rule_prose(Context& c, const std::string& check) {
+  const std::string entity = c.kb.check_entity(check);
+  const auto slash = entity.find('/');
+  if (slash == std::string::npos) return {};
+  return prose(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang);
+}
+
+void add_verdict(Context& c, Result& r, const std::string& check, Status s, const std::vector<std::pair<std::string, std::string>>& vars) {
+  Verdict v;
+  v.id = check;
+  v.status = s;
+  v.detail = c.label("rule." + check + "." + std::string(to_string(s)), vars);
+  v.rule = rule_prose(c, check);
+  r.rules.push_back(std::move(v));
+}
+
+void add_pitfall(Context& c, Result& r, const std::string& check) {
+  const std::string entity = c.kb.check_entity(check);
+  const auto slash = entity.find('/');
+  if (slash == std::string::npos) return;
+  Prose p = prose(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang);
+  if (p.text.empty()) return;
+  const Prose symptom = prose(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang, "symptom");
+  const Prose fix = prose(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang, "fix");
+  p.text += " — " + symptom.text + " → " + fix.text;
+  r.pitfalls.push_back(std::move(p));
+}
+
+// The sizing rules on the layout.
+void rules(Context& c, Result& r) {
   const Layout& L = r.layout;
-  const bool moe = kb.is_moe(r.recipe);
-  const auto gpu = kb.gpu(L.hardware);
+  const Sizing sz = size_recipe(c.kb, r.recipe, c.params);
+  const auto gpu = c.kb.gpu(L.hardware);
+  RuleInput in;
+  in.world = L.gpus;
+  in.tp = L.tp;
+  in.pp = L.pp;
+  in.vp = L.vp;
+  in.cp = L.cp;
+  in.ep = L.ep;
+  in.etp = L.etp;
+  in.sp = L.sp;
+  in.seq = L.seq;
+  in.threshold = c.threshold;
+  in.kv_heads = sz.kv_heads;
+  in.heads = sz.heads;
+  in.layers = sz.layers;
+  in.experts = sz.experts;
+  in.nvlink = gpu ? gpu->nvlink : 0;
+  in.moe = r.recipe.moe;
+  in.stage_layout = sz.stage_layout;
+  for (const auto& o : evaluate_rules(in)) add_verdict(c, r, o.check, o.status, o.vars);
+}
+
+// Memory per GPU against capacity, and the batch arithmetic.
+void memory_and_batch(Context& c, Result& r) {
+  const Memory& M = r.memory;
+  if (!M.known)
+    add_verdict(c, r, "memory_fits", Status::Unknown, {{"reason", M.unknown_reason}});
+  else
+    add_verdict(c, r, "memory_fits", M.fits ? Status::Pass : Status::Fail,
+                {{"per_gpu", gib(M.per_gpu_gib)}, {"capacity", gib(M.capacity_gib)}, {"hardware", r.layout.hardware_name}});
+  const Batch& B = r.batch;
+  if (B.gbs <= 0 || r.recipe.kind == RecipeKind::Benchmark)
+    add_verdict(c, r, "batch_divisible", Status::Unknown, {});
+  else
+    add_verdict(c, r, "batch_divisible", B.grad_accum > 0 ? Status::Pass : Status::Fail,
+                {{"gbs", std::to_string(B.gbs)},
+                 {"mbs", std::to_string(B.mbs)},
+                 {"dp", std::to_string(B.dp)},
+                 {"accum", std::to_string(B.grad_accum)}});
+}
+
+void pitfalls(Context& c, Result& r) {
+  const Layout& L = r.layout;
+  const auto status = [&](const char* id) {
+    for (const auto& v : r.rules)
+      if (v.id == id) return v.status;
+    return Status::Unknown;
+  };
+  if (status("tp_divides_kv_heads") == Status::Fail) add_pitfall(c, r, "tp_exceeds_kv_heads");
+  if (L.pp > 1 && L.vp == 0) add_pitfall(c, r, "pp_without_vp");
+  if (r.recipe.moe && r.recipe.ep && L.ep < *r.recipe.ep) add_pitfall(c, r, "moe_ep_too_small");
+  if (status("cp_for_long_context") == Status::Fail) add_pitfall(c, r, "long_context_without_cp");
+  if (r.recipe.moe && !L.hardware_assumed && L.hardware == c.kb.planner("moe_overlap_hardware")) add_pitfall(c, r, "moe_overlap_h100");
   bool cuda_graphs = false;
   for (const auto& o : r.overrides)
-    if (auto k = kb.config_key(o.key); k && k->dimension == kb.planner("cuda_graph_dimension")) cuda_graphs = true;
+    if (auto k = c.kb.config_key(o.key); k && k->dimension == c.kb.planner("cuda_graph_dimension")) cuda_graphs = true;
+  if (cuda_graphs)
+    for (const char* p : {"cuda_graphs_packed", "cuda_graphs_recompute", "cuda_graphs_rng"}) add_pitfall(c, r, p);
+  if (r.recipe.modality == c.kb.planner("vlm_sft_images_modality") && r.recipe.mode == c.kb.planner("vlm_sft_images_mode"))
+    add_pitfall(c, r, "vlm_sft_images");
+}
 
-  auto verdict = [&](const std::string& id, Status status, const std::string& detail) {
-    Verdict v;
-    v.id = id;
-    v.status = status;
-    v.detail = detail;
-    const std::string entity = kb.check_entity(id);
-    if (auto slash = entity.find('/'); slash != std::string::npos)
-      v.rule = prose(kb, entity.substr(0, slash), entity.substr(slash + 1), lang);
-    r.rules.push_back(std::move(v));
-  };
-  auto pitfall = [&](const std::string& id) {
-    const std::string entity = kb.check_entity(id);
-    if (auto slash = entity.find('/'); slash != std::string::npos) {
-      Prose p = prose(kb, entity.substr(0, slash), entity.substr(slash + 1), lang);
-      if (p.text.empty()) return;
-      const Prose symptom = prose(kb, entity.substr(0, slash), entity.substr(slash + 1), lang, "symptom");
-      const Prose fix = prose(kb, entity.substr(0, slash), entity.substr(slash + 1), lang, "fix");
-      p.text += " — " + symptom.text + " → " + fix.text;
-      r.pitfalls.push_back(std::move(p));
+// At most three caveats that concern this answer, most important first;
+// the others go to the notes (shown with --explain).
+void caveats(Context& c, Result& r) {
+  std::vector<std::string> all = r.departures;
+  for (const auto& v : r.rules)
+    if (v.status == Status::Fail) all.push_back(c.label("caveat.fail", {{"detail", v.detail}}));
+  if (!r.runnable && r.min_gpus > 0)
+    all.push_back(c.label("caveat.min_gpus", {{"gpus", std::to_string(r.min_gpus)}, {"hardware", r.layout.hardware_name}}));
+  const double border = [&] {
+    try {
+      return std::stod(c.kb.planner("borderline_memory"));
+    } catch (...) {
+      return 1.0;
     }
-  };
-
-  // 1. TP divides the kv heads (GQA).
-  if (!L.tp.exact()) {
-    verdict("tp_divides_kv_heads", Status::Unknown,
-            L.tp.state == kb::RangeState::Unknown ? "the recipe row states no TP"
-                                                  : "TP is a range (" + kb::format_range(L.tp) + "), not a number");
-  } else if (!model) {
-    verdict("tp_divides_kv_heads", Status::Unknown, "TP " + n(L.tp.value()) + ": model facts unknown");
-  } else if (!model->kv_heads) {
-    verdict("tp_divides_kv_heads", Status::Unknown,
-            "TP " + n(L.tp.value()) + ": " + model->display + " has " + model->kv_raw + " attention (no plain kv-head count)");
-  } else if (*model->kv_heads % L.tp.value() == 0) {
-    verdict("tp_divides_kv_heads", Status::Pass, "TP " + n(L.tp.value()) + " divides " + n(*model->kv_heads) + " kv heads");
-  } else {
-    verdict("tp_divides_kv_heads", Status::Fail,
-            "TP " + n(L.tp.value()) + " does not divide " + n(*model->kv_heads) + " kv heads; valid TP: " + divisors(*model->kv_heads));
-    pitfall("tp_exceeds_kv_heads");
-  }
-  // 2. TP within one NVLink domain.
-  if (!L.tp.exact() || !gpu) {
-    verdict("tp_within_nvlink", Status::Unknown, "TP " + kb::format_range(L.tp) + ", hardware " + (L.hardware.empty() ? "?" : L.hardware));
-  } else if (L.tp.value() <= gpu->nvlink) {
-    verdict("tp_within_nvlink", Status::Pass, "TP " + n(L.tp.value()) + " ≤ NVLink domain " + n(gpu->nvlink) + " (" + gpu->key + ")");
-  } else {
-    verdict("tp_within_nvlink", Status::Fail,
-            "TP " + n(L.tp.value()) + " > NVLink domain " + n(gpu->nvlink) + " (" + gpu->key + "): TP leaves the NVLink domain");
-  }
-  // 3. SP on whenever TP > 1.
-  if (!L.tp.exact())
-    verdict("sp_when_tp", Status::Unknown, "TP " + kb::format_range(L.tp));
-  else if (L.tp.value() == 1)
-    verdict("sp_when_tp", Status::Pass, "TP 1: SP not needed");
-  else
-    verdict("sp_when_tp", L.sp ? Status::Pass : Status::Fail, "TP " + n(L.tp.value()) + ", SP " + (L.sp ? "on" : "off"));
-  // 4. CP for long context.
-  if (L.seq > threshold) {
-    const bool ok = L.cp.exact() && L.cp.value() > 1;
-    verdict("cp_for_long_context", ok ? Status::Pass : (L.cp.exact() ? Status::Fail : Status::Unknown),
-            "sequence " + n(L.seq) + " > " + n(threshold) + ": CP " + kb::format_range(L.cp));
-    if (L.cp.exact() && L.cp.value() == 1) pitfall("long_context_without_cp");
-  } else {
-    verdict("cp_for_long_context", Status::Pass, "sequence " + (L.seq ? n(L.seq) : std::string("default")) + " ≤ " + n(threshold));
-  }
-  // 5. World size divisible by the dense mesh (and the expert mesh for MoE).
-  const bool known = L.tp.exact() && L.pp.exact() && L.cp.exact() && (!moe || L.ep.exact());
-  if (!known) {
-    verdict("world_size_divisible", Status::Unknown, "world size " + n(L.gpus) + ": a parallel size is a range");
-  } else {
-    const long long dense = L.tp.value() * L.pp.value() * L.cp.value();
-    std::string detail = "world " + n(L.gpus) + " / (TP " + n(L.tp.value()) + " × PP " + n(L.pp.value()) + " × CP " + n(L.cp.value()) +
-                         ") = " + (L.gpus % dense == 0 ? "DP " + n(L.gpus / dense) : "not whole");
-    bool ok = L.gpus % dense == 0 && L.gpus >= dense;
-    if (moe) {
-      const long long ex = L.pp.value() * L.ep.value() * L.etp.value();
-      detail += "; world " + n(L.gpus) + " / (PP " + n(L.pp.value()) + " × EP " + n(L.ep.value()) + " × ETP " + n(L.etp.value()) +
-                ") = " + (L.gpus % ex == 0 ? "EDP " + n(L.gpus / ex) : "not whole");
-      ok = ok && L.gpus % ex == 0 && L.gpus >= ex;
+  }();
+  if (r.memory.known && r.memory.fits && r.memory.per_gpu_gib > border * r.memory.capacity_gib)
+    all.push_back(c.label("caveat.borderline", {{"per_gpu", gib(r.memory.per_gpu_gib)}, {"capacity", gib(r.memory.capacity_gib)}}));
+  if (r.recipe.kind == RecipeKind::Benchmark) all.push_back(c.label("caveat.benchmark"));
+  const auto pretrained = c.kb.config_keys_for("pretrained");
+  for (const auto& o : r.overrides) {
+    if (o.pinned_only) continue;
+    if (!pretrained.empty() && o.key == pretrained.front().key) {
+      all.push_back(c.label("caveat.pretrained", {{"key", o.key}}));
+      continue;
     }
-    verdict("world_size_divisible", ok ? Status::Pass : Status::Fail, detail);
+    if (o.impact == Impact::Convergence)
+      all.push_back(c.label("caveat.convergence",
+                            {{"key", o.key}, {"value", o.value}, {"recipe_value", o.recipe_value.empty() ? "—" : o.recipe_value}}));
+    else if (o.impact == Impact::BenchmarkOnly)
+      all.push_back(c.label("caveat.benchmark_only", {{"key", o.key}, {"value", o.value}}));
   }
-  // 6. Experts divisible by EP (MoE).
-  if (moe) {
-    if (!model || model->experts == 0 || !L.ep.exact())
-      verdict("experts_divisible_by_ep", Status::Unknown, "EP " + kb::format_range(L.ep) + ", expert count unknown");
-    else
-      verdict("experts_divisible_by_ep", model->experts % L.ep.value() == 0 ? Status::Pass : Status::Fail,
-              n(model->experts) + " experts / EP " + n(L.ep.value()) +
-                  (model->experts % L.ep.value() == 0 ? " = " + n(model->experts / L.ep.value()) + " per rank" : ": not whole"));
-    if (L.ep.exact() && r.recipe.ep.exact() && L.ep.value() < r.recipe.ep.value()) pitfall("moe_ep_too_small");
-    if (!L.hardware_assumed && L.hardware == kb.planner("moe_overlap_hardware")) pitfall("moe_overlap_h100");
-  }
-  // 7. Layers divisible by PP.
-  if (!L.pp.exact() || !model || model->layers == 0) {
-    verdict("layers_divisible_by_pp", Status::Unknown, "PP " + kb::format_range(L.pp) + (model ? "" : ", layer count unknown"));
-  } else {
-    const bool ok = model->layers % L.pp.value() == 0;
-    verdict("layers_divisible_by_pp", ok ? Status::Pass : Status::Fail,
-            n(model->layers) + " layers / PP " + n(L.pp.value()) +
-                (ok ? " = " + n(model->layers / L.pp.value()) + " per stage" : ": uneven stages"));
-  }
-  // Pitfalls that follow from the layout.
-  if (L.pp.exact() && L.pp.value() > 1 && !L.vp.is_value()) pitfall("pp_without_vp");
-  if (cuda_graphs) {
-    pitfall("cuda_graphs_packed");
-    pitfall("cuda_graphs_recompute");
-    pitfall("cuda_graphs_rng");
-  }
-  const auto& intents = r.recipe.family_intents;
-  if (std::find(intents.begin(), intents.end(), kb.planner("vlm_sft_images_intent")) != intents.end() &&
-      r.recipe.mode == kb.planner("vlm_sft_images_mode"))
-    pitfall("vlm_sft_images");
+  if (!r.memory.known && !r.memory.unknown_reason.empty())
+    all.push_back(c.label("caveat.memory_unknown", {{"reason", r.memory.unknown_reason}}));
+  for (size_t i = 0; i < all.size(); ++i) (i < 3 ? r.caveats : r.notes).push_back(all[i]);
 }
 
 // Citations: the rules' and pitfalls' sources, older revisions of the rules
-// checked, the overrides' sentences and the model facts; each once.
-void cite(Context& c, Result& r, const std::optional<Model>& model) {
+// checked, the overrides' sentences; where the documents disagree with the
+// code about this recipe; each once.
+void cite(Context& c, Result& r) {
   std::set<std::string> noted;
   for (const auto& v : r.rules) {
     if (!v.rule.source.file.empty()) r.sources.push_back(v.rule.source);
@@ -155,7 +164,15 @@ void cite(Context& c, Result& r, const std::optional<Model>& model) {
   for (const auto& p : r.pitfalls) r.sources.push_back(p.source);
   for (const auto& o : r.overrides)
     if (!o.source.file.empty()) r.sources.push_back(o.source);
-  if (model) r.sources.push_back({"data/models.tsv", 0, 0, "model " + model->key + " (" + kb::split(model->source, ';').front() + ")"});
+  for (const auto& d : c.kb.drift(r.recipe.name))
+    if (d.kind == "recipe-fact")
+      r.notes.push_back(c.label("note.drift", {{"field", d.field},
+                                               {"doc", d.doc_value},
+                                               {"where", d.file + ":" + std::to_string(d.line)},
+                                               {"revision", std::to_string(d.revision)},
+                                               {"code", d.code_value},
+                                               {"code_at", d.code_at}}));
+  for (const auto& a : r.memory.assumptions) r.notes.push_back(c.label("note.assumption", {{"text", a}}));
   std::vector<SourceRef> unique;
   std::set<std::string> seen;
   for (auto& s : r.sources)
@@ -166,9 +183,12 @@ void cite(Context& c, Result& r, const std::optional<Model>& model) {
 }  // namespace
 
 void check(Context& c, Result& r) {
-  const auto model = c.kb.model(r.recipe.model_key);
-  check_layout(c.kb, r, model, c.lang, c.threshold);
-  cite(c, r, model);
+  rules(c, r);
+  memory_and_batch(c, r);
+  r.runnable = r.runnable && !r.any_fail();
+  pitfalls(c, r);
+  caveats(c, r);
+  cite(c, r);
 }
 
 }  // namespace kbq

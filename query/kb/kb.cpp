@@ -47,34 +47,6 @@ E read_kind(kb::Stmt& st, int c, const char* what) {
   throw std::runtime_error("knowledge base: unknown " + std::string(what) + " '" + std::string(text) + "' (rebuild it with kbc build)");
 }
 
-// A range from its (min, max, state) columns; a value with no max is open ("512+").
-Range read_range(kb::Stmt& st, int c) {
-  Range r;
-  r.state = read_kind<kb::RangeState>(st, c + 2, "range state");
-  if (r.state == kb::RangeState::Value) {
-    r.lo = st.integer(c);
-    r.open = st.is_null(c + 1);
-    r.hi = r.open ? r.lo : st.integer(c + 1);
-  } else if (r.state == kb::RangeState::None) {
-    r.lo = r.hi = 1;
-  }
-  return r;
-}
-
-// TP, PP, CP, EP, VP and GPUs (lo, hi, state each) from column c on, then
-// SP, sequence length and sizes: the same run in every recipe read.
-void read_layout(kb::Stmt& st, int c, Recipe& r) {
-  r.tp = read_range(st, c);
-  r.pp = read_range(st, c + 3);
-  r.cp = read_range(st, c + 6);
-  r.ep = read_range(st, c + 9);
-  r.vp = read_range(st, c + 12);
-  r.gpus = read_range(st, c + 15);
-  if (!st.is_null(c + 18)) r.sp = st.integer(c + 18) != 0;
-  r.seq_len = st.integer(c + 19);
-  r.sizes = st.text(c + 20);
-}
-
 // A comma-separated list of the KB, empty items dropped.
 std::vector<std::string> comma_list(const std::string& s) {
   std::vector<std::string> out;
@@ -100,9 +72,14 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   }
   // Every table kbq reads must be there (a damaged or partial KB fails here
   // with one line, not in the middle of an answer).
-  for (const char* table :
-       {"sources", "recipes", "entities", "entity_texts", "conflicts", "conflict_values", "missing_translations", "models", "gpus",
-        "lexicon", "config_keys", "planner", "checks", "labels", "datasets", "dataset_renames", "search", "shapes", "quick_ref_picks"}) {
+  for (const char* table : {"sources",       "recipes",         "doc_recipes",     "entities",
+                            "entity_texts",  "conflicts",       "conflict_values", "missing_translations",
+                            "models",        "model_rows",      "model_arch",      "gpus",
+                            "memory_params", "steps",           "ranking",         "lexicon",
+                            "config_keys",   "planner",         "checks",          "labels",
+                            "datasets",      "dataset_renames", "quick_ref_picks", "code_snapshots",
+                            "code_recipes",  "code_facts",      "launcher",        "code_datasets",
+                            "drift"}) {
     kb::Stmt st(db_, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
     st.bind(1, table);
     if (!st.step() || st.integer(0) == 0)
@@ -112,6 +89,8 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   try {
     kb::Stmt l(db_, "SELECT value FROM meta WHERE key = 'languages'");
     if (l.step()) languages_ = comma_list(l.text(0));
+    kb::Stmt c(db_, "SELECT substr(commit_sha, 1, 9) FROM code_snapshots WHERE newest = 1");
+    if (c.step()) commit_ = c.text(0);
   } catch (const kb::SqliteError& e) {
     throw std::runtime_error(where + ": error: knowledge base is incomplete (" + e.what() + "); rebuild it with kbc build");
   }
@@ -128,184 +107,225 @@ const kbq::dsl::Lexicon& Kb::lexicon() {
   return *lexicon_;
 }
 
-static const char* kRecipeCols =
-    "SELECT r.id, r.name, coalesce(r.mode,''), r.kind, r.is_pattern, coalesce(r.expanded_from,''), coalesce(r.mentioned_in,''), "
-    "r.family, coalesce(r.model_key,''), coalesce(r.model,''), r.tp_min, r.tp_max, r.tp_state, r.pp_min, r.pp_max, r.pp_state, "
-    "r.cp_min, r.cp_max, r.cp_state, r.ep_min, r.ep_max, r.ep_state, r.vp_min, r.vp_max, r.vp_state, r.gpus_min, r.gpus_max, r.gpus_state, "
-    "r.sp, coalesce(r.seq_len,0), coalesce(r.sizes,''), coalesce(r.notes,''), coalesce(r.gpu_types,''), s.path, r.line, r.revision, "
-    "r.family_intents, r.model_moe, r.shape "
-    "FROM recipes r JOIN sources s ON s.id = r.source_id ";
+// --- recipes ---------------------------------------------------------------------
 
-Recipe Kb::read_recipe(kb::Stmt& st) {
-  Recipe r;
-  r.id = st.integer(0);
-  r.name = st.text(1);
-  r.mode = st.text(2);
-  r.kind = read_kind<RecipeKind>(st, 3, "recipe kind");
-  r.pattern = st.integer(4) != 0;
-  r.expanded_from = st.text(5);
-  r.mentioned_in = st.text(6);
-  r.family = st.text(7);
-  r.model_key = st.text(8);
-  r.model = st.text(9);
-  read_layout(st, 10, r);
-  r.notes = st.text(31);
-  r.gpu_types = comma_list(st.text(32));
-  r.file = st.text(33);
-  r.line = static_cast<int>(st.integer(34));
-  r.revision = static_cast<int>(st.integer(35));
-  r.family_intents = comma_list(st.text(36));
-  r.model_moe = st.integer(37) != 0;
-  r.shape = st.integer(38);
-  return r;
-}
-
-std::optional<Recipe> Kb::recipe(const std::string& name, const std::string& mode) {
-  kb::Stmt st(db_, std::string(kRecipeCols) + "WHERE r.name = ? AND (? = '' OR r.mode = ?) ORDER BY r.kind DESC, r.mode LIMIT 1");
-  st.bind(1, name).bind(2, mode).bind(3, mode);
-  if (st.step()) return read_recipe(st);
-  return std::nullopt;
-}
-
-std::optional<Recipe> Kb::recipe_by_id(long long id) {
-  kb::Stmt st(db_, std::string(kRecipeCols) + "WHERE r.id = ?");
-  st.bind(1, id);
-  if (st.step()) return read_recipe(st);
-  return std::nullopt;
-}
-
-static const char* kCandidateCols = "SELECT id, shape, name, coalesce(model_key,''), coalesce(mode,''), kind FROM recipes ";
-
-// The rows of a kCandidateCols query, read in place.
-static void for_each_candidate(kb::Stmt& st, const std::function<void(const CandidateView&)>& each) {
-  while (st.step()) each({st.integer(0), st.integer(1), st.view(2), st.view(3), st.view(4), read_kind<RecipeKind>(st, 5, "recipe kind")});
-}
-
-static std::vector<Candidate> read_candidates(kb::Stmt& st) {
-  std::vector<Candidate> out;
-  for_each_candidate(st, [&](const CandidateView& c) {
-    out.push_back({c.id, c.shape, std::string(c.name), std::string(c.model_key), std::string(c.mode), c.kind});
-  });
-  return out;
-}
-
-void Kb::candidates(RecipeKind kind, const std::string& prefix, const std::function<void(const CandidateView&)>& each) {
-  if (prefix.empty()) {
-    kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE kind = ?");
-    st.bind(1, to_string(kind));
-    for_each_candidate(st, each);
-    return;
-  }
-  // Name prefix as an index range, [prefix, prefix + U+10FFFF); then the
-  // rows whose model key has the prefix but whose name does not start with
-  // the model key (the partial index recipes_model holds just those).
-  // Two covering reads: SQLite's OR of two ranges costs several times more.
-  const std::string hi = prefix + "\xF4\x8F\xBF\xBF";
-  kb::Stmt by_name(db_, std::string(kCandidateCols) + "WHERE name >= ? AND name < ? AND kind = ?");
-  by_name.bind(1, prefix).bind(2, hi).bind(3, to_string(kind));
-  for_each_candidate(by_name, each);
-  kb::Stmt by_model(db_, std::string(kCandidateCols) +
-                             "WHERE model_key >= ? AND model_key < ? AND kind = ? AND substr(name, 1, length(model_key)) <> model_key "
-                             "AND NOT (name >= ? AND name < ?)");
-  by_model.bind(1, prefix).bind(2, hi).bind(3, to_string(kind)).bind(4, prefix).bind(5, hi);
-  for_each_candidate(by_model, each);
-}
-
-std::vector<Candidate> Kb::candidates_named(RecipeKind kind, const std::string& name) {
-  kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE name = ? AND kind = ? ORDER BY mode");
-  st.bind(1, name).bind(2, to_string(kind));
-  return read_candidates(st);
-}
-
-std::optional<Candidate> Kb::candidate(long long id) {
-  kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE id = ?");
-  st.bind(1, id);
-  auto c = read_candidates(st);
-  return c.empty() ? std::nullopt : std::optional<Candidate>(c.front());
-}
-
-// What the ranker reads of a shape's row (rank/shapes.hpp): no name, family
-// text, notes or provenance, which the shape does not decide.
-std::vector<Recipe> Kb::shapes(RecipeKind kind) {
-  std::vector<Recipe> out;
-  out.reserve(256);
+const std::vector<Recipe>& Kb::recipes(RecipeKind kind) {
+  auto [it, fresh] = recipes_.try_emplace(kind);
+  if (!fresh) return it->second;
   kb::Stmt st(db_,
-              "SELECT r.id, r.kind, coalesce(r.mode,''), r.is_pattern, r.tp_min, r.tp_max, r.tp_state, r.pp_min, r.pp_max, r.pp_state, "
-              "r.cp_min, r.cp_max, r.cp_state, r.ep_min, r.ep_max, r.ep_state, r.vp_min, r.vp_max, r.vp_state, r.gpus_min, r.gpus_max, "
-              "r.gpus_state, r.sp, coalesce(r.seq_len,0), coalesce(r.sizes,''), coalesce(r.gpu_types,''), r.family_intents, "
-              "r.model_moe, r.shape FROM shapes sh JOIN recipes r ON r.id = sh.recipe_id WHERE sh.kind = ? ORDER BY sh.id");
+              "SELECT r.id, r.name, r.target, r.mode, r.launch_mode, r.model_key, coalesce(m.display_name, ''), r.modality, r.moe, "
+              "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
+              "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision "
+              "FROM recipes r LEFT JOIN models m ON m.model_key = r.model_key WHERE r.kind = ? ORDER BY r.name");
   st.bind(1, to_string(kind));
   while (st.step()) {
     Recipe r;
     r.id = st.integer(0);
-    r.kind = read_kind<RecipeKind>(st, 1, "recipe kind");
-    r.mode = st.text(2);
-    r.pattern = st.integer(3) != 0;
-    read_layout(st, 4, r);
-    r.gpu_types = comma_list(st.text(25));
-    r.family_intents = comma_list(st.text(26));
-    r.model_moe = st.integer(27) != 0;
-    r.shape = st.integer(28);
-    out.push_back(std::move(r));
+    r.name = st.text(1);
+    r.kind = kind;
+    r.target = st.text(2);
+    r.mode = st.text(3);
+    r.launch_mode = st.text(4);
+    r.model_key = st.text(5);
+    r.model = st.text(6);
+    r.modality = st.text(7);
+    r.moe = st.integer(8) != 0;
+    r.tp = st.opt_int(9);
+    r.pp = st.opt_int(10);
+    r.vp = st.opt_int(11);
+    r.cp = st.opt_int(12);
+    r.ep = st.opt_int(13);
+    r.etp = st.opt_int(14);
+    if (!st.is_null(15)) r.sp = st.integer(15) != 0;
+    r.seq_len = st.opt_int(16);
+    r.gbs = st.opt_int(17);
+    r.mbs = st.opt_int(18);
+    r.dataset = st.text(19);
+    r.precision = st.text(20);
+    r.native_gpus = st.opt_int(21);
+    r.native_hardware = st.text(22);
+    r.native_precision = st.text(23);
+    r.variant = st.text(24);
+    r.min_gpus = st.opt_int(25);
+    r.low_precision = st.text(26);
+    r.commit = commit_;
+    // A size the code states must be a usable size: a zero or negative one
+    // is a damaged KB, never a division by zero later.
+    for (const auto* v : {&r.tp, &r.pp, &r.vp, &r.cp, &r.ep, &r.etp, &r.gbs, &r.mbs})
+      if (*v && (**v < 1 || **v > kbq::dsl::kMaxCount))
+        throw std::runtime_error(where_ + ": error: kb: recipes of " + r.name + ": a parallel size or batch of " + std::to_string(**v) +
+                                 " (rebuild it with kbc build)");
+    it->second.push_back(std::move(r));
   }
+  return it->second;
+}
+
+std::optional<Recipe> Kb::recipe(const std::string& name, RecipeKind kind) {
+  for (const auto& r : recipes(kind))
+    if (r.name == name) return r;
+  return std::nullopt;
+}
+
+std::optional<Recipe> Kb::recipe(const std::string& name) {
+  if (auto r = recipe(name, RecipeKind::Library)) return r;
+  return recipe(name, RecipeKind::Benchmark);
+}
+
+const CodeFacts& Kb::facts(const std::string& target) {
+  auto [it, fresh] = facts_.try_emplace(target);
+  if (!fresh) return it->second;
+  kb::Stmt st(db_, "SELECT field, state, value, type, at, note FROM code_facts WHERE target = ?");
+  st.bind(1, target);
+  while (st.step())
+    it->second[st.text(0)] = {read_kind<kb::FactState>(st, 1, "fact state"), st.text(2), st.text(3), st.text(4), st.text(5)};
+  return it->second;
+}
+
+std::string Kb::cite(const std::string& target, const std::string& field) {
+  const auto& f = facts(target);
+  auto it = f.find(field);
+  return it == f.end() || it->second.at.empty() ? std::string() : it->second.at + "@" + commit_;
+}
+
+std::vector<DocRecipe> Kb::doc_recipe(const std::string& name) {
+  std::vector<DocRecipe> out;
+  kb::Stmt st(db_,
+              "SELECT d.name, s.path, d.line, d.revision FROM doc_recipes d JOIN sources s ON s.id = d.source_id "
+              "WHERE d.name = ? ORDER BY d.revision DESC, s.path");
+  st.bind(1, name);
+  while (st.step()) out.push_back({st.text(0), st.text(1), static_cast<int>(st.integer(2)), static_cast<int>(st.integer(3))});
   return out;
 }
 
-std::vector<Candidate> Kb::shape_members(long long shape, long long limit) {
-  kb::Stmt st(db_, std::string(kCandidateCols) + "WHERE shape = ? ORDER BY name, mode LIMIT ?");
-  st.bind(1, shape).bind(2, limit);
-  return read_candidates(st);
+std::vector<DriftRow> Kb::drift(const std::string& subject) {
+  std::vector<DriftRow> out;
+  kb::Stmt st(db_,
+              "SELECT d.kind, d.field, d.doc_value, s.path, d.lang, d.code_value, d.code_at, d.note, d.line, d.revision "
+              "FROM drift d JOIN sources s ON s.id = d.source_id WHERE d.subject = ? ORDER BY d.field, d.revision DESC, s.path, d.line");
+  st.bind(1, subject);
+  while (st.step())
+    out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6), st.text(7),
+                   static_cast<int>(st.integer(8)), static_cast<int>(st.integer(9))});
+  return out;
 }
 
-bool Kb::is_moe(const Recipe& r) {
-  if (r.model_moe || (r.ep.is_value() && r.ep.lo > 1)) return true;
-  if (auto m = model(r.model_key); m && m->experts > 0) return true;
-  const std::string intent = planner("moe_intent");
-  return !intent.empty() && std::find(r.family_intents.begin(), r.family_intents.end(), intent) != r.family_intents.end();
-}
+// --- models, hardware, memory ------------------------------------------------------
 
 std::optional<Model> Kb::model(const std::string& key) {
   if (key.empty()) return std::nullopt;
   if (auto it = model_cache_.find(key); it != model_cache_.end()) return it->second;
-  auto m = read_model(db_, key);
+  std::optional<Model> m;
+  kb::Stmt st(
+      db_,
+      "SELECT model_key, display_name, coalesce(hf_id, ''), coalesce(num_layers, 0), coalesce(num_attention_heads, 0), "
+      "coalesce(num_key_value_heads, 0), coalesce(num_experts, 0), coalesce(total_params_b, 0), source FROM models WHERE model_key = ?");
+  st.bind(1, key);
+  if (st.step()) {
+    m.emplace();
+    m->key = st.text(0);
+    m->display = st.text(1);
+    m->hf_id = st.text(2);
+    m->layers = st.integer(3);
+    m->heads = st.integer(4);
+    m->kv_heads = st.integer(5);
+    m->experts = st.integer(6);
+    m->total_params_b = st.real(7);
+    m->source = st.text(8);
+    if (m->layers < 0 || m->heads < 0 || m->kv_heads < 0 || m->experts < 0)
+      throw std::runtime_error(where_ + ": error: kb: models." + key + ": a negative count (rebuild it with kbc build)");
+    kb::Stmt rows(db_, "SELECT col, value FROM model_rows WHERE model_key = ?");
+    rows.bind(1, key);
+    while (rows.step()) m->row[rows.text(0)] = rows.text(1);
+    kb::Stmt arch(db_, "SELECT field, value FROM model_arch WHERE model_key = ?");
+    arch.bind(1, key);
+    while (arch.step()) m->arch[arch.text(0)] = arch.text(1);
+  }
   model_cache_[key] = m;
   return m;
 }
 
-std::optional<Model> Kb::read_model(kb::Db& db_, const std::string& key) {
-  kb::Stmt st(db_,
-              "SELECT model_key, display_name, coalesce(arch,''), coalesce(num_layers,0), coalesce(num_attention_heads,0), "
-              "num_key_value_heads, coalesce(kv_heads_raw,''), coalesce(num_experts,0), coalesce(max_position_embeddings,0), source "
-              "FROM models WHERE model_key = ?");
-  st.bind(1, key);
-  if (!st.step()) return std::nullopt;
-  Model m;
-  m.key = st.text(0);
-  m.display = st.text(1);
-  m.arch = st.text(2);
-  m.layers = static_cast<int>(st.integer(3));
-  m.heads = static_cast<int>(st.integer(4));
-  if (!st.is_null(5)) m.kv_heads = static_cast<int>(st.integer(5));
-  m.kv_raw = st.text(6);
-  m.experts = static_cast<int>(st.integer(7));
-  m.max_pos = st.integer(8);
-  m.source = st.text(9);
-  return m;
-}
-
-std::vector<Gpu> Kb::gpus() {
-  if (!gpus_.empty()) return gpus_;
-  std::vector<Gpu> out;
-  kb::Stmt st(db_, "SELECT gpu_key, display_name, nvlink_domain_size, gpus_per_node, source FROM gpus ORDER BY gpu_key");
-  while (st.step()) out.push_back({st.text(0), st.text(1), static_cast<int>(st.integer(2)), static_cast<int>(st.integer(3)), st.text(4)});
-  gpus_ = out;
+std::vector<std::string> Kb::model_keys() {
+  std::vector<std::string> out;
+  kb::Stmt st(db_, "SELECT model_key FROM models ORDER BY model_key");
+  while (st.step()) out.push_back(st.text(0));
   return out;
 }
 
+const std::vector<Gpu>& Kb::gpus() {
+  if (gpus_.empty()) {
+    kb::Stmt st(db_,
+                "SELECT gpu_key, display_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, source "
+                "FROM gpus ORDER BY gpu_key");
+    while (st.step()) {
+      Gpu g{st.text(0), st.text(1), st.real(2), st.integer(3), st.integer(4), st.integer(5) != 0, st.text(6)};
+      if (g.nvlink < 1 || g.per_node < 1 || g.memory_gib < 0)
+        throw std::runtime_error(where_ + ": error: kb: gpus." + g.key +
+                                 ": an NVLink domain, node size or memory below 1 (rebuild it with kbc build)");
+      gpus_.push_back(std::move(g));
+    }
+  }
+  return gpus_;
+}
+
 std::optional<Gpu> Kb::gpu(const std::string& key) {
-  for (auto& g : gpus())
+  for (const auto& g : gpus())
     if (g.key == key) return g;
   return std::nullopt;
+}
+
+std::string Kb::memory_params_tsv() {
+  std::string out = "key\tvalue\tunit\tsource\n";
+  kb::Stmt st(db_, "SELECT key, value, unit, source FROM memory_params ORDER BY key");
+  while (st.step()) out += st.text(0) + "\t" + st.text(1) + "\t" + st.text(2) + "\t" + st.text(3) + "\n";
+  return out;
+}
+
+// --- the launcher --------------------------------------------------------------------
+
+std::optional<Flag> Kb::flag_for(const std::string& config_key) {
+  kb::Stmt st(
+      db_,
+      "SELECT item, max(CASE WHEN attribute = 'short' THEN value END), max(CASE WHEN attribute = 'long' THEN value END), "
+      "max(at) FROM launcher WHERE section = 'flag' AND item LIKE ? || ':%' AND item IN "
+      "(SELECT item FROM launcher WHERE section = 'flag' AND attribute = 'config_key' AND value = ?) GROUP BY item ORDER BY item LIMIT 1");
+  st.bind(1, planner("launcher_parser")).bind(2, config_key);
+  if (!st.step()) return std::nullopt;
+  return Flag{st.text(0), st.text(1), st.text(2), config_key, st.text(3)};
+}
+
+std::optional<Flag> Kb::flag_named(const std::string& dest) {
+  kb::Stmt st(db_,
+              "SELECT item, max(CASE WHEN attribute = 'short' THEN value END), max(CASE WHEN attribute = 'long' THEN value END), "
+              "max(at) FROM launcher WHERE section = 'flag' AND item = ? || ':' || ? GROUP BY item");
+  st.bind(1, planner("launcher_parser")).bind(2, dest);
+  if (!st.step()) return std::nullopt;
+  // "--dry-run --dry_run": the first spelling the parser accepts.
+  return Flag{st.text(0), kb::split(st.text(1), ' ').front(), kb::split(st.text(2), ' ').front(), "", st.text(3)};
+}
+
+const std::map<std::string, std::vector<std::string>>& Kb::presets() {
+  if (!presets_) {
+    presets_.emplace();
+    kb::Stmt st(db_, "SELECT preset, value FROM code_datasets WHERE attribute = 'modes' ORDER BY preset");
+    while (st.step()) (*presets_)[st.text(0)] = kb::split(st.text(1), ' ');
+  }
+  return *presets_;
+}
+
+std::string Kb::task_of(const std::string& launch_mode) {
+  if (tasks_.empty()) {
+    kb::Stmt st(db_, "SELECT item, value FROM launcher WHERE section = 'mode' AND attribute = 'task'");
+    while (st.step()) tasks_[st.text(0)] = st.text(1);
+  }
+  auto it = tasks_.find(launch_mode);
+  return it == tasks_.end() ? std::string() : it->second;
+}
+
+std::vector<std::string> Kb::ranking() {
+  std::vector<std::string> out;
+  kb::Stmt st(db_, "SELECT criterion FROM ranking ORDER BY position");
+  while (st.step()) out.push_back(st.text(0));
+  return out;
 }
 
 static ConfigKey read_key(kb::Stmt& st) {
@@ -481,32 +501,6 @@ std::string Kb::label(const std::string& lang, const std::string& key) {
   }
   auto it = texts->second.find(key);
   return it != texts->second.end() ? it->second : key;
-}
-
-std::vector<long long> Kb::search_recipes(const std::vector<std::string>& words) {
-  // One query per word, intersected: words of three characters or more use
-  // the trigram index (LIKE on the FTS5 table); shorter ones fall back to a
-  // scan with instr(). (Mixing both kinds in one trigram LIKE conjunction
-  // crashes SQLite 3.40, found by the bad-query corpus.)
-  std::optional<std::set<long long>> hits;
-  for (const auto& w : words) {
-    const bool indexed = kb::code_point_column(w, w.size()) >= 3;
-    kb::Stmt st(db_, indexed ? "SELECT DISTINCT ref_id FROM search WHERE ref_kind = 'recipe' AND text LIKE ?"
-                             : "SELECT DISTINCT ref_id FROM search WHERE ref_kind = 'recipe' AND instr(lower(text), ?) > 0");
-    st.bind(1, indexed ? "%" + w + "%" : w);
-    std::set<long long> ids;
-    while (st.step()) ids.insert(st.integer(0));
-    if (hits) {
-      std::set<long long> both;
-      for (long long id : ids)
-        if (hits->count(id)) both.insert(id);
-      hits = std::move(both);
-    } else {
-      hits = std::move(ids);
-    }
-    if (hits->empty()) break;
-  }
-  return hits ? std::vector<long long>(hits->begin(), hits->end()) : std::vector<long long>{};
 }
 
 Labels Kb::labels(const std::string& lang) {

@@ -1,15 +1,16 @@
 // Private to the query engine: its read-only view of the knowledge base.
 // Opens the embedded KB (or a file given with --kb), refuses another schema
-// version, and loads the small tables the planner needs. Recipes are read
-// with indexed queries. Every stage but render reads the KB through this.
+// version or an incomplete KB, and reads what plan, check and rank need:
+// the recipes that run (from the code), their facts and the code lines that
+// set them, models, GPUs, the memory model's constants, the launcher's flags
+// and presets, the documents' rules, pitfalls, labels and quick reference,
+// and where the documents disagree with the code. Every value is bound as a
+// parameter; small tables are read whole once. Render never reads the KB.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "base/dsl/parse.hpp"
@@ -17,20 +18,6 @@
 #include "query/kbq.hpp"
 
 namespace kbq {
-
-// A recipe as a ranking candidate: what query terms naming recipes score,
-// and the shape that scores the rest.
-struct Candidate {
-  long long id = 0, shape = 0;
-  std::string name, model_key, mode;
-  RecipeKind kind = RecipeKind::Library;
-};
-// The same, read in place (valid during the callback only).
-struct CandidateView {
-  long long id = 0, shape = 0;
-  std::string_view name, model_key, mode;
-  RecipeKind kind = RecipeKind::Library;
-};
 
 // A quick-reference row as the ranker reads it (compiler/derive).
 struct QuickRefRow {
@@ -40,19 +27,22 @@ struct QuickRefRow {
   bool single_gpu_count = false;
 };
 
+// A model: the columns the planner reads by name, every column of its row,
+// and its extra architecture facts (for the memory model).
 struct Model {
-  std::string key, display, arch;
-  int layers = 0, heads = 0;
-  std::optional<int> kv_heads;  // empty for MLA models
-  std::string kv_raw;
-  int experts = 0;
-  long long max_pos = 0;
+  std::string key, display, hf_id;
+  long long layers = 0, heads = 0, kv_heads = 0, experts = 0;  // 0: not a plain count (kv_heads of MLA models)
+  double total_params_b = 0;
+  std::map<std::string, std::string, std::less<>> row;   // column → value (data/models.tsv)
+  std::map<std::string, std::string, std::less<>> arch;  // field → value (data/model-arch.tsv)
   std::string source;
 };
 
 struct Gpu {
   std::string key, display;
-  int nvlink = 0, per_node = 0;
+  double memory_gib = 0;  // 0: unknown
+  long long nvlink = 0, per_node = 0;
+  bool fp8_any_layout = false;
   std::string source;
 };
 
@@ -62,6 +52,21 @@ struct ConfigKey {
   std::string dimension, sentence, file, aliases;
   int line = 0;
   std::string entity;  // aligned paragraph holding the sentence, "config_layer/2"
+};
+
+// A fact of a recipe function, as the code extractor found it.
+struct CodeFact {
+  kb::FactState state = kb::FactState::Unknown;
+  std::string value, type, at, note;
+};
+using CodeFacts = std::map<std::string, CodeFact, std::less<>>;  // field → fact
+
+// One launcher option (`section` flag of the launcher table).
+struct Flag {
+  std::string item;  // parser:dest
+  std::string short_option, long_option;
+  std::string config_key;  // the key it sets ("" when none)
+  std::string at;
 };
 
 // One language's text of an entity.
@@ -78,6 +83,18 @@ struct Superseded {
   int line = 0, revision = 0;
 };
 
+// A document's value that the code contradicts (the KB's drift table).
+struct DriftRow {
+  std::string kind, field, doc_value, file, lang, code_value, code_at, note;
+  int line = 0, revision = 0;
+};
+
+// A document row naming a recipe (for names the code does not export).
+struct DocRecipe {
+  std::string name, file;
+  int line = 0, revision = 0;
+};
+
 class Kb {
  public:
   // Opens the KB embedded in the binary (path empty) or a file. Throws
@@ -86,30 +103,45 @@ class Kb {
 
   kb::Db& db() { return db_; }
   // The query lexicon, built at its first use (show, check, rules,
-  // pitfalls and sources never parse a query, so never pay for it).
+  // pitfalls and sources never parse a question).
   const kbq::dsl::Lexicon& lexicon();
   const std::vector<std::string>& languages() const { return languages_; }
 
-  std::optional<Recipe> recipe(const std::string& name, const std::string& mode = {});
-  std::optional<Recipe> recipe_by_id(long long id);
-  // Calls `each` for every candidate of a kind whose name or model key
-  // starts with the prefix (all of the kind when it is empty), in no
-  // particular order.
-  void candidates(RecipeKind kind, const std::string& name_prefix, const std::function<void(const CandidateView&)>& each);
-  std::vector<Candidate> candidates_named(RecipeKind kind, const std::string& name);
-  std::optional<Candidate> candidate(long long id);
-  // One row per shape of a kind (its first member, with the columns the
-  // ranker reads of a shape only), by shape id.
-  std::vector<Recipe> shapes(RecipeKind kind);
-  // The first `limit` members of a shape by name.
-  std::vector<Candidate> shape_members(long long shape, long long limit);
+  // --- recipes (from the code) ---------------------------------------------------
+  // Every recipe of a kind, by name (read once).
+  const std::vector<Recipe>& recipes(RecipeKind kind);
+  // A recipe by name: the library one when both packages export the name.
+  std::optional<Recipe> recipe(const std::string& name);
+  std::optional<Recipe> recipe(const std::string& name, RecipeKind kind);
+  // The facts of a recipe function (read once per function).
+  const CodeFacts& facts(const std::string& target);
+  // "path:line@commit" of a fact ("" when unknown).
+  std::string cite(const std::string& target, const std::string& field);
+  std::string commit() const { return commit_; }  // the newest snapshot's short commit
+  // Document rows naming a recipe the code does not export.
+  std::vector<DocRecipe> doc_recipe(const std::string& name);
+  // Where the documents disagree with the code about a subject.
+  std::vector<DriftRow> drift(const std::string& subject);
+
+  // --- models, hardware, memory ---------------------------------------------------
   std::optional<Model> model(const std::string& key);
-  // Is the recipe a mixture-of-experts model: its model facts list experts,
-  // its row sets EP above 1, or its family heading says MoE. The one MoE
-  // predicate of the engine.
-  bool is_moe(const Recipe& r);
+  std::vector<std::string> model_keys();  // every model key, sorted
   std::optional<Gpu> gpu(const std::string& key);
-  std::vector<Gpu> gpus();
+  const std::vector<Gpu>& gpus();
+  // The memory model's constants as data/memory.tsv text (query/memory params_from_tsv).
+  std::string memory_params_tsv();
+
+  // --- the launcher ---------------------------------------------------------------
+  // The option of the training launcher (run_recipe) that sets a config key.
+  std::optional<Flag> flag_for(const std::string& config_key);
+  // The launcher flag whose parser destination is dest (a flag without a config key, like the mode).
+  std::optional<Flag> flag_named(const std::string& dest);
+  // --dataset presets of the code and the launcher modes each allows.
+  const std::map<std::string, std::vector<std::string>>& presets();
+  // The task of a launcher mode (lora, dora → peft).
+  std::string task_of(const std::string& launch_mode);
+
+  // --- documents and data ----------------------------------------------------------
   std::optional<ConfigKey> config_key(const std::string& key);  // by key or alias
   std::vector<ConfigKey> config_keys_for(const std::string& dimension);
   std::string planner(const std::string& key);
@@ -119,11 +151,12 @@ class Kb {
   const std::vector<EntityText>& entity(const std::string& kind, const std::string& key);
   std::vector<std::string> entity_keys(const std::string& kind);
   std::vector<QuickRefRow> quick_ref_rows();
-  // Older values of an entity's or recipe's fields.
   std::vector<Superseded> superseded(const std::string& entity_kind, const std::string& entity_key);
-  // Dataset presets: (preset, modes) in data order; renames old → new.
+  // Dataset presets the documents recommend, (preset, modes) in data order; renames old → new.
   std::vector<std::pair<std::string, std::vector<std::string>>> datasets();
   std::vector<std::pair<std::string, std::string>> renames();
+  // The ranking criteria in order (data/ranking.tsv).
+  std::vector<std::string> ranking();
   // A label in a language, falling back to en; all labels of a language.
   std::string label(const std::string& lang, const std::string& key);
   Labels labels(const std::string& lang);
@@ -131,19 +164,20 @@ class Kb {
   SourcesReport sources_report();
   // Source files of the KB (editions and data), by path.
   std::vector<std::string> source_files();
-  // Full-text search: recipe ids whose text matches all words.
-  std::vector<long long> search_recipes(const std::vector<std::string>& words);
 
  private:
-  Recipe read_recipe(kb::Stmt& st);
-  static std::optional<Model> read_model(kb::Db& db, const std::string& key);
   kb::Db db_;
   std::optional<kbq::dsl::Lexicon> lexicon_;
   std::string where_;  // the KB as named in errors
   std::vector<std::string> languages_;
+  std::string commit_;
+  std::map<RecipeKind, std::vector<Recipe>> recipes_;
+  std::map<std::string, CodeFacts, std::less<>> facts_;
   std::map<std::string, std::map<std::string, std::string>> labels_;  // lang → key → text
   std::map<std::string, std::optional<Model>> model_cache_;
   std::vector<Gpu> gpus_;
+  std::optional<std::map<std::string, std::vector<std::string>>> presets_;
+  std::map<std::string, std::string> tasks_;
   std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;
   std::map<std::string, std::string> planner_, check_entities_;
 };

@@ -1,24 +1,22 @@
-// Plan stage (see plan.hpp): candidates, layout fitting, dataset, overrides,
-// notes and the launch command, the one builder of it that kbq and the
-// generated site pages share.
+// Plan stage (see plan.hpp): the question resolved, the candidate recipes,
+// each planned on the user's GPUs, and the launch command.
 #include "query/plan/plan.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
-#include <unordered_map>
 
 #include "base/text.hpp"
+#include "query/plan/layout.hpp"
 
 namespace kbq {
 
 namespace {
-
-long long next_pow2(long long v) {
-  long long p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 
 long long to_ll(const std::string& s, long long fallback = 0) {
   try {
@@ -28,6 +26,44 @@ long long to_ll(const std::string& s, long long fallback = 0) {
   } catch (...) {
     return fallback;
   }
+}
+
+long long next_pow2(long long v) {
+  long long p = 1;
+  while (p < v && p < (1LL << 40)) p *= 2;
+  return p;
+}
+
+std::vector<std::string> tokens_of(const std::string& name) { return kb::split(name, '_'); }
+
+bool has_token(const std::string& name, const std::string& token) {
+  return !token.empty() && ("_" + name + "_").find("_" + token + "_") != std::string::npos;
+}
+
+// A recipe name of the family a prefix names: "qwen3" takes qwen3_*, not
+// qwen35_*; a family word without a version ("qwen", "llama") takes every
+// version.
+bool in_family(const std::string& name, const std::string& prefix) {
+  if (prefix.empty()) return true;
+  if (!kb::starts_with(name, prefix) || name.size() == prefix.size()) return false;
+  const char next = name[prefix.size()];
+  if (next == '_') return true;
+  const bool prefix_ends_in_digit = std::isdigit(static_cast<unsigned char>(prefix.back())) != 0;
+  return !prefix_ends_in_digit && std::isdigit(static_cast<unsigned char>(next)) != 0;
+}
+
+std::string quote(const std::string& kv) {
+  std::string q = "'";
+  for (char ch : kv) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+// A flag's value as one shell word: as is when it is plain, quoted otherwise.
+std::string shell_word(const std::string& v) {
+  const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || ch == '_' || ch == '.' || ch == '/' || ch == ':' || ch == '=' || ch == '-' || ch == ',' || ch == '+';
+  });
+  return plain ? v : quote(v);
 }
 
 // Replaces the value that follows `flag` (as `flag=value` or `flag value`).
@@ -41,7 +77,7 @@ bool set_flag(std::string& cmd, const std::string& flag, const std::string& valu
       while (vstart < cmd.size() && cmd[vstart] == ' ') ++vstart;
       size_t vend = vstart;
       while (vend < cmd.size() && cmd[vend] != ' ' && cmd[vend] != '\n' && cmd[vend] != '\\') ++vend;
-      cmd.replace(vstart, vend - vstart, value);
+      cmd.replace(vstart, vend - vstart, shell_word(value));
       return true;
     }
     at = cmd.find(flag, end_flag);
@@ -59,12 +95,14 @@ std::string first_sentence(const std::string& text) {
   return kb::trim(end == std::string::npos ? text : text.substr(0, end));
 }
 
-Impact impact_of(Context& c, const std::string& key, Override& o) {
-  auto k = c.kb.config_key(key);
-  if (!k) return Impact::Unknown;
+// The impact class of a config key, with the sentence that says so in the
+// answer's language.
+void classify(Context& c, Override& o) {
+  auto k = c.kb.config_key(o.key);
+  if (!k) return;
+  o.impact = k->layer;
   o.sentence = k->sentence;
   o.source = {k->file, k->line, 0, "config layer of " + k->key};
-  // In the answer's language: the aligned paragraph's opening sentence.
   if (auto slash = k->entity.find('/'); slash != std::string::npos) {
     const Prose p = prose(c.kb, k->entity.substr(0, slash), k->entity.substr(slash + 1), c.lang);
     if (!p.text.empty() && p.lang == c.lang) {
@@ -75,174 +113,390 @@ Impact impact_of(Context& c, const std::string& key, Override& o) {
       o.source.revision = p.source.revision;
     }
   }
-  return k->layer;
 }
 
-void add_override(Context& c, Result& r, const std::string& key, const std::string& value) {
-  for (auto& o : r.overrides)
-    if (o.key == key) {
-      o.value = value;
-      return;
-    }
-  Override o;
-  o.key = key;
-  o.value = value;
-  o.impact = impact_of(c, key, o);
-  r.overrides.push_back(std::move(o));
-}
-
-// The config key that sets a layout dimension (first by name).
 std::string key_for(Kb& kb, const std::string& dimension) {
   auto keys = kb.config_keys_for(dimension);
-  return keys.empty() ? std::string{} : keys.front().key;
+  return keys.empty() ? std::string() : keys.front().key;
 }
-std::string key_for(Kb& kb, Dim d) { return key_for(kb, std::string(to_string(d))); }
 
 std::string hardware_or_default(Kb& kb, const std::string& hw) { return hw.empty() ? kb.planner("default_gpu") : hw; }
 
-// What the user fixed with overrides: the planner never changes these.
-struct Fixed {
-  std::set<Dim> dims;
-  bool seq = false, sp = false;
-};
-
-// The user's own overrides come first and are never second-guessed.
-Fixed apply_user_overrides(Context& c, Result& r, const KeyValues& user) {
-  Fixed fixed;
-  Layout& L = r.layout;
-  for (const auto& [key, value] : user) {
-    add_override(c, r, key, value);
-    auto ck = c.kb.config_key(key);
-    const std::string d = ck ? ck->dimension : std::string{};
-    if (auto dim = parse_dim(d)) {
-      L.at(*dim) = Range::of(to_ll(value, 1));
-      fixed.dims.insert(*dim);
-    } else if (d == "seq") {
-      L.seq = to_ll(value);
-      fixed.seq = true;
-    } else if (d == "sp") {
-      L.sp = kb::fold(value) == "true" || value == "1";
-      fixed.sp = true;
-    }
-  }
-  return fixed;
+std::vector<Dim> change_order(Kb& kb) {
+  std::vector<Dim> out;
+  for (const auto& id : kb::split(kb.planner("change_order"), ','))
+    if (auto d = parse_dim(kb::trim(id))) out.push_back(*d);
+  for (Dim d : {Dim::EP, Dim::TP, Dim::PP, Dim::CP})
+    if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+  return out;
 }
 
-// Sequence length: a new length is a convergence change; beyond the
-// long-context threshold it needs CP so each rank keeps the recipe's own length.
-void fit_sequence(Context& c, Result& r, long long seq, const Fixed& fixed) {
-  const Recipe& rc = r.recipe;
-  Layout& L = r.layout;
-  if (seq > 0 && !fixed.seq && seq != rc.seq_len) {
-    L.seq = seq;
-    add_override(c, r, key_for(c.kb, "seq"), std::to_string(seq));
-  }
-  if (L.seq <= c.threshold || fixed.dims.count(Dim::CP) || !L.cp.exact()) return;
-  // Tokens per CP rank the recipe was written for (its length over its CP).
-  const long long base = rc.seq_len > 0 && rc.cp.exact() ? std::max<long long>(rc.seq_len / rc.cp.value(), 1) : c.threshold;
-  const long long need = next_pow2((L.seq + base - 1) / std::max<long long>(base, 1));
-  if (rc.seq_len > 0 && rc.seq_len >= L.seq) return;  // the recipe already handles this length
-  if (need > L.cp.value()) {
-    L.cp = Range::of(need);
-    add_override(c, r, key_for(c.kb, Dim::CP), std::to_string(need));
-  }
+double gib(double bytes) { return bytes / memory::kBytesPerGiB; }
+
+}  // namespace
+
+std::string Context::label(const std::string& key, const std::vector<std::pair<std::string, std::string>>& vars) const {
+  return fill(kb.label(lang, key), vars);
 }
 
-// World size: the user's GPUs, else the recipe's minimum, else the product
-// of its parallel sizes. Too few GPUs for the recipe's layout: for MoE
-// shrink EP first (it only shards experts), then TP.
-void fit_world(Context& c, Result& r, const std::optional<Model>& model, long long gpus, const Fixed& fixed) {
-  const Recipe& rc = r.recipe;
-  Layout& L = r.layout;
-  const bool moe = c.kb.is_moe(rc);
-  auto dense = [&] { return L.tp.value() * L.pp.value() * L.cp.value(); };
-  auto expert = [&] { return L.pp.value() * L.ep.value() * L.etp.value(); };
-  auto minimum = [&] { return moe ? L.pp.value() * std::max(L.tp.value() * L.cp.value(), L.ep.value() * L.etp.value()) : dense(); };
-  if (gpus <= 0) gpus = std::max<long long>(rc.gpus.is_value() ? rc.gpus.lo : 0, minimum());
-  L.gpus = gpus;
-  if (moe && !fixed.dims.count(Dim::EP) && L.ep.exact() && minimum() > gpus) {
-    long long ep = L.ep.value();
-    while (ep > 1 && (L.pp.value() * ep * L.etp.value() > gpus || (model && model->experts % ep != 0))) ep /= 2;
-    if (ep != L.ep.value()) {
-      L.ep = Range::of(ep);
-      add_override(c, r, key_for(c.kb, Dim::EP), std::to_string(ep));
-    }
+Context make_context(Kb& kb, const std::string& lang) {
+  Context c{kb, lang, to_ll(kb.planner("long_context_threshold")), {}, false};
+  auto p = memory::params_from_tsv(kb.memory_params_tsv());
+  if (auto* params = std::get_if<memory::Params>(&p)) {
+    c.params = *params;
+    c.params_ok = true;
   }
-  if (!fixed.dims.count(Dim::TP) && L.tp.exact() && L.pp.exact() && L.cp.exact() && dense() > gpus) {
-    long long tp = L.tp.value();
-    while (tp > 1 && tp * L.pp.value() * L.cp.value() > gpus) tp /= 2;
-    if (tp != L.tp.value()) {
-      L.tp = Range::of(tp);
-      add_override(c, r, key_for(c.kb, Dim::TP), std::to_string(tp));
-    }
-  }
-  // Sequence parallelism follows TP.
-  if (!fixed.sp) {
-    const bool want = L.tp.exact() && L.tp.value() > 1;
-    L.sp = rc.sp.value_or(want);
-    if (want && !L.sp) {
-      L.sp = true;
-      add_override(c, r, key_for(c.kb, "sp"), "True");
-    }
-  }
-  if (L.per_node > 0 && gpus > L.per_node) {
-    L.nodes = (gpus + L.per_node - 1) / L.per_node;
-    L.nproc = L.per_node;
-  } else {
-    L.nodes = 1;
-    L.nproc = gpus;
-  }
-  if (L.tp.exact() && L.pp.exact() && L.cp.exact() && dense() > 0 && gpus % dense() == 0) L.dp = gpus / dense();
-  if (moe && L.ep.exact() && L.pp.exact() && expert() > 0 && gpus % expert() == 0) L.edp = gpus / expert();
+  return c;
 }
 
-// Fits the recipe to `gpus` GPUs (0 = its own minimum) and `seq` tokens
-// (0 = its default), applying `user` overrides (dimension → value) first.
-void fit(Context& c, Result& r, const std::optional<Model>& model, long long gpus, long long seq, const std::string& hardware, bool assumed,
-         const KeyValues& user) {
-  const Recipe& rc = r.recipe;
-  Layout& L = r.layout;
-  L.tp = rc.tp;
-  L.pp = rc.pp;
-  L.cp = rc.cp;
-  L.ep = rc.ep;
-  L.vp = rc.vp;
-  L.etp.state = kb::RangeState::None;
-  L.seq = rc.seq_len;
-  L.hardware = hardware;
-  L.hardware_assumed = assumed;
-  const auto gpu = c.kb.gpu(hardware);
-  L.per_node = gpu ? gpu->per_node : 0;
-  const Fixed fixed = apply_user_overrides(c, r, user);
-  fit_sequence(c, r, seq, fixed);
-  fit_world(c, r, model, gpus, fixed);
+// --- the question --------------------------------------------------------------------
+
+namespace {
+
+// Words that name a model no recipe has ("mistral 7b", "mixtral 8x7b",
+// "llama 4 scout"), by their shape and place next to model and size terms:
+//  - a free word of letters and digits ("8x7b", "v4") is a name or a size;
+//  - a bare number right after a model term is a version ("llama 4");
+//  - a word the lexicon does not know but that looks like a typo of one
+//    ("mistral", near "ministral") next to any of those is a name;
+//  - a word of letters right before a size or a name ("falcon 40b"), or
+//    right after a version ("4 scout"), is a name.
+// Words recipe names carry ("a3b") are never flagged. The result names the
+// model as asked: the family term before the flagged words is kept.
+std::vector<std::string> unknown_model_words(Kb& kb, const kbq::dsl::Query& q, RecipeKind kind) {
+  using kbq::dsl::TermKind;
+  const auto& t = q.terms;
+  const size_t n = t.size();
+  auto free = [&](size_t i) { return i < n && (t[i].kind == TermKind::FreeText || t[i].kind == TermKind::Unknown); };
+  auto all_of = [](const std::string& w, auto pred) {
+    return !w.empty() && std::all_of(w.begin(), w.end(), [&](unsigned char ch) { return pred(ch); });
+  };
+  auto any_of = [](const std::string& w, auto pred) { return std::any_of(w.begin(), w.end(), [&](unsigned char ch) { return pred(ch); }); };
+  auto name_like = [&](const std::string& w) {
+    return all_of(w, [](unsigned char ch) { return std::isalnum(ch) || ch == '.' || ch == '-'; });
+  };
+  auto letters = [&](const std::string& w) { return all_of(w, [](unsigned char ch) { return std::isalpha(ch); }); };
+  auto number = [&](const std::string& w) {
+    return all_of(w, [](unsigned char ch) { return std::isdigit(ch) || ch == '.'; }) && std::isdigit(static_cast<unsigned char>(w[0]));
+  };
+  auto is = [&](size_t i, TermKind k) { return i < n && t[i].kind == k; };
+  std::vector<bool> flag(n, false), version(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    if (!free(i) || !name_like(t[i].text)) continue;
+    const std::string& w = t[i].text;
+    if (any_of(w, [](unsigned char ch) { return std::isdigit(ch); }) && any_of(w, [](unsigned char ch) { return std::isalpha(ch); }))
+      flag[i] = true;
+    if (number(w) && i > 0 && is(i - 1, TermKind::Model)) flag[i] = version[i] = true;
+  }
+  auto anchor = [&](size_t i) { return i < n && (flag[i] || is(i, TermKind::Model) || is(i, TermKind::Size)); };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (flag[i] || !free(i) || !name_like(t[i].text)) continue;
+      const bool typo = t[i].kind == TermKind::Unknown && ((i > 0 && anchor(i - 1)) || anchor(i + 1));
+      const bool before = letters(t[i].text) && (is(i + 1, TermKind::Size) || (i + 1 < n && flag[i + 1] && !version[i + 1]));
+      const bool after_version = letters(t[i].text) && i > 0 && version[i - 1];
+      if (typo || before || after_version) flag[i] = grew = true;
+    }
+  }
+  std::set<std::string> name_tokens;
+  for (const auto& r : kb.recipes(kind))
+    for (const auto& tok : tokens_of(r.name)) name_tokens.insert(tok);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; ++i) {
+    if (!flag[i] || name_tokens.count(kb::fold(t[i].text))) continue;
+    if (out.empty() && i > 0 && is(i - 1, TermKind::Model)) out.push_back(t[i - 1].text);
+    out.push_back(t[i].text);
+    if (is(i + 1, TermKind::Size)) out.push_back(t[i + 1].text);
+  }
+  return out;
 }
 
-std::string pick_dataset(Kb& kb, const std::string& mode, const std::string& wanted, Answer* answer, const std::string& lang) {
-  const auto presets = kb.datasets();
+}  // namespace
+
+std::variant<Ask, Error> resolve_question(Context& c, const kbq::dsl::Query& q, Answer& a) {
+  Kb& kb = c.kb;
+  Ask ask;
+  const auto filter = [&](const std::string& f) {
+    auto it = q.filters.find(f);
+    return it == q.filters.end() ? std::string() : it->second;
+  };
+  ask.mode = q.mode.value_or("");
+  // A launcher mode named in the question (LoRA, DoRA): the code's own mode names.
+  for (const auto& t : q.terms)
+    if (t.kind == kbq::dsl::TermKind::Mode) {
+      const std::string word = kb::fold(t.text);
+      const std::string task = kb.task_of(word);
+      if (!task.empty() && task != word) ask.launch_mode = word;
+    }
+  ask.model = !q.model.empty() ? q.model : filter("family");
+  ask.size_token = q.size_token;
+  ask.size_params = q.size_params;
+  ask.intents = q.intents;
+  ask.scale = q.scale;
+  for (const auto& pair : kb::split(kb.planner("intent_modality"), ',')) {
+    const auto colon = pair.find(':');
+    if (colon != std::string::npos && q.intents.count(kb::trim(pair.substr(0, colon))))
+      ask.modalities.insert(kb::trim(pair.substr(colon + 1)));
+  }
+  ask.benchmark = q.intents.count(kb.planner("benchmark_intent")) > 0 || filter("kind") == to_string(RecipeKind::Benchmark);
+  ask.hardware = !q.hardware.empty() ? q.hardware : filter("hardware");
+  if (ask.hardware.empty()) {
+    ask.hardware = hardware_or_default(kb, {});
+    ask.hardware_assumed = true;
+  }
+  const auto gpu = kb.gpu(ask.hardware);
+  if (!gpu)
+    return Error{"unknown GPU type '" + ask.hardware + "'", "known GPU types: " + kb::join(kb.model_keys().empty() ? std::vector<std::string>{} : [&] {
+                                                                           std::vector<std::string> k;
+                                                                           for (const auto& g : kb.gpus()) k.push_back(g.key);
+                                                                           return k;
+                                                                         }(), ", ")};
+  if (q.gpus)
+    ask.gpus = *q.gpus;
+  else if (q.nodes)
+    ask.gpus = static_cast<long long>(*q.nodes) * gpu->per_node;
+  ask.seq = q.seq_len.value_or(0);
+  ask.precision = q.precision;
+  ask.dataset = filter("dataset");
+  for (const auto& [d, name] : kDimNames)
+    if (auto v = filter(std::string(name)); !v.empty()) ask.fixed.emplace_back(key_for(kb, std::string(name)), v);
+  const RecipeKind kind = ask.benchmark ? RecipeKind::Benchmark : RecipeKind::Library;
+  ask.unknown_model_words = unknown_model_words(kb, q, kind);
+  {
+    std::set<std::string> tokens;
+    for (const auto& r : kb.recipes(kind))
+      for (const auto& tok : tokens_of(r.name)) tokens.insert(tok);
+    using kbq::dsl::TermKind;
+    std::vector<std::string> ignored;
+    for (const auto& t : q.terms) {
+      const bool name_word = t.kind == TermKind::FreeText && tokens.count(kb::fold(t.text));
+      if (name_word) ask.name_words.push_back(kb::fold(t.text));
+      if (t.kind != TermKind::FreeText && t.kind != TermKind::Stopword && t.kind != TermKind::Unknown) ask.understood = true;
+      if (t.kind == TermKind::FreeText && !name_word &&
+          std::find(ask.unknown_model_words.begin(), ask.unknown_model_words.end(), t.text) == ask.unknown_model_words.end())
+        ignored.push_back(t.text);
+    }
+    // Words not understood never vanish silently.
+    if (!ignored.empty() && ask.unknown_model_words.empty() && ask.understood)
+      a.warnings.push_back(c.label("warn.ignored", {{"words", kb::join(ignored, " ")}}));
+  }
+  if (ask.hardware_assumed && (ask.understood || !ask.name_words.empty()))
+    a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", kb::upper_ascii(gpu->key)}}));
+  return ask;
+}
+
+// --- candidates ------------------------------------------------------------------------
+
+std::vector<Candidate> candidates(Context& c, const Ask& ask, Answer& a) {
+  Kb& kb = c.kb;
+  const RecipeKind kind = ask.benchmark ? RecipeKind::Benchmark : RecipeKind::Library;
+  const auto& all = kb.recipes(kind);
+  // Recipes whose layout the code leaves unknown (one that raises by
+  // design, say) are never offered.
+  std::vector<const Recipe*> pool;
+  for (const auto& r : all)
+    if ((ask.mode.empty() || r.mode == ask.mode) && r.tp && r.pp && r.cp) pool.push_back(&r);
+  if (!ask.unknown_model_words.empty()) {
+    a.no_match = c.label("no_match.model", {{"model", kb::join(ask.unknown_model_words, " ")}});
+    return {};
+  }
+  if (!ask.understood && ask.name_words.empty()) {
+    a.no_match = c.label("no_match.not_understood");
+    return {};
+  }
+  // Free words that recipe names carry ("vl", "thinking", "instruct").
+  if (!ask.name_words.empty()) {
+    std::vector<const Recipe*> kept;
+    for (const auto* r : pool)
+      if (std::all_of(ask.name_words.begin(), ask.name_words.end(), [&](const std::string& w) { return has_token(r->name, w); }))
+        kept.push_back(r);
+    if (kept.empty()) {
+      a.no_match = c.label("no_match.model", {{"model", kb::join(ask.name_words, " ")}});
+      return {};
+    }
+    pool = kept;
+  }
+  // (b) the model family and size asked.
+  if (!ask.model.empty()) {
+    std::vector<const Recipe*> fam;
+    for (const auto* r : pool)
+      if (in_family(r->name, ask.model) || in_family(r->model_key, ask.model)) fam.push_back(r);
+    if (fam.empty()) {
+      a.no_match = c.label("no_match.family", {{"model", ask.model}});
+      return {};
+    }
+    pool = fam;
+  }
+  bool substitute = false;
+  if (!ask.size_token.empty()) {
+    std::vector<const Recipe*> sized;
+    for (const auto* r : pool)
+      if (has_token(r->name, ask.size_token) || has_token(r->model_key, ask.size_token)) sized.push_back(r);
+    if (sized.empty() && !pool.empty()) {
+      // The nearest size of the family, marked as a substitute.
+      std::map<std::string, double> params;
+      for (const auto* r : pool)
+        if (auto m = kb.model(r->model_key); m && m->total_params_b > 0) params[r->model_key] = m->total_params_b * 1e9;
+      std::string best;
+      double best_d = 1e300;
+      for (const auto& [key, p] : params) {
+        const double d = ask.size_params > 0 ? std::abs(std::log(p / ask.size_params)) : 0;
+        if (d < best_d) best_d = d, best = key;
+      }
+      for (const auto* r : pool)
+        if (r->model_key == best) sized.push_back(r);
+      substitute = true;
+      if (!sized.empty())
+        a.warnings.push_back(c.label("warn.substitute", {{"asked", ask.model + " " + ask.size_token},
+                                                         {"model", sized.front()->model.empty() ? best : sized.front()->model}}));
+    }
+    pool = sized;
+  }
+  if (pool.empty()) {
+    a.no_match = c.label("no_match.mode", {{"mode", ask.mode}, {"model", ask.model}});
+    return {};
+  }
+  // (c) the modality: text unless the question asks for another; a model
+  // that only has other modalities (flux, wan) keeps its own.
+  {
+    std::vector<const Recipe*> kept;
+    for (const auto* r : pool)
+      if (ask.modalities.empty() ? r->modality == "text" : ask.modalities.count(r->modality) > 0) kept.push_back(r);
+    if (kept.empty() && ask.modalities.empty()) kept = pool;
+    if (kept.empty()) {
+      a.no_match = c.label("no_match.modality",
+                           {{"modality", kb::join(std::vector<std::string>(ask.modalities.begin(), ask.modalities.end()), ", ")}});
+      return {};
+    }
+    pool = kept;
+  }
+  // Benchmark names encode their GPU count, hardware and precision.
+  if (kind == RecipeKind::Benchmark) {
+    std::vector<const Recipe*> kept;
+    for (const auto* r : pool)
+      if ((ask.hardware_assumed || r->native_hardware == ask.hardware) && (ask.gpus == 0 || r->native_gpus == ask.gpus) &&
+          (ask.precision.empty() || kb::starts_with(r->native_precision, ask.precision)))
+        kept.push_back(r);
+    if (kept.empty()) {
+      std::set<std::string> have;
+      for (const auto* r : pool)
+        have.insert(std::to_string(r->native_gpus.value_or(0)) + " × " + r->native_hardware + " " + r->native_precision);
+      a.no_match = c.label("no_match.benchmark", {{"available", kb::join(std::vector<std::string>(have.begin(), have.end()), ", ")}});
+      return {};
+    }
+    pool = kept;
+  }
+  // One name per recipe function: the generic alias over the canonical name.
+  std::map<std::string, const Recipe*> by_target;
+  for (const auto* r : pool) {
+    auto [it, fresh] = by_target.try_emplace(r->target, r);
+    if (!fresh && (r->name.size() < it->second->name.size() || (r->name.size() == it->second->name.size() && r->name < it->second->name)))
+      it->second = r;
+  }
+  std::vector<Candidate> out;
+  for (const auto& [t, r] : by_target) out.push_back({r, substitute});
+  std::sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.recipe->name < y.recipe->name; });
+  return out;
+}
+
+// --- planning one recipe -----------------------------------------------------------------
+
+namespace {
+
+// The preset for --dataset: the one asked (an old name renamed), else the
+// documents' preset for the mode, among those the code's launcher offers for
+// the recipe's launch mode.
+std::string pick_dataset(Context& c, const Recipe& r, const std::string& launch_mode, const std::string& wanted,
+                         std::vector<std::string>& notes) {
+  Kb& kb = c.kb;
+  const auto& code = kb.presets();
+  auto allowed = [&](const std::string& preset) {
+    auto it = code.find(preset);
+    return it != code.end() && std::find(it->second.begin(), it->second.end(), launch_mode) != it->second.end();
+  };
   std::vector<std::string> fits;
-  for (const auto& [preset, modes] : presets)
-    if (std::find(modes.begin(), modes.end(), mode) != modes.end()) fits.push_back(preset);
+  for (const auto& [preset, modes] : kb.datasets())
+    if (std::find(modes.begin(), modes.end(), r.mode) != modes.end() && (code.empty() || allowed(preset))) fits.push_back(preset);
   if (!wanted.empty()) {
     std::string current = wanted;
     for (const auto& [from, to] : kb.renames())
-      if (from == wanted) current = to;  // an old preset name: use its new name
-    const bool ok = std::find(fits.begin(), fits.end(), current) != fits.end();
-    if (ok || mode.empty()) return current;
-    if (answer) {
-      std::string msg =
-          fill(kb.label(lang, "pretrain_only"), {{"preset", current}, {"mode", mode}, {"alternatives", kb::join(fits, " / ")}});
-      if (std::find(answer->warnings.begin(), answer->warnings.end(), msg) == answer->warnings.end()) answer->warnings.push_back(msg);
-    }
+      if (from == wanted) current = to;
+    if (code.empty() || allowed(current)) return current;
+    notes.push_back(c.label("note.dataset_mode", {{"preset", current}, {"mode", launch_mode}, {"alternatives", kb::join(fits, " / ")}}));
   }
-  return fits.empty() ? std::string{} : fits.front();
+  return fits.empty() ? std::string() : fits.front();
 }
 
-// The launch command: the newest revision's entry-point command of the
-// recipe's kind, its flags set to the layout, the overrides appended.
-void build_command(Context& c, Result& r) {
+struct Plan {
+  SearchInput in;
+  Sizing sizing;
+  Gpu gpu;
+  long long seq = 0;
+  std::set<std::string> fixed_keys;
+  long long fixed_gbs = 0;
+  std::optional<bool> fixed_sp;
+  KeyValues other;  // user overrides with no layout dimension: passed through as KEY=VALUE
+};
+
+Override make_override(Context& c, const std::string& key, const std::string& value, const std::string& recipe_value) {
+  Override o;
+  o.key = key;
+  o.value = value;
+  o.recipe_value = recipe_value;
+  o.pinned_only = value == recipe_value;
+  classify(c, o);
+  return o;
+}
+
+std::string opt(const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string(); }
+
+// Every size the command pins, the changes, and the other overrides.
+void overrides_of(Context& c, Result& res, const Recipe& r, const Plan& p, const std::string& launch_mode) {
+  const Layout& L = res.layout;
   Kb& kb = c.kb;
-  const bool bench = r.recipe.kind == RecipeKind::Benchmark;
+  auto add = [&](const std::string& dim, long long value, const std::string& recipe_value) {
+    const std::string key = key_for(kb, dim);
+    if (!key.empty()) res.overrides.push_back(make_override(c, key, std::to_string(value), recipe_value));
+  };
+  if (r.kind == RecipeKind::Benchmark) return;  // a benchmark runs as exported
+  add("tp", L.tp, opt(r.tp));
+  add("pp", L.pp, opt(r.pp));
+  add("cp", L.cp, opt(r.cp));
+  if (r.moe) {
+    add("ep", L.ep, opt(r.ep));
+    add("etp", L.etp, r.etp ? opt(r.etp) : std::string("1"));
+  }
+  if (L.pp > 1 && L.vp > 0) add("vp", L.vp, opt(r.vp));
+  if (L.tp > 1 || (r.sp && *r.sp != L.sp)) {
+    const std::string key = key_for(kb, "sp");
+    if (!key.empty())
+      res.overrides.push_back(make_override(c, key, L.sp ? "true" : "false", r.sp ? (*r.sp ? "true" : "false") : std::string()));
+  }
+  if (r.seq_len && L.seq != *r.seq_len) add("seq", L.seq, opt(r.seq_len));
+  if (res.batch.gbs != res.batch.recipe_gbs && res.batch.recipe_gbs > 0) add("gbs", res.batch.gbs, std::to_string(res.batch.recipe_gbs));
+  if (res.batch.mbs != res.batch.recipe_mbs && res.batch.recipe_mbs > 0) add("mbs", res.batch.mbs, std::to_string(res.batch.recipe_mbs));
+  if (launch_mode != r.launch_mode && !launch_mode.empty()) {
+    Override o = make_override(c, "peft", launch_mode, r.launch_mode);
+    res.overrides.push_back(o);
+  }
+  if (r.mode != "pretrain" && !r.mode.empty()) {
+    const std::string key = key_for(kb, "pretrained");
+    if (!key.empty()) {
+      Override o = make_override(c, key, kb.planner("pretrained_checkpoint_path"), "");
+      o.pinned_only = false;
+      res.overrides.push_back(o);
+    }
+  }
+  for (const auto& [key, value] : p.other) res.overrides.push_back(make_override(c, key, value, ""));
+}
+
+// The launch command, from the newest revision's entry-point command of the
+// recipe's kind, with the launcher's own flags for each size and change.
+void build_command(Context& c, Result& res, const std::string& launch_mode) {
+  Kb& kb = c.kb;
+  const Recipe& r = res.recipe;
+  const bool bench = r.kind == RecipeKind::Benchmark;
   const std::string ref = kb.planner(bench ? "benchmark_command" : "library_command");
   const auto slash = ref.find('/');
   if (slash == std::string::npos) return;
@@ -251,257 +505,419 @@ void build_command(Context& c, Result& r) {
   const EntityText& t = texts.front();
   auto it = t.parts.find("command");
   std::string cmd = it == t.parts.end() ? t.text : it->second;
-  r.sources.push_back({t.file, t.line, t.revision, "entry-point command"});
-  for (auto& n : superseded_notes(kb, ref.substr(0, slash), ref.substr(slash + 1), c.lang)) r.notes.push_back(std::move(n));
-  const Layout& L = r.layout;
+  res.sources.push_back({t.file, t.line, t.revision, "entry-point command"});
+  const Layout& L = res.layout;
   if (bench) {
     set_flag(cmd, kb.planner("bench_nodes_flag"), std::to_string(L.nodes));
     set_flag(cmd, kb.planner("bench_gpus_per_node_flag"), std::to_string(L.nproc));
-    set_flag(
-        cmd, kb.planner("recipe_flag"),
-        fill(kb.label(c.lang, "benchmark_name"), {{"model", r.recipe.model}, {"gpus", std::to_string(L.gpus)}, {"hardware", L.hardware}}));
-    if (!r.recipe.mode.empty()) set_flag(cmd, kb.planner("bench_mode_flag"), r.recipe.mode);
-  } else {
-    set_flag(cmd, kb.planner("nproc_flag"), std::to_string(L.nproc));
-    set_flag(cmd, kb.planner("recipe_flag"), r.recipe.name);
-    if (!r.dataset.empty()) set_flag(cmd, kb.planner("dataset_flag"), r.dataset);
-    if (L.nodes > 1) {
-      const std::string flag = kb.planner("nproc_flag");
-      const auto at = cmd.find(flag);
-      const std::string extra = fill(kb.planner("multi_node_flags"), {{"nodes", std::to_string(L.nodes)}});
-      if (at != std::string::npos && !extra.empty()) cmd.insert(at, extra + " ");
-      r.notes.push_back(fill(kb.label(c.lang, "rendezvous"), {{"nodes", std::to_string(L.nodes)}}));
+    set_flag(cmd, kb.planner("recipe_flag"), r.name);
+    if (!r.launch_mode.empty()) set_flag(cmd, kb.planner("bench_mode_flag"), r.launch_mode);
+    res.command = cmd;
+    return;
+  }
+  set_flag(cmd, kb.planner("nproc_flag"), std::to_string(L.nproc));
+  set_flag(cmd, kb.planner("recipe_flag"), r.name);
+  if (!res.dataset.empty()) set_flag(cmd, kb.planner("dataset_flag"), res.dataset);
+  if (L.nodes > 1) {
+    const std::string flag = kb.planner("nproc_flag");
+    const auto at = cmd.find(flag);
+    const std::string extra = fill(kb.planner("multi_node_flags"), {{"nodes", std::to_string(L.nodes)}});
+    if (at != std::string::npos && !extra.empty()) cmd.insert(at, extra + " ");
+  }
+  while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == ' ')) cmd.pop_back();
+  // Flags of the launcher on one line, KEY=VALUE overrides one per line.
+  std::vector<std::string> flags, kvs;
+  if (launch_mode != r.launch_mode && !launch_mode.empty()) {
+    if (auto f = kb.flag_named(kb.planner("launch_mode_flag")); f)
+      flags.push_back((f->long_option.empty() ? f->short_option : f->long_option) + " " + shell_word(launch_mode));
+  }
+  for (const auto& o : res.overrides) {
+    if (o.key == "peft") continue;  // --mode, above
+    auto f = kb.flag_for(o.key);
+    if (f) {
+      const std::string name = !f->short_option.empty() ? f->short_option : f->long_option;
+      flags.push_back(name + " " + shell_word(o.value));
+    } else {
+      kvs.push_back(quote(o.key + "=" + o.value));
     }
   }
-  for (const auto& o : r.overrides) {
-    while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == ' ')) cmd.pop_back();
-    // Single-quoted for the shell, a quote inside written as '\''.
-    std::string quoted = "'";
-    for (char ch : o.key + "=" + o.value) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    cmd += " \\\n    " + quoted + "'";
-  }
-  r.command = cmd;
-}
-
-void add_recipe_notes(Context& c, Result& r) {
-  const Recipe& rc = r.recipe;
-  if (rc.pattern) r.notes.push_back(c.kb.label(c.lang, "pattern_row"));
-  if (!rc.mentioned_in.empty())
-    r.notes.push_back(fill(c.kb.label(c.lang, "mentioned"), {{"where", rc.mentioned_in}, {"pattern", rc.expanded_from}}));
-  else if (!rc.expanded_from.empty())
-    r.notes.push_back(fill(c.kb.label(c.lang, "expanded"), {{"pattern", rc.expanded_from}}));
-  for (const auto& [name, range] : {std::pair<const char*, const Range&>{"TP", rc.tp}, {"PP", rc.pp}, {"EP", rc.ep}}) {
-    if (range.is_value() && !range.exact() && rc.kind == RecipeKind::Library)
-      r.notes.push_back(
-          fill(c.kb.label(c.lang, "range_only"),
-               {{"dim", name}, {"range", kb::format_range(range)}, {"pattern", rc.expanded_from.empty() ? rc.name : rc.expanded_from}}));
-  }
-  if (rc.kind == RecipeKind::Benchmark) r.notes.push_back(c.kb.label(c.lang, "benchmark_warning"));
-  r.sources.push_back({rc.file, rc.line, rc.revision, "recipe row"});
-}
-
-// Everything the plan stage states about one recipe on a layout.
-void plan_one(Context& c, Result& r, const std::optional<Model>& model, long long gpus, long long seq, const std::string& hardware,
-              bool assumed, const KeyValues& user, const std::string& wanted_dataset, Answer* a) {
-  fit(c, r, model, gpus, seq, hardware, assumed, user);
-  if (r.recipe.kind != RecipeKind::Benchmark) r.dataset = pick_dataset(c.kb, r.recipe.mode, wanted_dataset, a, c.lang);
-}
-
-void finish_plan(Context& c, Result& r) {
-  add_recipe_notes(c, r);
-  build_command(c, r);
-}
-
-// Candidate selection: the best `limit` recipes of a kind in answer order
-// (score, then non-pattern rows first, then name and mode), scored with
-// every part, without scoring every recipe in full. Recipes of one shape
-// (compiler/derive) get the same score from every term that does not read
-// names, so the ranker scores one row per shape first. When a term reads
-// names (model, size, family filter), each candidate of the name prefix
-// adds its name parts to its shape's score. Otherwise the members of the
-// best shapes are read by name, shape after shape, until the next shape
-// cannot beat the answers found; quick-reference picks and free-text hits,
-// which add to their shape's score, are scored one by one first.
-struct Ranked {
-  int score = 0;
-  bool pattern = false;
-  std::string name, mode;
-  long long id = 0;
-  bool operator<(const Ranked& o) const {
-    if (score != o.score) return score > o.score;
-    if (pattern != o.pattern) return !pattern;
-    if (name != o.name) return name < o.name;
-    return mode < o.mode;
-  }
-};
-
-std::vector<Result> select_recipes(Kb& kb, Ranker& ranker, RecipeKind kind, const std::string& prefix, long long gpus,
-                                   const std::string& hardware, size_t limit) {
-  if (limit == 0) return {};
-  using Parts = Ranker::Parts;
-  struct ShapeScore {
-    int score = 0;
-    Recipe row;
-  };
-  std::unordered_map<long long, ShapeScore> shapes;  // shape id → its score; ruled-out shapes are left out
-  std::vector<const ShapeScore*> order;
-  for (auto& row : kb.shapes(kind)) {
-    Result r;
-    r.recipe = std::move(row);
-    if (!ranker.score(r, gpus, hardware, Parts::Shape)) continue;
-    const long long id = r.recipe.shape;
-    order.push_back(&(shapes[id] = ShapeScore{r.score, std::move(r.recipe)}));
-  }
-  std::stable_sort(order.begin(), order.end(), [](const ShapeScore* x, const ShapeScore* y) {
-    return x->score != y->score ? x->score > y->score : (!x->row.pattern && y->row.pattern);
-  });
-
-  std::vector<Ranked> ranked;
-  // Keeps the best `limit` (the rest can no longer be answers: a positive
-  // score always ranks above the scores that positives push out).
-  // After a trim the first `limit` are in order, so ranked[limit - 1] is a
-  // bar every answer must clear (later additions only raise it).
-  bool bar = false;
-  const auto trim = [&] {
-    if (ranked.size() < limit) return;
-    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<long>(limit), ranked.end());
-    ranked.resize(limit);
-    bar = true;
-  };
-  // A candidate's name parts on top of its shape's score.
-  Result scratch;
-  const auto score_one = [&](const CandidateView& c) {
-    auto it = shapes.find(c.shape);
-    if (it == shapes.end()) return;
-    const Recipe& row = it->second.row;
-    Recipe& r = scratch.recipe;
-    r.id = c.id;
-    r.name.assign(c.name);
-    r.model_key.assign(c.model_key);
-    r.pattern = row.pattern;
-    r.sizes = row.sizes;
-    scratch.score = 0;
-    scratch.parts.clear();
-    if (!ranker.score(scratch, gpus, hardware, Parts::Names)) return;
-    Ranked rk{it->second.score + scratch.score, row.pattern, r.name, std::string(c.mode), c.id};
-    // Worse than the last of the best `limit` kept so far: never an answer.
-    if (bar && ranked[limit - 1] < rk) return;
-    ranked.push_back(std::move(rk));
-    if (ranked.size() >= 4 * limit + 64 || (!bar && ranked.size() >= limit)) trim();
-  };
-  const auto view = [](const Candidate& c) { return CandidateView{c.id, c.shape, c.name, c.model_key, c.mode, c.kind}; };
-
-  if (ranker.names_matter()) {
-    kb.candidates(kind, prefix, score_one);
-  } else {
-    std::set<long long> one_by_one;
-    for (const auto& name : ranker.named())
-      for (const auto& c : kb.candidates_named(kind, name))
-        if (one_by_one.insert(c.id).second) score_one(view(c));
-    for (long long id : ranker.text_hits())
-      if (auto c = kb.candidate(id); c && c->kind == kind && one_by_one.insert(c->id).second) score_one(view(*c));
-    trim();
-    for (const ShapeScore* sh : order) {
-      // Nothing from here on scores above zero, and something did: stop.
-      if (sh->score <= 0 && std::any_of(ranked.begin(), ranked.end(), [](const Ranked& r) { return r.score > 0; })) break;
-      // Enough answers, and none of this shape's members can beat them: stop.
-      if (bar) {
-        const Ranked& last = ranked[limit - 1];
-        if (last.score > sh->score || (last.score == sh->score && !last.pattern && sh->row.pattern)) break;
-      }
-      for (const auto& c : kb.shape_members(sh->row.shape, static_cast<long long>(limit + one_by_one.size())))
-        if (!one_by_one.count(c.id)) ranked.push_back({sh->score, sh->row.pattern, c.name, c.mode, c.id});
-      trim();
-    }
-  }
-  // Recipes that nothing in the query speaks for are not answers, when
-  // some recipe does score.
-  const bool any_positive = std::any_of(ranked.begin(), ranked.end(), [](const Ranked& r) { return r.score > 0; });
-  if (any_positive) ranked.erase(std::remove_if(ranked.begin(), ranked.end(), [](const Ranked& r) { return r.score <= 0; }), ranked.end());
-  std::sort(ranked.begin(), ranked.end());
-  if (ranked.size() > limit) ranked.resize(limit);
-
-  std::vector<Result> out;
-  for (const auto& rk : ranked) {
-    auto recipe = kb.recipe_by_id(rk.id);
-    if (!recipe) continue;  // cannot happen: the id was just read from the same KB
-    Result r;
-    r.recipe = std::move(*recipe);
-    ranker.score(r, gpus, hardware);
-    out.push_back(std::move(r));
-  }
-  return out;
+  if (!flags.empty()) cmd += " \\\n    " + kb::join(flags, " ");
+  for (const auto& kv : kvs) cmd += " \\\n    " + kv;
+  res.command = cmd;
 }
 
 }  // namespace
 
-Context make_context(Kb& kb, const std::string& lang) { return Context{kb, lang, to_ll(kb.planner("long_context_threshold"))}; }
-
-std::variant<std::vector<Result>, Error> plan_question(Context& c, const kbq::dsl::Query& q, Ranker& ranker, size_t limit, Answer& a) {
+Result plan_recipe(Context& c, const Recipe& r, const Ask& ask, bool substitute) {
   Kb& kb = c.kb;
-  const auto filter = [&](const std::string& f) {
-    auto it = q.filters.find(f);
-    return it == q.filters.end() ? std::string{} : it->second;
-  };
-  const bool bench = q.intents.count(kb.planner("benchmark_intent")) || filter("kind") == to_string(RecipeKind::Benchmark);
-  const std::string hardware = hardware_or_default(kb, q.hardware);
-  const long long gpus = q.gpus ? *q.gpus : q.nodes ? *q.nodes * std::max(1, kb.gpu(hardware) ? kb.gpu(hardware)->per_node : 1) : 0;
-  const long long seq = q.seq_len.value_or(0);
-  const std::string prefix = !q.model.empty() ? q.model : filter("family");
-
-  // User parallelism filters become overrides on every candidate.
-  KeyValues user;
-  for (const auto& [d, name] : kDimNames)
-    if (auto v = filter(std::string(name)); !v.empty()) user.emplace_back(key_for(kb, d), v);
-
-  std::vector<Result> scored =
-      select_recipes(kb, ranker, bench ? RecipeKind::Benchmark : RecipeKind::Library, prefix, gpus, hardware, limit);
-  // A query of free words only (unknown words, stopwords), none of them in
-  // any recipe's text, speaks for no recipe: nothing matched (the warnings
-  // still suggest the words it may have meant).
-  kbq::dsl::Constraints known = q.constraints();
-  known.free_text.clear();
-  if (known == kbq::dsl::Constraints{} && std::none_of(scored.begin(), scored.end(), [](const Result& r) { return r.score > 0; }))
-    scored.clear();
-
-  for (auto& r : scored) {
-    const auto model = kb.model(r.recipe.model_key);
-    // A TP that cannot divide the model's kv heads contradicts the query.
-    if (auto tp = filter("tp"); !tp.empty() && model && model->kv_heads && to_ll(tp) > 0 && *model->kv_heads % to_ll(tp) != 0) {
-      for (const auto& t : q.terms)
-        if (t.kind == kbq::dsl::TermKind::Filter && t.field == "tp")
-          return Error{"tp:" + tp + " does not divide the " + std::to_string(*model->kv_heads) + " kv heads of " + model->display,
-                       "TP must divide num_key_value_heads (rule 1)", t.span.col, t.span.len};
+  Result res;
+  res.recipe = r;
+  res.substitute = substitute;
+  Plan p;
+  const std::string hw = ask.hardware_assumed && !r.native_hardware.empty() && r.kind == RecipeKind::Benchmark ? r.native_hardware
+                         : !ask.hardware.empty()                                                               ? ask.hardware
+                                                 : hardware_or_default(kb, {});
+  p.gpu = kb.gpu(hw).value_or(Gpu{hw, hw, 0, 0, 0, false, ""});
+  p.sizing = size_recipe(kb, r, c.params);
+  // The recipe's own sizes, then the user's.
+  Shape start{r.tp.value_or(1), r.pp.value_or(1),  r.vp.value_or(0), r.cp.value_or(1),
+              r.ep.value_or(1), r.etp.value_or(1), r.mbs.value_or(1)};
+  if (start.pp <= 1) start.vp = 0;
+  SearchInput& in = p.in;
+  for (const auto& [key, value] : ask.fixed) {
+    auto ck = kb.config_key(key);
+    const std::string dim = ck ? ck->dimension : std::string();
+    const long long v = to_ll(value, 0);
+    if (auto d = parse_dim(dim)) {
+      switch (*d) {
+        case Dim::TP:
+          start.tp = v;
+          break;
+        case Dim::PP:
+          start.pp = v;
+          break;
+        case Dim::CP:
+          start.cp = v;
+          break;
+        case Dim::EP:
+          start.ep = v;
+          break;
+        case Dim::ETP:
+          start.etp = v;
+          break;
+        case Dim::VP:
+          start.vp = v;
+          break;
+      }
+      in.fixed.insert(*d);
+    } else if (dim == "seq") {
+      p.seq = v;
+    } else if (dim == "gbs") {
+      p.fixed_gbs = v;
+    } else if (dim == "mbs") {
+      start.mbs = v;
+      in.mbs_fixed = true;
+    } else if (dim == "sp") {
+      p.fixed_sp = kb::fold(value) == "true";
+    } else {
+      p.other.emplace_back(key, value);
     }
-    const long long want_gpus = gpus > 0 ? gpus : ranker.suggested_gpus(r);
-    plan_one(c, r, model, want_gpus, seq, hardware, q.hardware.empty(), user, filter("dataset"), &a);
-    for (const auto& s : ranker.notes_for(r, c.lang)) r.notes.push_back(s);
-    finish_plan(c, r);
   }
-  return scored;
+  // The sequence: a longer one than the recipe's needs more CP, so each
+  // rank keeps the tokens the recipe was written for.
+  const long long seq = p.seq > 0 ? p.seq : ask.seq > 0 ? ask.seq : r.seq_len.value_or(0);
+  long long cp_min = 1;
+  if (r.seq_len && seq > *r.seq_len) {
+    const long long per_rank = std::max(1LL, *r.seq_len / std::max(1LL, r.cp.value_or(1)));
+    cp_min = std::max(r.cp.value_or(1), next_pow2((seq + per_rank - 1) / per_rank));
+  } else if (!r.seq_len && seq > c.threshold && c.threshold > 0) {
+    cp_min = next_pow2((seq + c.threshold - 1) / c.threshold);
+  }
+  if (!in.fixed.count(Dim::CP)) start.cp = std::max(start.cp, cp_min);
+  in.sizing = &p.sizing;
+  in.start = start;
+  in.gpu = &p.gpu;
+  in.seq = seq;
+  in.gbs = p.fixed_gbs > 0 ? p.fixed_gbs : r.gbs.value_or(0);
+  in.threshold = c.threshold;
+  in.cp_min = in.fixed.count(Dim::CP) ? 1 : cp_min;
+  in.moe = r.moe;
+  in.change_order = change_order(kb);
+  in.params = c.params_ok ? &c.params : nullptr;
+  const long long max_world = std::max(1LL, to_ll(kb.planner("max_world"), 16384));
+
+  // The world: the user's GPUs; without them the recipe's own count (or the
+  // fewest GPUs above it where it fits); a benchmark runs on its own.
+  long long world = ask.gpus;
+  std::optional<Placement> placed;
+  if (r.kind == RecipeKind::Benchmark) {
+    world = r.native_gpus.value_or(r.min_gpus.value_or(1));
+    Placement pl = evaluate(in, start, world);
+    if (pl.fits) placed = pl;
+  } else {
+    if (world <= 0) {
+      const long long own = std::max(r.native_gpus.value_or(0), r.min_gpus.value_or(1));
+      world = min_world(in, own, max_world);
+      if (world == 0) world = own;
+      if (world != own)
+        res.departures.push_back(c.label("note.own_count", {{"own", std::to_string(own)}, {"gpus", std::to_string(world)}}));
+    }
+    placed = place(in, world);
+  }
+  // A job that does not fit is shown with the layout it would run with on
+  // these GPUs (the rules alone), to say how much memory it needs.
+  Placement shown = placed ? *placed : [&] {
+    if (auto rules_only = place(in, world, false)) return *rules_only;
+    Shape ones = start;
+    ones.tp = ones.pp = ones.cp = ones.ep = ones.etp = 1;
+    ones.vp = 0;
+    return evaluate(in, in.fixed.empty() ? ones : start, world);
+  }();
+  res.runnable = placed.has_value();
+  if (!res.runnable && r.kind != RecipeKind::Benchmark) res.min_gpus = min_world(in, world + 1, max_world);
+
+  // The layout.
+  Layout& L = res.layout;
+  L.gpus = world;
+  L.hardware = p.gpu.key;
+  L.hardware_name = kb::upper_ascii(p.gpu.key);
+  L.hardware_assumed = ask.hardware_assumed && !(r.kind == RecipeKind::Benchmark && !r.native_hardware.empty());
+  L.per_node = p.gpu.per_node;
+  if (L.per_node > 0 && world > L.per_node) {
+    L.nodes = (world + L.per_node - 1) / L.per_node;
+    L.nproc = L.per_node;
+  } else {
+    L.nodes = 1;
+    L.nproc = world;
+  }
+  const Shape& s = shown.shape;
+  L.tp = s.tp;
+  L.pp = s.pp;
+  L.vp = s.pp > 1 ? s.vp : 0;
+  L.cp = s.cp;
+  L.ep = r.moe ? s.ep : 1;
+  L.etp = r.moe ? s.etp : 1;
+  // Sequence parallelism needs TP > 1 (the model config turns it off at TP 1).
+  L.sp = s.tp > 1 && p.fixed_sp.value_or(true);
+  L.seq = seq;
+  if (s.tp * s.pp * s.cp > 0 && world % (s.tp * s.pp * s.cp) == 0) L.dp = world / (s.tp * s.pp * s.cp);
+  if (r.moe && s.pp * s.ep * s.etp > 0 && world % (s.pp * s.ep * s.etp) == 0) L.edp = world / (s.pp * s.ep * s.etp);
+
+  // Memory per GPU.
+  Memory& M = res.memory;
+  M.capacity_gib = p.gpu.memory_gib;
+  M.assumptions = p.sizing.assumptions;
+  if (shown.sized) {
+    const auto& e = shown.estimate;
+    M.known = true;
+    M.per_gpu_gib = gib(e.total);
+    M.weights = gib(e.weights);
+    M.grads = gib(e.grads);
+    M.optimizer = gib(e.optimizer);
+    M.activations = gib(e.activations);
+    M.overhead = gib(e.overhead);
+    M.fits = p.gpu.memory_gib > 0 && M.per_gpu_gib <= p.gpu.memory_gib;
+  } else {
+    M.unknown_reason = !p.sizing.sized         ? p.sizing.why_not
+                       : p.gpu.memory_gib <= 0 ? c.label("memory.no_capacity", {{"hardware", p.gpu.display}})
+                                               : c.label("memory.no_layout");
+  }
+
+  // The batch: GBS = MBS × DP × accumulation; the recipe's GBS when it
+  // divides, else the nearest that does (a convergence change).
+  Batch& B = res.batch;
+  B.recipe_gbs = r.gbs.value_or(0);
+  B.recipe_mbs = r.mbs.value_or(1);
+  B.mbs = s.mbs;
+  B.dp = std::max(1LL, L.dp);
+  B.gbs = p.fixed_gbs > 0 ? p.fixed_gbs : B.recipe_gbs;
+  if (B.gbs > 0) {
+    // A benchmark runs as its code sets it: its GBS is never moved.
+    const long long unit = B.mbs * B.dp;
+    if (B.gbs % unit != 0 && p.fixed_gbs == 0 && r.kind != RecipeKind::Benchmark) {
+      const long long lo = std::max(unit, B.gbs / unit * unit), hi = lo + unit;
+      B.gbs = (B.gbs - lo < hi - B.gbs) ? lo : hi;
+    }
+    B.grad_accum = B.gbs % unit == 0 ? B.gbs / unit : 0;
+  }
+
+  // Dataset, overrides, command.
+  const std::string launch_mode = !ask.launch_mode.empty() && kb.task_of(ask.launch_mode) == r.mode ? ask.launch_mode : r.launch_mode;
+  if (r.kind != RecipeKind::Benchmark) res.dataset = pick_dataset(c, r, launch_mode, ask.dataset, res.departures);
+  overrides_of(c, res, r, p, launch_mode);
+  build_command(c, res, launch_mode);
+
+  // Where the numbers come from: the code lines.
+  for (const char* f : {"tp", "pp", "cp", "ep", "sp", "seq_length", "global_batch_size", "micro_batch_size"})
+    if (auto at = kb.cite(r.target, f); !at.empty()) res.sources.push_back({at, 0, 0, std::string("code: ") + f});
+  if (auto m = kb.model(r.model_key))
+    res.sources.push_back({"data/models.tsv", 0, 0, "model " + m->key + " (" + kb::split(m->source, ';').front() + ")"});
+  if (!p.gpu.source.empty()) res.sources.push_back({"data/gpus.tsv", 0, 0, "GPU " + p.gpu.key});
+  return res;
 }
 
-Result plan_recipe(Context& c, const Recipe& recipe, long long gpus, const std::string& hardware, const KeyValues& overrides) {
-  Result r;
-  r.recipe = recipe;
-  const auto model = c.kb.model(recipe.model_key);
-  plan_one(c, r, model, gpus, 0, hardware_or_default(c.kb, hardware), hardware.empty(), overrides, {}, nullptr);
-  finish_plan(c, r);
-  return r;
-}
+// --- check's overrides ------------------------------------------------------------------------
 
-std::optional<Error> check_overrides(Kb& kb, const KeyValues& overrides) {
+std::variant<KeyValues, Error> resolve_overrides(Context& c, const KeyValues& overrides, std::vector<std::string>& notes) {
+  Kb& kb = c.kb;
+  KeyValues out;
+  // Every key the code's ConfigContainer has, for the nearest-key hint.
+  std::vector<std::string> code_keys;
+  {
+    kb::Stmt st(kb.db(), "SELECT key FROM code_config_keys WHERE kind <> 'section' ORDER BY key");
+    while (st.step()) code_keys.push_back(st.text(0));
+  }
+  auto exists_in_code = [&](const std::string& key) {
+    kb::Stmt st(kb.db(), "SELECT count(*) FROM code_config_keys WHERE key = ? OR (kind = 'section' AND type = 'open' AND key = ?)");
+    st.bind(1, key).bind(2, key.substr(0, key.find('.')));
+    return st.step() && st.integer(0) > 0;
+  };
   for (const auto& [k, v] : overrides) {
-    auto ck = kb.config_key(k);
-    if (!ck) return Error{"unknown override key '" + k + "'", "keys are listed in kb-sources/data/config-keys.tsv"};
-    // A parallel size must be a positive whole number.
-    if (parse_dim(ck->dimension)) {
+    std::string key = k;
+    if (auto ck = kb.config_key(k); ck && ck->key != k) {
+      notes.push_back(c.label("note.key_rewritten", {{"from", k}, {"to", ck->key}}));
+      key = ck->key;
+    }
+    auto ck = kb.config_key(key);
+    if (!ck && !exists_in_code(key)) {
+      // The nearest real keys by edit distance.
+      std::vector<std::pair<size_t, std::string>> near;
+      for (const auto& ref : code_keys) near.emplace_back(kb::edit_distance(key, ref), ref);
+      std::sort(near.begin(), near.end());
+      std::vector<std::string> top;
+      for (size_t i = 0; i < near.size() && i < 3; ++i) top.push_back(near[i].second);
+      return Error{"unknown override key '" + k + "': the code's ConfigContainer has no such field",
+                   "did you mean " + kb::join(top, ", ") + "?"};
+    }
+    if (ck && parse_dim(ck->dimension)) {
       const long long n = to_ll(v, 0);
-      if (n < 1 || n > 1000000)
+      if (n < 1 || n > kbq::dsl::kMaxCount)
         return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number", "e.g. " + ck->key + "=2"};
     }
+    if (ck && ck->dimension == "sp" && kb::fold(v) != "true" && kb::fold(v) != "false")
+      return Error{"override '" + k + "=" + v + "': " + ck->key + " is true or false", "e.g. " + ck->key + "=true"};
+    if (ck && (ck->dimension == "seq" || ck->dimension == "gbs" || ck->dimension == "mbs")) {
+      const long long n = to_ll(v, 0);
+      if (n < 1 || n > (1LL << 31))
+        return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number below 2^31",
+                     "e.g. " + ck->key + "=4096"};
+    }
+    // A value the field's annotated type cannot hold fails at start-up:
+    // caught here (int, float and bool fields; None where the type allows it).
+    {
+      kb::Stmt st(kb.db(), "SELECT type FROM code_config_keys WHERE key = ? AND kind <> 'section'");
+      st.bind(1, key);
+      if (st.step()) {
+        const std::string type = st.text(0);
+        const std::string base = [&] {
+          std::string t = type;
+          for (const char* wrap : {"Optional[", " | None"}) {
+            if (auto at = t.find(wrap); at != std::string::npos)
+              t = at == 0 ? t.substr(std::strlen(wrap), t.size() - std::strlen(wrap) - 1) : t.substr(0, at);
+          }
+          return t;
+        }();
+        const bool none_ok = base != type && (v == "None" || v == "null");
+        auto whole = [&] {
+          char* end = nullptr;
+          errno = 0;
+          (void)std::strtoll(v.c_str(), &end, 10);
+          return !v.empty() && errno == 0 && *end == '\0';
+        };
+        auto real = [&] {
+          char* end = nullptr;
+          const double d = std::strtod(v.c_str(), &end);
+          return !v.empty() && *end == '\0' && std::isfinite(d);
+        };
+        const std::string lv = kb::fold(v);
+        const bool ok = none_ok || (base == "int"     ? whole()
+                                    : base == "float" ? real()
+                                    : base == "bool"  ? (lv == "true" || lv == "false")
+                                                      : true);
+        if (!ok)
+          return Error{"override '" + k + "=" + v + "': " + key + " is a " + type + " in the code", "e.g. " + key + "=" +
+                                                                                                        (base == "bool"  ? "true"
+                                                                                                         : base == "int" ? "2"
+                                                                                                                         : "0.5")};
+      }
+    }
+    out.emplace_back(key, v);
   }
-  return std::nullopt;
+  return out;
+}
+
+// --- alternatives ---------------------------------------------------------------------------
+
+std::vector<Alternative> alternatives(Context& c, const Ask& ask, const Recipe& best) {
+  std::vector<Alternative> out;
+  Kb& kb = c.kb;
+  // One name per recipe function: the generic alias over the canonical name.
+  std::map<std::string, std::string> name_of;  // target → preferred name
+  for (RecipeKind kind : {RecipeKind::Library, RecipeKind::Benchmark})
+    for (const auto& r : kb.recipes(kind)) {
+      auto [it, fresh] = name_of.try_emplace(r.target, r.name);
+      if (!fresh && (r.name.size() < it->second.size() || (r.name.size() == it->second.size() && r.name < it->second))) it->second = r.name;
+    }
+  const auto preferred = [&](const Recipe& r) { return name_of[r.target] == r.name; };
+  const long long gpus = ask.gpus;
+  auto runs = [&](const Recipe& r, const std::string& hw) {
+    Ask a = ask;
+    a.hardware = hw;
+    a.hardware_assumed = false;
+    a.launch_mode.clear();
+    return plan_recipe(c, r, a, false);
+  };
+  // The same recipe on the fewest GPUs of this type where it fits.
+  {
+    Ask a = ask;
+    Result here = plan_recipe(c, best, a, false);
+    if (!here.runnable && here.min_gpus > 0) {
+      a.gpus = here.min_gpus;
+      Result more = plan_recipe(c, best, a, false);
+      if (more.runnable)
+        out.push_back(
+            {"more_gpus", best.name, more.layout.gpus, more.layout.hardware,
+             c.label("alt.more_gpus",
+                     {{"recipe", best.name}, {"gpus", std::to_string(more.layout.gpus)}, {"hardware", more.layout.hardware_name}}),
+             more.command});
+    }
+  }
+  // LoRA instead of full training, on the same GPUs.
+  if (best.mode != "peft" && best.kind == RecipeKind::Library)
+    for (const auto& r : kb.recipes(RecipeKind::Library))
+      if (r.mode == "peft" && r.model_key == best.model_key && !r.model_key.empty() && preferred(r)) {
+        Result res = runs(r, ask.hardware);
+        if (res.runnable && res.memory.known && r.tp && r.pp) {
+          out.push_back(
+              {"lora", r.name, res.layout.gpus, res.layout.hardware,
+               c.label("alt.lora", {{"recipe", r.name}, {"gpus", std::to_string(res.layout.gpus)}, {"hardware", res.layout.hardware_name}}),
+               res.command});
+          break;
+        }
+      }
+  // A GPU with more memory, on the same count.
+  const auto here = kb.gpu(ask.hardware);
+  std::vector<Gpu> bigger;
+  for (const auto& g : kb.gpus())
+    if (here && g.memory_gib > here->memory_gib) bigger.push_back(g);
+  std::sort(bigger.begin(), bigger.end(), [](const Gpu& a, const Gpu& b) { return a.memory_gib < b.memory_gib; });
+  for (const auto& g : bigger) {
+    Result res = runs(best, g.key);
+    if (res.runnable && res.memory.known && (gpus == 0 || res.layout.gpus == gpus)) {
+      out.push_back({"hardware", best.name, res.layout.gpus, g.key,
+                     c.label("alt.hardware",
+                             {{"recipe", best.name}, {"gpus", std::to_string(res.layout.gpus)}, {"hardware", kb::upper_ascii(g.key)}}),
+                     res.command});
+      break;
+    }
+  }
+  // A smaller model of the family, same mode, on the same GPUs.
+  const auto model = kb.model(best.model_key);
+  const auto family_of = [](const Model& m) {
+    auto it = m.row.find("family");
+    return it == m.row.end() ? std::string() : it->second;
+  };
+  if (model && model->total_params_b > 0 && !family_of(*model).empty()) {
+    std::vector<std::pair<double, const Recipe*>> smaller;
+    for (const auto& r : kb.recipes(best.kind))
+      if (r.mode == best.mode && r.modality == best.modality && r.model_key != best.model_key && r.tp && r.pp && r.cp && preferred(r))
+        if (auto m = kb.model(r.model_key);
+            m && family_of(*m) == family_of(*model) && m->total_params_b > 0 && m->total_params_b < model->total_params_b)
+          smaller.emplace_back(m->total_params_b, &r);
+    std::sort(smaller.begin(), smaller.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second->name < b.second->name); });
+    for (const auto& [params, r] : smaller) {
+      Result res = runs(*r, ask.hardware);
+      if (res.runnable && res.memory.known && (gpus == 0 || res.layout.gpus == gpus)) {
+        out.push_back({"smaller_model", r->name, res.layout.gpus, res.layout.hardware,
+                       c.label("alt.smaller",
+                               {{"recipe", r->name}, {"gpus", std::to_string(res.layout.gpus)}, {"hardware", res.layout.hardware_name}}),
+                       res.command});
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace kbq

@@ -2,173 +2,191 @@
 #include "query/rank/rank.hpp"
 
 #include <algorithm>
-#include <string>
 
 #include "base/text.hpp"
 
 namespace kbq {
+
+bool low_precision(const Recipe& r, const std::string& default_precision) {
+  return !r.low_precision.empty() || (!r.native_precision.empty() && r.native_precision != default_precision);
+}
+
+QuickRefPicks quick_ref_picks(Kb& kb, const Ask& ask) {
+  QuickRefPicks out;
+  for (const auto& row : kb.quick_ref_rows()) {
+    const bool has_mode = !row.mode.empty();
+    if (!has_mode && row.intents.empty()) continue;
+    if (has_mode && !ask.mode.empty() && row.mode != ask.mode) continue;
+    const bool intents_ok =
+        std::all_of(row.intents.begin(), row.intents.end(), [&](const std::string& i) { return ask.intents.count(i) > 0; });
+    if (!intents_ok || (!row.scale.empty() && row.scale != ask.scale)) continue;
+    if (has_mode && ask.mode.empty() && row.intents.empty()) continue;  // a mode-only row needs the question's mode
+    // A row for one GPU is a hard constraint; ranges are advice.
+    if (ask.gpus > 0 && row.gpus == 1 && row.single_gpu_count && ask.gpus != 1) continue;
+    if (!row.intents.empty() && has_mode && ask.mode.empty() && out.intent_mode.empty()) out.intent_mode = row.mode;
+    int position = 0;
+    for (const auto& name : row.recipes) {
+      out.by_name.try_emplace(name, QuickRefPicks::Pick{row.row, position++});
+      if (!row.intents.empty() && ask.model.empty())
+        if (auto r = kb.recipe(name); r && !r->model_key.empty()) out.intent_models.insert(r->model_key + "/" + r->mode);
+    }
+  }
+  return out;
+}
+
 namespace {
 
-// Points of the parts that read recipe names (see name_parts_bound).
-constexpr int kModelPoints = 25;
-constexpr int kSizePoints = 20;
+// Natural order: digit runs compare as numbers (llama3_8b before llama3_70b).
+bool natural_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      size_t i2 = i, j2 = j;
+      while (i2 < a.size() && std::isdigit(static_cast<unsigned char>(a[i2]))) ++i2;
+      while (j2 < b.size() && std::isdigit(static_cast<unsigned char>(b[j2]))) ++j2;
+      const std::string x = a.substr(i, i2 - i), y = b.substr(j, j2 - j);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = i2;
+      j = j2;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
 
-bool name_has_token(const std::string& name, const std::string& token) {
-  return !token.empty() && ("_" + name + "_").find("_" + token + "_") != std::string::npos;
+int changes_of(Context& c, const Result& r) {
+  int n = 0;
+  const auto pretrained = c.kb.config_keys_for("pretrained");
+  // Sequence parallelism follows TP (rule 5) and the starting checkpoint is
+  // every fine-tune's: neither is a choice between recipes.
+  const auto sp = c.kb.config_keys_for("sp");
+  for (const auto& o : r.overrides)
+    if (!o.pinned_only && (pretrained.empty() || o.key != pretrained.front().key) && (sp.empty() || o.key != sp.front().key)) ++n;
+  return n;
+}
+
+// One criterion's key for a result (lower ranks first) and why.
+ScorePart part(Context& c, const Ask& ask, const QuickRefPicks& picks, const Result& r, const std::string& criterion) {
+  const Recipe& rc = r.recipe;
+  ScorePart p;
+  p.name = criterion;
+  if (criterion == "mode") {
+    const std::string& want = ask.mode.empty() ? picks.intent_mode : ask.mode;
+    p.points = want.empty() || rc.mode == want ? 0 : 1;
+    p.why = c.label("part.mode", {{"mode", rc.mode}});
+  } else if (criterion == "model") {
+    const bool other = !picks.intent_models.empty() && !picks.intent_models.count(rc.model_key + "/" + rc.mode);
+    p.points = r.substitute || other ? 1 : 0;
+    p.why = c.label(r.substitute ? "part.model_substitute"
+                    : other      ? "part.model_other"
+                                 : "part.model",
+                    {{"model", rc.model.empty() ? rc.model_key : rc.model}});
+  } else if (criterion == "modality") {
+    const bool wanted = ask.modalities.empty() ? rc.modality == "text" : ask.modalities.count(rc.modality) > 0;
+    p.points = wanted ? 0 : 1;
+    p.why = c.label("part.modality", {{"modality", rc.modality}});
+  } else if (criterion == "feasible") {
+    // Known to fit, then fits the rules with memory not estimated, then does not fit.
+    p.points = r.runnable ? (r.memory.known ? 0 : 1) : 2;
+    p.why = c.label(r.runnable ? "part.feasible" : "part.not_feasible",
+                    {{"gpus", std::to_string(r.layout.gpus)}, {"hardware", r.layout.hardware_name}});
+  } else if (criterion == "sequence") {
+    const long long own = rc.seq_len.value_or(0);
+    if (ask.seq > 0) {
+      p.points = own == ask.seq ? 0 : own > ask.seq ? 1 : 2;
+      p.why = c.label(p.points == 0   ? "part.seq_native"
+                      : p.points == 1 ? "part.seq_longer"
+                                      : "part.seq_shorter",
+                      {{"own", std::to_string(own)}, {"asked", std::to_string(ask.seq)}});
+    } else {
+      p.points = own > c.threshold && c.threshold > 0 ? 1 : 0;
+      p.why = c.label(p.points == 0 ? "part.seq_plain" : "part.seq_long_variant", {{"own", std::to_string(own)}});
+    }
+  } else if (criterion == "precision") {
+    // The precision asked; without one, the default (data/planner.tsv default_precision).
+    // A recipe trains in the default precision unless its code sets FP8 or
+    // FP4 (the code wins over a name's "bf16"); a benchmark's name says
+    // which low precision (fp8cs, fp8mx, nvfp4).
+    const std::string def = c.kb.planner("default_precision");
+    const std::string want = ask.precision.empty() ? def : ask.precision;
+    const bool low = low_precision(rc, def);
+    const std::string family = rc.low_precision.substr(0, rc.low_precision.find(' '));
+    bool match;
+    if (want == def)
+      match = !low;
+    else if (!rc.native_precision.empty() && rc.native_precision != def)
+      match = kb::starts_with(rc.native_precision, want);
+    else
+      match = !family.empty() && want.find(family) != std::string::npos;
+    p.points = match ? 0 : 1;
+    p.why = c.label("part.precision", {{"precision", !rc.native_precision.empty() ? rc.native_precision
+                                                     : !rc.low_precision.empty()  ? rc.low_precision
+                                                                                  : def}});
+  } else if (criterion == "changes") {
+    p.points = changes_of(c, r);
+    p.why = c.label("part.changes", {{"n", std::to_string(p.points)}});
+  } else if (criterion == "quick_reference") {
+    // The recipe the row names, then another recipe of a model the row names.
+    auto it = picks.by_name.find(rc.name);
+    if (it != picks.by_name.end()) {
+      p.points = it->second.position;
+      p.why = c.label("part.quick_ref", {{"row", it->second.row}});
+    } else {
+      p.points = 1000;
+      for (const auto& [name, pick] : picks.by_name)
+        if (auto picked = c.kb.recipe(name); picked && !picked->model_key.empty() && picked->model_key == rc.model_key)
+          p.points = std::min(p.points, 100 + pick.position);
+      p.why = p.points < 1000 ? c.label("part.quick_ref_model", {{"model", rc.model.empty() ? rc.model_key : rc.model}})
+                              : c.label("part.no_quick_ref");
+    }
+  } else if (criterion == "own_gpus") {
+    const long long own = rc.native_gpus.value_or(rc.min_gpus.value_or(0));
+    p.points = own == r.layout.gpus ? 0 : 1;
+    p.why = c.label(p.points == 0 ? "part.own_gpus" : "part.scaled_gpus",
+                    {{"own", std::to_string(own)}, {"gpus", std::to_string(r.layout.gpus)}});
+  } else if (criterion == "name") {
+    p.points = 0;  // compared by name below
+    p.why = rc.name;
+  }
+  return p;
 }
 
 }  // namespace
 
-Ranker::Ranker(Kb& kb, const kbq::dsl::Query& q, long long threshold) : kb_(kb), q_(q), threshold_(threshold) {
-  moe_intent_ = kb.planner("moe_intent");
-  long_context_intent_ = kb.planner("long_context_intent");
-  for (auto& i : kb::split(kb.planner("modality_intents"), ','))
-    if (!i.empty()) modality_intents_.push_back(i);
-  intents_ = q.intents;
-  if (q.seq_len && *q.seq_len > threshold) intents_.insert(long_context_intent_);
-  intents_.erase("");
-  // Quick-reference rows (what each row asks was read with the lexicon at
-  // build time): a row applies when its mode, intents and scale agree with
-  // the query.
-  for (const auto& row : kb.quick_ref_rows()) {
-    const bool has_mode = !row.mode.empty();
-    if (!has_mode && row.intents.empty()) continue;
-    if (has_mode && q.mode && row.mode != *q.mode) continue;
-    const bool ok = std::all_of(row.intents.begin(), row.intents.end(), [&](const std::string& i) { return intents_.count(i) > 0; });
-    if (!ok || (!row.scale.empty() && row.scale != q.scale)) continue;
-    if (has_mode && !q.mode && row.intents.empty()) continue;  // a mode-only row needs the query's mode
-    // A row for one GPU is a hard constraint; ranges are advice.
-    if (q.gpus && row.gpus == 1 && row.single_gpu_count && *q.gpus != 1) continue;
-    int rank = 0;
-    for (const auto& name : row.recipes) {
-      if (!picks_.count(name)) picks_[name] = {row.row, rank, row.gpus};
-      ++rank;
-    }
+void rank(Context& c, const Ask& ask, const QuickRefPicks& picks, std::vector<Result>& results) {
+  const auto criteria = c.kb.ranking();
+  for (auto& r : results) {
+    r.parts.clear();
+    for (const auto& cr : criteria) r.parts.push_back(part(c, ask, picks, r, cr));
   }
-  if (!q.free_text.empty()) {
-    auto hits = kb.search_recipes(q.free_text);
-    text_hits_.insert(hits.begin(), hits.end());
-  }
-}
-
-bool Ranker::score(Result& r, long long gpus, const std::string& hardware, Parts parts) {
-  const Recipe& rc = r.recipe;
-  const bool name_parts = parts != Parts::Shape;
-  const bool shape_parts = parts != Parts::Names;
-  auto part = [&](const char* name, int points, std::string why) {
-    r.parts.push_back({name, points, std::move(why)});
-    r.score += points;
-  };
-  const auto filter = [&](const std::string& f) {
-    auto it = q_.filters.find(f);
-    return it == q_.filters.end() ? std::string{} : it->second;
-  };
-  if (shape_parts && q_.mode) {
-    if (!rc.mode.empty() && rc.mode != *q_.mode) return false;
-    if (!rc.mode.empty()) part("mode", 30, rc.mode);
-  }
-  if (name_parts && !q_.model.empty()) {
-    if (!(kb::starts_with(rc.name, q_.model + "_") || rc.model_key == q_.model || kb::starts_with(rc.model_key, q_.model + "_")))
-      return false;
-    part("model", kModelPoints, q_.model);
-  }
-  if (name_parts && !q_.size_token.empty()) {
-    if (name_has_token(rc.name, q_.size_token) || name_has_token(rc.model_key, q_.size_token)) {
-      part("model", kSizePoints, "size " + q_.size_token);
-    } else if (rc.pattern && !rc.sizes.empty()) {
-      part("model", 5, "pattern covers sizes " + rc.sizes);
-    } else {
-      const std::string first = kb::split(q_.size_token, '_').front();
-      if (name_has_token(rc.name, first) || name_has_token(rc.model_key, first))
-        part("model", 15, "size " + first);
-      else
-        part("model", -20, "size differs");
-    }
-  }
-  if (auto fam = filter("family"); name_parts && !fam.empty() && q_.model.empty() && !kb::starts_with(rc.name, fam)) return false;
-  if (shape_parts && gpus > 0) {
-    if (rc.gpus.is_value()) {
-      if (rc.gpus.lo <= gpus)
-        part("gpus", 15, "fits " + std::to_string(gpus) + " GPUs (min " + kb::format_range(rc.gpus) + ")");
-      else if (rc.ep.exact() && rc.ep.value() > 1)
-        part("gpus", -10, "needs " + kb::format_range(rc.gpus) + " GPUs; EP can shrink");
-      else
-        part("gpus", -30, "needs " + kb::format_range(rc.gpus) + " GPUs");
-    } else {
-      const long long prod = rc.tp.value() * rc.pp.value() * rc.cp.value();
-      if (rc.tp.exact() && rc.pp.exact() && prod > gpus)
-        part("gpus", -30, "TP×PP×CP = " + std::to_string(prod));
-      else
-        part("gpus", 5, "GPU minimum not stated");
-    }
-  }
-  if (shape_parts && q_.seq_len) {
-    const long long s = *q_.seq_len;
-    if (rc.seq_len == s)
-      part("seq", 15, "native " + std::to_string(s));
-    else if (rc.seq_len > s)
-      part("seq", 8, "native " + std::to_string(rc.seq_len) + " ≥ " + std::to_string(s));
-    else if (rc.seq_len > 0)
-      part("seq", 5, std::to_string(rc.seq_len) + " + CP override");
-  }
-  if (shape_parts && !q_.hardware.empty() && rc.kind == RecipeKind::Benchmark) {
-    if (std::find(rc.gpu_types.begin(), rc.gpu_types.end(), hardware) != rc.gpu_types.end())
-      part("hardware", 10, hardware + " listed");
-    else
-      part("hardware", -15, hardware + " not listed");
-  }
-  const auto& fam_intents = rc.family_intents;
-  const auto has = [](const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); };
-  const bool moe = kb_.is_moe(rc);
-  if (shape_parts) {
-    for (const auto& i : intents_) {
-      if (i == moe_intent_)
-        part("intent", moe ? 10 : -15, moe ? "MoE" : "dense");
-      else if (i == long_context_intent_) {
-        if (rc.seq_len > threshold_) part("intent", 5, i);
-      } else if (has(fam_intents, i))
-        part("intent", 15, i);
-      else if (has(modality_intents_, i))
-        part("intent", -25, "not " + i);
-    }
-  }
-  if (name_parts) {
-    if (auto it = picks_.find(rc.name); it != picks_.end())
-      part("quick_ref", 40 - 4 * it->second.rank, "quick reference row " + it->second.row);
-  }
-  if (shape_parts && rc.pattern) part("pattern", -10, "pattern row");
-  if (name_parts && !q_.free_text.empty() && text_hits_.count(rc.id)) part("text", 5, kb::join(q_.free_text, " "));
-  return true;
-}
-
-int Ranker::name_parts_bound() const { return (q_.model.empty() ? 0 : kModelPoints) + (q_.size_token.empty() ? 0 : kSizePoints); }
-
-bool Ranker::names_matter() const { return !q_.model.empty() || !q_.size_token.empty() || q_.filters.count("family") > 0; }
-
-std::vector<std::string> Ranker::named() const {
-  std::vector<std::string> out;
-  for (const auto& [name, pick] : picks_) out.push_back(name);
-  return out;
-}
-
-long long Ranker::suggested_gpus(const Result& r) const {
-  auto it = picks_.find(r.recipe.name);
-  return it == picks_.end() ? 0 : it->second.gpus;
-}
-
-std::vector<std::string> Ranker::notes_for(const Result& r, const std::string& lang) const {
-  auto it = picks_.find(r.recipe.name);
-  if (it == picks_.end()) return {};
-  return superseded_notes(kb_, "quick_ref", it->second.row, lang, {"recipe", "gpus"}, false);
-}
-
-void rank(std::vector<Result>& results) {
   std::stable_sort(results.begin(), results.end(), [](const Result& a, const Result& b) {
-    if (a.score != b.score) return a.score > b.score;
-    if (a.recipe.pattern != b.recipe.pattern) return !a.recipe.pattern;
-    if (a.recipe.name != b.recipe.name) return a.recipe.name < b.recipe.name;
-    return a.recipe.mode < b.recipe.mode;
+    for (size_t i = 0; i < a.parts.size() && i < b.parts.size(); ++i) {
+      if (a.parts[i].name == "name") {
+        if (a.recipe.name.size() != b.recipe.name.size()) return a.recipe.name.size() < b.recipe.name.size();
+        if (a.recipe.name != b.recipe.name) return natural_less(a.recipe.name, b.recipe.name);
+        continue;
+      }
+      if (a.parts[i].points != b.parts[i].points) return a.parts[i].points < b.parts[i].points;
+    }
+    return natural_less(a.recipe.name, b.recipe.name);
   });
+  int position = 0;
+  for (auto& r : results) {
+    r.score = ++position;
+    // One line: why this recipe.
+    auto pick = picks.by_name.find(r.recipe.name);
+    const std::string model = r.recipe.model.empty() ? kb::upper_ascii(r.recipe.model_key) : r.recipe.model;
+    if (r.substitute)
+      r.why = c.label("why.substitute", {{"model", model}});
+    else if (pick != picks.by_name.end())
+      r.why = c.label("why.quick_ref", {{"model", model}, {"mode", c.label("mode." + r.recipe.mode)}});
+    else
+      r.why = c.label("why.match", {{"model", model}, {"mode", c.label("mode." + r.recipe.mode)}});
+  }
 }
 
 }  // namespace kbq

@@ -1,8 +1,10 @@
-// Rank stage (private to the engine): scores a candidate recipe against the
-// question, part by part (mode, model, GPU fit, sequence fit, hardware,
-// intent, quick-reference recommendation, pattern, text), drops the
-// candidates the question rules out, and orders the checked results. The
-// plan stage uses the same scores to pick its candidates (query/plan).
+// Rank stage (private to the engine): the order of checked results. The
+// criteria and their order are data (data/ranking.tsv, docs/ranking.md):
+// constraints first (mode, model and size, modality, feasible on the user's
+// GPUs), then preferences (the sequence variant that covers the request,
+// the fewest changes from the recipe's own layout, the quick reference's pick
+// as a tie-break). Each result keeps, per criterion, its key and why (shown
+// with --explain), and one line saying why it is recommended.
 #pragma once
 
 #include <map>
@@ -10,57 +12,30 @@
 #include <string>
 #include <vector>
 
-#include "base/dsl/parse.hpp"
-#include "query/kb/kb.hpp"
-#include "query/kbq.hpp"
+#include "query/plan/plan.hpp"
 
 namespace kbq {
 
-class Ranker {
- public:
-  Ranker(Kb& kb, const kbq::dsl::Query& q, long long long_context_threshold);
-  // Which parts score() adds: all; those the recipe's shape decides (mode,
-  // GPUs, sequence, hardware, intents, pattern; compiler/derive); or those
-  // that read its name, model key or id (model, size, family filter,
-  // quick-reference pick, free text). Shape + Names = All, and a recipe is
-  // ruled out by All exactly when one of the two rules it out.
-  enum class Parts { All, Shape, Names };
-  // Fills r.score and r.parts; false when the recipe is ruled out.
-  bool score(Result& r, long long gpus, const std::string& hardware, Parts parts = Parts::All);
-  // True when a query term scores recipe names (model, size, family
-  // filter), so every candidate must be scored by itself.
-  bool names_matter() const;
-  // The most the parts that read names (model, size) add to a recipe's
-  // shape score; quick-reference picks and free text are scored one by one.
-  int name_parts_bound() const;
-  // Recipes the quick reference picks for this query, and recipe ids the
-  // free text matches: scored by themselves, above their shapes.
-  std::vector<std::string> named() const;
-  const std::set<long long>& text_hits() const { return text_hits_; }
-  // GPUs to plan with when the query names none: the quick-reference
-  // row's count when it recommended the recipe, else 0 (recipe minimum).
-  long long suggested_gpus(const Result& r) const;
-  // Notes about the recommendation (older revisions that said otherwise).
-  std::vector<std::string> notes_for(const Result& r, const std::string& lang) const;
-
- private:
+// The quick-reference rows a question matches, and the recipes they name.
+struct QuickRefPicks {
   struct Pick {
-    std::string row;     // quick_ref key
-    int rank = 0;        // position among the row's recipes
-    long long gpus = 0;  // the row's GPU count (lower bound), 0 if none
+    std::string row;   // quick_ref key
+    int position = 0;  // the recipe's place among the row's recipes
   };
-  Kb& kb_;
-  const kbq::dsl::Query& q_;
-  long long threshold_;
-  std::set<std::string> intents_;                 // query intents plus derived ones
-  std::map<std::string, Pick> picks_;             // recipe name → quick-reference pick
-  std::set<long long> text_hits_;                 // recipes matching the free text
-  std::string moe_intent_, long_context_intent_;  // planner parameters
-  std::vector<std::string> modality_intents_;     // intents a recipe family must have, else a penalty
+  std::map<std::string, Pick> by_name;  // recipe name → pick
+  // A question that names no model but an intent a row answers ("first time
+  // trying Bridge"): the row's models, each in its recipe's mode, are the
+  // model asked (constraint b). Keys: model_key + '/' + mode.
+  std::set<std::string> intent_models;
+  // The mode of a row matched by intent when the question names none
+  // ("benchmark throughput": the row's pretraining).
+  std::string intent_mode;
 };
+QuickRefPicks quick_ref_picks(Kb& kb, const Ask& ask);
 
-// The answer order of checked results: score, then recipe rows before
-// patterns, then name and mode.
-void rank(std::vector<Result>& results);
+// Trains below the default precision: the code sets FP8 or FP4, or the name says so.
+bool low_precision(const Recipe& r, const std::string& default_precision);
+
+void rank(Context& c, const Ask& ask, const QuickRefPicks& picks, std::vector<Result>& results);
 
 }  // namespace kbq

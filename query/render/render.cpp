@@ -3,9 +3,17 @@
 // docs/listing.schema.json, docs/sources.schema.json), with the words of
 // the answer's language from its Labels. Render reads no database: what it
 // prints is what the earlier stages put into the IR (query/kbq.hpp).
+//
+// The default text answer is for a person in a hurry: the recommendation and
+// why, the layout on one line, memory per GPU, the batch, the command with
+// every size pinned, at most three caveats, then up to two alternatives, one
+// line each. Everything else (every rule's verdict, the ranking, the
+// overrides' impact classes and sentences, notes, sources) comes with
+// --explain, and always in JSON.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "base/text.hpp"
 #include "query/kbq.hpp"
@@ -15,28 +23,24 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string loc(const SourceRef& s) {
-  return s.file + (s.line > 0 ? ":" + std::to_string(s.line) : "") + (s.revision > 0 ? " (rev " + std::to_string(s.revision) + ")" : "");
-}
-
-std::string fill(std::string text, const std::string& key, const std::string& value) {
-  const std::string token = "{" + key + "}";
-  for (auto at = text.find(token); at != std::string::npos; at = text.find(token, at + value.size())) text.replace(at, token.size(), value);
+std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars) {
+  for (const auto& [k, v] : vars) {
+    const std::string token = "{" + k + "}";
+    for (auto at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
+  }
   return text;
 }
 
-json prose_json(const Prose& p) {
-  json j = json::object();
-  j["text"] = p.text;
-  j["lang"] = p.lang;
-  j["fallback"] = p.fallback;
-  j["source"] = {{"file", p.source.file}, {"line", p.source.line}, {"revision", p.source.revision}};
-  return j;
+std::string str(std::string_view v) { return std::string(v); }
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
 }
 
-json dim_json(const Range& d) {
-  if (d.exact()) return d.value();
-  return kb::format_range(d);
+std::string loc(const SourceRef& s) {
+  return s.file + (s.line > 0 ? ":" + std::to_string(s.line) : "") + (s.revision > 0 ? " (rev " + std::to_string(s.revision) + ")" : "");
 }
 
 struct Style {
@@ -49,57 +53,85 @@ struct Style {
   }
 };
 
-std::string fallback_note(const Labels& labels, const Prose& p) {
-  if (!p.fallback) return {};
-  return " " + fill(fill(labels("fallback"), "lang", p.lang), "want", labels.lang());
+// --- JSON -------------------------------------------------------------------------------
+
+json opt_json(const std::optional<long long>& v) { return v ? json(*v) : json(nullptr); }
+
+json prose_json(const Prose& p) {
+  return {{"text", p.text},
+          {"lang", p.lang},
+          {"fallback", p.fallback},
+          {"source", {{"file", p.source.file}, {"line", p.source.line}, {"revision", p.source.revision}}}};
 }
 
-std::string str(std::string_view v) { return std::string(v); }
-
 json result_json(const Result& r) {
+  const Recipe& rc = r.recipe;
   json j = json::object();
-  j["recipe"] = r.recipe.name;
-  j["kind"] = str(to_string(r.recipe.kind));
-  j["mode"] = r.recipe.mode.empty() ? json(nullptr) : json(r.recipe.mode);
-  j["pattern"] = r.recipe.pattern;
-  j["score"] = r.score;
+  j["recipe"] = rc.name;
+  j["kind"] = str(to_string(rc.kind));
+  j["mode"] = rc.mode.empty() ? json(nullptr) : json(rc.mode);
+  j["launch_mode"] = rc.launch_mode;
+  j["model"] = rc.model.empty() ? json(nullptr) : json(rc.model);
+  j["modality"] = rc.modality;
+  j["runnable"] = r.runnable;
+  j["substitute"] = r.substitute;
+  j["why"] = r.why;
+  j["rank"] = r.score;
   json parts = json::array();
   for (const auto& p : r.parts) parts.push_back({{"name", p.name}, {"points", p.points}, {"why", p.why}});
   j["score_parts"] = parts;
-  const auto& L = r.layout;
-  json facts = json::object();
-  facts["family"] = r.recipe.family;
-  facts["tp"] = dim_json(r.recipe.tp);
-  facts["pp"] = dim_json(r.recipe.pp);
-  facts["cp"] = dim_json(r.recipe.cp);
-  facts["ep"] = dim_json(r.recipe.ep);
-  facts["sp"] = r.recipe.sp ? json(*r.recipe.sp) : json(nullptr);
-  facts["min_gpus"] = dim_json(r.recipe.gpus);
-  facts["seq_len"] = r.recipe.seq_len ? json(r.recipe.seq_len) : json(nullptr);
-  if (!r.recipe.gpu_types.empty()) facts["gpu_types"] = r.recipe.gpu_types;
-  if (!r.recipe.notes.empty()) facts["notes"] = r.recipe.notes;
-  j["facts"] = facts;
-  json layout = json::object();
-  layout["gpus"] = L.gpus;
-  layout["nodes"] = L.nodes;
-  layout["nproc_per_node"] = L.nproc;
-  layout["hardware"] = L.hardware;
-  layout["hardware_assumed"] = L.hardware_assumed;
-  layout["tp"] = dim_json(L.tp);
-  layout["pp"] = dim_json(L.pp);
-  layout["cp"] = dim_json(L.cp);
-  layout["ep"] = dim_json(L.ep);
-  layout["sp"] = L.sp;
-  layout["seq_len"] = L.seq ? json(L.seq) : json(nullptr);
-  layout["dp"] = L.dp ? json(*L.dp) : json(nullptr);
-  layout["edp"] = L.edp ? json(*L.edp) : json(nullptr);
-  j["layout"] = layout;
+  j["facts"] = {{"target", rc.target},
+                {"commit", rc.commit},
+                {"tp", opt_json(rc.tp)},
+                {"pp", opt_json(rc.pp)},
+                {"vp", opt_json(rc.vp)},
+                {"cp", opt_json(rc.cp)},
+                {"ep", opt_json(rc.ep)},
+                {"etp", opt_json(rc.etp)},
+                {"sp", rc.sp ? json(*rc.sp) : json(nullptr)},
+                {"seq_len", opt_json(rc.seq_len)},
+                {"gbs", opt_json(rc.gbs)},
+                {"mbs", opt_json(rc.mbs)},
+                {"dataset", rc.dataset},
+                {"precision", rc.precision},
+                {"native_gpus", opt_json(rc.native_gpus)},
+                {"native_hardware", rc.native_hardware},
+                {"min_gpus", opt_json(rc.min_gpus)}};
+  const Layout& L = r.layout;
+  j["layout"] = {{"gpus", L.gpus},
+                 {"nodes", L.nodes},
+                 {"nproc_per_node", L.nproc},
+                 {"hardware", L.hardware},
+                 {"hardware_assumed", L.hardware_assumed},
+                 {"tp", L.tp},
+                 {"pp", L.pp},
+                 {"vp", L.vp},
+                 {"cp", L.cp},
+                 {"ep", L.ep},
+                 {"etp", L.etp},
+                 {"sp", L.sp},
+                 {"dp", L.dp},
+                 {"edp", L.edp},
+                 {"seq_len", L.seq}};
+  const Memory& M = r.memory;
+  j["memory"] = {
+      {"known", M.known},
+      {"per_gpu_gib", M.per_gpu_gib},
+      {"capacity_gib", M.capacity_gib},
+      {"fits", M.fits},
+      {"parts",
+       {{"weights", M.weights}, {"grads", M.grads}, {"optimizer", M.optimizer}, {"activations", M.activations}, {"overhead", M.overhead}}},
+      {"unknown_reason", M.unknown_reason.empty() ? json(nullptr) : json(M.unknown_reason)},
+      {"assumptions", M.assumptions}};
+  j["batch"] = {{"gbs", r.batch.gbs}, {"mbs", r.batch.mbs}, {"dp", r.batch.dp}, {"grad_accum", r.batch.grad_accum}};
   j["dataset"] = r.dataset.empty() ? json(nullptr) : json(r.dataset);
   j["command"] = r.command;
   json ov = json::array();
   for (const auto& o : r.overrides)
     ov.push_back({{"key", o.key},
                   {"value", o.value},
+                  {"recipe_value", o.recipe_value.empty() ? json(nullptr) : json(o.recipe_value)},
+                  {"changed", !o.pinned_only},
                   {"impact", str(to_string(o.impact))},
                   {"sentence", o.sentence},
                   {"source", {{"file", o.source.file}, {"line", o.source.line}}}});
@@ -111,83 +143,223 @@ json result_json(const Result& r) {
   json pit = json::array();
   for (const auto& p : r.pitfalls) pit.push_back(prose_json(p));
   j["pitfalls"] = pit;
+  j["caveats"] = r.caveats;
   j["notes"] = r.notes;
+  j["min_gpus"] = r.min_gpus > 0 ? json(r.min_gpus) : json(nullptr);
   json src = json::array();
   for (const auto& s : r.sources) src.push_back({{"file", s.file}, {"line", s.line}, {"revision", s.revision}, {"what", s.what}});
   j["sources"] = src;
   return j;
 }
 
-std::string render_result(const Labels& labels, const Result& r, const RenderOptions& o) {
-  const bool md = o.format == Format::Markdown;
-  const Style st{o.color && !md};
-  const auto& L = r.layout;
-  std::string out;
-  auto heading = [&](const std::string& key) { out += md ? "\n**" + labels(key) + "**\n\n" : st.bold(labels(key)) + ":\n"; };
-  auto item = [&](const std::string& s) { out += (md ? "- " : "  ") + s + "\n"; };
-  out += md ? "### " + r.recipe.name + "\n\n" : st.bold(r.recipe.name) + "\n";
-  std::string facts = str(to_string(r.recipe.kind)) + ", " + (r.recipe.mode.empty() ? std::string("?") : r.recipe.mode) + ", TP " +
-                      kb::format_range(r.recipe.tp) + ", PP " + kb::format_range(r.recipe.pp) + ", CP " + kb::format_range(r.recipe.cp) +
-                      ", EP " + kb::format_range(r.recipe.ep) + ", SP " + (r.recipe.sp ? (*r.recipe.sp ? "on" : "off") : "?") + ", GPUs " +
-                      kb::format_range(r.recipe.gpus) + (r.recipe.seq_len ? ", seq " + std::to_string(r.recipe.seq_len) : "");
-  if (!r.recipe.gpu_types.empty()) facts += ", " + kb::join(r.recipe.gpu_types, "/");
-  out += (md ? "" : "  ") + labels("facts") + ": " + facts + "\n";
-  std::vector<std::string> why;
-  for (const auto& p : r.parts)
-    why.push_back(labels("part_" + p.name) + " " + (p.points >= 0 ? "+" : "") + std::to_string(p.points) + " (" + p.why + ")");
-  if (o.explain && !r.parts.empty())
-    out += (md ? "\n" : "  ") + labels("score") + " " + std::to_string(r.score) + ": " + kb::join(why, ", ") + "\n";
-  std::string layout = std::to_string(L.gpus) + " GPUs = " + std::to_string(L.nodes) + " × " + std::to_string(L.nproc) + " (" + L.hardware +
-                       (L.hardware_assumed ? "?" : "") + "), TP " + kb::format_range(L.tp) + ", PP " + kb::format_range(L.pp) + ", CP " +
-                       kb::format_range(L.cp) + ", EP " + kb::format_range(L.ep) + ", SP " +
-                       (!L.tp.exact() ? "?"
-                        : L.sp        ? "on"
-                                      : "off");
-  if (L.seq) layout += ", seq " + std::to_string(L.seq);
-  if (L.dp) layout += ", DP " + std::to_string(*L.dp);
-  if (L.edp) layout += ", EDP " + std::to_string(*L.edp);
-  out += (md ? "\n" : "  ") + labels("layout") + ": " + layout + "\n";
-  if (!r.dataset.empty()) out += (md ? "\n" : "  ") + labels("dataset") + ": " + r.dataset + "\n";
-  heading("command");
-  if (md)
-    out += "```bash\n" + r.command + "\n```\n";
-  else
-    for (const auto& line : kb::split(r.command, '\n')) out += "    " + line + "\n";
-  if (!r.overrides.empty()) {
-    heading("overrides");
-    for (const auto& ov : r.overrides)
-      item(ov.key + "=" + ov.value + ": " + labels(str(to_string(ov.impact))) +
-           (ov.source.file.empty() ? "" : " [" + ov.source.file + ":" + std::to_string(ov.source.line) + "]") +
-           (ov.sentence.empty() ? "" : "\n" + std::string(md ? "  " : "      ") + "“" + ov.sentence + "”"));
-  }
-  heading("rules");
-  for (const auto& v : r.rules)
-    item(st.status(v.status, "[" + labels(str(to_string(v.status))) + "]") + " " + v.id + ": " + v.detail +
-         (v.rule.source.file.empty() ? "" : " [" + v.rule.source.file + ":" + std::to_string(v.rule.source.line) + "]") +
-         fallback_note(labels, v.rule));
-  if (!r.pitfalls.empty()) {
-    heading("pitfalls");
-    for (const auto& p : r.pitfalls)
-      item(p.text + " [" + p.source.file + ":" + std::to_string(p.source.line) + "]" + fallback_note(labels, p));
-  }
-  if (!r.notes.empty()) {
-    heading("notes");
-    for (const auto& n : r.notes) item(n);
-  }
-  heading("sources");
-  for (const auto& s : r.sources) item(loc(s) + " " + s.what);
-  return out;
-}
-
 json answer_json(const Answer& a) {
   json j = json::object();
   j["schema_version"] = kAnswerSchemaVersion;
+  j["verdict"] = str(to_string(a.verdict));
   j["query"] = {{"text", a.query}, {"canonical", a.canonical}, {"lang", a.lang}};
   j["warnings"] = a.warnings;
   json results = json::array();
   for (const auto& r : a.results) results.push_back(result_json(r));
   j["results"] = results;
+  j["min_gpus"] = a.min_gpus > 0 ? json(a.min_gpus) : json(nullptr);
+  json alts = json::array();
+  for (const auto& x : a.alternatives)
+    alts.push_back(
+        {{"kind", x.kind}, {"recipe", x.recipe}, {"gpus", x.gpus}, {"hardware", x.hardware}, {"why", x.why}, {"command", x.command}});
+  j["alternatives"] = alts;
+  j["no_match"] = a.no_match.empty() ? json(nullptr) : json(a.no_match);
   return j;
+}
+
+// --- text and Markdown -----------------------------------------------------------------
+
+// "TP 1 · PP 1 · EP 16 · DP 16": the sizes that matter for this recipe.
+std::string sizes(const Result& r) {
+  const Layout& L = r.layout;
+  std::vector<std::string> s{"TP " + std::to_string(L.tp), "PP " + std::to_string(L.pp)};
+  if (L.vp > 0) s.push_back("VP " + std::to_string(L.vp));
+  s.push_back("CP " + std::to_string(L.cp));
+  if (r.recipe.moe) {
+    s.push_back("EP " + std::to_string(L.ep));
+    if (L.etp > 1) s.push_back("ETP " + std::to_string(L.etp));
+  }
+  if (L.sp) s.push_back("SP");
+  if (L.dp > 0) s.push_back("DP " + std::to_string(L.dp));  // none: the sizes do not divide the GPUs (a caveat says so)
+  return kb::join(s, " · ");
+}
+
+// "64 × H100 (8 nodes, assumed)".
+std::string where(const Labels& lb, const Result& r) {
+  const Layout& L = r.layout;
+  std::vector<std::string> extra;
+  if (L.nodes > 1) extra.push_back(fill(lb("line.nodes"), {{"nodes", std::to_string(L.nodes)}}));
+  if (L.hardware_assumed) extra.push_back(lb("line.assumed"));
+  return std::to_string(L.gpus) + " × " + L.hardware_name + (extra.empty() ? "" : " (" + kb::join(extra, ", ") + ")");
+}
+
+class TextWriter {
+ public:
+  TextWriter(const Labels& lb, const RenderOptions& o) : lb_(lb), o_(o), md_(o.format == Format::Markdown), st_{o.color && !md_} {}
+
+  std::string out;
+
+  void line(const std::string& s, int indent = 2) {
+    out += (md_ ? std::string() : std::string(static_cast<size_t>(indent), ' ')) + s + "\n";
+  }
+  void item(const std::string& s, int indent = 4) { out += (md_ ? "- " : std::string(static_cast<size_t>(indent), ' ') + "- ") + s + "\n"; }
+  void heading(const std::string& key) {
+    if (md_)
+      out += "\n**" + lb_(key) + "**\n\n";
+    else
+      line(st_.bold(lb_(key)));
+  }
+
+  // The full block of the first result (or of show / check).
+  void result(const Result& r, bool numbered) {
+    const std::string title = (numbered ? std::to_string(r.score) + ". " : std::string()) + r.recipe.name;
+    if (md_)
+      out += "### " + (numbered ? std::to_string(r.score) + ". " : std::string()) + "`" + r.recipe.name + "`\n\n" + r.why + "\n\n";
+    else
+      out += st_.bold(title) + " — " + r.why + "\n";
+    line(where(lb_, r) + ": " + sizes(r));
+    memory(r);
+    batch(r);
+    line(lb_("line.command"));
+    if (md_)
+      out += "```bash\n" + r.command + "\n```\n";
+    else
+      for (const auto& l : kb::split(r.command, '\n')) out += "      " + l + "\n";
+    if (!r.caveats.empty()) {
+      line(lb_("line.caveats"));
+      for (const auto& c : r.caveats) item(c);
+    }
+    if (o_.explain) explain(r);
+  }
+
+  // One line of an alternative result.
+  void short_result(const Result& r) {
+    const std::string s = std::to_string(r.score) + ". " + (md_ ? "`" + r.recipe.name + "`" : r.recipe.name) + " — " + r.why + " (" +
+                          where(lb_, r) + ": " + sizes(r) + (r.runnable ? "" : "; " + lb_("line.not_runnable")) + ")";
+    item(s, 4);
+  }
+
+ private:
+  void memory(const Result& r) {
+    const Memory& M = r.memory;
+    if (!M.known) {
+      line(fill(lb_("line.memory_unknown"), {{"reason", M.unknown_reason}}));
+      return;
+    }
+    const std::string parts = fill(lb_("line.memory_parts"), {{"weights", num(M.weights)},
+                                                              {"grads", num(M.grads)},
+                                                              {"optimizer", num(M.optimizer)},
+                                                              {"activations", num(M.activations)},
+                                                              {"overhead", num(M.overhead)}});
+    line(fill(lb_(M.fits ? "line.memory" : "line.memory_over"),
+              {{"per_gpu", num(M.per_gpu_gib)}, {"capacity", num(M.capacity_gib)}, {"parts", parts}}));
+  }
+
+  void batch(const Result& r) {
+    const Batch& B = r.batch;
+    if (B.gbs <= 0) return;
+    if (B.grad_accum > 0)
+      line(fill(lb_("line.batch"), {{"gbs", std::to_string(B.gbs)},
+                                    {"mbs", std::to_string(B.mbs)},
+                                    {"dp", std::to_string(B.dp)},
+                                    {"accum", std::to_string(B.grad_accum)}}));
+    else
+      line(fill(lb_("line.batch_uneven"), {{"gbs", std::to_string(B.gbs)}, {"mbs", std::to_string(B.mbs)}, {"dp", std::to_string(B.dp)}}));
+  }
+
+  void explain(const Result& r) {
+    heading("rules");
+    for (const auto& v : r.rules)
+      item(st_.status(v.status, "[" + lb_(str(to_string(v.status))) + "]") + " " + v.detail +
+           (v.rule.source.file.empty() ? "" : " [" + v.rule.source.file + ":" + std::to_string(v.rule.source.line) + "]") +
+           (v.rule.fallback ? " " + fill(lb_("fallback"), {{"lang", v.rule.lang}, {"want", lb_.lang()}}) : ""));
+    if (!r.overrides.empty()) {
+      heading("overrides");
+      for (const auto& o : r.overrides)
+        item(o.key + "=" + o.value + (o.pinned_only ? " (" + lb_("line.pinned") + ")" : "") + ": " + lb_(str(to_string(o.impact))) +
+             (o.source.file.empty() ? "" : " [" + o.source.file + ":" + std::to_string(o.source.line) + "]") +
+             (o.sentence.empty() || o.pinned_only ? "" : "\n" + std::string(md_ ? "  " : "        ") + "“" + o.sentence + "”"));
+    }
+    heading("score");
+    for (const auto& p : r.parts) item(lb_("part_" + p.name) + ": " + p.why);
+    if (!r.pitfalls.empty()) {
+      heading("pitfalls");
+      for (const auto& p : r.pitfalls)
+        item(p.text + " [" + p.source.file + ":" + std::to_string(p.source.line) + "]" +
+             (p.fallback ? " " + fill(lb_("fallback"), {{"lang", p.lang}, {"want", lb_.lang()}}) : ""));
+    }
+    if (!r.notes.empty()) {
+      heading("notes");
+      for (const auto& n : r.notes) item(n);
+    }
+    heading("sources");
+    for (const auto& s : r.sources) item(loc(s) + " " + s.what);
+  }
+
+  const Labels& lb_;
+  const RenderOptions& o_;
+  bool md_;
+  Style st_;
+};
+
+std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& o) {
+  TextWriter w(lb, o);
+  const bool md = o.format == Format::Markdown;
+  if (a.request != Request::Ask) {
+    for (const auto& x : a.warnings) w.out += (md ? "> " : "") + lb("warning") + ": " + x + "\n";
+    if (!a.results.empty()) w.result(a.results.front(), false);
+    return w.out;
+  }
+  w.out += md ? "## " + lb("answer_for") + " `" + a.canonical + "`\n\n" : lb("answer_for") + ": " + a.canonical + "\n";
+  for (const auto& x : a.warnings) w.out += (md ? "> " : "") + lb("warning") + ": " + x + "\n";
+  if (a.verdict == Outcome::NoMatch) {
+    w.out += lb("no_match") + (a.no_match.empty() ? "" : " " + a.no_match) + "\n";
+    return w.out;
+  }
+  w.out += "\n";
+  if (a.verdict == Outcome::NotPossible) {
+    const Result& best = a.results.front();
+    w.out +=
+        (a.min_gpus > 0
+             ? fill(lb("verdict.not_possible"), {{"gpus", std::to_string(best.layout.gpus)},
+                                                 {"hardware", best.layout.hardware_name},
+                                                 {"recipe", best.recipe.name},
+                                                 {"min", std::to_string(a.min_gpus)}})
+             : fill(lb("verdict.not_possible_any"),
+                    {{"gpus", std::to_string(best.layout.gpus)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}})) +
+        "\n";
+    if (!a.alternatives.empty()) {
+      w.line(lb("line.fits_instead"), 0);
+      for (size_t i = 0; i < a.alternatives.size(); ++i) {
+        const auto& x = a.alternatives[i];
+        w.item(x.why, 2);
+        // The first (the same recipe on more GPUs, when it fits there) with its command.
+        if (i == 0 && !x.command.empty()) {
+          if (md)
+            w.out += "\n```bash\n" + x.command + "\n```\n";
+          else
+            for (const auto& l : kb::split(x.command, '\n')) w.out += "      " + l + "\n";
+        }
+      }
+    }
+    w.out += "\n";
+  }
+  w.result(a.results.front(), true);
+  if (a.results.size() > 1) {
+    w.out += "\n";
+    w.line(lb("line.alternatives"), 0);
+    for (size_t i = 1; i < a.results.size(); ++i) {
+      if (o.explain)
+        w.result(a.results[i], true);
+      else
+        w.short_result(a.results[i]);
+    }
+  }
+  return w.out;
 }
 
 // The question with a caret line under the code points [col, col + len).
@@ -202,18 +374,7 @@ std::string caret_line(const std::string& query, int col, int len) {
 
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o) {
   if (o.format == Format::Json) return answer_json(a).dump(2) + "\n";
-  // show and check print their one result alone.
-  if (a.request != Request::Ask) return a.results.empty() ? std::string() : render_result(labels, a.results.front(), o);
-  const bool md = o.format == Format::Markdown;
-  std::string out = md ? "## " + labels("answer_for") + " `" + a.canonical + "`\n\n" : labels("answer_for") + ": " + a.canonical + "\n";
-  for (const auto& w : a.warnings) out += (md ? "> " : "") + labels("warning") + ": " + w + "\n";
-  if (a.results.empty()) out += labels("no_match") + "\n";
-  int i = 0;
-  for (const auto& r : a.results) {
-    out += md ? "\n" : "\n" + std::to_string(++i) + ". ";
-    out += render_result(labels, r, o);
-  }
-  return out;
+  return answer_text(a, labels, o);
 }
 
 std::string render(const Listing& l, const Labels& /*labels*/, const RenderOptions& o) {

@@ -1,0 +1,80 @@
+// The sizing rules' arithmetic (see rules.hpp). Each rule reads only the
+// numbers it states; a number that is not known gives `unknown`, never a
+// guess, and no rule divides by a size it has not checked to be positive.
+#include "query/check/rules.hpp"
+
+#include <algorithm>
+
+namespace kbq {
+
+namespace {
+
+std::string n(long long v) { return std::to_string(v); }
+
+std::string divisors(long long v) {
+  std::string out;
+  for (long long d = 1; d <= v && d <= 1024; ++d)
+    if (v % d == 0) out += (out.empty() ? "" : ", ") + n(d);
+  return out;
+}
+
+}  // namespace
+
+std::vector<RuleOutcome> evaluate_rules(const RuleInput& in) {
+  std::vector<RuleOutcome> out;
+  auto add = [&](const char* check, Status s, std::vector<std::pair<std::string, std::string>> vars) {
+    out.push_back({check, s, std::move(vars)});
+  };
+  const long long tp = std::max(1LL, in.tp), pp = std::max(1LL, in.pp), cp = std::max(1LL, in.cp), ep = std::max(1LL, in.ep),
+                  etp = std::max(1LL, in.etp);
+  // 1. TP divides the KV heads (GQA).
+  if (in.kv_heads <= 0)
+    add("tp_divides_kv_heads", Status::Unknown, {{"tp", n(tp)}});
+  else
+    add("tp_divides_kv_heads", in.kv_heads % tp == 0 ? Status::Pass : Status::Fail,
+        {{"tp", n(tp)}, {"kv_heads", n(in.kv_heads)}, {"valid", divisors(in.kv_heads)}});
+  // 2. TP within one NVLink domain.
+  if (in.nvlink <= 0)
+    add("tp_within_nvlink", Status::Unknown, {{"tp", n(tp)}});
+  else
+    add("tp_within_nvlink", tp <= in.nvlink ? Status::Pass : Status::Fail, {{"tp", n(tp)}, {"nvlink", n(in.nvlink)}});
+  // 3. SP whenever TP > 1.
+  add("sp_when_tp", tp == 1 || in.sp ? Status::Pass : Status::Fail, {{"tp", n(tp)}});
+  // 4. CP for long context.
+  if (in.seq > in.threshold && in.threshold > 0)
+    add("cp_for_long_context", cp > 1 ? Status::Pass : Status::Fail, {{"seq", n(in.seq)}, {"threshold", n(in.threshold)}, {"cp", n(cp)}});
+  else
+    add("cp_for_long_context", Status::Pass, {{"seq", in.seq > 0 ? n(in.seq) : std::string("?")}, {"threshold", n(in.threshold)}, {"cp", n(cp)}});
+  // 5. World size divisible by the dense mesh, and by the expert mesh for MoE.
+  const long long dense = tp * pp * cp, expert = pp * ep * etp;
+  const bool dense_ok = in.world >= dense && in.world % dense == 0;
+  const bool expert_ok = !in.moe || (in.world >= expert && in.world % expert == 0);
+  add("world_size_divisible", dense_ok && expert_ok ? Status::Pass : Status::Fail,
+      {{"world", n(in.world)}, {"dense", n(dense)}, {"dp", dense_ok ? n(in.world / dense) : std::string("—")}, {"expert", n(expert)},
+       {"edp", in.moe && expert_ok ? n(in.world / expert) : std::string("—")}});
+  // 6. Experts divisible by EP (MoE).
+  if (in.moe) {
+    if (in.experts <= 0)
+      add("experts_divisible_by_ep", Status::Unknown, {{"ep", n(ep)}});
+    else
+      add("experts_divisible_by_ep", in.experts % ep == 0 ? Status::Pass : Status::Fail,
+          {{"ep", n(ep)}, {"experts", n(in.experts)}, {"per_rank", in.experts % ep == 0 ? n(in.experts / ep) : std::string("—")}});
+  }
+  // 7. Layers divisible by PP (and by PP × VP with a virtual pipeline).
+  const long long stages = pp * std::max(1LL, in.vp);
+  if (in.layers <= 0)
+    add("layers_divisible_by_pp", Status::Unknown, {{"pp", n(pp)}});
+  else if (in.stage_layout)
+    add("layers_divisible_by_pp", Status::Pass, {{"pp", n(pp)}, {"layers", n(in.layers)}, {"per_stage", "—"}});
+  else
+    add("layers_divisible_by_pp", in.layers % stages == 0 ? Status::Pass : Status::Fail,
+        {{"pp", n(stages)}, {"layers", n(in.layers)}, {"per_stage", in.layers % stages == 0 ? n(in.layers / stages) : std::string("—")}});
+  return out;
+}
+
+bool rules_pass(const RuleInput& in) {
+  const auto all = evaluate_rules(in);
+  return std::none_of(all.begin(), all.end(), [](const RuleOutcome& r) { return r.status == Status::Fail; });
+}
+
+}  // namespace kbq

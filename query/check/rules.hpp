@@ -1,0 +1,45 @@
+// The sizing rules' arithmetic, once: the planner's layout search keeps only
+// layouts that pass them, and the check stage reports each verdict with its
+// numbers. Which documented rule a check enforces, and the words of its
+// verdict, are data (data/checks.tsv, data/answer-labels.tsv `rule.*`).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "query/kbq.hpp"
+
+namespace kbq {
+
+// What the rules read of a layout and the model.
+struct RuleInput {
+  long long world = 1;
+  long long tp = 1, pp = 1, vp = 0, cp = 1, ep = 1, etp = 1;
+  bool sp = false;
+  long long seq = 0;             // sequence length in tokens (0 = unknown)
+  long long threshold = 0;       // long-context threshold (data/planner.tsv)
+  long long kv_heads = 0;        // 0 = not a plain count (MLA) or unknown
+  long long heads = 0;           // attention heads, 0 = unknown
+  long long layers = 0;          // decoder layers, 0 = unknown
+  long long experts = 0;         // routed experts, 0 = dense
+  long long nvlink = 0;          // GPUs in one NVLink domain, 0 = unknown hardware
+  bool moe = false;
+  bool stage_layout = false;     // the recipe sets its own pipeline layout or stage sizes (uneven stages are fine)
+};
+
+// One rule's outcome: its check id (data/checks.tsv), its status and the
+// numbers a label fills in (`rule.<check>.<status>` with {name} fields).
+struct RuleOutcome {
+  std::string check;
+  Status status = Status::Unknown;
+  std::vector<std::pair<std::string, std::string>> vars;
+};
+
+// Every sizing rule on a layout, in the documents' order.
+std::vector<RuleOutcome> evaluate_rules(const RuleInput& in);
+
+// True when no rule fails (unknown is not a failure).
+bool rules_pass(const RuleInput& in);
+
+}  // namespace kbq

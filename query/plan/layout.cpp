@@ -1,0 +1,304 @@
+// The layout planner (see layout.hpp).
+#include "query/plan/layout.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <tuple>
+
+#include "query/check/rules.hpp"
+
+namespace kbq {
+
+namespace {
+
+memory::FactState memory_state(kb::FactState s) {
+  switch (s) {
+    case kb::FactState::Value:
+      return memory::FactState::kValue;
+    case kb::FactState::Default:
+      return memory::FactState::kDefault;
+    case kb::FactState::Alternatives:
+      return memory::FactState::kAlternatives;
+    case kb::FactState::Unknown:
+      break;
+  }
+  return memory::FactState::kUnknown;
+}
+
+template <typename T>
+bool take(const std::variant<memory::Mapped<T>, memory::InputError>& v, T& into, Sizing& s) {
+  if (const auto* err = std::get_if<memory::InputError>(&v)) {
+    s.why_not = err->message;
+    return false;
+  }
+  const auto& m = std::get<memory::Mapped<T>>(v);
+  into = m.value;
+  s.assumptions.insert(s.assumptions.end(), m.assumptions.begin(), m.assumptions.end());
+  return true;
+}
+
+// Powers of two up to `limit`, with `also` added.
+std::vector<long long> powers(long long limit, long long also) {
+  std::vector<long long> out;
+  for (long long v = 1; v <= limit && v <= 1024; v *= 2) out.push_back(v);
+  if (also >= 1 && also <= limit && std::find(out.begin(), out.end(), also) == out.end()) out.push_back(also);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+Sizing size_recipe(Kb& kb, const Recipe& r, const memory::Params& params) {
+  (void)params;
+  Sizing s;
+  memory::RecipeFacts facts;
+  for (const auto& [field, f] : kb.facts(r.target)) facts[field] = {memory_state(f.state), f.value};
+  const auto model = kb.model(r.model_key);
+  const memory::ModelRow* row = model ? &model->row : nullptr;
+  static const memory::ArchFacts kNoArch;
+  const memory::ArchFacts& arch = model ? model->arch : kNoArch;
+  const bool ok = take(memory::architecture_from_facts(row, arch, facts), s.arch, s) &&
+                  take(memory::training_from_facts(facts), s.training, s) &&
+                  take(memory::layout_from_facts(facts, std::max(1LL, r.min_gpus.value_or(1)), false), s.base, s);
+  s.layers = s.arch.layers > 0 ? s.arch.layers : model ? model->layers : 0;
+  s.heads = s.arch.heads > 0 ? s.arch.heads : model ? model->heads : 0;
+  s.kv_heads = s.arch.mla ? 0 : s.arch.kv_heads > 0 ? s.arch.kv_heads : model ? model->kv_heads : 0;
+  s.experts = s.arch.experts > 0 ? s.arch.experts : model ? model->experts : 0;
+  const auto& f = kb.facts(r.target);
+  auto lay = f.find("pipeline_layout");
+  s.stage_layout = s.base.first_stage_layers > 0 || s.base.last_stage_layers > 0 ||
+                   (lay != f.end() && lay->second.state == kb::FactState::Value && lay->second.type != "none");
+  s.sized = ok;
+  if (ok && s.arch.layers <= 0) {
+    s.sized = false;
+    s.why_not = "the model's size is not known";
+  }
+  return s;
+}
+
+Placement evaluate(const SearchInput& in, const Shape& sh, long long world) {
+  Placement p;
+  p.shape = sh;
+  p.world = world;
+  const Sizing& sz = *in.sizing;
+  RuleInput ri;
+  ri.world = world;
+  ri.tp = sh.tp;
+  ri.pp = sh.pp;
+  ri.vp = sh.vp;
+  ri.cp = sh.cp;
+  ri.ep = sh.ep;
+  ri.etp = sh.etp;
+  ri.sp = sh.tp > 1;
+  ri.seq = in.seq;
+  ri.threshold = in.threshold;
+  ri.kv_heads = sz.kv_heads;
+  ri.heads = sz.heads;
+  ri.layers = sz.layers;
+  ri.experts = sz.experts;
+  ri.nvlink = in.gpu ? in.gpu->nvlink : 0;
+  ri.moe = in.moe;
+  ri.stage_layout = sz.stage_layout;
+  const bool rules_ok = rules_pass(ri);
+  bool memory_ok = true;
+  auto changed = [](long long a, long long b) { return a != b ? 1 : 0; };
+  p.changes = changed(sh.tp, in.start.tp) + changed(sh.pp, in.start.pp) + changed(sh.cp, in.start.cp) + changed(sh.ep, in.start.ep) +
+              changed(sh.mbs, in.start.mbs);
+  p.rules_ok = rules_ok;
+  if (!rules_ok) return p;  // a layout that breaks a rule is not sized
+  if (sz.sized && in.gpu && in.gpu->memory_gib > 0 && in.params) {
+    memory::Layout l = sz.base;
+    if (l.pp != sh.pp) l.first_stage_layers = l.last_stage_layers = 0;  // the runner rebuilds the stages for a new PP
+    l.tp = sh.tp;
+    l.pp = sh.pp;
+    l.vp = std::max(1LL, sh.vp);
+    l.cp = sh.cp;
+    l.ep = sh.ep;
+    l.etp = sh.etp;
+    l.sp = sh.tp > 1;
+    l.world = world;
+    l.any_layout_fp8_gemm = in.gpu->fp8_any_layout;
+    memory::Training t = sz.training;
+    if (in.seq > 0) t.seq_length = in.seq;
+    t.micro_batch = sh.mbs;
+    if (in.gbs > 0) t.global_batch = in.gbs;
+    const auto est = memory::estimate(sz.arch, l, t, *in.params);
+    if (const auto* e = std::get_if<memory::Estimate>(&est)) {
+      p.sized = true;
+      p.estimate = *e;
+      memory_ok = e->total <= in.gpu->memory_gib * memory::kBytesPerGiB;
+    }
+  }
+  p.fits = memory_ok;
+  return p;
+}
+
+namespace {
+
+// The virtual pipeline size that goes with a pipeline size: the recipe's
+// own when it still divides the layers; for a PP the planner raised from 1,
+// 2 where the layers allow (the skill: "Use VP to mitigate bubble
+// overhead"); none on one stage.
+long long vp_for(const SearchInput& in, long long pp) {
+  const long long layers = in.sizing->layers;
+  if (pp <= 1) return 0;
+  auto ok = [&](long long v) { return layers <= 0 || in.sizing->stage_layout || (layers % (pp * v) == 0 && layers / (pp * v) >= 1); };
+  if (in.start.vp > 0) {
+    for (long long v = in.start.vp; v >= 2; --v)
+      if (ok(v)) return v;
+    return 0;
+  }
+  if (in.start.pp <= 1 && ok(2)) return 2;
+  return 0;
+}
+
+std::vector<long long> values_of(const SearchInput& in, Dim d, long long world) {
+  const Sizing& sz = *in.sizing;
+  const Shape& s = in.start;
+  std::vector<long long> out;
+  switch (d) {
+    case Dim::TP: {
+      const long long limit = std::min(world, in.gpu && in.gpu->nvlink > 0 ? in.gpu->nvlink : world);
+      for (long long v : powers(limit, s.tp))
+        if ((sz.kv_heads <= 0 || sz.kv_heads % v == 0) && (sz.heads <= 0 || sz.heads % v == 0)) out.push_back(v);
+      break;
+    }
+    case Dim::PP:
+      if (sz.layers > 0) {
+        for (long long v = 1; v <= std::min(world, sz.layers); ++v)
+          if (sz.layers % v == 0 || v == s.pp) out.push_back(v);
+      } else {
+        out = powers(world, s.pp);
+      }
+      break;
+    case Dim::CP:
+      for (long long v : powers(world, s.cp))
+        if (v >= in.cp_min || v == s.cp) out.push_back(v);
+      break;
+    case Dim::EP:
+      if (!in.moe) return {1};
+      for (long long v : powers(world, s.ep))
+        if (sz.experts <= 0 || sz.experts % v == 0) out.push_back(v);
+      break;
+    case Dim::ETP:
+    case Dim::VP:
+      break;
+  }
+  return out;
+}
+
+long long& size_of(Shape& s, Dim d) {
+  switch (d) {
+    case Dim::TP:
+      return s.tp;
+    case Dim::PP:
+      return s.pp;
+    case Dim::CP:
+      return s.cp;
+    case Dim::EP:
+      return s.ep;
+    case Dim::ETP:
+      return s.etp;
+    case Dim::VP:
+      break;
+  }
+  return s.vp;
+}
+
+// Which of two feasible placements of the same level is better: the micro
+// batch kept, then the earliest sizes of change_order, then the smallest
+// steps, then the lowest memory per GPU.
+struct Better {
+  const SearchInput& in;
+  std::tuple<int, std::vector<int>, double, double> key(const Placement& p) const {
+    std::vector<int> order;
+    double steps = 0;
+    for (size_t i = 0; i < in.change_order.size(); ++i) {
+      Shape a = p.shape, b = in.start;
+      const long long x = size_of(a, in.change_order[i]), y = size_of(b, in.change_order[i]);
+      if (x != y) {
+        order.push_back(static_cast<int>(i));
+        steps += std::abs(std::log2(static_cast<double>(x)) - std::log2(static_cast<double>(y)));
+      }
+    }
+    return {p.shape.mbs != in.start.mbs ? 1 : 0, order, steps, p.sized ? p.estimate.total : 0.0};
+  }
+  bool operator()(const Placement& a, const Placement& b) const { return key(a) < key(b); }
+};
+
+}  // namespace
+
+std::optional<Placement> place(const SearchInput& in, long long world, bool memory) {
+  if (world < 1) return std::nullopt;
+  std::vector<Dim> dims;
+  for (Dim d : in.change_order)
+    if (!in.fixed.count(d) && (d != Dim::EP || in.moe) && d != Dim::ETP && d != Dim::VP) dims.push_back(d);
+  std::vector<long long> mbs{in.start.mbs};
+  if (!in.mbs_fixed && in.start.mbs > 1) mbs.push_back(1);
+  std::vector<std::vector<long long>> alternatives;
+  for (Dim d : dims) {
+    std::vector<long long> alt;
+    for (long long v : values_of(in, d, world))
+      if (v != size_of(const_cast<Shape&>(in.start), d)) alt.push_back(v);
+    alternatives.push_back(alt);
+  }
+  const Better better{in};
+  // Level k changes k parallel sizes; the micro batch is tried at each level first.
+  for (size_t k = 0; k <= dims.size(); ++k) {
+    std::optional<Placement> best;
+    std::vector<size_t> pick(k);
+    // Every set of k dims (indices ascending), then every choice of their values.
+    std::function<void(size_t, size_t)> choose = [&](size_t from, size_t depth) {
+      if (depth == k) {
+        std::vector<size_t> idx(k, 0);
+        while (true) {
+          Shape s = in.start;
+          bool empty = false;
+          for (size_t j = 0; j < k; ++j) {
+            const auto& alt = alternatives[pick[j]];
+            if (alt.empty()) {
+              empty = true;
+              break;
+            }
+            size_of(s, dims[pick[j]]) = alt[idx[j]];
+          }
+          if (empty) return;
+          s.vp = s.pp == in.start.pp && in.start.vp > 0 ? in.start.vp : vp_for(in, s.pp);
+          if (s.cp < in.cp_min && !in.fixed.count(Dim::CP)) goto next;
+          for (long long m : mbs) {
+            s.mbs = m;
+            Placement p = evaluate(in, s, world);
+            const bool ok = memory ? p.fits : p.rules_ok;
+            if (ok && (!best || better(p, *best))) best = p;
+            if (ok) break;  // the kept micro batch is better than a smaller one
+          }
+        next:
+          size_t j = 0;
+          while (j < k && ++idx[j] >= alternatives[pick[j]].size()) idx[j++] = 0;
+          if (j == k) return;
+        }
+      }
+      for (size_t i = from; i < dims.size(); ++i) {
+        pick[depth] = i;
+        choose(i + 1, depth + 1);
+      }
+    };
+    choose(0, 0);
+    if (best) return best;
+  }
+  return std::nullopt;
+}
+
+long long min_world(const SearchInput& in, long long from, long long limit) {
+  const long long node = in.gpu && in.gpu->per_node > 0 ? in.gpu->per_node : 8;
+  // World sizes a cluster has: powers of two, whole nodes up to 32 nodes.
+  for (long long w = std::max(1LL, from); w <= limit; ++w) {
+    const bool power = (w & (w - 1)) == 0;
+    if (w != from && !power && (w % node != 0 || w > 32 * node)) continue;
+    if (place(in, w)) return w;
+  }
+  return 0;
+}
+
+}  // namespace kbq

@@ -1,0 +1,79 @@
+// The layout planner (private to the engine): a recipe on the user's GPUs.
+// It starts from the recipe's own layout in the code and changes as little
+// as possible: the micro batch first on OOM (the skill's advice), then one
+// parallel size, then two, ... in the order data/planner.tsv `change_order`
+// gives (EP before TP for MoE memory, TP within the NVLink domain before PP,
+// CP for long sequences). A layout is kept only when every sizing rule
+// passes (query/check/rules.hpp) and the memory model (query/memory) says it
+// fits the GPU. The fewest changes win, then the smallest steps, then the
+// lowest memory per GPU.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "query/kb/kb.hpp"
+#include "query/memory/from_facts.hpp"
+
+namespace kbq {
+
+// What the memory model and the rules need of one recipe, read once.
+struct Sizing {
+  bool sized = false;           // the memory model can size it
+  std::string why_not;          // when not: why (no model facts, an input it refuses)
+  memory::Architecture arch;
+  memory::Training training;    // at the recipe's own sequence and batch
+  memory::Layout base;          // the recipe's layout (stage sizes, pipeline layout)
+  std::vector<std::string> assumptions;  // what the facts left open
+  long long layers = 0, heads = 0, kv_heads = 0, experts = 0;
+  bool stage_layout = false;    // the recipe sets uneven pipeline stages or a layout
+};
+Sizing size_recipe(Kb& kb, const Recipe& r, const memory::Params& params);
+
+// The sizes of one layout.
+struct Shape {
+  long long tp = 1, pp = 1, vp = 0, cp = 1, ep = 1, etp = 1, mbs = 1;  // vp 0 = no virtual pipeline
+  bool operator==(const Shape&) const = default;
+};
+
+// A layout placed on a world size: whether it fits and passes the rules.
+struct Placement {
+  Shape shape;
+  long long world = 0;
+  bool fits = false;            // memory and rules
+  bool rules_ok = false;        // the rules alone
+  bool sized = false;           // the memory model gave an estimate
+  memory::Estimate estimate;    // when sized
+  int changes = 0;              // sizes changed from the recipe's own (micro batch included)
+};
+
+struct SearchInput {
+  const Sizing* sizing = nullptr;
+  Shape start;                  // the recipe's own sizes (CP already raised for a longer sequence)
+  std::set<Dim> fixed;          // sizes the user set: never changed
+  bool mbs_fixed = false;
+  const Gpu* gpu = nullptr;
+  long long seq = 0;            // the sequence the job trains with
+  long long gbs = 0;            // global batch (pipeline in-flight micro batches)
+  long long threshold = 0;      // long-context threshold
+  long long cp_min = 1;         // CP the sequence needs
+  bool moe = false;
+  std::vector<Dim> change_order;  // which size to change first (data/planner.tsv)
+  const memory::Params* params = nullptr;
+};
+
+// The memory model and the rules on one layout.
+Placement evaluate(const SearchInput& in, const Shape& s, long long world);
+
+// The best placement on exactly `world` GPUs, or none. With `memory` off,
+// a layout only has to pass the rules (what a job that does not fit would
+// run with, to show how much memory it needs).
+std::optional<Placement> place(const SearchInput& in, long long world, bool memory = true);
+
+// The smallest world size in [from, limit] with a placement (world sizes a
+// cluster has: powers of two and whole nodes), or 0.
+long long min_world(const SearchInput& in, long long from, long long limit);
+
+}  // namespace kbq
