@@ -100,6 +100,7 @@ void emit(std::FILE* to, const std::string& text) {
 
 // The raw arguments, as CLI11 reads them; validated into a Request below.
 struct Args {
+  std::vector<std::string> words;  // the question, quoted or not: `kbq peft qwen3 1 gpu`
   std::string question, format = "text", lang, kb_path, recipe, hardware;
   int limit = 3;
   long long gpus = 0;
@@ -120,7 +121,7 @@ int run(int argc, char** argv) {
   CLI::App app{"kbq: recipes, launch commands and sizing-rule checks for Megatron Bridge, from the knowledge base"};
   app.footer(std::string("\n") + kUsage);
   Args a;
-  app.add_option("query", a.question, "the question, e.g. \"peft qwen3 1 gpu\" (see docs/query-language.md)");
+  app.add_option("query", a.words, "the question, e.g. peft qwen3 1 gpu, quoted or not (see docs/query-language.md)");
   app.add_option("--format", a.format, "text, markdown or json (errors too: JSON on stderr)")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   app.add_option("--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
@@ -147,6 +148,7 @@ int run(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? kb::kExitOk : kb::kExitError;
   }
+  a.question = kb::join(a.words, " ");
   kbq::RenderOptions ro;
   ro.format = a.format == "json" ? kbq::Format::Json : a.format == "markdown" ? kbq::Format::Markdown : kbq::Format::Text;
   ro.color = ro.format == kbq::Format::Text && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");

@@ -524,10 +524,10 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // key:value (a known key, or an unknown one: an error later)
   auto const key_value = x3::raw[key >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::Filter)];
   auto const bad_key_value = x3::raw[lower_word >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::BadKey)];
-  // <n> x <hw>, <hw> x <n>, <n> <hw>
+  // <n> x <hw>, <hw> x <n>, <n> [particle] <hw> ("8 张 H100")
   auto const count_times_hw = x3::raw[count >> -gap >> times >> -gap >> hardware >> bound][count_then_hw];
   auto const hw_times_count = x3::raw[hardware >> -gap >> times >> -gap >> count >> bound][hw_then_count];
-  auto const count_hw = x3::raw[count >> -gap >> hardware >> bound][count_then_hw];
+  auto const count_hw = x3::raw[count >> -gap >> -(particle >> -gap) >> hardware >> bound][count_then_hw];
   // <n> [particle] <gpu unit> [+], <gpu unit> <n> [counter] [+]
   auto const count_gpus =
       x3::raw[signed_count >> -gap >> -(particle >> -gap) >> gpu_unit >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];

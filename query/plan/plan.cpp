@@ -256,6 +256,11 @@ std::variant<Ask, Error> resolve_question(Context& c, const kbq::dsl::Query& q, 
     ask.gpus = *q.gpus;
   else if (q.nodes)
     ask.gpus = static_cast<long long>(*q.nodes) * gpu->per_node;
+  else
+    for (const auto& pair : kb::split(kb.planner("intent_gpus"), ',')) {  // "single GPU"
+      const auto colon = pair.find(':');
+      if (colon != std::string::npos && q.intents.count(kb::trim(pair.substr(0, colon)))) ask.gpus = to_ll(kb::trim(pair.substr(colon + 1)), 0);
+    }
   ask.seq = q.seq_len.value_or(0);
   ask.precision = q.precision;
   ask.dataset = filter("dataset");
