@@ -7,17 +7,70 @@
 #include <cmath>
 
 #include "base/text.hpp"
+#include "compiler/extract/unicode.hpp"
 
 namespace kb {
 
-std::vector<std::string> expand_braces(const std::string& pattern) {
-  const size_t open = pattern.find('{');
-  if (open == std::string::npos) return {pattern};
-  const size_t close = pattern.find('}', open);
-  if (close == std::string::npos) return {pattern};
-  std::vector<std::string> out;
-  for (const auto& alt : split(std::string_view(pattern).substr(open + 1, close - open - 1), ','))
-    for (auto& rest : expand_braces(pattern.substr(close + 1))) out.push_back(pattern.substr(0, open) + trim(alt) + rest);
+BraceExpansion expand_braces(std::string_view pattern, size_t limit) {
+  // The pattern as literal pieces and brace groups, checked before anything
+  // is expanded, so a hostile pattern costs its length, not its product.
+  struct Piece {
+    std::string literal;            // text before the group (or the tail)
+    std::vector<std::string> alts;  // the group's alternatives; empty for the tail
+  };
+  std::vector<Piece> pieces(1);
+  BraceExpansion out;
+  size_t open = std::string_view::npos, total = 1;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char ch = pattern[i];
+    if (ch == '{') {
+      if (open != std::string_view::npos) {
+        out.error = "has a '{' inside braces";
+        out.at = i;
+        return out;
+      }
+      open = i;
+    } else if (ch == '}') {
+      if (open == std::string_view::npos) {
+        out.error = "has a '}' with no '{' before it";
+        out.at = i;
+        return out;
+      }
+      Piece& p = pieces.back();
+      for (const auto& alt : split(pattern.substr(open + 1, i - open - 1), ',')) {
+        if (trim(alt).empty()) {
+          out.error = "has an empty alternative in braces";
+          out.at = open;
+          return out;
+        }
+        p.alts.push_back(trim(alt));
+      }
+      total *= p.alts.size();
+      if (total > limit) {
+        out.error = "stands for more than " + std::to_string(limit) + " names";
+        out.at = open;
+        return out;
+      }
+      pieces.emplace_back();
+      open = std::string_view::npos;
+    } else if (open == std::string_view::npos) {
+      pieces.back().literal += ch;
+    }
+  }
+  if (open != std::string_view::npos) {
+    out.error = "has a '{' that is never closed";
+    out.at = open;
+    return out;
+  }
+  out.names.emplace_back();
+  for (const auto& p : pieces) {
+    std::vector<std::string> next;
+    for (const auto& head : out.names) {
+      if (p.alts.empty()) next.push_back(head + p.literal);
+      for (const auto& alt : p.alts) next.push_back(head + p.literal + alt);
+    }
+    out.names = std::move(next);
+  }
   return out;
 }
 
@@ -130,6 +183,7 @@ class Extractor {
   void heading(const Block& b) {
     while (!stack_.empty() && stack_.back().level >= b.level) stack_.pop_back();
     std::string kind = v_.section_kind(doc_.meta.lang, b.text);
+    bool repeated = false;  // a family title seen before under the same index
     SectionRecord s;
     s.heading = b.text;
     s.level = b.level;
@@ -144,7 +198,7 @@ class Extractor {
         if (it->kind == "library_index" || it->kind == "benchmark_index") {
           kind = "family";
           s.index_kind = it->kind;
-          s.ordinal = ++family_count_[it->kind];
+          s.ordinal = family_ordinal(it->kind, b, repeated);
         }
         break;
       }
@@ -156,13 +210,31 @@ class Extractor {
     family_ = kind == "family" ? s.heading : std::string{};
     family_ordinal_ = s.ordinal;
     index_kind_ = s.index_kind;
-    if (kind == "family") {
+    if (kind == "family" && !repeated) {
       EntityEdition e = entity("family", s.index_kind + "/" + std::to_string(s.ordinal), b.text, b.span.line);
       out_.entities.push_back(std::move(e));
     } else if (kind == "title") {
       out_.entities.push_back(entity("title", "1", b.text, b.span.line));
     }
     out_.sections.push_back(std::move(s));
+  }
+
+  // A family's position in its index. Families are aligned across languages
+  // by position, so a family title written twice (in any spelling NFKC folds
+  // together, "Qwen3 (Dense)" and "Qwen3（Dense）") keeps its first position
+  // instead of shifting every family after it.
+  int family_ordinal(const std::string& index_kind, const Block& b, bool& repeated) {
+    auto [it, fresh] = family_ordinals_.try_emplace({index_kind, name_key(b.text)}, FamilySeen{0, b.span.line});
+    repeated = !fresh;
+    if (fresh) {
+      it->second.ordinal = ++family_count_[index_kind];
+    } else {
+      diags_.warning(b.span,
+                     "family '" + b.text + "' is already a family of this index (line " + std::to_string(it->second.line) +
+                         "); its tables are read as the same family",
+                     "merge the two sections, or name the families apart");
+    }
+    return it->second.ordinal;
   }
 
   EntityEdition entity(const std::string& kind, const std::string& key, const std::string& text, int line) {
@@ -410,7 +482,9 @@ class Extractor {
     const auto& lang = doc_.meta.lang;
     auto it = cell.find("model");
     if (it == cell.end()) return;
-    base.name = it->second->text;
+    // The model is the row's identity across editions: compared in its
+    // NFKC display form, so full-width brackets name the same model.
+    base.name = display_name(it->second->text);
     base.model = it->second->text;
     base.model_key = v_.model_key_by_display(base.model);
     if (auto t = cell.find("gpu_types"); t != cell.end())
@@ -432,6 +506,24 @@ class Extractor {
     auto it = cell.find("recipe");
     if (it == cell.end()) return;
     const std::string written = it->second->text;
+    // A span inside the cell: the cell's text starts at its span.
+    auto at = [&](size_t byte) {
+      Span sp = it->second->span;
+      sp.col += code_point_column(written, byte);
+      return sp;
+    };
+    if (const size_t bad = find_invisible(written); bad != std::string::npos) {
+      diags_.error(at(bad), "recipe cell '" + written + "' has an invisible character, " + describe_code_point(written, bad),
+                   "delete it: a recipe name is a Python function name, and the character would make it another name");
+      return;
+    }
+    const BraceExpansion expansion = expand_braces(written);
+    if (!expansion.error.empty()) {
+      diags_.error(at(expansion.at), "recipe cell '" + written + "' " + expansion.error,
+                   "write {a,b} alternatives, one level deep, at most " + std::to_string(kMaxBraceExpansion) +
+                       " names per cell (docs/kbc.md, Limits)");
+      return;
+    }
     if (const RE2* re = v_.pattern("recipe"); re && !RE2::FullMatch(written, *re)) {
       diags_.error(it->second->span, "recipe cell '" + written + "' is not a recipe name",
                    "a recipe is a Python function name ending in _config, e.g. llama3_8b_sft_config; "
@@ -439,7 +531,7 @@ class Extractor {
       return;
     }
     const std::vector<std::string> cell_modes = modes_cell(cell);
-    const auto names = expand_braces(written);
+    const auto& names = expansion.names;
     for (const auto& name : names) {
       RecipeRow rr = base;
       rr.name = name;
@@ -467,7 +559,7 @@ class Extractor {
   // cell is absent or unknown (reported).
   std::vector<std::string> modes_cell(const Cells& cell) {
     std::vector<std::string> cell_modes;
-    if (auto m = cell.find("mode"); m != cell.end()) {
+    if (auto m = cell.find("mode"); m != cell.end() && !trim(m->second->text).empty()) {
       if (auto val = v_.cell_value(doc_.meta.lang, "mode", m->second->text))
         cell_modes = split(*val, ',');
       else
@@ -502,6 +594,10 @@ class Extractor {
   std::vector<Open> stack_;
   std::map<std::string, int> counters_;
   std::map<std::string, int> family_count_;
+  struct FamilySeen {
+    int ordinal = 0, line = 0;
+  };
+  std::map<std::pair<std::string, std::string>, FamilySeen> family_ordinals_;  // (index kind, name_key) → first
   std::string section_, family_, index_kind_;
   int family_ordinal_ = 0;
 };

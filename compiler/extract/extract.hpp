@@ -15,8 +15,22 @@ namespace kb {
 // are reported in `diags`; extraction goes on with the next row.
 void extract(const Document& doc, const Vocab& vocab, Extracted& out, Diagnostics& diags);
 
-// Expands brace alternatives: "a_{x,y}_{p,q}_c" → a_x_p_c, a_x_q_c, a_y_p_c, a_y_q_c.
-std::vector<std::string> expand_braces(const std::string& pattern);
+// Most names one brace pattern may stand for (docs/kbc.md, "Limits"). The
+// editions' largest is 8 (`qwen25_vl_{3b,7b,32b,72b}_{sft,peft}_config`); a
+// pattern past the limit is an error, never a flood of recipes.
+inline constexpr size_t kMaxBraceExpansion = 64;
+
+// The names a brace pattern stands for, or why it stands for none.
+struct BraceExpansion {
+  std::vector<std::string> names;  // in order; empty when `error` is set
+  std::string error;               // "" or what is wrong: unbalanced, nested, empty alternative, too many names
+  size_t at = 0;                   // error: byte offset of the brace it is about
+};
+
+// Expands brace alternatives: "a_{x,y}_{p,q}_c" → a_x_p_c, a_x_q_c, a_y_p_c,
+// a_y_q_c. An unclosed `{`, a stray `}`, a `{` inside braces, an empty
+// alternative, or more than `limit` names is an error at that brace.
+BraceExpansion expand_braces(std::string_view pattern, size_t limit = kMaxBraceExpansion);
 
 // Parses a parallelism / GPU-count cell: "2", "1–8", "512+", "—", "Varies".
 // Returns nullopt (and leaves the range unknown) when the cell is none of these.

@@ -50,6 +50,9 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     }
     v.patterns_[v.patterns.get(row, "name")] = std::move(re);
   }
+  for (const auto& row : v.columns.rows)
+    v.columns_by_header_[fold(normalize_space(v.columns.get(row, "header")))].emplace_back(v.columns.get(row, "lang"),
+                                                                                           v.columns.get(row, "field"));
   for (const auto& row : v.models.rows) v.model_keys_.push_back(v.models.get(row, "model_key"));
   std::sort(v.model_keys_.begin(), v.model_keys_.end(),
             [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() > b.size() : a < b; });
@@ -76,16 +79,14 @@ int Vocab::section_level(const std::string& kind) const {
 }
 
 std::string Vocab::column_field(const std::string& lang, const std::string& header) const {
-  const std::string h = fold(normalize_space(header));
-  for (const char* pass : {"own", "en", "*", "any"}) {
-    const std::string p = pass;
-    for (const auto& row : columns.rows) {
-      const auto& rl = columns.get(row, "lang");
-      const bool ok = p == "own" ? rl == lang : p == "any" ? true : rl == p;
-      if (ok && fold(normalize_space(columns.get(row, "header"))) == h) return columns.get(row, "field");
-    }
+  auto it = columns_by_header_.find(fold(normalize_space(header)));
+  if (it == columns_by_header_.end()) return {};
+  for (const char* pass : {"own", "en", "*"}) {
+    const std::string want = std::string(pass) == "own" ? lang : pass;
+    for (const auto& [rl, field] : it->second)
+      if (rl == want) return field;
   }
-  return {};
+  return it->second.front().second;  // any language
 }
 
 std::optional<std::string> Vocab::cell_value(const std::string& lang, const std::string& field, const std::string& word) const {

@@ -53,6 +53,9 @@ struct Vocab {
  private:
   friend bool load_vocab(const std::string&, Vocab&, Diagnostics&);
   std::map<std::string, std::unique_ptr<RE2>> patterns_;
+  // columns.tsv by folded header: (lang, field) rows in file order, so a
+  // header is looked up in O(log n) however wide the table.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> columns_by_header_;
   std::vector<std::string> model_keys_;  // longest first
 };
 

@@ -62,15 +62,33 @@ class Walker {
   }
 
  private:
-  Span span_of(cmark_node* n) const {
+  // `text_start`: a table cell's span is where its text starts, after the
+  // blank cmark-gfm starts it at and after the backticks of a code span, so
+  // a column inside the cell's text is its span plus its code points.
+  Span span_of(cmark_node* n, bool text_start = false) const {
     const int line = cmark_node_get_start_line(n);
     const int byte_col = cmark_node_get_start_column(n);
     const auto raw = lines_.at(line);
-    // cmark-gfm starts a table cell at the blank after '|': point at its text.
     size_t at = byte_col > 0 ? static_cast<size_t>(byte_col - 1) : 0;
     while (at < raw.size() && (raw[at] == ' ' || raw[at] == '\t')) ++at;
-    const int col = code_point_column(raw, at) + 1;
-    return Span{path_, line + offset_, col};
+    if (text_start)
+      while (at < raw.size() && raw[at] == '`') ++at;
+    return Span{path_, line + offset_, column(line, raw, at) + 1};
+  }
+
+  // Code-point column of a byte offset, counted on from the previous call
+  // when it is on the same line and further right: the cells of a row are
+  // visited left to right, so a row of N cells costs its length, not N times
+  // its length.
+  int column(int line, std::string_view raw, size_t at) const {
+    if (line != col_line_ || at < col_byte_) {
+      col_line_ = line;
+      col_byte_ = 0;
+      col_ = 0;
+    }
+    col_ += code_point_column(raw.substr(col_byte_), at - col_byte_);
+    col_byte_ = at;
+    return col_;
   }
 
   // Flattens inline content with cmark's iterator (no recursion, so deeply
@@ -238,7 +256,7 @@ class Walker {
     for (cmark_node* row = cmark_node_first_child(n); row; row = cmark_node_next(row)) {
       std::vector<Cell> cells;
       for (cmark_node* cell = cmark_node_first_child(row); cell; cell = cmark_node_next(cell))
-        cells.push_back({trim(text_of(cell)), span_of(cell)});
+        cells.push_back({trim(text_of(cell)), span_of(cell, /*text_start=*/true)});
       const int line = cmark_node_get_start_line(row);
       const int raw = raw_cell_count(lines_.at(line));
       if (b.rows.empty()) {
@@ -270,6 +288,9 @@ class Walker {
   // Containers (lists, block quotes) deeper than this are an error: no
   // recipe document nests that deep, and the walk must not exhaust the stack.
   static constexpr int kMaxNesting = 64;
+  mutable int col_line_ = 0;  // column(): the line, byte offset and column of the last call
+  mutable size_t col_byte_ = 0;
+  mutable int col_ = 0;
   int depth_ = -1;  // the document itself is not a nesting level
   bool nesting_reported_ = false;
   const std::string& path_;

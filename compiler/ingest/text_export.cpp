@@ -233,13 +233,16 @@ class Parser {
     for (size_t k = i; k < j; ++k) {
       const std::string_view s = text(k);
       std::vector<Cell> row;
-      size_t start = 0;
+      size_t start = 0, counted = 0;  // columns are counted on from the previous cell (linear in the row)
+      int col = 0;
       for (;;) {
         const size_t tab = s.find('\t', start);
         const std::string_view raw = s.substr(start, tab == std::string_view::npos ? s.npos : tab - start);
         size_t lead = 0;
         while (lead < raw.size() && (raw[lead] == ' ' || raw[lead] == '\f' || raw[lead] == '\v')) ++lead;
-        row.push_back(Cell{trim(raw), span(k, code_point_column(s, start + lead) + 1)});
+        col += code_point_column(s.substr(counted), start + lead - counted);
+        counted = start + lead;
+        row.push_back(Cell{trim(raw), span(k, col + 1)});
         if (tab == std::string_view::npos) break;
         start = tab + 1;
       }
