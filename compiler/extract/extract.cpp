@@ -279,9 +279,14 @@ class Extractor {
       if (s == "decision_tree") {
         out_.entities.push_back(entity("decision_tree", "1", b.text, b.span.line));
       } else if (s == "library_entry" || s == "benchmark_entry" || s == "override_examples") {
+        // Every command of the block is an entity of its own, numbered on
+        // across the section's blocks: three commands in one block align
+        // with three blocks of one command in another edition.
         const std::string kind = s == "override_examples" ? "override_example" : "command";
-        const std::string key = (kind == "command" ? s + "/" : std::string{}) + std::to_string(next("code"));
-        out_.entities.push_back(command(kind, key, b));
+        for (const auto& cmd : split_commands(b)) {
+          const std::string key = (kind == "command" ? s + "/" : std::string{}) + std::to_string(next("code"));
+          out_.entities.push_back(command(kind, key, cmd));
+        }
       } else {
         out_.entities.push_back(entity("code", s + "/" + std::to_string(next("code")), b.text, b.span.line));
       }
@@ -306,24 +311,71 @@ class Extractor {
     out_.entities.push_back(entity(kind, key, b.text, b.span.line));
   }
 
-  EntityEdition command(const std::string& kind, const std::string& key, const Block& b) {
-    // The first line may be a `# title` comment; the rest is the command.
-    std::string title, cmd;
-    for (const auto& line : split(b.text, '\n')) {
-      const auto t = trim(line);
-      if (title.empty() && cmd.empty() && starts_with(t, "#")) {
-        title = trim(std::string_view(t).substr(1));
+  // One command of a code block: its `# comment` title and its lines.
+  struct Command {
+    std::string title;  // the comment lines just before it, without `#`; "" when none
+    std::string text;   // the comment lines and the command lines, as written
+    std::string cmd;    // the command lines only, as written (continuations kept)
+    int line = 0;       // file line of its first line (its comment, if any)
+  };
+
+  // A code block as commands: blank lines and comment lines separate them,
+  // a line ending in `\` continues on the next one, any other line ends its
+  // command. Comment lines title the command that follows them.
+  static std::vector<Command> split_commands(const Block& b) {
+    std::vector<Command> out;
+    Command cur;
+    std::vector<std::string> comment;
+    int comment_line = 0;
+    bool continued = false;  // the previous command line ended with `\`
+    const int first = b.text_line > 0 ? b.text_line : b.span.line;
+    auto finish = [&] {
+      if (!cur.cmd.empty()) out.push_back(std::move(cur));
+      cur = Command{};
+    };
+    int n = 0;
+    for (const auto& raw : split(b.text, '\n')) {
+      const int line = first + n++;
+      const std::string t = trim(raw);
+      if (continued) {
+        cur.cmd += "\n" + raw;
+        cur.text += "\n" + raw;
+        continued = ends_with(t, "\\");
+        if (!continued) finish();
         continue;
       }
-      if (!cmd.empty()) cmd += '\n';
-      cmd += line;
+      if (t.empty()) {
+        comment.clear();
+        continue;
+      }
+      if (starts_with(t, "#")) {
+        if (comment.empty()) comment_line = line;
+        comment.push_back(raw);
+        continue;
+      }
+      cur.line = comment.empty() ? line : comment_line;
+      for (const auto& c : comment) {
+        const std::string title = trim(std::string_view(trim(c)).substr(1));
+        cur.title += (cur.title.empty() ? "" : " ") + title;
+        cur.text += c + "\n";
+      }
+      comment.clear();
+      cur.cmd = raw;
+      cur.text += raw;
+      continued = ends_with(t, "\\");
+      if (!continued) finish();
     }
-    EntityEdition e = entity(kind, key, b.text, b.span.line);
-    e.parts["title"] = title;
-    e.parts["command"] = cmd;
+    finish();
+    return out;
+  }
+
+  EntityEdition command(const std::string& kind, const std::string& key, const Command& c) {
+    EntityEdition e = entity(kind, key, c.text, c.line);
+    e.parts["title"] = c.title;
+    e.parts["command"] = c.cmd;
     // Join continuation lines so patterns see one command line.
     std::string flat;
-    for (const auto& line : split(cmd, '\n')) {
+    for (const auto& line : split(c.cmd, '\n')) {
       std::string t = trim(line);
       if (ends_with(t, "\\")) t = trim(t.substr(0, t.size() - 1));
       if (!flat.empty()) flat += ' ';

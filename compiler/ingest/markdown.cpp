@@ -189,6 +189,10 @@ class Walker {
     std::string lit = cmark_node_get_literal(n) ? cmark_node_get_literal(n) : "";
     while (!lit.empty() && lit.back() == '\n') lit.pop_back();
     b.text = lit;
+    int fence_length = 0, fence_offset = 0;
+    char fence_char = 0;
+    const bool fenced = cmark_node_get_fenced(n, &fence_length, &fence_offset, &fence_char) && fence_length > 0;
+    b.text_line = cmark_node_get_start_line(n) + offset_ + (fenced ? 1 : 0);
     check_fence(n);
     push(std::move(b), n);
   }

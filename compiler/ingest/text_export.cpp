@@ -260,6 +260,7 @@ class Parser {
     size_t j = i + 1;
     while (!blank_at(j) && is_tree_line(text(j))) ++j;
     Block& b = emit(BlockKind::Code, i, j - 1);
+    b.text_line = lines_[i].number;
     b.info = "text";
     b.text = joined(i, j);
     return j;
@@ -271,6 +272,7 @@ class Parser {
     size_t j = cmd;
     while (ends_with_backslash(text(j)) && !blank_at(j + 1)) ++j;
     Block& b = emit(BlockKind::Code, first, j);
+    b.text_line = lines_[first].number;
     b.info = "bash";
     b.text = joined(first, j + 1);
     return j + 1;
