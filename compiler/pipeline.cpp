@@ -148,7 +148,8 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
     }
     SourceFile sf{rel, *bytes};
     const int before = diags.error_count();
-    std::optional<Document> doc = f.extension() == ".md" ? ingest_markdown(sf, diags) : ingest_text_export(sf, hints, diags);
+    std::optional<Document> doc =
+        f.extension() == ".md" ? ingest_markdown(sf, diags, c->vocab.markdown_edition(rel)) : ingest_text_export(sf, hints, diags);
     if (!doc) continue;
     if (!c->vocab.languages.count(doc->meta.lang)) {
       diags.error({rel, key_line(*bytes, "lang"), 7}, "unknown lang '" + doc->meta.lang + "'",

@@ -30,7 +30,7 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   load("section-kinds.tsv", v.section_kinds, {"kind", "level", "parent"});
   load("config-keys.tsv", v.config_keys, {"key", "layer", "dimension", "evidence", "aliases"});
   load("datasets.tsv", v.datasets, {"preset", "modes", "evidence"});
-  load("editions.tsv", v.editions, {"origin", "name", "lang", "revision", "date"});
+  load("editions.tsv", v.editions, {"origin", "path", "name", "lang", "revision", "date"});
   load("patterns.tsv", v.patterns, {"name", "pattern"});
   load("planner.tsv", v.planner, {"key", "value"});
   load("checks.tsv", v.checks, {"check", "kind", "entity"});
@@ -54,6 +54,27 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     v.columns_by_header_[fold(normalize_space(v.columns.get(row, "header")))].emplace_back(v.columns.get(row, "lang"),
                                                                                            v.columns.get(row, "field"));
   for (const auto& row : v.models.rows) v.model_keys_.push_back(v.models.get(row, "model_key"));
+  for (const auto& row : v.editions.rows) {
+    EditionRow e;
+    e.origin = v.editions.get(row, "origin");
+    e.path = v.editions.get(row, "path");
+    e.meta.name = v.editions.get(row, "name");
+    e.meta.lang = v.editions.get(row, "lang");
+    e.meta.date = v.editions.get(row, "date");
+    e.meta.translated_from = v.editions.get(row, "translated_from");
+    e.meta.span = v.editions.span(row, "origin");
+    const std::string& rev = v.editions.get(row, "revision");
+    char* end = nullptr;
+    const long n = std::strtol(rev.c_str(), &end, 10);
+    if (rev.empty() || *end != '\0' || n < 1 || n > 1000000) {
+      diags.error(v.editions.span(row, "revision"), "revision '" + rev + "' is not a positive whole number",
+                  "revisions are 1, 2, 3, ... (1 = oldest)");
+      continue;
+    }
+    e.meta.revision = static_cast<int>(n);
+    if (e.path.empty()) e.meta.origin = e.origin;
+    v.edition_rows_.push_back(std::move(e));
+  }
   std::sort(v.model_keys_.begin(), v.model_keys_.end(),
             [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() > b.size() : a < b; });
   return diags.error_count() == before;
@@ -160,6 +181,12 @@ std::string Vocab::gpu_key(const std::string& lang, const std::string& word) con
   return {};
 }
 
+const EditionRow* Vocab::markdown_edition(const std::string& path) const {
+  for (const auto& e : edition_rows_)
+    if (!e.path.empty() && e.path == path) return &e;
+  return nullptr;
+}
+
 const RE2* Vocab::pattern(const std::string& name) const {
   auto it = patterns_.find(name);
   return it == patterns_.end() ? nullptr : it->second.get();
@@ -167,16 +194,8 @@ const RE2* Vocab::pattern(const std::string& name) const {
 
 TextExportHints Vocab::text_export_hints() const {
   TextExportHints h;
-  for (const auto& row : editions.rows) {
-    TextExportHints::Edition e;
-    e.origin = editions.get(row, "origin");
-    e.meta.name = editions.get(row, "name");
-    e.meta.lang = editions.get(row, "lang");
-    e.meta.revision = std::atoi(editions.get(row, "revision").c_str());
-    e.meta.date = editions.get(row, "date");
-    e.meta.origin = e.origin;
-    h.editions.push_back(std::move(e));
-  }
+  for (const auto& e : edition_rows_)
+    if (e.path.empty()) h.editions.push_back(e);
   for (const auto& row : sections.rows) {
     const int level = section_level(sections.get(row, "kind"));
     h.headings.push_back({sections.get(row, "lang"), normalize_space(sections.get(row, "heading")), level > 0 ? level : 2});

@@ -49,6 +49,9 @@ struct Vocab {
   const RE2* pattern(const std::string& name) const;
 
   TextExportHints text_export_hints() const;
+  // The data/editions.tsv row of a markdown edition, by its path relative to
+  // the sources root (rows with a `path`), or nullptr.
+  const EditionRow* markdown_edition(const std::string& path) const;
 
  private:
   friend bool load_vocab(const std::string&, Vocab&, Diagnostics&);
@@ -56,7 +59,8 @@ struct Vocab {
   // columns.tsv by folded header: (lang, field) rows in file order, so a
   // header is looked up in O(log n) however wide the table.
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> columns_by_header_;
-  std::vector<std::string> model_keys_;  // longest first
+  std::vector<std::string> model_keys_;   // longest first
+  std::vector<EditionRow> edition_rows_;  // every row of editions.tsv, in file order
 };
 
 // Loads every data file of `data_dir`; reports missing files and bad rows.

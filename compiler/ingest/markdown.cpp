@@ -397,10 +397,9 @@ int read_revision(const std::string& path, std::string_view yaml, const std::str
   return static_cast<int>(v);
 }
 
-// Reads the front matter's keys into `m`. False (reported) when it is not
-// a YAML mapping of single values; a missing lang or revision is reported
-// but leaves the field empty (the caller drops the document).
-bool read_front_matter(const std::string& path, std::string_view yaml, FrontMatter& m, Diagnostics& diags) {
+// Reads the front matter's keys into `m` (the revision as written into
+// `rev`). False (reported) when it is not a YAML mapping of single values.
+bool read_front_matter(const std::string& path, std::string_view yaml, FrontMatter& m, std::string& rev, Diagnostics& diags) {
   try {
     YAML::Node root = YAML::Load(std::string(yaml));
     if (!root.IsMap()) throw YAML::Exception(YAML::Mark::null_mark(), "front matter is not a mapping");
@@ -419,10 +418,8 @@ bool read_front_matter(const std::string& path, std::string_view yaml, FrontMatt
     m.date = str("date");
     m.origin = str("origin");
     m.translated_from = str("translated-from");
-    const std::string rev = str("revision");
+    rev = str("revision");
     if (bad_value) return false;
-    if (m.lang.empty()) diags.error({path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
-    m.revision = read_revision(path, yaml, rev, diags);
   } catch (const YAML::Exception& e) {
     const int line = e.mark.is_null() ? 2 : e.mark.line + 2;
     const int col = e.mark.is_null() ? 1 : e.mark.column + 1;
@@ -430,6 +427,44 @@ bool read_front_matter(const std::string& path, std::string_view yaml, FrontMatt
     return false;
   }
   return true;
+}
+
+// Line of a top-level key in the front matter (2 = the line after `---`),
+// or 0 when the front matter does not have the key.
+int yaml_key_line(std::string_view yaml, std::string_view key) {
+  int line = 2;
+  for (const auto& l : split(yaml, '\n')) {
+    if (starts_with(l, std::string(key) + ":")) return line;
+    ++line;
+  }
+  return 0;
+}
+
+// The edition's row of data/editions.tsv fills the keys the front matter
+// does not state; a key stated by both must agree. False (reported) on a
+// disagreement.
+bool apply_sidecar(const std::string& path, std::string_view yaml, const EditionRow& row, FrontMatter& m, std::string& rev,
+                   Diagnostics& diags) {
+  const std::string where = row.meta.span.file + ":" + std::to_string(row.meta.span.line);
+  bool ok = true;
+  auto merge = [&](const char* key, std::string& mine, const std::string& theirs) {
+    if (theirs.empty()) return;
+    if (mine.empty()) {
+      mine = theirs;
+    } else if (mine != theirs) {
+      diags.error({path, std::max(2, yaml_key_line(yaml, key)), 1},
+                  std::string("front matter says ") + key + " '" + mine + "' but its row of " + where + " says '" + theirs + "'",
+                  "state each edition fact once: in the front matter or in data/editions.tsv");
+      ok = false;
+    }
+  };
+  merge("name", m.name, row.meta.name);
+  merge("lang", m.lang, row.meta.lang);
+  merge("revision", rev, row.meta.revision > 0 ? std::to_string(row.meta.revision) : std::string{});
+  merge("date", m.date, row.meta.date);
+  merge("origin", m.origin, row.origin);
+  merge("translated-from", m.translated_from, row.meta.translated_from);
+  return ok;
 }
 
 // The body's blocks, by cmark-gfm with the table extension. `body_line`
@@ -446,7 +481,7 @@ void read_body(const std::string& path, std::string_view body, int body_line, Do
 
 }  // namespace
 
-std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags) {
+std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags, const EditionRow* sidecar) {
   std::string_view text = file.bytes;
   if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
   if (!readable_bytes(file.path, text, diags)) return std::nullopt;
@@ -455,16 +490,26 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
   doc.path = file.path;
   doc.sha256 = sha256_hex(file.bytes);
 
-  std::string_view yaml, body;
+  std::string_view yaml, body = text;
   int body_line = 1;
-  if (!split_front_matter(text, yaml, body, body_line)) {
-    diags.error({file.path, 1, 1}, "missing front matter",
-                "start the file with a YAML block: ---, lang: <en|fr|ja|zh>, revision: <n>, ---");
-    return std::nullopt;
-  }
   FrontMatter& m = doc.meta;
   m.span = {file.path, 1, 1};
-  if (!unique_keys(file.path, yaml, diags) || !read_front_matter(file.path, yaml, m, diags)) return std::nullopt;
+  std::string rev;
+  if (split_front_matter(text, yaml, body, body_line)) {
+    if (!unique_keys(file.path, yaml, diags) || !read_front_matter(file.path, yaml, m, rev, diags)) return std::nullopt;
+  } else if (!sidecar) {
+    diags.error({file.path, 1, 1}, "missing front matter",
+                "start the file with a YAML block: ---, lang: <en|fr|ja|zh>, revision: <n>, ---; "
+                "or, for a file kept as published, give its path a row in data/editions.tsv");
+    return std::nullopt;
+  }
+  if (sidecar) {
+    const bool own_facts = yaml_key_line(yaml, "lang") > 0 || yaml_key_line(yaml, "revision") > 0;
+    if (!apply_sidecar(file.path, yaml, *sidecar, m, rev, diags)) return std::nullopt;
+    if (!own_facts) m.span = sidecar->meta.span;  // the edition facts are stated there
+  }
+  if (m.lang.empty()) diags.error({file.path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
+  m.revision = read_revision(file.path, yaml, rev, diags);
   if (m.lang.empty() || m.revision == 0) return std::nullopt;
 
   read_body(file.path, body, body_line, doc, diags);
