@@ -159,9 +159,11 @@ class Extractor {
   Extractor(const Document& doc, const Vocab& v, Extracted& out, Diagnostics& diags) : doc_(doc), v_(v), out_(out), diags_(diags) {}
 
   void run() {
-    for (const auto& b : doc_.blocks) {
+    survey();
+    for (size_t i = 0; i < doc_.blocks.size(); ++i) {
+      const Block& b = doc_.blocks[i];
       if (b.kind == BlockKind::Heading) {
-        heading(b);
+        heading(b, i);
         continue;
       }
       if (b.kind == BlockKind::ThematicBreak) continue;
@@ -180,9 +182,143 @@ class Extractor {
     return Provenance{doc_.path, line, doc_.meta.lang, doc_.meta.revision, !doc_.meta.translated_from.empty()};
   }
 
-  void heading(const Block& b) {
+  // What a section holds: its blocks up to the next heading.
+  struct Holds {
+    std::vector<std::set<std::string>> tables;  // the fields of each table's header (known columns)
+    int rows = 0;                               // data rows of its tables
+    int items = 0;                              // list items
+    int commands = 0;                           // commands of its code blocks
+    bool tree = false;                          // a code block drawing a tree (box-drawing lines)
+    bool empty() const { return tables.empty() && items == 0 && commands == 0 && !tree; }
+  };
+
+  // Reads what every section holds before any heading is classified: a
+  // heading's words may not say what its section is, its content may.
+  void survey() {
+    holds_.assign(doc_.blocks.size(), Holds{});
+    size_t at = 0;
+    bool in_section = false;
+    for (size_t i = 0; i < doc_.blocks.size(); ++i) {
+      const Block& b = doc_.blocks[i];
+      if (b.kind == BlockKind::Heading) {
+        at = i;
+        in_section = true;
+        continue;
+      }
+      if (!in_section) continue;
+      Holds& h = holds_[at];
+      if (b.kind == BlockKind::Table && !b.rows.empty()) {
+        std::set<std::string> fields;
+        for (const auto& f : column_fields(b))
+          for (const auto& one : f) fields.insert(one);
+        h.tables.push_back(std::move(fields));
+        h.rows += static_cast<int>(b.rows.size()) - 1;
+      } else if (b.kind == BlockKind::ListItem) {
+        ++h.items;
+      } else if (b.kind == BlockKind::Code) {
+        if (is_tree(b.text))
+          h.tree = true;
+        else
+          h.commands += static_cast<int>(split_commands(b).size());
+      }
+    }
+  }
+
+  // A drawn tree: most of its lines start with box-drawing characters.
+  static bool is_tree(const std::string& text) {
+    int lines = 0, drawn = 0;
+    for (const auto& l : split(text, '\n')) {
+      const std::string t = trim(l);
+      if (t.empty()) continue;
+      ++lines;
+      size_t i = 0;
+      const char32_t cp = next_code_point(t, i);
+      if (cp >= 0x2500 && cp <= 0x257F) ++drawn;
+    }
+    return lines >= 3 && drawn * 2 >= lines;
+  }
+
+  // Does a section's table read as recipe rows (a recipe or model column)?
+  static bool recipe_table_fields(const std::set<std::string>& f) { return f.count("recipe") || f.count("model"); }
+
+  // The section kind a heading's structure says (data/section-kinds.tsv,
+  // column `holds`): the first heading of the document at the title's
+  // level, a table with the columns of a kind, subsections holding such
+  // tables (an index of recipe families), a drawn tree. "" when nothing or
+  // two kinds fit.
+  std::string kind_by_structure(const Block& b, size_t at) const {
+    std::set<std::string> kinds;
+    for (const auto& sig : v_.section_signatures()) {
+      bool fits = false;
+      switch (sig.what) {
+        case SectionSignature::What::FirstHeading:
+          fits = at == first_heading() && v_.section_level(sig.kind) == b.level;
+          break;
+        case SectionSignature::What::Table:
+          for (const auto& t : holds_[at].tables) fits = fits || std::includes(t.begin(), t.end(), sig.fields.begin(), sig.fields.end());
+          break;
+        case SectionSignature::What::ChildTable: {
+          int child_level = 0;  // the level of its direct subsections
+          for (size_t j = at + 1; j < doc_.blocks.size(); ++j) {
+            const Block& c = doc_.blocks[j];
+            if (c.kind != BlockKind::Heading) continue;
+            if (c.level <= b.level) break;
+            if (child_level == 0) child_level = c.level;
+            if (c.level != child_level) continue;
+            for (const auto& t : holds_[j].tables) fits = fits || std::includes(t.begin(), t.end(), sig.fields.begin(), sig.fields.end());
+          }
+          break;
+        }
+        case SectionSignature::What::Tree:
+          fits = holds_[at].tree;
+          break;
+      }
+      if (fits) kinds.insert(sig.kind);
+    }
+    return kinds.size() == 1 ? *kinds.begin() : std::string{};
+  }
+
+  size_t first_heading() const {
+    for (size_t i = 0; i < doc_.blocks.size(); ++i)
+      if (doc_.blocks[i].kind == BlockKind::Heading) return i;
+    return doc_.blocks.size();
+  }
+
+  // A heading's kind: its words (data/sections.tsv) when they name a kind of
+  // its level; else what its section holds; else its words at another
+  // level. A heading under a recipe index that is no other kind, or holds
+  // recipe rows, is a family of that index.
+  std::string classify(const Block& b, size_t at, const Open* index) {
+    const auto m = v_.section_kind(doc_.meta.lang, b.text, b.level);
+    const bool recipe_rows = std::any_of(holds_[at].tables.begin(), holds_[at].tables.end(), recipe_table_fields);
+    if (index && (m.kind.empty() || recipe_rows)) return "family";
+    if (!m.kind.empty() && v_.section_level(m.kind) == b.level) return m.kind;
+    if (std::string k = kind_by_structure(b, at); !k.empty()) return k;
+    if (!m.others.empty())
+      diags_.warning(b.span, "heading '" + b.text + "' reads as more than one kind of section (" + join(m.others, ", ") + ")",
+                     "reword it, or list it in data/sections.tsv with the kind it is");
+    return m.kind;
+  }
+
+  // An unclassified heading whose section holds facts: say what is lost.
+  void report_unclassified(const Block& b, size_t at) {
+    const Holds& h = holds_[at];
+    if (h.empty()) return;
+    std::vector<std::string> what;
+    if (!h.tables.empty())
+      what.push_back(std::to_string(h.tables.size()) + (h.tables.size() == 1 ? " table" : " tables") + " (" + std::to_string(h.rows) +
+                     (h.rows == 1 ? " row)" : " rows)"));
+    if (h.items > 0) what.push_back("a list of " + std::to_string(h.items) + (h.items == 1 ? " item" : " items"));
+    if (h.commands > 0) what.push_back(std::to_string(h.commands) + (h.commands == 1 ? " command" : " commands"));
+    if (h.tree) what.push_back("a decision tree");
+    diags_.warning(
+        b.span,
+        "heading '" + b.text + "' names no known section, so what it holds is kept as prose, not read as facts: " + join(what, ", "),
+        "list the heading with its kind in data/sections.tsv, or a synonym of its words in data/heading-words.tsv");
+  }
+
+  void heading(const Block& b, size_t at) {
     while (!stack_.empty() && stack_.back().level >= b.level) stack_.pop_back();
-    std::string kind = v_.section_kind(doc_.meta.lang, b.text);
     bool repeated = false;  // a family title seen before under the same index
     SectionRecord s;
     s.heading = b.text;
@@ -191,18 +327,19 @@ class Extractor {
     std::vector<std::string> path;
     for (const auto& o : stack_) path.push_back(o.text);
     s.heading_path = join(path, " > ");
-    if (kind.empty()) {
-      // An unlisted heading under an index is a recipe family.
-      for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
-        if (it->kind.empty() || it->kind == "family") continue;
-        if (it->kind == "library_index" || it->kind == "benchmark_index") {
-          kind = "family";
-          s.index_kind = it->kind;
-          s.ordinal = family_ordinal(it->kind, b, repeated);
-        }
-        break;
-      }
+    // The nearest classified ancestor, when it is a recipe index.
+    const Open* index = nullptr;
+    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
+      if (it->kind.empty() || it->kind == "family") continue;
+      if (it->kind == "library_index" || it->kind == "benchmark_index") index = &*it;
+      break;
     }
+    std::string kind = classify(b, at, index);
+    if (kind == "family") {
+      s.index_kind = index->kind;
+      s.ordinal = family_ordinal(index->kind, b, repeated);
+    }
+    if (kind.empty()) report_unclassified(b, at);
     s.kind = kind;
     stack_.push_back({b.level, b.text, kind});
     counters_.clear();
@@ -297,12 +434,19 @@ class Extractor {
         recipe_table(b);
       } else if (s == "pitfalls" || s == "quick_reference" || s == "code_anchors") {
         row_entities(b);
-      } else {
-        diags_.warning(b.span, "table in a section of kind '" + (s.empty() ? "unclassified" : s) + "' is not read as facts",
-                       "classify the section's heading in data/sections.tsv");
+      } else if (!s.empty()) {  // an unclassified section's content is reported at its heading
+        diags_.warning(b.span, "a table in a section of kind '" + s + "' is not read as facts",
+                       "move it under a heading of the kind its columns are (data/section-kinds.tsv)");
       }
       return;
     }
+    if (s == "family" && (b.kind == BlockKind::ListItem || b.kind == BlockKind::Code || (b.html && b.text.find('|') != std::string::npos)))
+      diags_.warning(b.span,
+                     std::string(b.kind == BlockKind::ListItem ? "a list item"
+                                 : b.kind == BlockKind::Code   ? "a code block"
+                                                               : "an HTML block") +
+                         " in family '" + family_ + "' is not read as recipe rows",
+                     "recipe rows are the rows of a table: no list marker, no indentation of four spaces, no HTML comment");
     // Paragraphs (and list items of other sections) are prose: kept for the
     // full-text index and generated docs, aligned by position.
     const std::string kind = s == "config_layers" ? "config_layer" : "prose";
@@ -388,14 +532,39 @@ class Extractor {
     return e;
   }
 
-  std::vector<std::string> header_fields(const Block& b) {
-    std::vector<std::string> fields;
+  // The fields each header cell names (data/columns.tsv): one, or for a
+  // header joining known headers with `/` ("Sizes / notes") each of them,
+  // or none for an unknown column.
+  std::vector<std::vector<std::string>> column_fields(const Block& b) const {
+    std::vector<std::vector<std::string>> out;
     for (const auto& c : b.rows[0]) {
-      std::string f = v_.column_field(doc_.meta.lang, c.text);
-      if (f.empty())
-        diags_.error(c.span, "unknown table column '" + c.text + "'", "add a row mapping this header to a field in data/columns.tsv");
-      fields.push_back(f);
+      std::vector<std::string> fields;
+      if (std::string f = v_.column_field(doc_.meta.lang, c.text); !f.empty()) {
+        fields.push_back(f);
+      } else if (c.text.find('/') != std::string::npos) {
+        for (const auto& piece : split(c.text, '/')) {
+          std::string pf = v_.column_field(doc_.meta.lang, trim(piece));
+          if (pf.empty()) {
+            fields.clear();
+            break;
+          }
+          fields.push_back(pf);
+        }
+      }
+      out.push_back(std::move(fields));
     }
+    return out;
+  }
+
+  // column_fields, reporting each unknown column: it is kept as written
+  // (RecipeRow::extra, an entity part named by its header), not read.
+  std::vector<std::vector<std::string>> header_fields(const Block& b) {
+    auto fields = column_fields(b);
+    for (size_t c = 0; c < fields.size(); ++c)
+      if (fields[c].empty())
+        diags_.warning(b.rows[0][c].span,
+                       "unknown table column '" + b.rows[0][c].text + "': its cells are kept as written, not read as facts",
+                       "map the header to a field in data/columns.tsv");
     return fields;
   }
 
@@ -408,7 +577,8 @@ class Extractor {
       std::map<std::string, std::string> parts;
       std::string all;
       for (size_t c = 0; c < row.size() && c < fields.size(); ++c) {
-        parts[fields[c]] = row[c].text;
+        if (fields[c].empty()) parts[b.rows[0][c].text] = row[c].text;  // an unknown column, kept under its header
+        for (const auto& f : fields[c]) parts[f] = row[c].text;
         if (!all.empty()) all += " | ";
         all += row[c].text;
       }
@@ -439,13 +609,25 @@ class Extractor {
     const auto fields = header_fields(b);
     const bool benchmark = index_kind_ == "benchmark_index";
     const auto& lang = doc_.meta.lang;
+    const char* id_field = benchmark ? "model" : "recipe";
+    if (!std::any_of(fields.begin(), fields.end(), [&](const auto& f) { return std::find(f.begin(), f.end(), id_field) != f.end(); })) {
+      diags_.error(b.span,
+                   "table of family '" + family_ + "' has no " + (benchmark ? "Model" : "Recipe") + " column: its " +
+                       std::to_string(b.rows.size() - 1) + " rows cannot be read",
+                   "name the column that holds the " + std::string(benchmark ? "model" : "recipe name") + " as data/columns.tsv does");
+      return;
+    }
     auto list_seps = v_.cell_words(lang, "list_sep");
     for (size_t r = 1; r < b.rows.size(); ++r) {
       const auto& row = b.rows[r];
       Cells cell;
-      for (size_t c = 0; c < row.size() && c < fields.size(); ++c)
-        if (!fields[c].empty()) cell[fields[c]] = &row[c];
+      std::map<std::string, std::string> extra;
+      for (size_t c = 0; c < row.size() && c < fields.size(); ++c) {
+        if (fields[c].empty()) extra[b.rows[0][c].text] = row[c].text;
+        for (const auto& f : fields[c]) cell[f] = &row[c];
+      }
       RecipeRow base;
+      base.extra = std::move(extra);
       base.kind = benchmark ? RecipeKind::Benchmark : RecipeKind::Library;
       base.family = family_;
       base.family_ordinal = family_ordinal_;
@@ -645,6 +827,7 @@ class Extractor {
   Diagnostics& diags_;
   std::vector<Open> stack_;
   std::map<std::string, int> counters_;
+  std::vector<Holds> holds_;  // survey(): what each heading's section holds, by block index
   std::map<std::string, int> family_count_;
   struct FamilySeen {
     int ordinal = 0, line = 0;

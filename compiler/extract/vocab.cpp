@@ -28,6 +28,7 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   load("cells.tsv", v.cells, {"lang", "field", "word", "value"});
   load("sections.tsv", v.sections, {"lang", "heading", "kind"});
   load("section-kinds.tsv", v.section_kinds, {"kind", "level", "parent"});
+  load("heading-words.tsv", v.heading_words, {"lang", "what", "word", "value"});
   load("config-keys.tsv", v.config_keys, {"key", "layer", "dimension", "evidence", "aliases"});
   load("datasets.tsv", v.datasets, {"preset", "modes", "evidence"});
   load("editions.tsv", v.editions, {"origin", "path", "name", "lang", "revision", "date"});
@@ -40,6 +41,42 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     const auto& l = v.sections.get(row, "lang");
     if (l != "*") v.languages.insert(l);
   }
+  for (const auto& row : v.heading_words.rows) {
+    const auto& what = v.heading_words.get(row, "what");
+    if (what != "ignore" && what != "suffix" && what != "synonym") {
+      diags.error(v.heading_words.span(row, "what"), "unknown heading-word rule '" + what + "'", "write ignore, suffix or synonym");
+      continue;
+    }
+    v.headings_.add_word(v.heading_words.get(row, "lang"), what, v.heading_words.get(row, "word"), v.heading_words.get(row, "value"));
+  }
+  for (const auto& row : v.section_kinds.rows) {
+    const std::string& holds = v.section_kinds.get(row, "holds");
+    if (holds.empty()) continue;
+    SectionSignature sig;
+    sig.kind = v.section_kinds.get(row, "kind");
+    const auto colon = holds.find(':');
+    const std::string what = holds.substr(0, colon);
+    if (colon != std::string::npos)
+      for (const auto& f : split(holds.substr(colon + 1), '+'))
+        if (!trim(f).empty()) sig.fields.insert(trim(f));
+    if (what == "first-heading" && sig.fields.empty()) {
+      sig.what = SectionSignature::What::FirstHeading;
+    } else if (what == "tree" && sig.fields.empty()) {
+      sig.what = SectionSignature::What::Tree;
+    } else if (what == "table" && !sig.fields.empty()) {
+      sig.what = SectionSignature::What::Table;
+    } else if (what == "child-table" && !sig.fields.empty()) {
+      sig.what = SectionSignature::What::ChildTable;
+    } else {
+      diags.error(v.section_kinds.span(row, "holds"), "unknown section signature '" + holds + "'",
+                  "write first-heading, tree, table:<field>+<field> or child-table:<field>+<field>");
+      continue;
+    }
+    v.signatures_.push_back(std::move(sig));
+  }
+  for (const auto& row : v.sections.rows)
+    v.headings_.add_heading(v.sections.get(row, "lang"), v.sections.get(row, "heading"), v.sections.get(row, "kind"),
+                            v.section_level(v.sections.get(row, "kind")));
   for (const auto& row : v.patterns.rows) {
     RE2::Options opts;
     opts.set_log_errors(false);
@@ -80,17 +117,8 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   return diags.error_count() == before;
 }
 
-std::string Vocab::section_kind(const std::string& lang, const std::string& heading) const {
-  const std::string h = normalize_space(heading);
-  for (const char* pass : {"own", "en", "*"}) {
-    const std::string want = std::string(pass) == "own" ? lang : pass;
-    for (const auto& row : sections.rows)
-      if (sections.get(row, "lang") == want && normalize_space(sections.get(row, "heading")) == h) return sections.get(row, "kind");
-  }
-  // Any language: an edition may quote another language's heading.
-  for (const auto& row : sections.rows)
-    if (normalize_space(sections.get(row, "heading")) == h) return sections.get(row, "kind");
-  return {};
+HeadingLexicon::Match Vocab::section_kind(const std::string& lang, const std::string& heading, int level) const {
+  return headings_.classify(lang, heading, level);
 }
 
 int Vocab::section_level(const std::string& kind) const {

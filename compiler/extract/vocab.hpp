@@ -13,22 +13,39 @@
 #include <vector>
 
 #include "base/tsv.hpp"
+#include "compiler/extract/headings.hpp"
 #include "compiler/ingest/ingest.hpp"
 
 namespace kb {
 
+// What a section of a kind holds, by which its heading is classified when
+// its words are not in data/sections.tsv (data/section-kinds.tsv, `holds`).
+struct SectionSignature {
+  enum class What {
+    FirstHeading,  // `first-heading`: the document's first heading, at the kind's level
+    Table,         // `table:f1+f2`: a table whose columns name at least these fields
+    ChildTable,    // `child-table:f1+f2`: subsections holding such a table (a recipe index)
+    Tree,          // `tree`: a code block drawing a tree
+  };
+  std::string kind;
+  What what = What::Table;
+  std::set<std::string> fields;  // Table, ChildTable
+};
+
 struct Vocab {
   std::string dir;  // the data folder
   // Raw tables, kept for emit (the KB stores them too).
-  TsvTable models, gpus, lexicon, columns, cells, sections, section_kinds, config_keys, datasets, editions, patterns, planner, checks,
-      labels;
+  TsvTable models, gpus, lexicon, columns, cells, sections, section_kinds, heading_words, config_keys, datasets, editions, patterns,
+      planner, checks, labels;
 
   std::set<std::string> languages;  // languages the data knows (sections.tsv)
 
-  // Section kind of a heading in a language ("" when unknown). Looks up the
-  // language's own rows, then "en", then "*".
-  std::string section_kind(const std::string& lang, const std::string& heading) const;
+  // Section kind of a heading of a level in a language: data/sections.tsv
+  // matched on words (headings.hpp). Match.kind is "" when no row matches
+  // or two kinds match equally (Match.others).
+  HeadingLexicon::Match section_kind(const std::string& lang, const std::string& heading, int level) const;
   int section_level(const std::string& kind) const;  // from section-kinds.tsv, 0 if unknown
+  const std::vector<SectionSignature>& section_signatures() const { return signatures_; }
   // Field of a table header cell ("" when unknown).
   std::string column_field(const std::string& lang, const std::string& header) const;
   // Normalized value of a cell word for a field (field "*" rows apply to all).
@@ -61,6 +78,8 @@ struct Vocab {
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> columns_by_header_;
   std::vector<std::string> model_keys_;   // longest first
   std::vector<EditionRow> edition_rows_;  // every row of editions.tsv, in file order
+  HeadingLexicon headings_;
+  std::vector<SectionSignature> signatures_;
 };
 
 // Loads every data file of `data_dir`; reports missing files and bad rows.

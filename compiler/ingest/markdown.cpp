@@ -159,6 +159,7 @@ class Walker {
         return;
       case CMARK_NODE_HTML_BLOCK:
         b.kind = BlockKind::Paragraph;
+        b.html = true;
         if (const char* lit = cmark_node_get_literal(n)) b.text = trim(lit);
         push(std::move(b), n);
         return;
