@@ -686,27 +686,49 @@ class Extractor {
     if (auto it = cell.find("sizes"); it != cell.end()) base.sizes = it->second->text;
     if (auto it = cell.find("notes"); it != cell.end()) base.notes = it->second->text;
     if (auto it = cell.find("features"); it != cell.end()) base.notes = it->second->text;
-    parallel_from_notes(base);
+    facts_from_text_cells(cell, benchmark, base);
     return ok;
   }
 
-  // Parallelism stated in notes ("TP=4, PP=8, VP=6", "MoE EP=8") fills the
-  // dimensions the row's own cells leave without a value.
-  void parallel_from_notes(RecipeRow& base) const {
+  // The facts the row's free-text cells state (read_cell_facts) fill what
+  // its own columns leave unknown; a column that says otherwise wins, and
+  // the disagreement is reported.
+  void facts_from_text_cells(const Cells& cell, bool benchmark, RecipeRow& base) {
     const auto& lang = doc_.meta.lang;
-    if (const RE2* re = v_.pattern("parallel_assign"); re && !base.notes.empty()) {
-      re2::StringPiece input(base.notes);
-      std::string key, val;
-      while (RE2::FindAndConsume(&input, *re, &key, &val)) {
-        const std::string f = v_.column_field(lang, key);
-        Range* target = f == "tp"   ? &base.tp
-                        : f == "pp" ? &base.pp
-                        : f == "cp" ? &base.cp
-                        : f == "ep" ? &base.ep
-                        : f == "vp" ? &base.vp
-                                    : nullptr;
-        if (target && !target->is_value())
-          if (auto rg = parse_range(val, lang, f, v_)) *target = *rg;
+    std::set<const Cell*> seen;
+    for (const char* field : {"sizes", "notes", "features"}) {
+      auto it = cell.find(field);
+      if (it == cell.end() || !seen.insert(it->second).second) continue;
+      const Cell& c = *it->second;
+      const CellFacts f = read_cell_facts(c.text, lang, v_);
+      auto disagree = [&](const std::string& what, const std::string& said, const std::string& column) {
+        diags_.warning(
+            c.span, "'" + c.text + "' says " + what + " " + said + " but the " + what + " column says " + column + ": the column is used",
+            "make the cell and the column agree");
+      };
+      for (const auto& t : f.twice)
+        diags_.warning(c.span, "'" + c.text + "' states " + t + " twice with different values: the first is used",
+                       "state each fact once per cell");
+      for (const auto& [dim, rg] : f.dims) {
+        Range* target = dim == "tp" ? &base.tp : dim == "pp" ? &base.pp : dim == "cp" ? &base.cp : dim == "ep" ? &base.ep : &base.vp;
+        std::string upper = dim;
+        std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
+        if (!target->known())
+          *target = rg;
+        else if (!(*target == rg))
+          disagree(upper, format_range(rg), format_range(*target));
+      }
+      if (f.gpus) {
+        if (!base.gpus.known())
+          base.gpus = *f.gpus;
+        else if (!(base.gpus == *f.gpus))
+          disagree(benchmark ? "GPUs" : "GPU", format_range(*f.gpus), format_range(base.gpus));
+      }
+      if (f.seq_len > 0) {
+        if (base.seq_len == 0)
+          base.seq_len = f.seq_len;
+        else if (base.seq_len != f.seq_len)
+          disagree("sequence length", std::to_string(f.seq_len), std::to_string(base.seq_len));
       }
     }
   }
@@ -881,6 +903,130 @@ std::optional<Range> parse_range(const std::string& cell, const std::string& lan
   r.state = RangeState::Value;
   r.lo = r.hi = n;
   return r;
+}
+
+namespace {
+
+// A piece of a free-text cell: a run of ASCII letters, a run of digits, a
+// run of white space, or one other code point.
+struct Token {
+  enum class Kind { Word, Number, Space, Other } kind;
+  std::string text;
+};
+
+std::vector<Token> tokenize(const std::string& folded) {
+  std::vector<Token> out;
+  size_t i = 0;
+  while (i < folded.size()) {
+    const size_t at = i;
+    const char32_t cp = next_code_point(folded, i);
+    Token::Kind k = Token::Kind::Other;
+    if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z'))
+      k = Token::Kind::Word;
+    else if (cp >= '0' && cp <= '9')
+      k = Token::Kind::Number;
+    else if (cp == ' ' || cp == '\t' || cp == '\n')
+      k = Token::Kind::Space;
+    if (k != Token::Kind::Other && !out.empty() && out.back().kind == k)
+      out.back().text.append(folded, at, i - at);
+    else
+      out.push_back({k, folded.substr(at, i - at)});
+  }
+  return out;
+}
+
+}  // namespace
+
+CellFacts read_cell_facts(const std::string& text, const std::string& lang, const Vocab& v) {
+  CellFacts out;
+  const auto t = tokenize(fold(text));
+  auto skip_space = [&](size_t j) {
+    while (j < t.size() && t[j].kind == Token::Kind::Space) ++j;
+    return j;
+  };
+  auto is_word = [&](size_t j, const std::vector<std::string>& words) {
+    return j < t.size() && std::find(words.begin(), words.end(), t[j].text) != words.end();
+  };
+  const auto range_seps = v.cell_words(lang, "range_sep");
+  const auto open_max = v.cell_words(lang, "open_max");
+  // A number or range at t[j] ("8", "1–8", "64 - 128", "16+"): its text and
+  // the token after it; npos when t[j] is no number.
+  auto number_at = [&](size_t j, std::string& value) -> size_t {
+    if (j >= t.size() || t[j].kind != Token::Kind::Number) return std::string::npos;
+    value = t[j].text;
+    size_t k = skip_space(j + 1);
+    if (is_word(k, range_seps)) {
+      const size_t hi = skip_space(k + 1);
+      if (hi < t.size() && t[hi].kind == Token::Kind::Number) {
+        value += "–" + t[hi].text;
+        return hi + 1;
+      }
+    }
+    if (j + 1 < t.size() && is_word(j + 1, open_max)) {
+      value += "+";
+      return j + 2;
+    }
+    return j + 1;
+  };
+  auto keep = [&](const std::string& field, Range rg, auto& slot) {
+    if (!slot) {
+      slot = rg;
+    } else if (!(*slot == rg)) {
+      out.twice.push_back(field);
+    }
+  };
+  std::map<std::string, std::optional<Range>> dims;
+  std::optional<Range> gpus;
+  std::optional<long> seq;
+  for (size_t i = 0; i < t.size(); ++i) {
+    std::string value;
+    if (t[i].kind == Token::Kind::Word) {
+      // A parallel dimension's column header, then `=` or blanks, then a number.
+      const std::string f = v.column_field(lang, t[i].text);
+      if (f != "tp" && f != "pp" && f != "cp" && f != "ep" && f != "vp") continue;
+      size_t j = skip_space(i + 1);
+      if (j < t.size() && t[j].text == "=") j = skip_space(j + 1);
+      const size_t after = number_at(j, value);
+      if (after == std::string::npos || (after < t.size() && t[after].kind == Token::Kind::Word)) continue;
+      if (auto rg = parse_range(value, lang, f, v); rg && rg->is_value() && rg->lo >= 1) keep(f, *rg, dims[f]);
+      i = after - 1;
+      continue;
+    }
+    if (t[i].kind != Token::Kind::Number || (i > 0 && t[i - 1].kind == Token::Kind::Word)) continue;
+    // A sequence length: digits and a magnitude ("2K", "128K").
+    if (i + 1 < t.size() && t[i + 1].kind == Token::Kind::Word && (i + 2 >= t.size() || t[i + 2].kind != Token::Kind::Word)) {
+      if (auto m = v.magnitude("seq_magnitude", t[i + 1].text)) {
+        long n = 0;
+        if (t[i].text.size() <= 9) n = std::stol(t[i].text);
+        if (n > 0) {
+          const long len = static_cast<long>(static_cast<double>(n) * *m);
+          if (!seq)
+            seq = len;
+          else if (*seq != len)
+            out.twice.push_back("sequence length");
+        }
+        continue;
+      }
+    }
+    // A GPU count: a number or range, the words that may stand between
+    // (stopwords: a counter such as 个), then a GPU unit.
+    const size_t after = number_at(i, value);
+    size_t j = skip_space(after);
+    while (j < t.size() && t[j].kind != Token::Kind::Number) {
+      const auto stop = v.lexicon_value("stopword", t[j].text);
+      if (!stop || t[j].kind == Token::Kind::Space) break;
+      j = skip_space(j + 1);
+    }
+    if (j < t.size() && v.lexicon_value("gpu_unit", t[j].text)) {
+      if (auto rg = parse_range(value, lang, "gpus", v); rg && rg->is_value() && rg->lo >= 1) keep("GPUs", *rg, gpus);
+      i = j;
+    }
+  }
+  for (const auto& [f, rg] : dims)
+    if (rg) out.dims[f] = *rg;
+  out.gpus = gpus;
+  if (seq) out.seq_len = *seq;
+  return out;
 }
 
 void extract(const Document& doc, const Vocab& vocab, Extracted& out, Diagnostics& diags) { Extractor(doc, vocab, out, diags).run(); }

@@ -4,6 +4,11 @@
 // the RE2 patterns of data/patterns.tsv.
 #pragma once
 
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "compiler/extract/facts.hpp"
 #include "compiler/extract/vocab.hpp"
 #include "compiler/ingest/document.hpp"
@@ -35,6 +40,21 @@ BraceExpansion expand_braces(std::string_view pattern, size_t limit = kMaxBraceE
 // Parses a parallelism / GPU-count cell: "2", "1–8", "512+", "—", "Varies".
 // Returns nullopt (and leaves the range unknown) when the cell is none of these.
 std::optional<Range> parse_range(const std::string& cell, const std::string& lang, const std::string& field, const Vocab& vocab);
+
+// What a free-text cell (notes, key features, sizes) states in the grammar
+// of the table's columns: a column header of a parallel dimension followed
+// by a number or range ("TP1/PP1/EP8", "TP=4", "EP 64–128"); a number with
+// a sequence magnitude ("2K", "128K sequence"); a number or range counting
+// GPUs ("16 GPUs", "8–16 GPU", "16 个 GPU"). Headers, magnitudes, GPU units,
+// separators and the words skipped between a number and its unit all come
+// from the data (columns.tsv, lexicon.tsv, cells.tsv).
+struct CellFacts {
+  std::map<std::string, Range> dims;  // field (tp, pp, cp, ep, vp) → range
+  std::optional<Range> gpus;          // GPU count
+  long seq_len = 0;                   // tokens, 0 = none stated
+  std::vector<std::string> twice;     // fields stated twice with different values (the first is kept)
+};
+CellFacts read_cell_facts(const std::string& text, const std::string& lang, const Vocab& vocab);
 
 // Does `name` match the `*` pattern (each `*` standing for one or more
 // name characters)?
