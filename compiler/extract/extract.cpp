@@ -414,7 +414,12 @@ class Extractor {
     }
     if (b.kind == BlockKind::Code) {
       if (s == "decision_tree") {
-        out_.entities.push_back(entity("decision_tree", "1", b.text, b.span.line));
+        // The tree as a whole (its text), and each of its branches as an
+        // entity of its own, so the branches are compared one by one.
+        EntityEdition tree = entity("decision_tree", "1", b.text, b.span.line);
+        tree.facts.clear();
+        out_.entities.push_back(std::move(tree));
+        decision_paths(b);
       } else if (s == "library_entry" || s == "benchmark_entry" || s == "override_examples") {
         // Every command of the block is an entity of its own, numbered on
         // across the section's blocks: three commands in one block align
@@ -453,6 +458,46 @@ class Extractor {
     const std::string base = s.empty() ? std::string("preamble") : s == "family" ? index_kind_ + "/" + std::to_string(family_ordinal_) : s;
     const std::string key = kind == "config_layer" ? std::to_string(next("para")) : base + "/" + std::to_string(next("para"));
     out_.entities.push_back(entity(kind, key, b.text, b.span.line));
+  }
+
+  // The branches of a drawn decision tree: each line that draws a branch
+  // (`├─ ` or `└─ ` after the columns of its ancestors) is an entity keyed
+  // by its position in the tree ("3.2": the root's third branch, its second
+  // branch), which is the same in every language even where the labels are
+  // translated. Its text is the line's label and what it leads to.
+  void decision_paths(const Block& b) {
+    std::vector<int> counts;  // branches seen at each depth under the current ancestors
+    int n = 0;
+    const int first = b.text_line > 0 ? b.text_line : b.span.line;
+    for (const auto& line : split(b.text, '\n')) {
+      const int at_line = first + n++;
+      size_t i = 0;
+      int col = 0;
+      while (i < line.size()) {
+        const size_t at = i;
+        const char32_t cp = next_code_point(line, i);
+        if (cp == U'\u251C' || cp == U'\u2514') {  // ├ └
+          const size_t depth = static_cast<size_t>(col / 4);
+          counts.resize(depth + 1, 0);
+          ++counts[depth];
+          std::vector<std::string> key;
+          for (int c : counts) key.push_back(std::to_string(c));
+          std::string label(line.substr(at));
+          size_t k = 0;
+          while (k < label.size()) {  // skip the branch drawing
+            size_t next = k;
+            const char32_t d = next_code_point(label, next);
+            if (!(d >= 0x2500 && d <= 0x257F) && d != U' ') break;
+            k = next;
+          }
+          const std::string text = trim(std::string_view(label).substr(k));
+          if (!text.empty()) out_.entities.push_back(entity("decision_path", join(key, "."), text, at_line));
+          break;
+        }
+        ++col;
+        (void)at;
+      }
+    }
   }
 
   // One command of a code block: its `# comment` title and its lines.
@@ -595,6 +640,12 @@ class Extractor {
       if (kind == "quick_ref") {
         if (auto g = parse_range(parts["gpus"], doc_.meta.lang, "gpus", v_); g && g->known()) {
           e.facts["gpus"].insert(format_range(*g, kFactWords));
+        } else if (!trim(parts["gpus"]).empty()) {
+          e.unread.insert("gpus");
+          for (size_t c = 0; c < fields.size(); ++c)
+            if (std::find(fields[c].begin(), fields[c].end(), "gpus") != fields[c].end() && c < row.size())
+              diags_.warning(row[c].span, "GPU cell '" + row[c].text + "' is not a number, a range or a word of data/cells.tsv: not read",
+                             "write a number (8), a range (2–4), an open range (16+), or add the words to data/cells.tsv (field gpus)");
         }
       }
       out_.entities.push_back(std::move(e));
