@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 2 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 3 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -120,6 +120,7 @@ CREATE TABLE recipes (
   sizes          TEXT,            -- pattern rows: sizes covered, as written
   gpu_types      TEXT,            -- comma-separated gpu keys (benchmark rows)
   notes          TEXT,
+  extra          TEXT,            -- JSON object: cells of columns data/columns.tsv does not know, header as written → cell; NULL when none
   source_id      INTEGER NOT NULL REFERENCES sources(id),
   line           INTEGER NOT NULL,
   revision       INTEGER NOT NULL,
@@ -266,7 +267,24 @@ CREATE TABLE labels (
   PRIMARY KEY (lang, key)
 );
 
--- Lint findings that are not conflicts (removed entities, unknown mentions).
+-- Facts the newest revision does not state, taken from another edition
+-- that does: a recipe the newest revision's index does not list (field ''),
+-- a field its row leaves unknown (no column, an empty or unreadable cell), a
+-- quick-reference GPU cell it cannot read. Each is also a `fallback` finding.
+CREATE TABLE fallbacks (
+  ref_kind        TEXT NOT NULL,     -- 'recipe', or the entity kind (quick_ref, ...)
+  ref_id          INTEGER NOT NULL,  -- recipes.id or entities.id
+  field           TEXT NOT NULL,     -- tp, pp, cp, ep, vp, gpus, sp, seq_len, gpu_types; '' for a whole recipe row
+  value           TEXT NOT NULL,     -- the value used, as lint compares it; '' for a whole row
+  source_id       INTEGER NOT NULL REFERENCES sources(id),
+  line            INTEGER NOT NULL,
+  revision        INTEGER NOT NULL,  -- the edition it was read from
+  lang            TEXT NOT NULL,
+  newest_revision INTEGER NOT NULL,  -- the revision that does not state it
+  PRIMARY KEY (ref_kind, ref_id, field)
+);
+
+-- Lint findings that are not conflicts (removed entities, fallbacks, unknown mentions).
 CREATE TABLE findings (
   kind      TEXT NOT NULL,
   message   TEXT NOT NULL,

@@ -385,14 +385,14 @@ TEST_CASE("generate: editions are complete, with fallback markers from ui.tsv", 
   REQUIRE(tpl);
   std::vector<std::string> kinds;
   for (const auto& b : tpl->blocks)
-    if (b.kind == kb::BlockKind::Heading) kinds.push_back(c.vocab.section_kind(tpl->meta.lang, b.text));
+    if (b.kind == kb::BlockKind::Heading) kinds.push_back(c.vocab.section_kind(tpl->meta.lang, b.text, b.level).kind);
 
   for (const auto& lang : languages()) {
     const std::string rel = "skill/SKILL." + lang + ".md";
     INFO(rel);
     const Parsed p = parse_md(file(rel));
     std::vector<std::string> got;
-    for (const auto& [level, text] : p.headings) got.push_back(c.vocab.section_kind(lang, text));
+    for (const auto& [level, text] : p.headings) got.push_back(c.vocab.section_kind(lang, text, level).kind);
     CHECK(got == kinds);          // same sections, same order, every heading classified
     CHECK(p.tables.size() == 3);  // pitfalls, quick reference, code anchors
     const YAML::Node fm = YAML::Load(p.front_matter);

@@ -66,7 +66,17 @@ struct RecipeRow {
   std::vector<std::string> gpu_types;            // gpu keys (benchmark rows)
   std::string notes;                             // notes / features as written
   std::map<std::string, std::string> extra;      // cells of columns data/columns.tsv does not know: header as written → cell
-  std::map<std::string, Provenance> field_prov;  // fields filled from another edition's row (resolve): field → where read
+  // Filled by resolve. What this winning row does not state itself: each
+  // field taken from another edition's row (field → its value as lint
+  // compares it, and where it was read), and, when the row itself is an
+  // older revision's, the newest revision listing recipes of its kind
+  // (which does not list this one); 0 when it does.
+  struct FieldSource {
+    std::string value;
+    Provenance prov;
+  };
+  std::map<std::string, FieldSource> field_sources;
+  int unlisted_in = 0;
   std::string mentioned_in;                      // recipes known only from a mention: where ("" for table rows)
   Provenance prov;
 };

@@ -328,11 +328,13 @@ void resolve_recipes(const Extracted& x, Diagnostics& diags, Resolved& out) {
     std::stable_sort(rows.begin(), rows.end(), [](const RecipeRow* a, const RecipeRow* b) { return newer(a->prov, b->prov); });
     RecipeRow w = *rows.front();
     const std::string what = w.name + (w.mode.empty() ? "" : " (" + w.mode + ")");
-    if (w.prov.revision < newest[w.kind])
+    if (w.prov.revision < newest[w.kind]) {
+      w.unlisted_in = newest[w.kind];
       out.findings.push_back({"fallback",
                               "revision " + std::to_string(newest[w.kind]) + " does not list recipe " + what + "; revision " +
                                   std::to_string(w.prov.revision) + "'s row is used",
                               w.prov});
+    }
     for (const auto& [field, val] : recipe_fields(w)) {
       if (!val.empty()) continue;
       for (size_t i = 1; i < rows.size(); ++i) {
@@ -340,7 +342,7 @@ void resolve_recipes(const Extracted& x, Diagnostics& diags, Resolved& out) {
         const std::string other = recipe_fields(r).at(field);
         if (other.empty()) continue;
         copy_field(r, w, field);
-        w.field_prov[field] = r.prov;
+        w.field_sources[field] = {other, r.prov};
         out.findings.push_back({"fallback",
                                 "revision " + std::to_string(w.prov.revision) + " does not state " + what + " " + field_label(field) +
                                     "; revision " + std::to_string(r.prov.revision) + "'s value " + other + " is used (" + where(r.prov) +
@@ -356,8 +358,8 @@ void resolve_recipes(const Extracted& x, Diagnostics& diags, Resolved& out) {
       for (const auto& [field, val] : wf) {
         const auto& other = rf.at(field);
         if (other == val || other.empty() || val.empty()) continue;
-        auto fp = w.field_prov.find(field);
-        const Provenance& vp = fp == w.field_prov.end() ? w.prov : fp->second;  // where the winning value was read
+        auto fs = w.field_sources.find(field);
+        const Provenance& vp = fs == w.field_sources.end() ? w.prov : fs->second.prov;  // where the winning value was read
         if (r.prov.revision == vp.revision) {
           diags.error({r.prov.file, r.prov.line, 1},
                       "recipe " + what + " has " + field + " " + other + " here but " + val + " in " + where(vp) + ", both revision " +

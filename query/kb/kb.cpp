@@ -102,7 +102,8 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   // with one line, not in the middle of an answer).
   for (const char* table :
        {"sources", "recipes", "entities", "entity_texts", "conflicts", "conflict_values", "missing_translations", "models", "gpus",
-        "lexicon", "config_keys", "planner", "checks", "labels", "datasets", "dataset_renames", "search", "shapes", "quick_ref_picks"}) {
+        "lexicon", "config_keys", "planner", "checks", "labels", "datasets", "dataset_renames", "search", "shapes", "quick_ref_picks",
+        "fallbacks"}) {
     kb::Stmt st(db_, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
     st.bind(1, table);
     if (!st.step() || st.integer(0) == 0)
@@ -412,6 +413,16 @@ std::vector<Superseded> Kb::superseded(const std::string& kind, const std::strin
   st.bind(1, kind).bind(2, key);
   while (st.step())
     out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), static_cast<int>(st.integer(4)), static_cast<int>(st.integer(5))});
+  return out;
+}
+
+std::vector<SourceRef> Kb::recipe_fallbacks(long long recipe_id) {
+  std::vector<SourceRef> out;
+  kb::Stmt st(db_,
+              "SELECT f.field, s.path, f.line, f.revision FROM fallbacks f JOIN sources s ON s.id = f.source_id "
+              "WHERE f.ref_kind = 'recipe' AND f.ref_id = ? AND f.field <> '' ORDER BY f.field");
+  st.bind(1, recipe_id);
+  while (st.step()) out.push_back({st.text(1), static_cast<int>(st.integer(2)), static_cast<int>(st.integer(3)), st.text(0)});
   return out;
 }
 

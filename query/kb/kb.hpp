@@ -121,6 +121,9 @@ class Kb {
   std::vector<QuickRefRow> quick_ref_rows();
   // Older values of an entity's or recipe's fields.
   std::vector<Superseded> superseded(const std::string& entity_kind, const std::string& entity_key);
+  // The fields of a recipe its winning row does not state, taken from an
+  // older edition (table fallbacks): where each was read, `what` = the field.
+  std::vector<SourceRef> recipe_fallbacks(long long recipe_id);
   // Dataset presets: (preset, modes) in data order; renames old → new.
   std::vector<std::pair<std::string, std::vector<std::string>>> datasets();
   std::vector<std::pair<std::string, std::string>> renames();
