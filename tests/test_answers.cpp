@@ -5,6 +5,8 @@
 
 #include "process.hpp"
 
+#include "base/schema_version.hpp"
+
 using json = nlohmann::json;
 
 namespace {
@@ -70,9 +72,20 @@ TEST_CASE("SFT, 8xH100, 16K sequence: llama3_8b_sft_config with CP 2", "[answers
   CHECK(top["layout"]["cp"] == 2);
   CHECK(top["layout"]["dp"] == 2);
   for (const auto& r : top["rules"]) CHECK(r["status"] == "pass");
-  // Pattern-row recipes say their TP is a range instead of inventing one.
+  // Revision 4 lists qwen3_8b_sft_config with TP 4 and a 2K sequence (until
+  // revision 3 it was known only through the qwen3_*_sft_config pattern):
+  // its layout is a number now.
   for (const auto& r : j["results"])
-    if (r["recipe"] == "qwen3_8b_sft_config") CHECK(r["layout"]["tp"] == "1–8");
+    if (r["recipe"] == "qwen3_8b_sft_config") CHECK(r["facts"]["tp"] == 4);
+  // Pattern-row recipes say their TP is a range instead of inventing one.
+  const auto qwen = ask({"sft qwen3 14b 8 gpus"});
+  bool pattern_seen = false;
+  for (const auto& r : qwen["results"])
+    if (r["recipe"] == "qwen3_*_sft_config") {
+      pattern_seen = true;
+      CHECK(r["layout"]["tp"] == "1–8");
+    }
+  CHECK(pattern_seen);
 }
 
 TEST_CASE("first time trying bridge: the revision-3 smoke test", "[answers]") {
@@ -102,7 +115,9 @@ TEST_CASE("qwen3 moe 30b sft 16 gpus: two nodes, DP and expert DP", "[answers]")
   CHECK(cmd.find("--nnodes=2") != std::string::npos);
   CHECK(cmd.find("--nproc_per_node=8") != std::string::npos);
   CHECK(top["layout"]["dp"] == 16);
-  CHECK(top["layout"]["edp"] == 2);
+  // Revision 4 runs it with EP 16 on its 16 GPUs (revision 2 said EP 8 on 8,
+  // which left an expert DP of 2): one expert replica.
+  CHECK(top["layout"]["edp"] == 1);
   bool kv4 = false, e128 = false;
   for (const auto& r : top["rules"]) {
     const std::string d = r["detail"];
@@ -169,6 +184,6 @@ TEST_CASE("kbq exit codes", "[answers]") {
   // --version names the KB's schema version.
   const auto version = kbtest::run(KBQ_PATH, {"--version"});
   CHECK(version.exit_code == 0);
-  CHECK(version.out.find("schema version 2") != std::string::npos);
+  CHECK(version.out.find("schema version " + std::to_string(kb::kSchemaVersion)) != std::string::npos);
   CHECK(kbtest::run(KBQ_PATH, {"--help"}).exit_code == 0);
 }

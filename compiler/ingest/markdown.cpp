@@ -106,7 +106,9 @@ class Walker {
         case CMARK_NODE_HTML_INLINE:
           if (const char* lit = cmark_node_get_literal(c)) out += lit;
           break;
-        case CMARK_NODE_SOFTBREAK:
+        case CMARK_NODE_SOFTBREAK:  // a wrapped line: a space, as Markdown renders it
+          out += ' ';
+          break;
         case CMARK_NODE_LINEBREAK:
           out += '\n';
           break;

@@ -315,7 +315,7 @@ class Parser {
     while (!blank_at(j) && !starts_structure(j)) ++j;
     Block& b = emit(BlockKind::Paragraph, i, j - 1);
     for (size_t k = i; k < j; ++k) {
-      if (k > i) b.text += '\n';
+      if (k > i) b.text += ' ';  // a wrapped line, as a markdown soft break
       b.text += trim(text(k));
     }
     return j;
