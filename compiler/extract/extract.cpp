@@ -605,11 +605,19 @@ class Extractor {
   // (RecipeRow::extra, an entity part named by its header), not read.
   std::vector<std::vector<std::string>> header_fields(const Block& b) {
     auto fields = column_fields(b);
+    std::vector<size_t> unknown;
     for (size_t c = 0; c < fields.size(); ++c)
-      if (fields[c].empty())
-        diags_.warning(b.rows[0][c].span,
-                       "unknown table column '" + b.rows[0][c].text + "': its cells are kept as written, not read as facts",
-                       "map the header to a field in data/columns.tsv");
+      if (fields[c].empty()) unknown.push_back(c);
+    if (!unknown.empty()) {  // one warning per table, at its first unknown column
+      constexpr size_t kNamed = 5;
+      std::vector<std::string> names;
+      for (size_t i = 0; i < unknown.size() && i < kNamed; ++i) names.push_back("'" + b.rows[0][unknown[i]].text + "'");
+      if (unknown.size() > kNamed) names.push_back("and " + std::to_string(unknown.size() - kNamed) + " more");
+      diags_.warning(b.rows[0][unknown[0]].span,
+                     std::string(unknown.size() == 1 ? "unknown table column " : "unknown table columns ") + join(names, ", ") +
+                         ": the cells are kept as written, not read as facts",
+                     "map the header to a field in data/columns.tsv");
+    }
     return fields;
   }
 
