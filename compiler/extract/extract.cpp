@@ -430,7 +430,8 @@ class Extractor {
           out_.entities.push_back(command(kind, key, cmd));
         }
       } else {
-        out_.entities.push_back(entity("code", s + "/" + std::to_string(next("code")), b.text, b.span.line));
+        out_.entities.push_back(
+            entity("code", (s.empty() ? std::string("preamble") : s) + "/" + std::to_string(next("code")), b.text, b.span.line));
       }
       return;
     }

@@ -448,7 +448,7 @@ int yaml_key_line(std::string_view yaml, std::string_view key) {
 // disagreement.
 bool apply_sidecar(const std::string& path, std::string_view yaml, const EditionRow& row, FrontMatter& m, std::string& rev,
                    Diagnostics& diags) {
-  const std::string where = row.meta.span.file + ":" + std::to_string(row.meta.span.line);
+  const std::string where = "data/editions.tsv (line " + std::to_string(row.meta.span.line) + ")";
   bool ok = true;
   auto merge = [&](const char* key, std::string& mine, const std::string& theirs) {
     if (theirs.empty()) return;
@@ -456,7 +456,7 @@ bool apply_sidecar(const std::string& path, std::string_view yaml, const Edition
       mine = theirs;
     } else if (mine != theirs) {
       diags.error({path, std::max(2, yaml_key_line(yaml, key)), 1},
-                  std::string("front matter says ") + key + " '" + mine + "' but its row of " + where + " says '" + theirs + "'",
+                  std::string("front matter says ") + key + " '" + mine + "' but its row in " + where + " says '" + theirs + "'",
                   "state each edition fact once: in the front matter or in data/editions.tsv");
       ok = false;
     }

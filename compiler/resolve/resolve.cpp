@@ -320,8 +320,13 @@ std::string where(const Provenance& p) { return p.file + ":" + std::to_string(p.
 // another value is a conflict (and kept as superseded); two rows of the
 // same revision that disagree are an error.
 void resolve_recipes(const Extracted& x, Diagnostics& diags, Resolved& out) {
-  std::map<RecipeKind, int> newest;  // the newest revision listing recipes of each kind
-  for (const auto& r : x.recipes) newest[r.kind] = std::max(newest[r.kind], r.prov.revision);
+  // The newest revision with a recipe index of each kind: a recipe it does
+  // not list (no table, an unreadable row, an empty index) is older.
+  std::map<RecipeKind, int> newest;
+  for (const auto& s : x.sections) {
+    if (s.kind == "library_index") newest[RecipeKind::Library] = std::max(newest[RecipeKind::Library], s.prov.revision);
+    if (s.kind == "benchmark_index") newest[RecipeKind::Benchmark] = std::max(newest[RecipeKind::Benchmark], s.prov.revision);
+  }
   std::map<std::pair<std::string, std::string>, std::vector<const RecipeRow*>> by_name;
   for (const auto& r : x.recipes) by_name[{r.name, r.mode}].push_back(&r);
   for (auto& [key, rows] : by_name) {
