@@ -462,42 +462,39 @@ class Extractor {
   }
 
   // The branches of a drawn decision tree: each line that draws a branch
-  // (`├─ ` or `└─ ` after the columns of its ancestors) is an entity keyed
-  // by its position in the tree ("3.2": the root's third branch, its second
+  // (`├─` or `└─` after the columns of its ancestors) is an entity keyed by
+  // its position in the tree ("3.2": the root's third branch, its second
   // branch), which is the same in every language even where the labels are
-  // translated. Its text is the line's label and what it leads to.
+  // translated. Depth is the branch's column among its ancestors' columns,
+  // whatever the indentation. Its text is the label and what it leads to.
   void decision_paths(const Block& b) {
-    std::vector<int> counts;  // branches seen at each depth under the current ancestors
+    static constexpr auto is_drawing = [](char32_t cp) { return cp >= 0x2500 && cp <= 0x257F; };
+    std::vector<int> columns;  // the branch columns of the current branch's ancestors and itself
+    std::vector<int> counts;   // branches seen at each of those depths
     int n = 0;
     const int first = b.text_line > 0 ? b.text_line : b.span.line;
     for (const auto& line : split(b.text, '\n')) {
       const int at_line = first + n++;
-      size_t i = 0;
-      int col = 0;
+      size_t i = 0, label = std::string::npos;
+      int col = 0, branch = -1;
       while (i < line.size()) {
         const size_t at = i;
         const char32_t cp = next_code_point(line, i);
-        if (cp == U'\u251C' || cp == U'\u2514') {  // ├ └
-          const size_t depth = static_cast<size_t>(col / 4);
-          counts.resize(depth + 1, 0);
-          ++counts[depth];
-          std::vector<std::string> key;
-          for (int c : counts) key.push_back(std::to_string(c));
-          std::string label(line.substr(at));
-          size_t k = 0;
-          while (k < label.size()) {  // skip the branch drawing
-            size_t next = k;
-            const char32_t d = next_code_point(label, next);
-            if (!(d >= 0x2500 && d <= 0x257F) && d != U' ') break;
-            k = next;
-          }
-          const std::string text = trim(std::string_view(label).substr(k));
-          if (!text.empty()) out_.entities.push_back(entity("decision_path", join(key, "."), text, at_line));
+        if (branch < 0 && (cp == U'\u251C' || cp == U'\u2514')) branch = col;  // ├ └
+        if (branch >= 0 && !is_drawing(cp) && cp != U' ') {
+          label = at;
           break;
         }
         ++col;
-        (void)at;
       }
+      if (branch < 0 || label == std::string::npos) continue;
+      while (!columns.empty() && columns.back() >= branch) columns.pop_back();
+      columns.push_back(branch);
+      counts.resize(columns.size(), 0);
+      ++counts.back();
+      std::vector<std::string> key;
+      for (int c : counts) key.push_back(std::to_string(c));
+      out_.entities.push_back(entity("decision_path", join(key, "."), trim(std::string_view(line).substr(label)), at_line));
     }
   }
 
