@@ -22,7 +22,7 @@ DEB_PACKAGES_LINT := clang-format clang-tidy
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build kb test run clean golden generate check-generated asan bench fuzz format lint
+.PHONY: all deps configure build kb test run clean golden generate check-generated extract-code check-code-facts asan bench fuzz format lint
 
 all: build
 
@@ -60,6 +60,20 @@ generate: build
 
 check-generated: build
 	$(BUILD)/kbc generate --sources kb-sources -o generated --check
+
+# `make extract-code MBRIDGE=PATH` reads a Megatron Bridge checkout into
+# kb-sources/code/<commit>/ (Python 3); `make check-code-facts MBRIDGE=PATH`
+# only compares (CI runs it on ../shared/upstream's newer snapshot).
+MBRIDGE ?= ../shared/upstream/megatron-bridge/067f987df
+MBRIDGE_ARGS ?= --commit 067f987df03b8355b03192d88d70f1709fedf51a --date 2026-08-22
+
+extract-code: build
+	$(BUILD)/kbc extract-code --mbridge $(MBRIDGE) $(MBRIDGE_ARGS)
+
+check-code-facts: build
+	@if [ -d "$(MBRIDGE)/src/megatron/bridge" ]; then \
+	  $(BUILD)/kbc extract-code --mbridge $(MBRIDGE) $(MBRIDGE_ARGS) --check && echo "check-code-facts: kb-sources/code matches $(MBRIDGE)"; \
+	else echo "check-code-facts: SKIPPED: no Megatron Bridge checkout at $(MBRIDGE)"; fi
 
 asan:
 	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"

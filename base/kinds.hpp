@@ -1,6 +1,6 @@
 // The closed sets of states both programs share, as enums with one spelling
 // table each: how a recipe is launched, a rule's verdict, an override's
-// impact class, what a parallelism cell says. The spellings are the ones the
+// impact class, what a parallelism cell says, how a code fact is known. The spellings are the ones the
 // KB stores and the JSON outputs print; a typo is a compile error, not a
 // silent mismatch. Open sets (modes, intents, languages, GPU keys) are data
 // of the KB and stay strings.
@@ -43,6 +43,14 @@ enum class RangeState : std::uint8_t {
   Varies,   // "varies": depends on the size or the setup
 };
 
+// How a fact of the Megatron Bridge code is known (kb-sources/code/*/recipe-facts.tsv).
+enum class FactState : std::uint8_t {
+  Value,         // set by the code
+  Default,       // not set: a dataclass default (of the snapshot, or cited outside it)
+  Alternatives,  // depends on a condition the extractor cannot decide: the value holds them '|'-joined
+  Unknown,       // not computable: the note says why
+};
+
 // The spelling tables. Each enum's spellings, in declaration order.
 inline constexpr std::array<std::pair<RecipeKind, std::string_view>, 2> kRecipeKindNames{{
     {RecipeKind::Library, "library"},
@@ -66,6 +74,13 @@ inline constexpr std::array<std::pair<RangeState, std::string_view>, 4> kRangeSt
     {RangeState::Varies, "varies"},
 }};
 
+inline constexpr std::array<std::pair<FactState, std::string_view>, 4> kFactStateNames{{
+    {FactState::Value, "value"},
+    {FactState::Default, "default"},
+    {FactState::Alternatives, "alternatives"},
+    {FactState::Unknown, "unknown"},
+}};
+
 namespace detail {
 template <typename E, std::size_t N>
 constexpr std::string_view spell(const std::array<std::pair<E, std::string_view>, N>& table, E e) {
@@ -85,6 +100,7 @@ constexpr std::string_view to_string(RecipeKind e) { return detail::spell(kRecip
 constexpr std::string_view to_string(Status e) { return detail::spell(kStatusNames, e); }
 constexpr std::string_view to_string(Impact e) { return detail::spell(kImpactNames, e); }
 constexpr std::string_view to_string(RangeState e) { return detail::spell(kRangeStateNames, e); }
+constexpr std::string_view to_string(FactState e) { return detail::spell(kFactStateNames, e); }
 
 // Spelling → enum; nullopt for a spelling the table does not have.
 template <typename E>
@@ -104,6 +120,10 @@ constexpr std::optional<Impact> parse_kind<Impact>(std::string_view s) {
 template <>
 constexpr std::optional<RangeState> parse_kind<RangeState>(std::string_view s) {
   return detail::read(kRangeStateNames, s);
+}
+template <>
+constexpr std::optional<FactState> parse_kind<FactState>(std::string_view s) {
+  return detail::read(kFactStateNames, s);
 }
 
 }  // namespace kb

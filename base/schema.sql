@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 3 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 4 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -301,3 +301,127 @@ CREATE VIRTUAL TABLE search USING fts5(
   ref_id UNINDEXED,
   tokenize = 'trigram'
 );
+
+-- The Megatron Bridge code (kb-sources/code/<commit>/, written by `kbc
+-- extract-code`): what runs. Code facts cite `at` (path:line in the
+-- checkout) with the commit of their snapshot: path:line@commit.
+
+-- Every snapshot compiled; the newest (by date) is the one the tables below hold.
+CREATE TABLE code_snapshots (
+  id         INTEGER PRIMARY KEY,
+  folder     TEXT NOT NULL,         -- relative to the sources root, e.g. code/067f987df
+  commit_sha TEXT NOT NULL UNIQUE,  -- full sha
+  date       TEXT NOT NULL,         -- ISO date of the commit
+  repo       TEXT NOT NULL,
+  extractor  TEXT NOT NULL,         -- extractor version that wrote the facts
+  newest     INTEGER NOT NULL       -- 1: its facts fill code_recipes, code_facts, launcher, ...
+);
+
+-- Every recipe name the newest snapshot exports.
+CREATE TABLE code_recipes (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT NOT NULL,
+  kind        TEXT NOT NULL,   -- library | benchmark
+  target      TEXT NOT NULL,   -- module.function that defines it (→ code_facts.target)
+  defined_at  TEXT NOT NULL,   -- path:line of its def
+  exported_at TEXT NOT NULL,   -- path:line of the export (star import, import or alias)
+  alias_of    TEXT NOT NULL,   -- the defining function's name when it differs, else ''
+  mode        TEXT NOT NULL,   -- the launcher's mode inferred from the name (pretrain, sft, lora, dora), or ''
+  family      TEXT NOT NULL,   -- benchmark family package (the launcher's rule), or ''
+  model       TEXT NOT NULL,   -- benchmark names: model, task, GPU count, hardware, precision, variant
+  task        TEXT NOT NULL,   --   parsed with the launcher's pattern ('' when the name does not match)
+  gpus        INTEGER,
+  hardware    TEXT NOT NULL,
+  precision   TEXT NOT NULL,
+  variant     TEXT NOT NULL,
+  step        TEXT NOT NULL,   -- the forward step the launcher runs it with (what kind of model it trains)
+  UNIQUE (name, kind)
+);
+CREATE INDEX code_recipes_target ON code_recipes(target);
+
+-- Each recipe function's facts (data/code-fields.tsv says which config path each field reads).
+CREATE TABLE code_facts (
+  target TEXT NOT NULL,
+  field  TEXT NOT NULL,
+  state  TEXT NOT NULL,   -- value | default | alternatives | unknown
+  value  TEXT NOT NULL,   -- alternatives '|'-joined; Python's true/false/none for those types
+  type   TEXT NOT NULL,   -- Python type of the value (int, bool, none, str, ...)
+  at     TEXT NOT NULL,   -- path:line that set it (or of the default)
+  note   TEXT NOT NULL,   -- why unknown, which default, which condition
+  PRIMARY KEY (target, field)
+);
+
+-- What the launchers say (scripts/training): flags, mode rules, runner steps, the benchmark launch.
+CREATE TABLE launcher (
+  section   TEXT NOT NULL,  -- flag | mode-rule | mode | runner-step | launch | name-pattern | family-rule
+  item      TEXT NOT NULL,
+  attribute TEXT NOT NULL,
+  value     TEXT NOT NULL,
+  at        TEXT NOT NULL
+);
+CREATE INDEX launcher_item ON launcher(section, item);
+
+-- The override keys the code's ConfigContainer has.
+CREATE TABLE code_config_keys (
+  key           TEXT NOT NULL,  -- dotted key (train.global_batch_size), or a section name
+  kind          TEXT NOT NULL,  -- section | field | external-field
+  class         TEXT NOT NULL,  -- the dataclass that declares it
+  type          TEXT NOT NULL,  -- annotation text; `open` for a section whose class lies outside the snapshot
+  default_value TEXT NOT NULL,
+  source        TEXT NOT NULL,  -- where an external default is cited from
+  at            TEXT NOT NULL
+);
+CREATE INDEX code_config_keys_key ON code_config_keys(key);
+
+-- The launcher's --dataset presets and what each builds (attribute `modes`: the modes it allows).
+CREATE TABLE code_datasets (
+  preset    TEXT NOT NULL,
+  attribute TEXT NOT NULL,
+  value     TEXT NOT NULL,
+  at        TEXT NOT NULL,
+  note      TEXT NOT NULL
+);
+
+-- Model providers the recipes instantiate: their own fields, or the hf id of a hub model.
+CREATE TABLE code_providers (
+  provider TEXT NOT NULL,
+  field    TEXT NOT NULL,
+  state    TEXT NOT NULL,
+  value    TEXT NOT NULL,
+  type     TEXT NOT NULL,
+  at       TEXT NOT NULL,
+  note     TEXT NOT NULL,
+  targets  TEXT NOT NULL   -- how many recipe functions use it
+);
+
+-- What changed in the code between two compiled snapshots (code/changes-<old>-<new>.tsv).
+CREATE TABLE code_changes (
+  file       TEXT NOT NULL,
+  line       INTEGER NOT NULL,
+  change     TEXT NOT NULL,  -- name-added | name-removed | target-changed | fact-changed | fact-added | fact-removed
+  name       TEXT NOT NULL,
+  kind       TEXT NOT NULL,
+  field      TEXT NOT NULL,
+  old_value  TEXT NOT NULL,  -- state:value
+  new_value  TEXT NOT NULL,
+  old_commit TEXT NOT NULL,  -- short commits
+  new_commit TEXT NOT NULL
+);
+CREATE INDEX code_changes_name ON code_changes(name);
+
+-- Where a document disagrees with the newest snapshot (the code decides what runs).
+CREATE TABLE drift (
+  id         INTEGER PRIMARY KEY,
+  kind       TEXT NOT NULL,   -- recipe-fact | missing-recipe | unknown-key | overwritten-key | dataset | benchmark-model
+  subject    TEXT NOT NULL,   -- recipe, pattern, key or preset
+  field      TEXT NOT NULL,   -- tp, pp, cp, ep, sp, seq_len, min_gpus, gpus, hardware, mode; '' for the whole subject
+  doc_value  TEXT NOT NULL,
+  source_id  INTEGER NOT NULL REFERENCES sources(id),
+  line       INTEGER NOT NULL,
+  revision   INTEGER NOT NULL,
+  lang       TEXT NOT NULL,
+  code_value TEXT NOT NULL,   -- '' when the code has nothing
+  code_at    TEXT NOT NULL,   -- path:line@commit, or ''
+  note       TEXT NOT NULL
+);
+CREATE INDEX drift_subject ON drift(subject, field);

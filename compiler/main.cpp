@@ -12,6 +12,7 @@
 
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
+#include "compiler/code/extract.hpp"
 #include "compiler/generate/generate.hpp"
 #include "compiler/pipeline.hpp"
 
@@ -67,6 +68,15 @@ int main(int argc, char** argv) {
   gen->add_option("-o,--output", gen_out, "output folder (default: generated)");
   gen->add_flag("--check", check, "write nothing; exit 1 naming the files that differ");
 
+  ExtractOptions xo;
+  auto* extract =
+      app.add_subcommand("extract-code", "read a Megatron Bridge checkout statically into kb-sources/code/<commit>/ (Python 3)");
+  extract->add_option("--mbridge", xo.checkout, "the checkout: the folder holding src/megatron/bridge and scripts")->required();
+  extract->add_option("--sources", xo.sources, "sources root to write into (default: kb-sources)");
+  extract->add_option("--commit", xo.commit, "the checkout's commit (default: git rev-parse HEAD in it)");
+  extract->add_option("--date", xo.date, "its commit date, YYYY-MM-DD (default: from git)");
+  extract->add_flag("--check", xo.check, "write nothing; exit 1 when the checked-in facts differ from the checkout");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -83,6 +93,14 @@ int main(int argc, char** argv) {
     return kExitError;
   }
   Diagnostics diags;
+  if (*extract) {
+    const int rc = extract_code(xo, diags);
+    diags.print(stderr);
+    if (rc == kExitNoMatch)
+      std::fprintf(stderr, "kbc: the facts in %s/code differ from %s; regenerate with kbc extract-code\n", xo.sources.c_str(),
+                   xo.checkout.c_str());
+    return rc;
+  }
   if (*build) {
     const bool ok = build_kb(opts, out, diags);
     diags.print(stderr, /*errors_only=*/quiet);

@@ -179,11 +179,13 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   check_revision_dates(c->documents, opts.sources, diags);
   for (const auto& d : c->documents) extract(d, c->vocab, c->extracted, diags);
   c->resolved = resolve(c->extracted, c->vocab, diags);
+  c->code = load_code_facts(opts.sources, diags);
+  c->drift = find_drift(c->extracted, c->resolved, c->code, c->vocab);
   return c;
 }
 
 void write_kb(const Compilation& c, const std::string& path) {
-  const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, c.data_files};
+  const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, c.data_files, &c.code, &c.drift};
   write_kb_file(path, [&](Db& db) {
     emit_tables(db, in);
     derive_ranking_columns(db);
@@ -223,6 +225,19 @@ std::vector<std::string> lint_lines(const Compilation& c) {
     for (const auto& lang : e.missing)
       out.push_back(loc(e.winner().prov) + ": missing: " + e.kind + " " + e.key + " has no " + lang + " text");
   for (const auto& f : c.resolved.findings) out.push_back(loc(f.prov) + ": " + f.kind + ": " + f.message);
+  // The documents against the code (the code decides what runs).
+  for (const auto& d : c.drift)
+    out.push_back(loc(d.doc) + ": drift: " + std::string(to_string(d.kind)) + " " + d.subject + (d.field.empty() ? "" : " " + d.field) +
+                  ": document '" + d.doc_value + "' (" + rev(d.doc) + ") -> code " +
+                  (d.code_value.empty() ? std::string("(none)") : "'" + d.code_value + "'") +
+                  (d.code_at.empty() ? "" : " (" + d.code_at + ")") + (d.note.empty() ? "" : "; " + d.note));
+  // What changed in the code between snapshots.
+  for (const auto& ch : c.code.changes)
+    for (const auto& r : ch.rows)
+      out.push_back(ch.file + ":" + std::to_string(r.line) + ": code-change: " + r.change + " " + r.name + " (" + r.kind + ")" +
+                    (r.field.empty() ? "" : " " + r.field) +
+                    (r.old_value.empty() && r.new_value.empty() ? "" : ": '" + r.old_value + "' -> '" + r.new_value + "'") + " (" +
+                    ch.old_commit + " -> " + ch.new_commit + ")");
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

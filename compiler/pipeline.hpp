@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/code/code.hpp"
 #include "compiler/emit/emit.hpp"
 #include "compiler/extract/extract.hpp"
+#include "compiler/resolve/drift.hpp"
 #include "compiler/resolve/resolve.hpp"
 
 namespace kb {
@@ -26,6 +28,8 @@ struct Compilation {
   Extracted extracted;
   Resolved resolved;
   std::vector<std::pair<std::string, std::string>> data_files;  // (path, sha256)
+  CodeFacts code;                                               // the Megatron Bridge snapshots (kb-sources/code/)
+  std::vector<Drift> drift;                                     // where the documents disagree with the newest snapshot
 };
 
 // Runs ingest → extract → resolve. Every bad document is reported in

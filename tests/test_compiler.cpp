@@ -608,3 +608,35 @@ TEST_CASE("a kbc build killed midway leaves the previous or the new KB, never a 
   CHECK(killed >= 1);
   CHECK(kept_old + got_new == kRuns);
 }
+
+TEST_CASE("code facts: the newest snapshot is compiled and the documents' drift from it is reported", "[compiler][code]") {
+  const auto& c = real_compilation();
+  const kb::CodeSnapshot* s = c.code.newest();
+  REQUIRE(s != nullptr);
+  CHECK(s->commit.rfind("067f987df", 0) == 0);
+  CHECK(s->recipes.size() >= 1000);  // library and benchmark names the code exports
+  // Every exported name resolves to a function with facts.
+  for (const auto& r : s->recipes) CHECK(s->facts_of(r) != nullptr);
+  const auto lines = kb::lint_lines(c);
+  // The revision-2 index says TP 2 for the 128K recipe; the code sets 4 (TP 4 × PP 2 × CP 8 = 64 GPUs).
+  CHECK(
+      has_lint_line(lines, {": drift: recipe-fact llama3_8b_128k_pretrain_config tp: document '2'", "-> code '4' (src/megatron/bridge/"}));
+  CHECK(has_lint_line(lines, {": drift: recipe-fact llama3_8b_128k_pretrain_config min_gpus: document '16'", "-> code '64'"}));
+  CHECK(has_lint_line(lines, {": drift: recipe-fact llama3_70b_sft_config tp: document '4'", "-> code '8'"}));
+  CHECK(has_lint_line(lines, {": drift: recipe-fact llama3_8b_sft_config sp: document 'true'", "-> code 'false'"}));
+  // Names the documents give that the code does not export.
+  CHECK(has_lint_line(lines, {": drift: missing-recipe wan_1_3B_pretrain_config"}));
+  // Launcher advice the code undoes or does not know.
+  CHECK(has_lint_line(lines, {": drift: overwritten-key model.seq_length: document 'model.seq_length=32768'", "recipe_runner.py"}));
+  CHECK(has_lint_line(lines, {": drift: unknown-key training.global_batch_size"}));
+  CHECK(has_lint_line(lines, {": drift: dataset llm-pretrain-mock"}));
+  // What changed in the code between the snapshots.
+  CHECK(has_lint_line(lines, {": code-change: ", "(c8b86d094 -> 067f987df)"}));
+  // Every drift cites both sides.
+  for (const auto& d : c.drift) {
+    INFO(d.subject << " " << d.field);
+    CHECK_FALSE(d.doc.file.empty());
+    CHECK(d.doc.line > 0);
+    if (!d.code_value.empty()) CHECK(d.code_at.find("@067f987df") != std::string::npos);
+  }
+}

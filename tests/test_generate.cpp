@@ -284,7 +284,12 @@ TEST_CASE("generate: the expected files, with no timestamps or machine paths", "
     CHECK(bytes.find(tmp + "/") == std::string::npos);
     CHECK(bytes.find(fs::current_path().string() + "/") == std::string::npos);
     CHECK(bytes.find(today) == std::string::npos);
-    CHECK_FALSE(std::regex_search(bytes, clock));
+    // kb.json holds the code's own values, a Slurm time limit default
+    // (04:00:00) among them: there only a date with a time is a timestamp.
+    if (rel == "site/kb.json")
+      CHECK_FALSE(std::regex_search(bytes, std::regex(R"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})")));
+    else
+      CHECK_FALSE(std::regex_search(bytes, clock));
     CHECK(bytes.find('\r') == std::string::npos);
     CHECK(bytes.find('\x01') == std::string::npos);
     CHECK_FALSE(kb::find_invalid_utf8(bytes));

@@ -94,6 +94,8 @@ class Writer {
     models_and_gpus();
     lexicon();
     findings();
+    code_tables();
+    drift();
   }
 
  private:
@@ -399,6 +401,61 @@ class Writer {
   void findings() {
     Stmt st(db_, "INSERT INTO findings(kind, message, source_id, line) VALUES (?,?,?,?)");
     for (const auto& f : in_.resolved->findings) st.bind_all(f.kind, f.message, source_id(f.prov.file), f.prov.line).run();
+  }
+
+  // The newest Megatron Bridge snapshot's facts, every snapshot's identity,
+  // and what changed between snapshots.
+  void code_tables() {
+    if (!in_.code) return;
+    const CodeSnapshot* newest = in_.code->newest();
+    Stmt snap(db_, "INSERT INTO code_snapshots(folder, commit_sha, date, repo, extractor, newest) VALUES (?,?,?,?,?,?)");
+    for (const auto& s : in_.code->snapshots) snap.bind_all(s.folder, s.commit, s.date, s.repo, s.extractor, &s == newest ? 1 : 0).run();
+    if (newest) {
+      Stmt r(db_,
+             "INSERT INTO code_recipes(name, kind, target, defined_at, exported_at, alias_of, mode, family, model, task, gpus, hardware, "
+             "precision, variant, step) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      for (const auto& c : newest->recipes) {
+        r.bind_all(c.name, to_string(c.kind), c.target, c.defined_at, c.exported_at, c.alias_of, c.mode, c.family, c.model, c.task);
+        bind_int_or_null(r, 11, c.gpus);
+        r.bind(12, c.hardware).bind(13, c.precision).bind(14, c.variant).bind(15, c.step).run();
+      }
+      Stmt f(db_, "INSERT INTO code_facts(target, field, state, value, type, at, note) VALUES (?,?,?,?,?,?,?)");
+      for (const auto& [target, facts] : newest->facts)
+        for (const auto& x : facts) f.bind_all(target, x.field, to_string(x.state), x.value, x.type, x.at, x.note).run();
+      rows("INSERT INTO launcher(section, item, attribute, value, at) VALUES (?,?,?,?,?)", newest->launcher, 5);
+      rows("INSERT INTO code_config_keys(key, kind, class, type, default_value, source, at) VALUES (?,?,?,?,?,?,?)", newest->config_keys,
+           7);
+      rows("INSERT INTO code_datasets(preset, attribute, value, at, note) VALUES (?,?,?,?,?)", newest->datasets, 5);
+      rows("INSERT INTO code_providers(provider, field, state, value, type, at, note, targets) VALUES (?,?,?,?,?,?,?,?)", newest->providers,
+           8);
+    }
+    Stmt ch(db_,
+            "INSERT INTO code_changes(file, line, change, name, kind, field, old_value, new_value, old_commit, new_commit) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?)");
+    for (const auto& c : in_.code->changes)
+      for (const auto& x : c.rows)
+        ch.bind_all(c.file, x.line, x.change, x.name, x.kind, x.field, x.old_value, x.new_value, c.old_commit, c.new_commit).run();
+  }
+
+  // A snapshot file's rows, the first `n` columns (missing cells empty).
+  void rows(const char* sql, const std::vector<CodeRow>& in, int n) {
+    Stmt st(db_, sql);
+    for (const auto& row : in) {
+      for (int i = 0; i < n; ++i)
+        st.bind(i + 1, static_cast<size_t>(i) < row.cells.size() ? row.cells[static_cast<size_t>(i)] : std::string());
+      st.run();
+    }
+  }
+
+  void drift() {
+    if (!in_.drift) return;
+    Stmt st(db_,
+            "INSERT INTO drift(kind, subject, field, doc_value, source_id, line, revision, lang, code_value, code_at, note) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    for (const auto& d : *in_.drift)
+      st.bind_all(to_string(d.kind), d.subject, d.field, d.doc_value, source_id(d.doc.file), d.doc.line, d.doc.revision, d.doc.lang,
+                  d.code_value, d.code_at, d.note)
+          .run();
   }
 
   Db& db_;

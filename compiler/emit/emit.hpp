@@ -14,8 +14,10 @@
 
 #include "base/schema_version.hpp"
 #include "base/sqlite.hpp"
+#include "compiler/code/code.hpp"
 #include "compiler/extract/vocab.hpp"
 #include "compiler/ingest/document.hpp"
+#include "compiler/resolve/drift.hpp"
 #include "compiler/resolve/resolve.hpp"
 
 namespace kb {
@@ -28,6 +30,8 @@ struct EmitInput {
   const Resolved* resolved;
   const std::vector<SectionRecord>* sections;                   // every heading of every edition
   std::vector<std::pair<std::string, std::string>> data_files;  // (relative path, sha256)
+  const CodeFacts* code = nullptr;                              // Megatron Bridge snapshots (may be empty)
+  const std::vector<Drift>* drift = nullptr;                    // documents against the newest snapshot
 };
 
 // Creates a KB file at `path` atomically: a new temporary file beside it,

@@ -9,6 +9,7 @@
 //   index.cpp    references/recipe-index[.<lang>].md, one table per family
 //   skill.cpp    skill/SKILL.<lang>.md, regenerated in the newest edition's order
 //   status.cpp   translation-status.md
+//   drift.cpp    drift[.<lang>].md: the documents against the Megatron Bridge code
 //   site.cpp     site/: recipe pages, family pages, kb.json, search-records.json
 //   answers.cpp  site/answers/: kbq's JSON answers to the quick-reference questions
 //
@@ -207,6 +208,7 @@ std::string paragraph(const Context& ctx, const Entity& e, const std::string& la
 void write_index(const Context& ctx, OutputFiles& out);
 void write_skill(const Context& ctx, OutputFiles& out);
 void write_status(const Context& ctx, OutputFiles& out);
+void write_drift(const Context& ctx, OutputFiles& out);
 void write_site(const Context& ctx, OutputFiles& out);
 void write_answers(const Context& ctx, OutputFiles& files);
 

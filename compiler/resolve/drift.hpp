@@ -1,0 +1,46 @@
+// Drift: where the documents and the Megatron Bridge code disagree. The code
+// of the newest compiled snapshot decides what runs; every document edition
+// that says otherwise is a finding, with both sides cited (file:line and
+// revision of the document, path:line@commit of the code). kbc lint prints
+// them, the KB keeps them (table drift), generated/drift*.md lists them for
+// documentation maintainers, and kbq mentions the ones about a fact it shows.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/code/code.hpp"
+#include "compiler/extract/facts.hpp"
+#include "compiler/extract/vocab.hpp"
+#include "compiler/resolve/resolve.hpp"
+
+namespace kb {
+
+// What a drift finding is about.
+enum class DriftKind : std::uint8_t {
+  RecipeFact,      // a recipe row's value (TP, PP, CP, EP, SP, sequence length, minimum GPUs) differs from the code
+  MissingRecipe,   // a recipe (or pattern) the documents name, which the code does not export
+  UnknownKey,      // an override or config key the documents use, which the code's ConfigContainer does not have
+  OverwrittenKey,  // an override the documents advise, which the runner rewrites after the overrides
+  Dataset,         // a dataset preset the documents use, which the launcher does not offer (or not for that mode)
+  BenchmarkModel,  // a benchmark row's GPU counts or hardware differ from the exported benchmark names
+};
+std::string_view to_string(DriftKind k);
+
+struct Drift {
+  DriftKind kind = DriftKind::RecipeFact;
+  std::string subject;     // recipe name, pattern, key or preset
+  std::string field;       // tp, pp, cp, ep, sp, seq_len, min_gpus, gpus, hardware, ... ("" for whole-subject findings)
+  std::string doc_value;   // what the document says
+  Provenance doc;          // where
+  std::string code_value;  // what the code says ("" when the code has nothing)
+  std::string code_at;     // path:line@commit of the code fact ("" when none)
+  std::string note;        // one sentence for a person (e.g. "the runner copies dataset.seq_length into it")
+};
+
+// Compares every edition's recipe rows, mentions, keys and presets with the
+// newest code snapshot. No snapshot: no drift. Sorted by subject, field,
+// document revision (newest first), file, line.
+std::vector<Drift> find_drift(const Extracted& x, const Resolved& r, const CodeFacts& code, const Vocab& v);
+
+}  // namespace kb

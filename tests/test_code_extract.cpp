@@ -1,0 +1,190 @@
+// Tests of the code front end, compiler/code/extract_mbridge.py, run as a process
+// (`python3 extract_mbridge.py ...`) on the fake Megatron Bridge checkouts of
+// tests/fixtures/mbridge/<case>/checkout (written by make_fixtures.py there).
+//
+// Good cases: the extractor writes into a temp folder and every file must be
+// byte-identical to <case>/expected/ (and no other file may appear). Bad-input
+// cases: exit code 2, the first stderr line is exactly expected-error.txt, the
+// second starts with `hint:`, and nothing is written. The last test checks the
+// checked-in kb-sources/code/067f987df against the real snapshot; it prints a
+// line containing `SKIPPED:` and returns when the snapshot (KB_MBRIDGE_SNAPSHOT,
+// or ../shared/upstream/megatron-bridge/067f987df beside the repository) or the
+// checked-in folder is missing.
+#include <catch2/catch.hpp>
+
+#include "process.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#ifndef KB_SOURCE_DIR
+#error "KB_SOURCE_DIR must name the repository root"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kRoot = KB_SOURCE_DIR;
+const std::string kScript = kRoot + "/compiler/code/extract_mbridge.py";
+const std::string kFields = kRoot + "/kb-sources/data/code-fields.tsv";
+const std::string kFixtures = kRoot + "/tests/fixtures/mbridge";
+// The commit and date every fixture's expected/snapshot.tsv was written with.
+const std::string kFixtureCommit(40, '0');
+const std::string kFixtureDate = "2026-01-01";
+
+struct TempDir : kbtest::TempDir {
+  TempDir() : kbtest::TempDir("kbtests-code") {}
+};
+
+// python3 extract_mbridge.py ARGS, found on PATH through /usr/bin/env.
+kbtest::RunResult extract(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"python3", kScript};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return kbtest::run("/usr/bin/env", argv);
+}
+
+std::set<std::string> files_in(const std::string& dir) {
+  std::set<std::string> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out.insert(fs::relative(e.path(), dir).string());
+  return out;
+}
+
+std::string first_line(const std::string& text, size_t n = 0) {
+  size_t start = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) return {};
+    start = nl + 1;
+  }
+  const size_t end = text.find('\n', start);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// A good case: extract into a temp folder, compare every file with expected/.
+void check_good_case(const std::string& name) {
+  const std::string dir = kFixtures + "/" + name;
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const auto r =
+      extract({"--mbridge", dir + "/checkout", "--fields", kFields, "--commit", kFixtureCommit, "--date", kFixtureDate, "--out", out});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto expected = files_in(dir + "/expected");
+  REQUIRE_FALSE(expected.empty());
+  CHECK(files_in(out) == expected);
+  for (const auto& f : expected) {
+    INFO("file " << f << " (regenerate with tests/fixtures/mbridge/make_fixtures.py --expected, review the diff)");
+    CHECK(kbtest::read_file(out + "/" + f) == kbtest::read_file(dir + "/expected/" + f));
+  }
+  // --check against expected/ agrees, and writes nothing.
+  const auto c = extract({"--mbridge", dir + "/checkout", "--fields", kFields, "--commit", kFixtureCommit, "--date", kFixtureDate,
+                          "--check", dir + "/expected"});
+  INFO("check stdout: " << c.out);
+  CHECK(c.exit_code == 0);
+}
+
+// A bad case: exit 2, the exact first error line, a hint, nothing written.
+void check_bad_case(const std::string& name) {
+  const std::string dir = kFixtures + "/" + name;
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const auto r =
+      extract({"--mbridge", dir + "/checkout", "--fields", kFields, "--commit", kFixtureCommit, "--date", kFixtureDate, "--out", out});
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(first_line(r.err) == first_line(kbtest::read_file(dir + "/expected-error.txt")));
+  CHECK(first_line(r.err, 1).rfind("hint: ", 0) == 0);
+  CHECK_FALSE(fs::exists(out));
+}
+
+}  // namespace
+
+TEST_CASE("code: exports follow star imports, aliases and x = y to the defining function", "[code]") { check_good_case("alias-chain"); }
+
+TEST_CASE("code: helper calls bind positional, keyword and default arguments", "[code]") { check_good_case("helper-kwargs"); }
+
+TEST_CASE("code: a benchmark recipe that calls a library recipe keeps the library's facts", "[code]") {
+  check_good_case("recipe-calls-recipe");
+}
+
+TEST_CASE("code: an undecidable condition gives alternatives, a decidable one a value", "[code]") { check_good_case("conditional"); }
+
+TEST_CASE("code: a replaced model config takes the new provider and its dataclass defaults", "[code]") {
+  check_good_case("replaced-model");
+}
+
+TEST_CASE("code: a value computed at run time is unknown with a reason", "[code]") { check_good_case("unknown-value"); }
+
+TEST_CASE("code: a syntax error in a recipe file is file:line: error, exit 2, nothing written", "[code]") { check_bad_case("bad-syntax"); }
+
+TEST_CASE("code: a package without __init__.py on the export chain is an error", "[code]") { check_bad_case("bad-missing-init"); }
+
+TEST_CASE("code: a circular import on the export chain is an error", "[code]") { check_bad_case("bad-circular"); }
+
+TEST_CASE("code: --compare lists added and removed names and changed facts", "[code]") {
+  TempDir tmp;
+  const auto r = extract(
+      {"--compare", kFixtures + "/alias-chain/expected", kFixtures + "/recipe-calls-recipe/expected", "--out", tmp / "changes.tsv"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = kbtest::read_file(tmp / "changes.tsv");
+  CHECK(text.find("name-added\ttoy_1b_pretrain_8gpu_b200_bf16_config\tbenchmark") != std::string::npos);
+  CHECK(text.find("name-removed\ttoy_1b_short_pretrain_config\tlibrary") != std::string::npos);
+  CHECK(text.find("target-changed\ttoy_1b_pretrain_config\tlibrary") != std::string::npos);
+}
+
+TEST_CASE("code: the checked-in facts of snapshot 067f987df are what the extractor writes", "[code]") {
+  const char* env = std::getenv("KB_MBRIDGE_SNAPSHOT");
+  const std::string snapshot = env && *env ? env : kRoot + "/../shared/upstream/megatron-bridge/067f987df";
+  const std::string facts = kRoot + "/kb-sources/code/067f987df";
+  if (!fs::is_directory(snapshot + "/src/megatron/bridge")) {
+    std::cout << "SKIPPED: no Megatron Bridge snapshot at " << snapshot << " (set KB_MBRIDGE_SNAPSHOT)\n";
+    return;
+  }
+  if (!fs::is_directory(facts)) {
+    std::cout << "SKIPPED: no checked-in facts at " << facts << "\n";
+    return;
+  }
+  // commit and date come from the checked-in snapshot.tsv
+  std::string commit, date;
+  for (const auto& line : [&] {
+         std::vector<std::string> v;
+         const std::string t = kbtest::read_file(facts + "/snapshot.tsv");
+         size_t s = 0;
+         for (size_t e; (e = t.find('\n', s)) != std::string::npos; s = e + 1) v.push_back(t.substr(s, e - s));
+         return v;
+       }()) {
+    if (line.rfind("commit\t", 0) == 0) commit = line.substr(7);
+    if (line.rfind("date\t", 0) == 0) date = line.substr(5);
+  }
+  REQUIRE(commit.size() == 40);
+  const auto r = extract({"--mbridge", snapshot, "--fields", kFields, "--commit", commit, "--date", date, "--check", facts});
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exit_code == 0);
+  // The same through kbc, which runs its embedded copy of the extractor.
+  const auto k = kbtest::run(
+      KBC_PATH, {"extract-code", "--mbridge", snapshot, "--sources", kRoot + "/kb-sources", "--commit", commit, "--date", date, "--check"});
+  INFO("kbc stdout: " << k.out << "\nkbc stderr: " << k.err);
+  CHECK(k.exit_code == 0);
+}
+
+TEST_CASE("code: kbc extract-code reports a syntax error at its line and writes nothing", "[code]") {
+  kbtest::TempDir tmp("kbtests-code");
+  const std::string sources = tmp / "sources";
+  fs::create_directories(sources + "/data");
+  for (const char* f : {"code-fields.tsv", "code-layout.tsv"}) fs::copy_file(kRoot + "/kb-sources/data/" + f, sources + "/data/" + f);
+  const auto r = kbtest::run(KBC_PATH, {"extract-code", "--mbridge", kRoot + "/tests/fixtures/mbridge/bad-syntax/checkout", "--sources",
+                                        sources, "--commit", "0123456789abcdef0123456789abcdef01234567", "--date", "2026-01-01"});
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(": error: ") != std::string::npos);
+  CHECK_FALSE(fs::exists(sources + "/code/0123456789"));
+}
