@@ -747,13 +747,15 @@ class Extractor {
     return ok;
   }
 
-  // The facts the row's free-text cells state (read_cell_facts) fill what
+  // The facts the row's notes state (read_cell_facts) fill what
   // its own columns leave unknown; a column that says otherwise wins, and
   // the disagreement is reported.
   void facts_from_text_cells(const Cells& cell, bool benchmark, RecipeRow& base) {
     const auto& lang = doc_.meta.lang;
     std::set<const Cell*> seen;
-    for (const char* field : {"sizes", "notes", "features"}) {
+    // Notes and key features (a `Sizes / notes` column is both); a Sizes
+    // cell alone lists sizes ("1B (32K seq)" is the model's, not the row's).
+    for (const char* field : {"notes", "features"}) {
       auto it = cell.find(field);
       if (it == cell.end() || !seen.insert(it->second).second) continue;
       const Cell& c = *it->second;

@@ -41,7 +41,7 @@ BraceExpansion expand_braces(std::string_view pattern, size_t limit = kMaxBraceE
 // Returns nullopt (and leaves the range unknown) when the cell is none of these.
 std::optional<Range> parse_range(const std::string& cell, const std::string& lang, const std::string& field, const Vocab& vocab);
 
-// What a free-text cell (notes, key features, sizes) states in the grammar
+// What a free-text cell (notes, key features) states in the grammar
 // of the table's columns: a column header of a parallel dimension followed
 // by a number or range ("TP1/PP1/EP8", "TP=4", "EP 64–128"); a number with
 // a sequence magnitude ("2K", "128K sequence"); a number or range counting

@@ -139,8 +139,8 @@ class DriftFinder {
         add(DriftKind::RecipeFact, name, field, format_range(*rg, kFactWords) + doc_suffix, row.prov, std::to_string(v), at);
     }
     if (row.sp && cv.sp && *row.sp != cv.sp->first)
-      add(DriftKind::RecipeFact, name, "sp", std::string(*row.sp ? "true" : "false") + doc_suffix, row.prov, cv.sp->first ? "true" : "false",
-          cv.sp->second);
+      add(DriftKind::RecipeFact, name, "sp", std::string(*row.sp ? "true" : "false") + doc_suffix, row.prov,
+          cv.sp->first ? "true" : "false", cv.sp->second);
     if (row.seq_len > 0 && cv.ints.count("seq_length") && cv.ints.at("seq_length").first != row.seq_len)
       add(DriftKind::RecipeFact, name, "seq_len", std::to_string(row.seq_len) + doc_suffix, row.prov,
           std::to_string(cv.ints.at("seq_length").first), cv.ints.at("seq_length").second);
@@ -168,7 +168,13 @@ class DriftFinder {
       add(DriftKind::MissingRecipe, row.name, "", row.name, row.prov, "", "", "the pattern matches no exported recipe");
       return;
     }
-    for (const CodeRecipe* r : matched) compare(row, view(*r), " (pattern " + row.name + ")");
+    // A pattern row stands for the recipes of its own mode (a P/S/PEFT row is
+    // one row per mode): the pattern's other modes are not its recipes.
+    for (const CodeRecipe* r : matched) {
+      const CodeView cv = view(*r);
+      if (!row.mode.empty() && !cv.task.empty() && row.mode != cv.task) continue;
+      compare(row, cv, " (pattern " + row.name + ")");
+    }
   }
 
   // Benchmark rows name a model: its exported benchmark recipes must have
@@ -201,8 +207,8 @@ class DriftFinder {
       if (row.gpus.known() && row.gpus.state != RangeState::Varies && !outside.empty()) {
         std::vector<std::string> all;
         for (long long g : gpus) all.push_back(std::to_string(g));
-        add(DriftKind::BenchmarkModel, subject, "gpus", format_range(row.gpus, kFactWords), row.prov, join(all, ","), first_at[row.model_key],
-            "exported GPU counts outside the row: " + join(outside, ","));
+        add(DriftKind::BenchmarkModel, subject, "gpus", format_range(row.gpus, kFactWords), row.prov, join(all, ","),
+            first_at[row.model_key], "exported GPU counts outside the row: " + join(outside, ","));
       }
       if (!row.gpu_types.empty()) {
         const std::set<std::string> doc(row.gpu_types.begin(), row.gpu_types.end());
@@ -215,7 +221,8 @@ class DriftFinder {
           add(DriftKind::BenchmarkModel, subject, "hardware", join(row.gpu_types, ","), row.prov,
               join(std::vector<std::string>(hardware.begin(), hardware.end()), ","), first_at[row.model_key],
               (missing.empty() ? std::string() : "not exported for " + join(missing, ",")) +
-                  (missing.empty() || extra.empty() ? "" : "; ") + (extra.empty() ? std::string() : "also exported for " + join(extra, ",")));
+                  (missing.empty() || extra.empty() ? "" : "; ") +
+                  (extra.empty() ? std::string() : "also exported for " + join(extra, ",")));
       }
     }
   }
@@ -296,7 +303,8 @@ class DriftFinder {
         if (dot == std::string::npos || key_exists(key)) continue;
         if (!sections_.count(key.substr(0, dot)) || !open_sections_.count(key.substr(0, dot)))
           add(DriftKind::UnknownKey, key, "", key, e.prov, "", "",
-              sections_.count(key.substr(0, dot)) ? "no such field in the ConfigContainer" : "no ConfigContainer section '" + key.substr(0, dot) + "'");
+              sections_.count(key.substr(0, dot)) ? "no such field in the ConfigContainer"
+                                                  : "no ConfigContainer section '" + key.substr(0, dot) + "'");
       }
       for (const auto& [key, value] : overrides)
         if (auto it = overwritten_.find(key); it != overwritten_.end())
@@ -304,7 +312,8 @@ class DriftFinder {
               "the runner sets it after the overrides: " + std::get<2>(it->second));
       if (auto it = e.facts.find("dataset"); it != e.facts.end() && !preset_modes_.empty())
         for (const auto& preset : it->second)
-          if (!preset_modes_.count(preset)) add(DriftKind::Dataset, preset, "", preset, e.prov, "", "", "the launcher offers no such --dataset preset");
+          if (!preset_modes_.count(preset))
+            add(DriftKind::Dataset, preset, "", preset, e.prov, "", "", "the launcher offers no such --dataset preset");
     }
   }
 
@@ -315,7 +324,7 @@ class DriftFinder {
   std::set<std::string> exported_;
   std::map<std::string, std::string> task_of_mode_;
   std::set<std::string> sections_, open_sections_;
-  std::map<std::string, std::string> keys_;  // key → where it is defined
+  std::map<std::string, std::string> keys_;                                               // key → where it is defined
   std::map<std::string, std::tuple<std::string, std::string, std::string>> overwritten_;  // key → (value, at, step doc)
   std::map<std::string, std::set<std::string>> preset_modes_;
   std::vector<Drift> out_;
