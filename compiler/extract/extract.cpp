@@ -233,7 +233,7 @@ class Extractor {
       ++lines;
       size_t i = 0;
       const char32_t cp = next_code_point(t, i);
-      if (cp >= 0x2500 && cp <= 0x257F) ++drawn;
+      if (is_box_drawing(cp)) ++drawn;
     }
     return lines >= 3 && drawn * 2 >= lines;
   }
@@ -468,7 +468,6 @@ class Extractor {
   // translated. Depth is the branch's column among its ancestors' columns,
   // whatever the indentation. Its text is the label and what it leads to.
   void decision_paths(const Block& b) {
-    static constexpr auto is_drawing = [](char32_t cp) { return cp >= 0x2500 && cp <= 0x257F; };
     std::vector<int> columns;  // the branch columns of the current branch's ancestors and itself
     std::vector<int> counts;   // branches seen at each of those depths
     int n = 0;
@@ -481,7 +480,7 @@ class Extractor {
         const size_t at = i;
         const char32_t cp = next_code_point(line, i);
         if (branch < 0 && (cp == U'\u251C' || cp == U'\u2514')) branch = col;  // ├ └
-        if (branch >= 0 && !is_drawing(cp) && cp != U' ') {
+        if (branch >= 0 && !is_box_drawing(cp) && cp != U' ') {
           label = at;
           break;
         }
@@ -709,9 +708,7 @@ class Extractor {
       auto rg = parse_range(it->second->text, lang, field, v_);
       if (rg && rg->is_value() && rg->lo < 1) rg.reset();  // sizes start at 1
       if (!rg) {
-        std::string upper = field;
-        std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
-        diags_.error(it->second->span, upper + " cell '" + it->second->text + "' is not a number or range",
+        diags_.error(it->second->span, upper_ascii(field) + " cell '" + it->second->text + "' is not a number or range",
                      "write a number (2), a range (1–8), an open range (512+), — or a word of data/cells.tsv");
         ok = false;
         return;
@@ -770,8 +767,7 @@ class Extractor {
                        "state each fact once per cell");
       for (const auto& [dim, rg] : f.dims) {
         Range* target = dim == "tp" ? &base.tp : dim == "pp" ? &base.pp : dim == "cp" ? &base.cp : dim == "ep" ? &base.ep : &base.vp;
-        std::string upper = dim;
-        std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
+        const std::string upper = upper_ascii(dim);
         if (!target->known())
           *target = rg;
         else if (!(*target == rg))

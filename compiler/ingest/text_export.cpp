@@ -61,8 +61,6 @@ char32_t last_code_point(std::string_view s) {
   return next_code_point(s, i);
 }
 
-bool is_box_drawing(char32_t cp) { return cp >= 0x2500 && cp <= 0x257F; }
-
 // A line of a box-drawing tree: optional spaces, then a box-drawing char.
 bool is_tree_line(std::string_view s) {
   size_t i = 0;

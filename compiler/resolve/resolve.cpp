@@ -289,11 +289,7 @@ void resolve_entities(const Extracted& x, const Vocab& v, Resolved& out) {
 // How a recipe field is named in findings: the dimensions as the tables
 // head them (TP, PP, ...), the others by their field id.
 std::string field_label(const std::string& field) {
-  if (field == "tp" || field == "pp" || field == "cp" || field == "ep" || field == "vp") {
-    std::string up = field;
-    std::transform(up.begin(), up.end(), up.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
-    return up;
-  }
+  if (field == "tp" || field == "pp" || field == "cp" || field == "ep" || field == "vp") return upper_ascii(field);
   return field;
 }
 

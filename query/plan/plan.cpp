@@ -300,10 +300,7 @@ void add_recipe_notes(Context& c, Result& r) {
   r.sources.push_back({rc.file, rc.line, rc.revision, "recipe row"});
   // A field the newest row does not state comes from an older revision's row: cite it.
   for (auto& f : c.kb.recipe_fallbacks(rc.id)) {
-    std::string field = f.what;
-    if (parse_dim(field))
-      std::transform(field.begin(), field.end(), field.begin(), [](char ch) { return static_cast<char>(std::toupper(ch)); });
-    f.what = "recipe row (" + field + ")";
+    f.what = "recipe row (" + (parse_dim(f.what) ? kb::upper_ascii(f.what) : f.what) + ")";
     r.sources.push_back(std::move(f));
   }
 }
