@@ -195,7 +195,9 @@ TEST_CASE("issue 11: a markdown edition's data/editions.tsv row and its front ma
   // The path of the upstream SKILL.md: its row says lang en, revision 4.
   const auto x = compile_files(tmp, {{kUpstreamRel + "/SKILL.md", "---\nname: nemo-mbridge-recipe-recommender\nlang: fr\n---\n\n# T\n"}});
   REQUIRE(x.diags.has_errors());
-  CHECK(x.diags.render_all().find(kUpstreamRel + "/SKILL.md:3:1: error: front matter says lang 'fr' but its row in data/editions.tsv (line ") != std::string::npos);
+  CHECK(x.diags.render_all().find(kUpstreamRel +
+                                  "/SKILL.md:3:1: error: front matter says lang 'fr' but its row in data/editions.tsv (line ") !=
+        std::string::npos);
   // Without front matter and without a row: an error that names both ways out.
   TempDir tmp2;
   const auto y = compile_files(tmp2, {{"skill/SKILL.md", "# T\n"}});
@@ -745,4 +747,29 @@ TEST_CASE("issue 11: names are folded after NFKC: full-width brackets, one model
   CHECK(x.warnings().find("warning: family 'Qwen3（Dense）' is already a family of this index (line 10)") != std::string::npos);
   CHECK(find_recipe(*x.c, "qwen3_8b_peft_config", "peft")->family_ordinal == 1);
   CHECK(find_recipe(*x.c, "gemma2_2b_sft_config", "sft")->family_ordinal == 3);
+}
+
+// --- Fuzz regressions --------------------------------------------------------------
+
+// fuzz/regressions/markdown/: inputs that once crashed the markdown front end
+// (one, table-cell-column-past-line-end, was found by fuzz_markdown seeded
+// with the issue-11 editions: cmark placed a table cell past its line's end
+// and the per-row column counter read past it). kbc builds each, or rejects
+// it with diagnostics: it never crashes.
+KB_REGISTER_CASES(register_markdown_regressions) {
+  std::error_code ec;
+  const fs::path dir = fs::path(kRoot) / "fuzz" / "regressions" / "markdown";
+  std::vector<std::string> names;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (it->is_regular_file()) names.push_back(it->path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names)
+    kbtest::add_case("fuzz regression (markdown) does not crash kbc: " + name, "[issue11][fuzz]", [dir, name] {
+      TempDir tmp;
+      fs::create_directories(tmp.path() / "skill");
+      fs::copy_file(dir / name, tmp.path() / "skill/SKILL.en.md");
+      const auto r = kbtest::run(KBC_PATH, {"build", "--sources", tmp.str(), "--data", kData, "-o", tmp / "kb.sqlite", "-q"});
+      INFO(r.err.substr(0, 2000));
+      CHECK((r.exit_code == 0 || r.exit_code == 2));
+    });
 }

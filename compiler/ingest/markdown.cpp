@@ -7,6 +7,7 @@
 #include <cmark-gfm.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,6 +82,7 @@ class Walker {
   // visited left to right, so a row of N cells costs its length, not N times
   // its length.
   int column(int line, std::string_view raw, size_t at) const {
+    at = std::min(at, raw.size());  // cmark may place a node past the line's end (found by fuzz_markdown)
     if (line != col_line_ || at < col_byte_) {
       col_line_ = line;
       col_byte_ = 0;
