@@ -192,10 +192,12 @@ class Writer {
       }
       for (const auto& lang : e.missing) miss.bind_all(id, lang).run();
       for (const auto& f : e.fallbacks) {
-        if (!fallback_) fallback_.emplace(db_,
-                                          "INSERT INTO fallbacks(ref_kind, ref_id, field, value, source_id, line, revision, lang, "
-                                          "newest_revision) VALUES (?,?,?,?,?,?,?,?,?)");
-        fallback_->bind_all(e.kind, id, f.field, f.value, source_id(f.prov.file), f.prov.line, f.prov.revision, f.prov.lang, f.newest).run();
+        if (!fallback_)
+          fallback_.emplace(db_,
+                            "INSERT INTO fallbacks(ref_kind, ref_id, field, value, source_id, line, revision, lang, "
+                            "newest_revision) VALUES (?,?,?,?,?,?,?,?,?)");
+        fallback_->bind_all(e.kind, id, f.field, f.value, source_id(f.prov.file), f.prov.line, f.prov.revision, f.prov.lang, f.newest)
+            .run();
       }
     }
   }

@@ -50,22 +50,22 @@ struct EntityEdition {
 
 // A recipe row of an index table, after brace expansion.
 struct RecipeRow {
-  std::string name;                              // exact recipe function name, or a `*` pattern
-  bool pattern = false;                          // name contains `*`: not a verified function name
-  std::string expanded_from;                     // the brace pattern this row was expanded from, or ""
-  RecipeKind kind{};                             // from the table's index: library_index → Library, benchmark_index → Benchmark
-  std::string family;                            // family heading as written in its edition
-  int family_ordinal = 0;                        // position of the family within its index
-  std::string mode;                              // pretrain | sft | peft, or "" when the row does not say
-  std::string model_key;                         // models.tsv key the name starts with, or ""
-  std::string model;                             // benchmark rows: the model as written ("Llama 3 8B")
-  Range tp, pp, cp, ep, vp, gpus;                // parallelism and GPU count (min GPUs for library rows)
-  std::optional<bool> sp;                        // sequence parallel: true (✓), false (—), unknown
-  long seq_len = 0;                              // sequence length in tokens, 0 = unknown
-  std::string sizes;                             // pattern rows: sizes the pattern covers, as written
-  std::vector<std::string> gpu_types;            // gpu keys (benchmark rows)
-  std::string notes;                             // notes / features as written
-  std::map<std::string, std::string> extra;      // cells of columns data/columns.tsv does not know: header as written → cell
+  std::string name;                          // exact recipe function name, or a `*` pattern
+  bool pattern = false;                      // name contains `*`: not a verified function name
+  std::string expanded_from;                 // the brace pattern this row was expanded from, or ""
+  RecipeKind kind{};                         // from the table's index: library_index → Library, benchmark_index → Benchmark
+  std::string family;                        // family heading as written in its edition
+  int family_ordinal = 0;                    // position of the family within its index
+  std::string mode;                          // pretrain | sft | peft, or "" when the row does not say
+  std::string model_key;                     // models.tsv key the name starts with, or ""
+  std::string model;                         // benchmark rows: the model as written ("Llama 3 8B")
+  Range tp, pp, cp, ep, vp, gpus;            // parallelism and GPU count (min GPUs for library rows)
+  std::optional<bool> sp;                    // sequence parallel: true (✓), false (—), unknown
+  long seq_len = 0;                          // sequence length in tokens, 0 = unknown
+  std::string sizes;                         // pattern rows: sizes the pattern covers, as written
+  std::vector<std::string> gpu_types;        // gpu keys (benchmark rows)
+  std::string notes;                         // notes / features as written
+  std::map<std::string, std::string> extra;  // cells of columns data/columns.tsv does not know: header as written → cell
   // Filled by resolve. What this winning row does not state itself: each
   // field taken from another edition's row (field → its value as lint
   // compares it, and where it was read), and, when the row itself is an
@@ -77,7 +77,7 @@ struct RecipeRow {
   };
   std::map<std::string, FieldSource> field_sources;
   int unlisted_in = 0;
-  std::string mentioned_in;                      // recipes known only from a mention: where ("" for table rows)
+  std::string mentioned_in;  // recipes known only from a mention: where ("" for table rows)
   Provenance prov;
 };
 

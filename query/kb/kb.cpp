@@ -100,10 +100,26 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   }
   // Every table kbq reads must be there (a damaged or partial KB fails here
   // with one line, not in the middle of an answer).
-  for (const char* table :
-       {"sources", "recipes", "entities", "entity_texts", "conflicts", "conflict_values", "missing_translations", "models", "gpus",
-        "lexicon", "config_keys", "planner", "checks", "labels", "datasets", "dataset_renames", "search", "shapes", "quick_ref_picks",
-        "fallbacks"}) {
+  for (const char* table : {"sources",
+                            "recipes",
+                            "entities",
+                            "entity_texts",
+                            "conflicts",
+                            "conflict_values",
+                            "missing_translations",
+                            "models",
+                            "gpus",
+                            "lexicon",
+                            "config_keys",
+                            "planner",
+                            "checks",
+                            "labels",
+                            "datasets",
+                            "dataset_renames",
+                            "search",
+                            "shapes",
+                            "quick_ref_picks",
+                            "fallbacks"}) {
     kb::Stmt st(db_, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
     st.bind(1, table);
     if (!st.step() || st.integer(0) == 0)
