@@ -196,6 +196,7 @@ class Extractor {
   // heading's words may not say what its section is, its content may.
   void survey() {
     holds_.assign(doc_.blocks.size(), Holds{});
+    table_fields_.clear();
     size_t at = 0;
     bool in_section = false;
     for (size_t i = 0; i < doc_.blocks.size(); ++i) {
@@ -208,8 +209,9 @@ class Extractor {
       if (!in_section) continue;
       Holds& h = holds_[at];
       if (b.kind == BlockKind::Table && !b.rows.empty()) {
+        table_fields_[i] = column_fields(b);  // read once: header_fields reuses it
         std::set<std::string> fields;
-        for (const auto& f : column_fields(b))
+        for (const auto& f : table_fields_[i])
           for (const auto& one : f) fields.insert(one);
         h.tables.push_back(std::move(fields));
         h.rows += static_cast<int>(b.rows.size()) - 1;
@@ -601,7 +603,8 @@ class Extractor {
   // column_fields, reporting each unknown column: it is kept as written
   // (RecipeRow::extra, an entity part named by its header), not read.
   std::vector<std::vector<std::string>> header_fields(const Block& b) {
-    auto fields = column_fields(b);
+    auto cached = table_fields_.extract(static_cast<size_t>(&b - doc_.blocks.data()));
+    auto fields = cached ? std::move(cached.mapped()) : column_fields(b);
     std::vector<size_t> unknown;
     for (size_t c = 0; c < fields.size(); ++c)
       if (fields[c].empty()) unknown.push_back(c);
@@ -904,7 +907,8 @@ class Extractor {
   Diagnostics& diags_;
   std::vector<Open> stack_;
   std::map<std::string, int> counters_;
-  std::vector<Holds> holds_;  // survey(): what each heading's section holds, by block index
+  std::vector<Holds> holds_;                                              // survey(): what each heading's section holds, by block index
+  std::map<size_t, std::vector<std::vector<std::string>>> table_fields_;  // survey(): column_fields of each table, by block index
   std::map<std::string, int> family_count_;
   struct FamilySeen {
     int ordinal = 0, line = 0;
