@@ -46,12 +46,13 @@ void Diagnostics::warning(Span span, std::string message, std::string hint) {
 void Diagnostics::note(Span span, std::string message, std::string hint) {
   items_.push_back({Severity::Note, std::move(span), std::move(message), std::move(hint)});
 }
-std::string Diagnostics::render_all() const {
+std::string Diagnostics::render_all(bool errors_only) const {
   std::string out;
-  for (const auto& d : items_) out += d.render() + "\n";
+  for (const auto& d : items_)
+    if (!errors_only || d.severity == Severity::Error) out += d.render() + "\n";
   return out;
 }
-void Diagnostics::print(std::FILE* out) const { std::fputs(render_all().c_str(), out); }
+void Diagnostics::print(std::FILE* out, bool errors_only) const { std::fputs(render_all(errors_only).c_str(), out); }
 void Diagnostics::append(const Diagnostics& other) {
   for (const auto& d : other.items_) {
     items_.push_back(d);

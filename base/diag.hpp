@@ -36,8 +36,10 @@ class Diagnostics {
   bool has_errors() const { return errors_ > 0; }
   int error_count() const { return errors_; }
   const std::vector<Diagnostic>& all() const { return items_; }
-  void print(std::FILE* out) const;
-  std::string render_all() const;  // every diagnostic, one render() per line
+  // Every diagnostic, one render() per line; with `errors_only` (kbc build
+  // -q) the warnings and notes are left out.
+  void print(std::FILE* out, bool errors_only = false) const;
+  std::string render_all(bool errors_only = false) const;
   void append(const Diagnostics& other);
 
  private:

@@ -123,6 +123,7 @@ CREATE TABLE doc_recipes (
   sizes          TEXT,            -- pattern rows: sizes covered, as written
   gpu_types      TEXT,            -- comma-separated gpu keys (benchmark rows)
   notes          TEXT,
+  extra          TEXT,            -- JSON object: cells of columns data/columns.tsv does not know, header as written → cell; NULL when none
   source_id      INTEGER NOT NULL REFERENCES sources(id),
   line           INTEGER NOT NULL,
   revision       INTEGER NOT NULL,
@@ -319,7 +320,24 @@ CREATE TABLE labels (
   PRIMARY KEY (lang, key)
 );
 
--- Lint findings that are not conflicts (removed entities, unknown mentions).
+-- Facts the newest revision does not state, taken from another edition
+-- that does: a recipe the newest revision's index does not list (field ''),
+-- a field its row leaves unknown (no column, an empty or unreadable cell), a
+-- quick-reference GPU cell it cannot read. Each is also a `fallback` finding.
+CREATE TABLE fallbacks (
+  ref_kind        TEXT NOT NULL,     -- 'doc_recipe', or the entity kind (quick_ref, ...)
+  ref_id          INTEGER NOT NULL,  -- doc_recipes.id or entities.id
+  field           TEXT NOT NULL,     -- tp, pp, cp, ep, vp, gpus, sp, seq_len, gpu_types; '' for a whole recipe row
+  value           TEXT NOT NULL,     -- the value used, as lint compares it; '' for a whole row
+  source_id       INTEGER NOT NULL REFERENCES sources(id),
+  line            INTEGER NOT NULL,
+  revision        INTEGER NOT NULL,  -- the edition it was read from
+  lang            TEXT NOT NULL,
+  newest_revision INTEGER NOT NULL,  -- the revision that does not state it
+  PRIMARY KEY (ref_kind, ref_id, field)
+);
+
+-- Lint findings that are not conflicts (removed entities, fallbacks, unknown mentions).
 CREATE TABLE findings (
   kind      TEXT NOT NULL,
   message   TEXT NOT NULL,

@@ -29,6 +29,8 @@ std::string fold(std::string_view s);
 std::string normalize_space(std::string_view s);
 
 std::string trim(std::string_view s);
+// U+2500..U+257F: the lines a drawn tree (├─ └─ │) is made of.
+inline bool is_box_drawing(char32_t cp) { return cp >= 0x2500 && cp <= 0x257F; }
 std::vector<std::string> split(std::string_view s, char sep);
 bool starts_with(std::string_view s, std::string_view prefix);
 bool ends_with(std::string_view s, std::string_view suffix);

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   }
   if (*build) {
     const bool ok = build_kb(opts, out, diags);
-    diags.print(stderr);
+    diags.print(stderr, /*errors_only=*/quiet);
     if (!ok) {
       std::fprintf(stderr, "kbc: %d error(s); %s left unchanged\n", diags.error_count(), out.c_str());
       return kExitError;

@@ -76,6 +76,27 @@ void check_restorations(std::vector<Document>& docs, Diagnostics& diags) {
   docs.resize(out);
 }
 
+// Revisions count up with time: an edition whose revision is higher than
+// another's but whose date is earlier has one of the two wrong, and would
+// silently win every conflict. A warning at its date, naming the other.
+void check_revision_dates(const std::vector<Document>& docs, const std::string& root, Diagnostics& diags) {
+  for (const auto& d : docs) {
+    if (d.meta.date.empty()) continue;
+    const Document* later = nullptr;  // the lowest revision dated after d
+    for (const auto& o : docs)
+      if (o.meta.revision < d.meta.revision && !o.meta.date.empty() && o.meta.date > d.meta.date &&
+          (!later || o.meta.date > later->meta.date))
+        later = &o;
+    if (!later) continue;
+    const auto bytes = read_file((fs::path(root) / d.path).string());
+    diags.warning({d.path, bytes ? key_line(*bytes, "date") : 0, 0},
+                  "revision " + std::to_string(d.meta.revision) + " is dated " + d.meta.date + ", before revision " +
+                      std::to_string(later->meta.revision) + " (" + later->path + ", " + later->meta.date +
+                      "); the higher revision wins every conflict",
+                  "check the revision and the date of both editions");
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& diags) {
@@ -127,7 +148,8 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
     }
     SourceFile sf{rel, *bytes};
     const int before = diags.error_count();
-    std::optional<Document> doc = f.extension() == ".md" ? ingest_markdown(sf, diags) : ingest_text_export(sf, hints, diags);
+    std::optional<Document> doc =
+        f.extension() == ".md" ? ingest_markdown(sf, diags, c->vocab.markdown_edition(rel)) : ingest_text_export(sf, hints, diags);
     if (!doc) continue;
     if (!c->vocab.languages.count(doc->meta.lang)) {
       diags.error({rel, key_line(*bytes, "lang"), 7}, "unknown lang '" + doc->meta.lang + "'",
@@ -154,6 +176,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
     seen[key] = doc.path;
     c->documents.push_back(std::move(doc));
   }
+  check_revision_dates(c->documents, opts.sources, diags);
   for (const auto& d : c->documents) extract(d, c->vocab, c->extracted, diags);
   c->resolved = resolve(c->extracted, c->vocab, diags);
   c->code = load_code_facts(opts.sources, opts.code, diags);

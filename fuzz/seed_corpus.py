@@ -5,7 +5,10 @@ Writes, under OUT:
   dsl/            queries: the golden queries (tests/golden), the malformed
                   queries (tests/bad-queries, capped at 64 KiB), the DSL test
                   table (tests/test_dsl.cpp), lexicon phrases
-  markdown/       every *.md of kb-sources/ and tests/fixtures/ (bad and good)
+  markdown/       every *.md of kb-sources/ and tests/fixtures/ (bad and good);
+                  the editions kept as published (kb-sources/upstream, revision 4)
+                  and the issue-11 fixtures also with lang and revision written
+                  into their front matter, as data/editions.tsv gives them
   text_export/    the seed text exports (../shared/seeds/*.txt, when present)
                   and the text-export fixtures, each prefixed with the byte
                   that picks its edition (fuzz_text_export.cpp)
@@ -111,13 +114,37 @@ def dsl(out):
             f.write(dict_entry(w) + "\n")
 
 
+def with_edition_facts(data, lang, revision):
+    """The file with lang and revision in its front matter: the fuzz target
+    reads one file with no data/editions.tsv row, so an edition kept as
+    published (upstream's own front matter, or none) gets them written in."""
+    text = data.decode("utf-8", errors="replace")
+    facts = "lang: %s\nrevision: %s\n" % (lang, revision)
+    if text.startswith("---\n"):
+        return ("---\n" + facts + text[4:]).encode("utf-8")
+    return ("---\n" + facts + "---\n\n" + text).encode("utf-8")
+
+
 def markdown(out):
     folder = os.path.join(out, "markdown")
+    rows = {r["path"]: r for r in read_tsv("editions.tsv") if r.get("path")}
     for base in (os.path.join(ROOT, "kb-sources"), os.path.join(ROOT, "tests", "fixtures")):
         for dirpath, _, files in os.walk(base):
             for name in files:
-                if name.endswith(".md"):
-                    put(folder, open(os.path.join(dirpath, name), "rb").read())
+                if not name.endswith(".md"):
+                    continue
+                path = os.path.join(dirpath, name)
+                data = open(path, "rb").read()
+                put(folder, data)
+                # Editions kept as published (kb-sources/upstream, the
+                # reworded fixture of issue 11): also seeded with the facts
+                # their data/editions.tsv row gives them.
+                rel = os.path.relpath(path, os.path.join(ROOT, "kb-sources")).replace(os.sep, "/")
+                row = rows.get(rel)
+                if row:
+                    put(folder, with_edition_facts(data, row["lang"], row["revision"]))
+                elif b"\nlang:" not in data.split(b"\n---", 1)[0]:
+                    put(folder, with_edition_facts(data, "en", 4))
     words = {"---", "lang: ", "revision: ", "name: ", "origin: ", "translated-from: ", "date: ", "|", "|---|", "```", "```bash",
              "# ", "## ", "### ", "1. ", "- ", "> ", "`", "—", "✓", "–", "+", "{", "}", ",", "*", "_config", "K"}
     for r in read_tsv("sections.tsv"):
@@ -126,6 +153,9 @@ def markdown(out):
         words.add(r["header"])
     for r in read_tsv("cells.tsv"):
         words.add(r["word"])
+    for r in read_tsv("heading-words.tsv"):
+        words.add(r["word"])
+        words.add(r["value"])
     with open(os.path.join(out, "markdown.dict"), "w", encoding="utf-8") as f:
         for w in sorted(words):
             if w:

@@ -94,6 +94,15 @@ const kb::Entity* find_entity(const Compilation& c, const std::string& kind, con
   return nullptr;
 }
 
+// The newest revision among the compiled editions: the one that wins. (It
+// was 3, the Japanese edition, until the upstream English revision 4 was
+// added; the assertions state "the newest", not a number.)
+int newest_revision(const Compilation& c) {
+  int n = 0;
+  for (const auto& d : c.documents) n = std::max(n, d.meta.revision);
+  return n;
+}
+
 // A range as text, for set comparisons and messages: "8", "1-8", "512+",
 // "none", "varies", "" (unknown).
 std::string range_text(const Range& r) { return kb::format_range(r, kb::kFactWords); }
@@ -166,15 +175,20 @@ TEST_CASE("llama3_70b_pretrain_config is read from the library index", "[compile
   CHECK(r->seq_len == 8 * 1024);  // "8K", K = 1024 (lexicon seq_magnitude)
 }
 
-TEST_CASE("qwen3_30b_a3b_sft_config has expert parallelism 8", "[compiler]") {
+TEST_CASE("qwen3_30b_a3b_sft_config has expert parallelism 16 (revision 4), 8 in revision 2", "[compiler]") {
+  // Revision 2 (zh, and the English recipe index translated from it) said
+  // EP 8 on 8 GPUs; upstream revision 4 says EP 16 on 16 GPUs. The newest
+  // wins, and the older value is a conflict, not lost.
   const auto& c = real_compilation();
   const RecipeRow* r = find_recipe(c, "qwen3_30b_a3b_sft_config", "sft");
   REQUIRE(r);
   CHECK(r->kind == kb::RecipeKind::Library);
+  CHECK(r->prov.revision == 4);
   CHECK(r->ep.exact());
-  CHECK(r->ep.lo == 8);
+  CHECK(r->ep.lo == 16);
   CHECK(r->tp.lo == 1);
-  CHECK(r->gpus.lo == 8);
+  CHECK(r->gpus.lo == 16);
+  CHECK(has_lint_line(kb::lint_lines(c), {": conflict: recipe qwen3_30b_a3b_sft_config/sft ep: '8' (rev 2 zh) -> '16' (rev 4 en"}));
 }
 
 TEST_CASE("a brace pattern expands to one recipe per alternative", "[compiler]") {
@@ -198,13 +212,51 @@ TEST_CASE("a brace pattern expands to one recipe per alternative", "[compiler]")
 }
 
 TEST_CASE("a star pattern stays a pattern; a mentioned name it covers becomes a recipe", "[compiler]") {
+  // Revision 4 lists qwen3_8b_sft_config in a table of its own (revisions 2
+  // and 3 knew it only from a quick-reference row), so a name known by
+  // mention alone is checked on a fixture.
   const auto& c = real_compilation();
   const RecipeRow* pattern = find_recipe(c, "qwen3_*_sft_config", "sft");
   REQUIRE(pattern);
   CHECK(pattern->pattern);
   CHECK(pattern->mentioned_in.empty());
+  const RecipeRow* listed = find_recipe(c, "qwen3_8b_sft_config", "sft");
+  REQUIRE(listed);
+  CHECK(listed->mentioned_in.empty());  // a table row of revision 4
+  CHECK(listed->tp.exact());
+  CHECK(listed->tp.lo == 4);
 
-  const RecipeRow* r = find_recipe(c, "qwen3_8b_sft_config", "sft");
+  TempDir tmp;
+  fs::create_directories(tmp / "src/skill");
+  kbtest::write_file(tmp / "src/skill/SKILL.en.md", R"(---
+lang: en
+revision: 1
+---
+
+# Recipe Index
+
+## Library Recipe Index
+
+### Qwen3
+
+| Recipe | Mode | TP | PP |
+|---|---|---|---|
+| qwen3_*_sft_config | SFT | 1–8 | 1–2 |
+
+## Quick Reference: Which Recipe for My Situation?
+
+| I want to... | Start with | GPUs needed |
+|---|---|---|
+| Fine-tune an 8B model | `qwen3_8b_sft_config` | 2 |
+)");
+  CompileOptions opts;
+  opts.sources = tmp / "src";
+  opts.data = kData;
+  Diagnostics diags;
+  auto fixture = kb::compile(opts, diags);
+  INFO(render_all(diags));
+  REQUIRE(fixture);
+  const RecipeRow* r = find_recipe(*fixture, "qwen3_8b_sft_config", "sft");
   REQUIRE(r);
   CHECK_FALSE(r->pattern);
   CHECK_FALSE(r->mentioned_in.empty());  // known from a mention (quick reference), not a table row
@@ -234,7 +286,7 @@ TEST_CASE("every sizing rule has text in fr, zh, ja and en", "[compiler]") {
       CHECK_FALSE(text[lang].empty());
     }
     CHECK(e->missing.empty());
-    CHECK(e->winner().prov.revision == 3);
+    CHECK(e->winner().prov.revision == newest_revision(c));
   }
 }
 
@@ -250,39 +302,39 @@ TEST_CASE("lint reports the renames and changes between revisions", "[compiler]"
     std::set<std::pair<std::string, std::string>> renames;
     for (const auto& r : c.resolved.renames) {
       renames.insert({r.from, r.to});
-      CHECK(r.new_prov.revision == 3);
-      CHECK(r.old_prov.revision < 3);
+      CHECK(r.new_prov.revision == newest_revision(c));
+      CHECK(r.old_prov.revision < 3);  // the presets were renamed in revision 3
     }
     CHECK(renames == std::set<std::pair<std::string, std::string>>{
                          {"llm-pretrain-mock", "mock"}, {"llm-finetune", "squad"}, {"llm-finetune", "tulu3"}});
   }
   SECTION("config key training.global_batch_size became train.global_batch_size") {
     CHECK(has_lint_line(lines, {": conflict: command library_entry/3 config_key: '", "training.global_batch_size", "(rev 1 fr) -> '",
-                                "train.global_batch_size", "(rev 3 ja"}));
+                                "train.global_batch_size", "(rev 4 en"}));
     CHECK(has_lint_line(lines, {": conflict: command library_entry/3 config_key: '", "training.global_batch_size", "(rev 2 zh) -> '",
-                                "train.global_batch_size", "(rev 3 ja"}));
+                                "train.global_batch_size", "(rev 4 en"}));
   }
   SECTION("first smoke-test recipe llama3_8b_sft_config became llama3_8b_pretrain_config") {
     CHECK(has_lint_line(lines, {": conflict: checklist 3 recipe: 'llama3_8b_sft_config' (rev 2 zh) -> "
-                                "'llama3_8b_pretrain_config' (rev 3 ja"}));
+                                "'llama3_8b_pretrain_config' (rev 4 en"}));
     CHECK(has_lint_line(lines, {": conflict: quick_ref 1 recipe: 'llama3_8b_sft_config' (rev 2 zh) -> "
-                                "'llama3_8b_pretrain_config' (rev 3 ja"}));
+                                "'llama3_8b_pretrain_config' (rev 4 en"}));
   }
   SECTION("benchmark launcher run_script.py became ./scripts/training/train.sh") {
     CHECK(has_lint_line(lines, {": conflict: command benchmark_entry/1 launcher: 'scripts/performance/run_script.py' "
-                                "(rev 1 fr) -> './scripts/training/train.sh' (rev 3 ja"}));
+                                "(rev 1 fr) -> './scripts/training/train.sh' (rev 4 en"}));
     CHECK(has_lint_line(lines, {": conflict: command benchmark_entry/1 launcher: 'scripts/performance/run_script.py' "
-                                "(rev 2 zh) -> './scripts/training/train.sh' (rev 3 ja"}));
+                                "(rev 2 zh) -> './scripts/training/train.sh' (rev 4 en"}));
   }
   SECTION("benchmark recipes moved from scripts/performance/ to src/megatron/bridge/perf_recipes/") {
     CHECK(has_lint_line(lines, {": conflict: checklist 2 path: 'scripts/performance/' (rev 2 zh) -> "
-                                "'src/megatron/bridge/perf_recipes/' (rev 3 ja"}));
+                                "'src/megatron/bridge/perf_recipes/' (rev 4 en"}));
   }
   SECTION("rule 7 formula changed") {
     CHECK(has_lint_line(lines, {": conflict: rule 7 formula: 'world_size = DP × TP × PP × CP × EP' (rev 1 fr) -> '",
-                                "PP × max(TP × CP, EP × ETP)", "(rev 3 ja"}));
+                                "PP × max(TP × CP, EP × ETP)", "(rev 4 en"}));
     CHECK(has_lint_line(lines, {": conflict: rule 7 formula: 'world_size = DP × TP × PP × CP × EP' (rev 2 zh) -> '",
-                                "PP × max(TP × CP, EP × ETP)", "(rev 3 ja"}));
+                                "PP × max(TP × CP, EP × ETP)", "(rev 4 en"}));
   }
   SECTION("a missing-translation line for exactly each language an entity lacks") {
     size_t missing = 0;
@@ -307,7 +359,7 @@ TEST_CASE("conflicts record the newest revision's value as the winner", "[compil
     INFO(k.entity_kind << " " << k.entity_key << " " << k.field);
     REQUIRE(k.values.size() >= 2);
     CHECK(k.values.front().wins);
-    CHECK(k.values.front().prov.revision == 3);  // revision 3 (ja) is the newest edition
+    CHECK(k.values.front().prov.revision == newest_revision(c));
     for (size_t i = 1; i < k.values.size(); ++i) {
       CHECK_FALSE(k.values[i].wins);
       CHECK(k.values[i].prov.revision <= k.values.front().prov.revision);

@@ -386,33 +386,54 @@ TEST_CASE("generate: editions are complete, with fallback markers from ui.tsv", 
   // Section kinds of the newest original skill edition, in order.
   const kb::Document* tpl = nullptr;
   for (const auto& d : c.documents)
-    if (kb::starts_with(d.path, "skill/") && d.meta.translated_from.empty() && (!tpl || d.meta.revision > tpl->meta.revision)) tpl = &d;
+    if (fs::path(d.path).filename().string().rfind("SKILL.", 0) == 0 && d.meta.translated_from.empty() &&
+        (!tpl || d.meta.revision > tpl->meta.revision))
+      tpl = &d;
   REQUIRE(tpl);
+  CHECK(tpl->path == "upstream/nemo-mbridge-recipe-recommender/SKILL.md");  // revision 4, as published
   std::vector<std::string> kinds;
   for (const auto& b : tpl->blocks)
-    if (b.kind == kb::BlockKind::Heading) kinds.push_back(c.vocab.section_kind(tpl->meta.lang, b.text));
+    if (b.kind == kb::BlockKind::Heading) kinds.push_back(c.vocab.section_kind(tpl->meta.lang, b.text, b.level).kind);
 
   for (const auto& lang : languages()) {
     const std::string rel = "skill/SKILL." + lang + ".md";
     INFO(rel);
     const Parsed p = parse_md(file(rel));
     std::vector<std::string> got;
-    for (const auto& [level, text] : p.headings) got.push_back(c.vocab.section_kind(lang, text));
+    for (const auto& [level, text] : p.headings) got.push_back(c.vocab.section_kind(lang, text, level).kind);
     CHECK(got == kinds);          // same sections, same order, every heading classified
     CHECK(p.tables.size() == 3);  // pitfalls, quick reference, code anchors
     const YAML::Node fm = YAML::Load(p.front_matter);
     CHECK(fm["revision"].as<int>() == tpl->meta.revision);
     CHECK(fm["name"].as<std::string>() == tpl->meta.name);
   }
-  // fr lacks the checklist, zh its item 6: both fall back to English, marked.
-  const Parsed fr = parse_md(file("skill/SKILL.fr.md"));
+  // With the translations of revision 4 (kb-sources/translations/rev4) every
+  // edition is complete: nothing falls back to another language.
+  for (const auto& lang : languages())
+    for (const auto& other : languages()) {
+      if (lang == other) continue;
+      INFO(lang << " falls back to " << other);
+      CHECK(file("skill/SKILL." + lang + ".md").find(marker_text(lang, other)) == std::string::npos);
+      CHECK(file("references/recipe-index" + lang_suffix(lang) + ".md").find(marker_text(lang, other)) == std::string::npos);
+    }
+}
+
+TEST_CASE("generate: an edition a language lacks falls back to English, with the marker of ui.tsv", "[generate]") {
+  // Without the French and Japanese translations of revision 4, French has
+  // no checklist (revision 1 had none) and Japanese no family headings (its
+  // revision 3 had no recipe index): both fall back to English, marked.
+  TempDir tmp;
+  const fs::path src = tmp.path() / "sources";
+  fs::copy(kSources, src, fs::copy_options::recursive);
+  fs::remove(src / "translations/rev4/SKILL.fr.md");
+  fs::remove(src / "translations/rev4/references/recipe-index.ja.md");
+  const auto c = compile_or_fail(src.string());
+  TempDir out;
+  const auto files = generate_into(*c, out);
+  const Parsed fr = parse_md(files.at("skill/SKILL.fr.md"));
   CHECK(fr.html.find("<em>" + marker_text("fr", "en") + "</em>") != std::string::npos);
-  const Parsed zh = parse_md(file("skill/SKILL.zh.md"));
-  CHECK(zh.html.find("<em>" + marker_text("zh", "en") + "</em>") != std::string::npos);
-  // ja has no family headings: the index falls back with a marker.
-  CHECK(parse_md(file("references/recipe-index.ja.md")).html.find(marker_text("ja", "en")) != std::string::npos);
-  // The en edition is complete: nothing falls back.
-  for (const auto& lang : languages()) CHECK(file("skill/SKILL.en.md").find(marker_text("en", lang)) == std::string::npos);
+  CHECK(parse_md(files.at("references/recipe-index.ja.md")).html.find(marker_text("ja", "en")) != std::string::npos);
+  for (const auto& lang : languages()) CHECK(files.at("skill/SKILL.en.md").find(marker_text("en", lang)) == std::string::npos);
 }
 
 TEST_CASE("generate: every edition states the newest facts", "[generate]") {
@@ -616,10 +637,14 @@ TEST_CASE("generate: translation status lists missing, stale and resolved", "[ge
   for (const auto& [level, text] : p.headings)
     if (level == 2) h2.insert(text);
   for (const auto& lang : languages()) CHECK(h2.count(ui("en", "lang." + lang) + " (" + lang + ")"));
-  // zh's checklist item 3 is stale (revision 2 recommends another recipe and preset).
-  CHECK(s.find("| `checklist` | `3` | 2 (skill/SKILL.zh.md:") != std::string::npos);
-  // fr misses the pitfalls; ja the family headings.
-  CHECK(s.find("| `pitfall` | `11` |") != std::string::npos);
-  CHECK(s.find("| `family` | `library_index/10` |") != std::string::npos);
-  for (const auto& r : real().resolved.renames) CHECK(s.find("`" + r.from + "`") != std::string::npos);
+  // The translations of revision 4 leave no entity missing or stale in any
+  // language (issue 11, item 7): the summary's Missing and Stale are 0.
+  for (const auto& lang : languages()) {
+    INFO(lang);
+    CHECK(s.find("| " + ui("en", "lang." + lang) + " (" + lang + ") | 0 | 0 |") != std::string::npos);
+  }
+  // What older editions said is listed as resolved: zh's checklist item 3
+  // (revision 2 recommended llama3_8b_sft_config), and every rename.
+  CHECK(s.find("| `checklist` | `3` | `recipe` | `llama3_8b_sft_config` (skill/SKILL.zh.md:") != std::string::npos);
+  for (const auto& r : real().resolved.renames) CHECK(s.find(r.from) != std::string::npos);
 }

@@ -30,6 +30,8 @@ void derive_quick_reference(kb::Db& db, const kbq::dsl::Lexicon& lexicon) {
   kb::Stmt insert(db,
                   "INSERT INTO quick_ref_picks(ordinal, row, mode, intents, scale, gpus, single_gpu_count, recipes) "
                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  // A GPU cell the winning edition cannot read takes another edition's value (resolve).
+  kb::Stmt fallback(db, "SELECT value FROM fallbacks WHERE ref_kind = 'quick_ref' AND ref_id = ? AND field = 'gpus'");
   int ordinal = 0;
   for (const auto& [id, key] : rows) {
     texts.bind(1, id);
@@ -56,8 +58,15 @@ void derive_quick_reference(kb::Db& db, const kbq::dsl::Lexicon& lexicon) {
     if (rev < 0) continue;
     long long gpus = 0;
     bool single = false;
+    std::string g;
     if (winner_facts.contains("gpus") && !winner_facts["gpus"].empty()) {
-      const std::string g = winner_facts["gpus"].front().get<std::string>();
+      g = winner_facts["gpus"].front().get<std::string>();
+    } else {
+      fallback.bind(1, id);
+      if (fallback.step()) g = kb::split(fallback.text(0), ',').front();
+      fallback.reset();
+    }
+    if (!g.empty()) {
       single = !g.empty() && g.find_first_not_of("0123456789") == std::string::npos;
       std::size_t digits = 0;
       while (digits < g.size() && digits < 18 && g[digits] >= '0' && g[digits] <= '9') ++digits;

@@ -191,6 +191,14 @@ class Writer {
         first = false;
       }
       for (const auto& lang : e.missing) miss.bind_all(id, lang).run();
+      for (const auto& f : e.fallbacks) {
+        if (!fallback_)
+          fallback_.emplace(db_,
+                            "INSERT INTO fallbacks(ref_kind, ref_id, field, value, source_id, line, revision, lang, "
+                            "newest_revision) VALUES (?,?,?,?,?,?,?,?,?)");
+        fallback_->bind_all(e.kind, id, f.field, f.value, source_id(f.prov.file), f.prov.line, f.prov.revision, f.prov.lang, f.newest)
+            .run();
+      }
     }
   }
 
@@ -215,8 +223,11 @@ class Writer {
             "INSERT INTO doc_recipes(name, mode, kind, is_pattern, expanded_from, mentioned_in, family, family_ordinal, "
             "model_key, model, tp_min, tp_max, tp_state, pp_min, pp_max, pp_state, cp_min, cp_max, cp_state, "
             "ep_min, ep_max, ep_state, vp_min, vp_max, vp_state, gpus_min, gpus_max, gpus_open, gpus_state, sp, "
-            "seq_len, sizes, gpu_types, notes, source_id, line, revision) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            "seq_len, sizes, gpu_types, notes, extra, source_id, line, revision) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Stmt fb(db_,
+            "INSERT INTO fallbacks(ref_kind, ref_id, field, value, source_id, line, revision, lang, newest_revision) "
+            "VALUES (?,?,?,?,?,?,?,?,?)");
     for (const auto& r : in_.resolved->recipes) {
       int i = 0;
       auto next = [&i] { return ++i; };
@@ -252,11 +263,22 @@ class Writer {
       bind_text_or_null(st, next(), r.sizes);
       bind_text_or_null(st, next(), join(r.gpu_types, ","));
       bind_text_or_null(st, next(), r.notes);
+      if (r.extra.empty()) {
+        st.bind_null(next());
+      } else {
+        st.bind(next(), nlohmann::json(r.extra).dump());  // keys sorted, each looked up once (a wide table has thousands)
+      }
       st.bind(next(), source_id(r.prov.file));
       st.bind(next(), r.prov.line);
       st.bind(next(), r.prov.revision);
       st.run();
       const long long id = sqlite3_last_insert_rowid(db_.handle());
+      if (r.unlisted_in > 0)
+        fb.bind_all("doc_recipe", id, "", "", source_id(r.prov.file), r.prov.line, r.prov.revision, r.prov.lang, r.unlisted_in).run();
+      for (const auto& [field, src] : r.field_sources)
+        fb.bind_all("doc_recipe", id, field, src.value, source_id(src.prov.file), src.prov.line, src.prov.revision, src.prov.lang,
+                    r.prov.revision)
+            .run();
       search(r.name + (r.notes.empty() ? "" : "\n" + r.notes) + (r.family.empty() ? "" : "\n" + r.family), r.prov.lang, "doc_recipe", id);
     }
   }
@@ -468,6 +490,7 @@ class Writer {
   std::map<std::string, long long> ids_;
   std::map<std::string, long long> entity_ids_;
   std::optional<Stmt> search_;
+  std::optional<Stmt> fallback_;  // fallbacks of entities (recipes write theirs with the recipes)
 };
 
 }  // namespace

@@ -28,9 +28,10 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   load("cells.tsv", v.cells, {"lang", "field", "word", "value"});
   load("sections.tsv", v.sections, {"lang", "heading", "kind"});
   load("section-kinds.tsv", v.section_kinds, {"kind", "level", "parent"});
+  load("heading-words.tsv", v.heading_words, {"lang", "what", "word", "value"});
   load("config-keys.tsv", v.config_keys, {"key", "layer", "dimension", "evidence", "aliases"});
   load("datasets.tsv", v.datasets, {"preset", "modes", "evidence"});
-  load("editions.tsv", v.editions, {"origin", "name", "lang", "revision", "date"});
+  load("editions.tsv", v.editions, {"origin", "path", "name", "lang", "revision", "date"});
   load("patterns.tsv", v.patterns, {"name", "pattern"});
   load("planner.tsv", v.planner, {"key", "value"});
   load("checks.tsv", v.checks, {"check", "kind", "entity"});
@@ -46,6 +47,42 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     const auto& l = v.sections.get(row, "lang");
     if (l != "*") v.languages.insert(l);
   }
+  for (const auto& row : v.heading_words.rows) {
+    const auto& what = v.heading_words.get(row, "what");
+    if (what != "ignore" && what != "suffix" && what != "synonym") {
+      diags.error(v.heading_words.span(row, "what"), "unknown heading-word rule '" + what + "'", "write ignore, suffix or synonym");
+      continue;
+    }
+    v.headings_.add_word(v.heading_words.get(row, "lang"), what, v.heading_words.get(row, "word"), v.heading_words.get(row, "value"));
+  }
+  for (const auto& row : v.section_kinds.rows) {
+    const std::string& holds = v.section_kinds.get(row, "holds");
+    if (holds.empty()) continue;
+    SectionSignature sig;
+    sig.kind = v.section_kinds.get(row, "kind");
+    const auto colon = holds.find(':');
+    const std::string what = holds.substr(0, colon);
+    if (colon != std::string::npos)
+      for (const auto& f : split(holds.substr(colon + 1), '+'))
+        if (!trim(f).empty()) sig.fields.insert(trim(f));
+    if (what == "first-heading" && sig.fields.empty()) {
+      sig.what = SectionSignature::What::FirstHeading;
+    } else if (what == "tree" && sig.fields.empty()) {
+      sig.what = SectionSignature::What::Tree;
+    } else if (what == "table" && !sig.fields.empty()) {
+      sig.what = SectionSignature::What::Table;
+    } else if (what == "child-table" && !sig.fields.empty()) {
+      sig.what = SectionSignature::What::ChildTable;
+    } else {
+      diags.error(v.section_kinds.span(row, "holds"), "unknown section signature '" + holds + "'",
+                  "write first-heading, tree, table:<field>+<field> or child-table:<field>+<field>");
+      continue;
+    }
+    v.signatures_.push_back(std::move(sig));
+  }
+  for (const auto& row : v.sections.rows)
+    v.headings_.add_heading(v.sections.get(row, "lang"), v.sections.get(row, "heading"), v.sections.get(row, "kind"),
+                            v.section_level(v.sections.get(row, "kind")));
   for (const auto& row : v.patterns.rows) {
     RE2::Options opts;
     opts.set_log_errors(false);
@@ -56,24 +93,39 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     }
     v.patterns_[v.patterns.get(row, "name")] = std::move(re);
   }
+  for (const auto& row : v.columns.rows)
+    v.columns_by_header_[fold(normalize_space(v.columns.get(row, "header")))].emplace_back(v.columns.get(row, "lang"),
+                                                                                           v.columns.get(row, "field"));
   for (const auto& row : v.models.rows) v.model_keys_.push_back(v.models.get(row, "model_key"));
   for (const auto& row : v.models_extra.rows) v.model_keys_.push_back(v.models_extra.get(row, "model_key"));
+  for (const auto& row : v.editions.rows) {
+    EditionRow e;
+    e.origin = v.editions.get(row, "origin");
+    e.path = v.editions.get(row, "path");
+    e.meta.name = v.editions.get(row, "name");
+    e.meta.lang = v.editions.get(row, "lang");
+    e.meta.date = v.editions.get(row, "date");
+    e.meta.translated_from = v.editions.get(row, "translated_from");
+    e.meta.span = v.editions.span(row, "origin");
+    const std::string& rev = v.editions.get(row, "revision");
+    char* end = nullptr;
+    const long n = std::strtol(rev.c_str(), &end, 10);
+    if (rev.empty() || *end != '\0' || n < 1 || n > 1000000) {
+      diags.error(v.editions.span(row, "revision"), "revision '" + rev + "' is not a positive whole number",
+                  "revisions are 1, 2, 3, ... (1 = oldest)");
+      continue;
+    }
+    e.meta.revision = static_cast<int>(n);
+    if (e.path.empty()) e.meta.origin = e.origin;
+    v.edition_rows_.push_back(std::move(e));
+  }
   std::sort(v.model_keys_.begin(), v.model_keys_.end(),
             [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() > b.size() : a < b; });
   return diags.error_count() == before;
 }
 
-std::string Vocab::section_kind(const std::string& lang, const std::string& heading) const {
-  const std::string h = normalize_space(heading);
-  for (const char* pass : {"own", "en", "*"}) {
-    const std::string want = std::string(pass) == "own" ? lang : pass;
-    for (const auto& row : sections.rows)
-      if (sections.get(row, "lang") == want && normalize_space(sections.get(row, "heading")) == h) return sections.get(row, "kind");
-  }
-  // Any language: an edition may quote another language's heading.
-  for (const auto& row : sections.rows)
-    if (normalize_space(sections.get(row, "heading")) == h) return sections.get(row, "kind");
-  return {};
+HeadingLexicon::Match Vocab::section_kind(const std::string& lang, const std::string& heading, int level) const {
+  return headings_.classify(lang, heading, level);
 }
 
 int Vocab::section_level(const std::string& kind) const {
@@ -83,16 +135,14 @@ int Vocab::section_level(const std::string& kind) const {
 }
 
 std::string Vocab::column_field(const std::string& lang, const std::string& header) const {
-  const std::string h = fold(normalize_space(header));
-  for (const char* pass : {"own", "en", "*", "any"}) {
-    const std::string p = pass;
-    for (const auto& row : columns.rows) {
-      const auto& rl = columns.get(row, "lang");
-      const bool ok = p == "own" ? rl == lang : p == "any" ? true : rl == p;
-      if (ok && fold(normalize_space(columns.get(row, "header"))) == h) return columns.get(row, "field");
-    }
+  auto it = columns_by_header_.find(fold(normalize_space(header)));
+  if (it == columns_by_header_.end()) return {};
+  for (const char* pass : {"own", "en", "*"}) {
+    const std::string want = std::string(pass) == "own" ? lang : pass;
+    for (const auto& [rl, field] : it->second)
+      if (rl == want) return field;
   }
-  return {};
+  return it->second.front().second;  // any language
 }
 
 std::optional<std::string> Vocab::cell_value(const std::string& lang, const std::string& field, const std::string& word) const {
@@ -166,6 +216,12 @@ std::string Vocab::gpu_key(const std::string& lang, const std::string& word) con
   return {};
 }
 
+const EditionRow* Vocab::markdown_edition(const std::string& path) const {
+  for (const auto& e : edition_rows_)
+    if (!e.path.empty() && e.path == path) return &e;
+  return nullptr;
+}
+
 const RE2* Vocab::pattern(const std::string& name) const {
   auto it = patterns_.find(name);
   return it == patterns_.end() ? nullptr : it->second.get();
@@ -173,16 +229,8 @@ const RE2* Vocab::pattern(const std::string& name) const {
 
 TextExportHints Vocab::text_export_hints() const {
   TextExportHints h;
-  for (const auto& row : editions.rows) {
-    TextExportHints::Edition e;
-    e.origin = editions.get(row, "origin");
-    e.meta.name = editions.get(row, "name");
-    e.meta.lang = editions.get(row, "lang");
-    e.meta.revision = std::atoi(editions.get(row, "revision").c_str());
-    e.meta.date = editions.get(row, "date");
-    e.meta.origin = e.origin;
-    h.editions.push_back(std::move(e));
-  }
+  for (const auto& e : edition_rows_)
+    if (e.path.empty()) h.editions.push_back(e);
   for (const auto& row : sections.rows) {
     const int level = section_level(sections.get(row, "kind"));
     h.headings.push_back({sections.get(row, "lang"), normalize_space(sections.get(row, "heading")), level > 0 ? level : 2});

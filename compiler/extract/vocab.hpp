@@ -13,15 +13,30 @@
 #include <vector>
 
 #include "base/tsv.hpp"
+#include "compiler/extract/headings.hpp"
 #include "compiler/ingest/ingest.hpp"
 
 namespace kb {
 
+// What a section of a kind holds, by which its heading is classified when
+// its words are not in data/sections.tsv (data/section-kinds.tsv, `holds`).
+struct SectionSignature {
+  enum class What {
+    FirstHeading,  // `first-heading`: the document's first heading, at the kind's level
+    Table,         // `table:f1+f2`: a table whose columns name at least these fields
+    ChildTable,    // `child-table:f1+f2`: subsections holding such a table (a recipe index)
+    Tree,          // `tree`: a code block drawing a tree
+  };
+  std::string kind;
+  What what = What::Table;
+  std::set<std::string> fields;  // Table, ChildTable
+};
+
 struct Vocab {
   std::string dir;  // the data folder
   // Raw tables, kept for emit (the KB stores them too).
-  TsvTable models, gpus, lexicon, columns, cells, sections, section_kinds, config_keys, datasets, editions, patterns, planner, checks,
-      labels;
+  TsvTable models, gpus, lexicon, columns, cells, sections, section_kinds, heading_words, config_keys, datasets, editions, patterns,
+      planner, checks, labels;
   // What the planner and the memory model read: more model rows (same
   // columns as models), architecture facts, GPU memory properties, the memory
   // model's constants, forward steps' modalities, the ranking order.
@@ -29,10 +44,12 @@ struct Vocab {
 
   std::set<std::string> languages;  // languages the data knows (sections.tsv)
 
-  // Section kind of a heading in a language ("" when unknown). Looks up the
-  // language's own rows, then "en", then "*".
-  std::string section_kind(const std::string& lang, const std::string& heading) const;
+  // Section kind of a heading of a level in a language: data/sections.tsv
+  // matched on words (headings.hpp). Match.kind is "" when no row matches
+  // or two kinds match equally (Match.others).
+  HeadingLexicon::Match section_kind(const std::string& lang, const std::string& heading, int level) const;
   int section_level(const std::string& kind) const;  // from section-kinds.tsv, 0 if unknown
+  const std::vector<SectionSignature>& section_signatures() const { return signatures_; }
   // Field of a table header cell ("" when unknown).
   std::string column_field(const std::string& lang, const std::string& header) const;
   // Normalized value of a cell word for a field (field "*" rows apply to all).
@@ -53,11 +70,20 @@ struct Vocab {
   const RE2* pattern(const std::string& name) const;
 
   TextExportHints text_export_hints() const;
+  // The data/editions.tsv row of a markdown edition, by its path relative to
+  // the sources root (rows with a `path`), or nullptr.
+  const EditionRow* markdown_edition(const std::string& path) const;
 
  private:
   friend bool load_vocab(const std::string&, Vocab&, Diagnostics&);
   std::map<std::string, std::unique_ptr<RE2>> patterns_;
-  std::vector<std::string> model_keys_;  // longest first
+  // columns.tsv by folded header: (lang, field) rows in file order, so a
+  // header is looked up in O(log n) however wide the table.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> columns_by_header_;
+  std::vector<std::string> model_keys_;   // longest first
+  std::vector<EditionRow> edition_rows_;  // every row of editions.tsv, in file order
+  HeadingLexicon headings_;
+  std::vector<SectionSignature> signatures_;
 };
 
 // Loads every data file of `data_dir`; reports missing files and bad rows.

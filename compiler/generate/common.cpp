@@ -150,7 +150,23 @@ std::string Context::header(const std::string& lang, const std::string& field) c
   return field;
 }
 
+bool is_skill_edition(const Document& d) {
+  const auto slash = d.path.rfind('/');
+  const std::string file = slash == std::string::npos ? d.path : d.path.substr(slash + 1);
+  return file == "SKILL.md" || starts_with(file, "SKILL.");
+}
+
 std::string Context::heading(const std::string& lang, const std::string& kind) const {
+  const SectionRecord* best = nullptr;
+  auto key = [](const SectionRecord& s) { return std::make_tuple(-s.prov.revision, s.prov.translated, s.prov.file, s.prov.line); };
+  std::set<std::string> skill_files;
+  if (kind == "title")
+    for (const auto& d : c.documents)
+      if (is_skill_edition(d)) skill_files.insert(d.path);
+  for (const auto& s : c.extracted.sections)
+    if (s.kind == kind && s.prov.lang == lang && (kind != "title" || skill_files.count(s.prov.file)) && (!best || key(s) < key(*best)))
+      best = &s;
+  if (best) return best->heading;
   const auto& t = c.vocab.sections;
   for (const std::string& want : {lang, kBase})
     for (const auto& row : t.rows)

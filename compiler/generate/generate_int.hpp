@@ -32,6 +32,10 @@
 
 namespace kb::gen {
 
+// Is the document an edition of the skill itself (SKILL.md, SKILL.<lang>.md),
+// not its recipe index?
+bool is_skill_edition(const Document& d);
+
 // Output path (relative to the output folder, '/'-separated) → bytes.
 using OutputFiles = std::map<std::string, std::string>;
 
@@ -105,7 +109,9 @@ class Context {
   // Header word of a field in a language: its own rows of data/columns.tsv,
   // else en, else *; the first such row in file order.
   std::string header(const std::string& lang, const std::string& field) const;
-  // Heading of a section kind in a language (data/sections.tsv; else en).
+  // Heading of a section kind in a language: as the newest edition of that
+  // language writes it (an original before a translation; for the title, a
+  // skill edition's), else data/sections.tsv's, else en's.
   std::string heading(const std::string& lang, const std::string& kind) const;
   // A cell word (data/cells.tsv) whose value is `value` for `field`, in the
   // language's own rows, else *, else en; "" when there is none.

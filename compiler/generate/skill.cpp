@@ -22,7 +22,7 @@ const Document* template_doc(const Context& ctx) {
   const Document* best = nullptr;
   auto key = [](const Document& d) { return std::make_tuple(-d.meta.revision, !d.meta.translated_from.empty(), d.meta.lang, d.path); };
   for (const auto& d : ctx.c.documents)
-    if (starts_with(d.path, "skill/") && (!best || key(d) < key(*best))) best = &d;
+    if (is_skill_edition(d) && (!best || key(d) < key(*best))) best = &d;
   return best;
 }
 
@@ -143,14 +143,26 @@ class SkillWriter {
   std::string item_text(const Block& b) { return paragraph_of(b); }
 
   std::string code(const Block& b) {
-    const Entity* e = slot(b.span.line);
-    if (!e) return md_fence(b.text, b.info);
+    // A block is one entity (the decision tree, other code) at its first
+    // line, or several commands, each an entity at its own line.
+    std::vector<const Entity*> slots;
+    const Entity* whole = slot(b.span.line);
+    if (whole && (whole->kind == "decision_tree" || whole->kind == "code"))
+      slots.push_back(whole);
+    else
+      for (auto it = entities_.lower_bound(b.span.line); it != entities_.end() && it->first <= b.end_line; ++it)
+        if (const Entity* e = ctx_.entity(it->second->kind, it->second->key)) slots.push_back(e);
+    if (slots.empty()) return md_fence(b.text, b.info);
     // Commands and code are facts: the language's own edition when it
     // states the newest values, else the newest one (no marker: code reads
     // the same in every language).
-    const Choice ch = ctx_.choose(*e, lang_);
-    st_.use(ch.ed->prov);
-    return md_fence(ch.ed->text, b.info);
+    std::string text;
+    for (const Entity* e : slots) {
+      const Choice ch = ctx_.choose(*e, lang_);
+      st_.use(ch.ed->prov);
+      text += (text.empty() ? "" : "\n\n") + ch.ed->text;
+    }
+    return md_fence(text, b.info);
   }
 
   std::string table(const Block& b) {

@@ -47,6 +47,8 @@ struct Block {
   std::vector<std::vector<Cell>> rows;  // Table only
   Span span;                            // first line of the block
   int end_line = 0;                     // last line of the block
+  int text_line = 0;                    // Code: file line of the first line of `text` (after an opening fence)
+  bool html = false;                    // Paragraph: an HTML block (a comment, a tag), text = its literal
 };
 
 // Same content: kind, level, list marker, text, info and cell texts (spans

@@ -18,20 +18,30 @@ struct SourceFile {
   std::string bytes;  // file content
 };
 
+// A row of data/editions.tsv: the edition facts a file does not state
+// itself. A text export lost its front matter and is found by its file name
+// (`origin`); a markdown edition copied byte for byte from upstream (its own
+// front matter says name, license and description, not lang or revision)
+// is found by its path.
+struct EditionRow {
+  std::string origin;  // text export: its file name, e.g. "000_e4869d421d2240c2.txt"; markdown: where the file comes from
+  std::string path;    // markdown: path relative to the sources root; "" for a text export
+  FrontMatter meta;    // the facts of the row (meta.span: the row in data/editions.tsv)
+};
+
 // Markdown edition: YAML front matter (lang, revision, date, origin, ...)
-// then CommonMark + GitHub tables. Errors go to `diags`; nullopt when the
-// document cannot be used at all.
-std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags);
+// then CommonMark + GitHub tables. `sidecar`, when given, is the file's row
+// of data/editions.tsv: it supplies the keys the front matter lacks (or the
+// whole front matter), and a key both state differently is an error.
+// Errors go to `diags`; nullopt when the document cannot be used at all.
+std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags, const EditionRow* sidecar = nullptr);
 
 // What the text-export front end needs to know that a text export lost:
 // the edition facts (from data/editions.tsv, keyed by file name) and the
 // known section headings with their levels (data/sections.tsv joined with
 // data/section-kinds.tsv).
 struct TextExportHints {
-  struct Edition {
-    std::string origin;  // file name, e.g. "000_e4869d421d2240c2.txt"
-    FrontMatter meta;
-  };
+  using Edition = EditionRow;  // rows with an empty `path`
   struct KnownHeading {
     std::string lang;
     std::string text;  // whitespace-normalized heading text

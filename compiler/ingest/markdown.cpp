@@ -7,6 +7,7 @@
 #include <cmark-gfm.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -62,15 +63,34 @@ class Walker {
   }
 
  private:
-  Span span_of(cmark_node* n) const {
+  // `text_start`: a table cell's span is where its text starts, after the
+  // blank cmark-gfm starts it at and after the backticks of a code span, so
+  // a column inside the cell's text is its span plus its code points.
+  Span span_of(cmark_node* n, bool text_start = false) const {
     const int line = cmark_node_get_start_line(n);
     const int byte_col = cmark_node_get_start_column(n);
     const auto raw = lines_.at(line);
-    // cmark-gfm starts a table cell at the blank after '|': point at its text.
     size_t at = byte_col > 0 ? static_cast<size_t>(byte_col - 1) : 0;
     while (at < raw.size() && (raw[at] == ' ' || raw[at] == '\t')) ++at;
-    const int col = code_point_column(raw, at) + 1;
-    return Span{path_, line + offset_, col};
+    if (text_start)
+      while (at < raw.size() && raw[at] == '`') ++at;
+    return Span{path_, line + offset_, column(line, raw, at) + 1};
+  }
+
+  // Code-point column of a byte offset, counted on from the previous call
+  // when it is on the same line and further right: the cells of a row are
+  // visited left to right, so a row of N cells costs its length, not N times
+  // its length.
+  int column(int line, std::string_view raw, size_t at) const {
+    at = std::min(at, raw.size());  // cmark may place a node past the line's end (found by fuzz_markdown)
+    if (line != col_line_ || at < col_byte_) {
+      col_line_ = line;
+      col_byte_ = 0;
+      col_ = 0;
+    }
+    col_ += code_point_column(raw.substr(col_byte_), at - col_byte_);
+    col_byte_ = at;
+    return col_;
   }
 
   // Flattens inline content with cmark's iterator (no recursion, so deeply
@@ -88,7 +108,9 @@ class Walker {
         case CMARK_NODE_HTML_INLINE:
           if (const char* lit = cmark_node_get_literal(c)) out += lit;
           break;
-        case CMARK_NODE_SOFTBREAK:
+        case CMARK_NODE_SOFTBREAK:  // a wrapped line: a space, as Markdown renders it
+          out += ' ';
+          break;
         case CMARK_NODE_LINEBREAK:
           out += '\n';
           break;
@@ -141,6 +163,7 @@ class Walker {
         return;
       case CMARK_NODE_HTML_BLOCK:
         b.kind = BlockKind::Paragraph;
+        b.html = true;
         if (const char* lit = cmark_node_get_literal(n)) b.text = trim(lit);
         push(std::move(b), n);
         return;
@@ -171,6 +194,10 @@ class Walker {
     std::string lit = cmark_node_get_literal(n) ? cmark_node_get_literal(n) : "";
     while (!lit.empty() && lit.back() == '\n') lit.pop_back();
     b.text = lit;
+    int fence_length = 0, fence_offset = 0;
+    char fence_char = 0;
+    const bool fenced = cmark_node_get_fenced(n, &fence_length, &fence_offset, &fence_char) && fence_length > 0;
+    b.text_line = cmark_node_get_start_line(n) + offset_ + (fenced ? 1 : 0);
     check_fence(n);
     push(std::move(b), n);
   }
@@ -238,7 +265,7 @@ class Walker {
     for (cmark_node* row = cmark_node_first_child(n); row; row = cmark_node_next(row)) {
       std::vector<Cell> cells;
       for (cmark_node* cell = cmark_node_first_child(row); cell; cell = cmark_node_next(cell))
-        cells.push_back({trim(text_of(cell)), span_of(cell)});
+        cells.push_back({trim(text_of(cell)), span_of(cell, /*text_start=*/true)});
       const int line = cmark_node_get_start_line(row);
       const int raw = raw_cell_count(lines_.at(line));
       if (b.rows.empty()) {
@@ -270,6 +297,9 @@ class Walker {
   // Containers (lists, block quotes) deeper than this are an error: no
   // recipe document nests that deep, and the walk must not exhaust the stack.
   static constexpr int kMaxNesting = 64;
+  mutable int col_line_ = 0;  // column(): the line, byte offset and column of the last call
+  mutable size_t col_byte_ = 0;
+  mutable int col_ = 0;
   int depth_ = -1;  // the document itself is not a nesting level
   bool nesting_reported_ = false;
   const std::string& path_;
@@ -372,10 +402,9 @@ int read_revision(const std::string& path, std::string_view yaml, const std::str
   return static_cast<int>(v);
 }
 
-// Reads the front matter's keys into `m`. False (reported) when it is not
-// a YAML mapping of single values; a missing lang or revision is reported
-// but leaves the field empty (the caller drops the document).
-bool read_front_matter(const std::string& path, std::string_view yaml, FrontMatter& m, Diagnostics& diags) {
+// Reads the front matter's keys into `m` (the revision as written into
+// `rev`). False (reported) when it is not a YAML mapping of single values.
+bool read_front_matter(const std::string& path, std::string_view yaml, FrontMatter& m, std::string& rev, Diagnostics& diags) {
   try {
     YAML::Node root = YAML::Load(std::string(yaml));
     if (!root.IsMap()) throw YAML::Exception(YAML::Mark::null_mark(), "front matter is not a mapping");
@@ -394,10 +423,8 @@ bool read_front_matter(const std::string& path, std::string_view yaml, FrontMatt
     m.date = str("date");
     m.origin = str("origin");
     m.translated_from = str("translated-from");
-    const std::string rev = str("revision");
+    rev = str("revision");
     if (bad_value) return false;
-    if (m.lang.empty()) diags.error({path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
-    m.revision = read_revision(path, yaml, rev, diags);
   } catch (const YAML::Exception& e) {
     const int line = e.mark.is_null() ? 2 : e.mark.line + 2;
     const int col = e.mark.is_null() ? 1 : e.mark.column + 1;
@@ -405,6 +432,44 @@ bool read_front_matter(const std::string& path, std::string_view yaml, FrontMatt
     return false;
   }
   return true;
+}
+
+// Line of a top-level key in the front matter (2 = the line after `---`),
+// or 0 when the front matter does not have the key.
+int yaml_key_line(std::string_view yaml, std::string_view key) {
+  int line = 2;
+  for (const auto& l : split(yaml, '\n')) {
+    if (starts_with(l, std::string(key) + ":")) return line;
+    ++line;
+  }
+  return 0;
+}
+
+// The edition's row of data/editions.tsv fills the keys the front matter
+// does not state; a key stated by both must agree. False (reported) on a
+// disagreement.
+bool apply_sidecar(const std::string& path, std::string_view yaml, const EditionRow& row, FrontMatter& m, std::string& rev,
+                   Diagnostics& diags) {
+  const std::string where = "data/editions.tsv (line " + std::to_string(row.meta.span.line) + ")";
+  bool ok = true;
+  auto merge = [&](const char* key, std::string& mine, const std::string& theirs) {
+    if (theirs.empty()) return;
+    if (mine.empty()) {
+      mine = theirs;
+    } else if (mine != theirs) {
+      diags.error({path, std::max(2, yaml_key_line(yaml, key)), 1},
+                  std::string("front matter says ") + key + " '" + mine + "' but its row in " + where + " says '" + theirs + "'",
+                  "state each edition fact once: in the front matter or in data/editions.tsv");
+      ok = false;
+    }
+  };
+  merge("name", m.name, row.meta.name);
+  merge("lang", m.lang, row.meta.lang);
+  merge("revision", rev, row.meta.revision > 0 ? std::to_string(row.meta.revision) : std::string{});
+  merge("date", m.date, row.meta.date);
+  merge("origin", m.origin, row.origin);
+  merge("translated-from", m.translated_from, row.meta.translated_from);
+  return ok;
 }
 
 // The body's blocks, by cmark-gfm with the table extension. `body_line`
@@ -421,7 +486,7 @@ void read_body(const std::string& path, std::string_view body, int body_line, Do
 
 }  // namespace
 
-std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags) {
+std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags, const EditionRow* sidecar) {
   std::string_view text = file.bytes;
   if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
   if (!readable_bytes(file.path, text, diags)) return std::nullopt;
@@ -430,16 +495,26 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
   doc.path = file.path;
   doc.sha256 = sha256_hex(file.bytes);
 
-  std::string_view yaml, body;
+  std::string_view yaml, body = text;
   int body_line = 1;
-  if (!split_front_matter(text, yaml, body, body_line)) {
-    diags.error({file.path, 1, 1}, "missing front matter",
-                "start the file with a YAML block: ---, lang: <en|fr|ja|zh>, revision: <n>, ---");
-    return std::nullopt;
-  }
   FrontMatter& m = doc.meta;
   m.span = {file.path, 1, 1};
-  if (!unique_keys(file.path, yaml, diags) || !read_front_matter(file.path, yaml, m, diags)) return std::nullopt;
+  std::string rev;
+  if (split_front_matter(text, yaml, body, body_line)) {
+    if (!unique_keys(file.path, yaml, diags) || !read_front_matter(file.path, yaml, m, rev, diags)) return std::nullopt;
+  } else if (!sidecar) {
+    diags.error({file.path, 1, 1}, "missing front matter",
+                "start the file with a YAML block: ---, lang: <en|fr|ja|zh>, revision: <n>, ---; "
+                "or, for a file kept as published, give its path a row in data/editions.tsv");
+    return std::nullopt;
+  }
+  if (sidecar) {
+    const bool own_facts = yaml_key_line(yaml, "lang") > 0 || yaml_key_line(yaml, "revision") > 0;
+    if (!apply_sidecar(file.path, yaml, *sidecar, m, rev, diags)) return std::nullopt;
+    if (!own_facts) m.span = sidecar->meta.span;  // the edition facts are stated there
+  }
+  if (m.lang.empty()) diags.error({file.path, 2, 1}, "front matter has no 'lang'", "add lang: en, fr, ja or zh");
+  m.revision = read_revision(file.path, yaml, rev, diags);
   if (m.lang.empty() || m.revision == 0) return std::nullopt;
 
   read_body(file.path, body, body_line, doc, diags);

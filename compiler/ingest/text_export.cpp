@@ -61,8 +61,6 @@ char32_t last_code_point(std::string_view s) {
   return next_code_point(s, i);
 }
 
-bool is_box_drawing(char32_t cp) { return cp >= 0x2500 && cp <= 0x257F; }
-
 // A line of a box-drawing tree: optional spaces, then a box-drawing char.
 bool is_tree_line(std::string_view s) {
   size_t i = 0;
@@ -233,13 +231,16 @@ class Parser {
     for (size_t k = i; k < j; ++k) {
       const std::string_view s = text(k);
       std::vector<Cell> row;
-      size_t start = 0;
+      size_t start = 0, counted = 0;  // columns are counted on from the previous cell (linear in the row)
+      int col = 0;
       for (;;) {
         const size_t tab = s.find('\t', start);
         const std::string_view raw = s.substr(start, tab == std::string_view::npos ? s.npos : tab - start);
         size_t lead = 0;
         while (lead < raw.size() && (raw[lead] == ' ' || raw[lead] == '\f' || raw[lead] == '\v')) ++lead;
-        row.push_back(Cell{trim(raw), span(k, code_point_column(s, start + lead) + 1)});
+        col += code_point_column(s.substr(counted), start + lead - counted);
+        counted = start + lead;
+        row.push_back(Cell{trim(raw), span(k, col + 1)});
         if (tab == std::string_view::npos) break;
         start = tab + 1;
       }
@@ -257,6 +258,7 @@ class Parser {
     size_t j = i + 1;
     while (!blank_at(j) && is_tree_line(text(j))) ++j;
     Block& b = emit(BlockKind::Code, i, j - 1);
+    b.text_line = lines_[i].number;
     b.info = "text";
     b.text = joined(i, j);
     return j;
@@ -268,6 +270,7 @@ class Parser {
     size_t j = cmd;
     while (ends_with_backslash(text(j)) && !blank_at(j + 1)) ++j;
     Block& b = emit(BlockKind::Code, first, j);
+    b.text_line = lines_[first].number;
     b.info = "bash";
     b.text = joined(first, j + 1);
     return j + 1;
@@ -310,7 +313,7 @@ class Parser {
     while (!blank_at(j) && !starts_structure(j)) ++j;
     Block& b = emit(BlockKind::Paragraph, i, j - 1);
     for (size_t k = i; k < j; ++k) {
-      if (k > i) b.text += '\n';
+      if (k > i) b.text += ' ';  // a wrapped line, as a markdown soft break
       b.text += trim(text(k));
     }
     return j;

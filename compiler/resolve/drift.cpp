@@ -168,7 +168,13 @@ class DriftFinder {
       add(DriftKind::MissingRecipe, row.name, "", row.name, row.prov, "", "", "the pattern matches no exported recipe");
       return;
     }
-    for (const CodeRecipe* r : matched) compare(row, view(*r), " (pattern " + row.name + ")");
+    // A pattern row stands for the recipes of its own mode (a P/S/PEFT row is
+    // one row per mode): the pattern's other modes are not its recipes.
+    for (const CodeRecipe* r : matched) {
+      const CodeView cv = view(*r);
+      if (!row.mode.empty() && !cv.task.empty() && row.mode != cv.task) continue;
+      compare(row, cv, " (pattern " + row.name + ")");
+    }
   }
 
   // Benchmark rows name a model: its exported benchmark recipes must have

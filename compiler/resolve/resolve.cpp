@@ -49,6 +49,123 @@ const std::set<std::string>& facts_of(const EntityEdition& e, const std::string&
   return it == e.facts.end() ? no_facts() : it->second;
 }
 
+// --- Row alignment ---------------------------------------------------------
+// Quick-reference rows, pitfalls, commands and override examples are keyed by
+// their position in their edition. An edition that drops a row (an HTML
+// comment around it, a typo that ends the table) or adds one would shift
+// every later row onto its neighbour's key, and the neighbours' facts would
+// be compared. So every edition's rows are aligned to the others' by what
+// they state before they are grouped: rows naming the same recipes and
+// config keys are the same row (a longest common subsequence), rows between
+// two such anchors pair up in order, and a row no edition of the others has
+// is a row of its own. The keys are then the rows' positions in that union.
+
+// Rows larger than this are aligned by position only (the alignment is
+// quadratic; the editions' sequences have a dozen rows).
+constexpr size_t kMaxAlignCells = 1000000;
+
+// What identifies a row across languages and revisions: the recipes and
+// config keys it names (not its dataset preset: presets were renamed).
+std::string row_signature(const EntityEdition& e) {
+  std::string sig;
+  for (const char* field : {"recipe", "config_key"})
+    for (const auto& v : facts_of(e, field)) sig += std::string(field) + "=" + v + "\x1f";
+  return sig;
+}
+
+// For each s[i], the index of its partner in m, or -1 (a row m does not have).
+std::vector<long> align(const std::vector<std::string>& m, const std::vector<std::string>& s) {
+  const size_t n = s.size(), k = m.size();
+  std::vector<std::pair<size_t, size_t>> anchors;  // (i, j), increasing
+  if (n * k <= kMaxAlignCells) {
+    std::vector<std::vector<unsigned>> lcs(n + 1, std::vector<unsigned>(k + 1, 0));
+    for (size_t i = n; i-- > 0;)
+      for (size_t j = k; j-- > 0;)
+        lcs[i][j] = !s[i].empty() && s[i] == m[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    for (size_t i = 0, j = 0; i < n && j < k;) {
+      if (!s[i].empty() && s[i] == m[j]) {
+        anchors.emplace_back(i, j);
+        ++i;
+        ++j;
+      } else if (lcs[i + 1][j] >= lcs[i][j + 1]) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+  }
+  anchors.emplace_back(n, k);  // sentinel: the gap after the last anchor
+  std::vector<long> out(n, -1);
+  size_t pi = 0, pj = 0;
+  for (const auto& [ai, aj] : anchors) {
+    for (size_t d = 0; pi + d < ai && pj + d < aj; ++d) out[pi + d] = static_cast<long>(pj + d);  // the gap, in order
+    if (ai < n) out[ai] = static_cast<long>(aj);
+    pi = ai + 1;
+    pj = aj + 1;
+  }
+  return out;
+}
+
+// The group a row entity is aligned within (commands per entry section),
+// and its position in its edition; false for kinds keyed otherwise.
+bool row_position(const EntityEdition& e, std::string& group, long& position) {
+  if (e.kind != "quick_ref" && e.kind != "pitfall" && e.kind != "command" && e.kind != "override_example") return false;
+  const auto slash = e.key.rfind('/');
+  group = e.kind + "/" + (slash == std::string::npos ? std::string{} : e.key.substr(0, slash));
+  const std::string n = slash == std::string::npos ? e.key : e.key.substr(slash + 1);
+  char* end = nullptr;
+  position = std::strtol(n.c_str(), &end, 10);
+  return !n.empty() && *end == '\0';
+}
+
+void align_rows(Extracted& x) {
+  // (group) → (edition file) → its rows in order.
+  std::map<std::string, std::map<std::string, std::vector<std::pair<long, EntityEdition*>>>> groups;
+  for (auto& e : x.entities) {
+    std::string group;
+    long position = 0;
+    if (row_position(e, group, position)) groups[group][e.prov.file].emplace_back(position, &e);
+  }
+  for (auto& [group, files] : groups) {
+    std::vector<std::vector<EntityEdition*>> seqs;
+    for (auto& [file, rows] : files) {
+      std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::vector<EntityEdition*> seq;
+      for (auto& r : rows) seq.push_back(r.second);
+      seqs.push_back(std::move(seq));
+    }
+    // The winning edition's rows first, then the others, newest first.
+    std::stable_sort(seqs.begin(), seqs.end(), [](const auto& a, const auto& b) { return newer(a.front()->prov, b.front()->prov); });
+    std::vector<std::string> merged;                // signature of each row of the union, in order
+    std::vector<std::vector<EntityEdition*>> rows;  // the editions of each row of the union
+    for (const auto& seq : seqs) {
+      std::vector<std::string> sig;
+      for (const auto* e : seq) sig.push_back(row_signature(*e));
+      const auto partner = align(merged, sig);
+      // Rows the union lacks go in after the previous row of their edition.
+      std::vector<long> slot(seq.size());
+      long after = -1;  // the union row of the previous row
+      size_t inserted = 0;
+      for (size_t i = 0; i < seq.size(); ++i) {
+        if (partner[i] >= 0) {
+          slot[i] = partner[i] + static_cast<long>(inserted);
+        } else {
+          slot[i] = after + 1;
+          merged.insert(merged.begin() + slot[i], sig[i]);
+          rows.insert(rows.begin() + slot[i], std::vector<EntityEdition*>{});
+          ++inserted;  // partners come after it (the alignment is monotonic): they shift by one
+        }
+        after = slot[i];
+        rows[static_cast<size_t>(slot[i])].push_back(seq[i]);
+      }
+    }
+    const auto slash = group.find('/');
+    const std::string prefix = group.substr(slash + 1);
+    for (size_t r = 0; r < rows.size(); ++r)
+      for (auto* e : rows[r]) e->key = (prefix.empty() ? std::string{} : prefix + "/") + std::to_string(r + 1);
+  }
+}
+
 // Conflicts on an entity's language-independent facts: an edition that
 // states another value than the winner's. A command whose single dataset
 // preset changed between revisions is also a rename.
@@ -57,8 +174,12 @@ void fact_conflicts(const Entity& ent, Resolved& out) {
   std::set<std::string> fields;
   for (auto* e : ent.editions)
     for (const auto& [f, _] : e->facts) fields.insert(f);
+  // A fact the winner cannot read is the fallback's value, not a change.
+  std::map<std::string, std::set<std::string>> fallback;
+  for (const auto& fb : ent.fallbacks)
+    for (const auto& v : split(fb.value, ',')) fallback[fb.field].insert(trim(v));
   for (const auto& field : fields) {
-    const auto& wv = facts_of(w, field);
+    const auto& wv = fallback.count(field) ? fallback[field] : facts_of(w, field);
     Conflict c;
     c.entity_kind = ent.kind;
     c.entity_key = ent.key;
@@ -95,6 +216,31 @@ void fact_conflicts(const Entity& ent, Resolved& out) {
   }
 }
 
+// A fact whose cell the winner has but cannot read (a quick-reference GPU
+// count in words no data file knows) is taken from the newest other edition
+// that states it, and reported: the older value is used, not lost, and not
+// reported as a change.
+void unread_fallbacks(Entity& ent, Resolved& out) {
+  const EntityEdition& w = ent.winner();
+  for (const auto& field : w.unread) {
+    if (!facts_of(w, field).empty()) continue;
+    for (size_t i = 1; i < ent.editions.size(); ++i) {
+      const EntityEdition& e = *ent.editions[i];
+      const auto& ev = facts_of(e, field);
+      if (ev.empty()) continue;
+      ent.fallbacks.push_back({field, joined(ev), e.prov, w.prov.revision});
+      auto cell = w.parts.find(field);
+      out.findings.push_back({"fallback",
+                              "revision " + std::to_string(w.prov.revision) + " " + w.prov.lang + " cannot read " + ent.kind + " " +
+                                  ent.key + " " + field + (cell == w.parts.end() ? std::string{} : " ('" + cell->second + "')") +
+                                  "; revision " + std::to_string(e.prov.revision) + " " + e.prov.lang + "'s value " + joined(ev) +
+                                  " is used (" + e.prov.file + ":" + std::to_string(e.prov.line) + ")",
+                              w.prov});
+      break;
+    }
+  }
+}
+
 // Aligns the editions by (kind, key) into entities, newest first. An entity
 // whose section is in a newer revision but which is not is removed (a
 // finding), one of a replaced section kind superseded; the others list the
@@ -126,27 +272,86 @@ void resolve_entities(const Extracted& x, const Vocab& v, Resolved& out) {
       if (!ent.superseded && w.prov.revision < section_revision[w.section_kind]) {
         out.findings.push_back({"removed",
                                 ent.kind + " '" + ent.key + "' (revision " + std::to_string(w.prov.revision) + ") is not in revision " +
-                                    std::to_string(section_revision[w.section_kind]) + ": superseded",
+                                    std::to_string(section_revision[w.section_kind]) + ", which has its section; revision " +
+                                    std::to_string(w.prov.revision) + "'s text is kept",
                                 w.prov});
       } else if (!ent.superseded) {
         for (const auto& lang : v.languages)
           if (!have.count(lang)) ent.missing.push_back(lang);
       }
+      unread_fallbacks(ent, out);
       fact_conflicts(ent, out);
     }
     out.entities.push_back(std::move(ent));
   }
 }
 
-// One recipe per (name, mode): the newest row wins. An older row with
+// How a recipe field is named in findings: the dimensions as the tables
+// head them (TP, PP, ...), the others by their field id.
+std::string field_label(const std::string& field) {
+  if (field == "tp" || field == "pp" || field == "cp" || field == "ep" || field == "vp") return upper_ascii(field);
+  return field;
+}
+
+// Copies one comparable field (recipe_fields) of a recipe row.
+void copy_field(const RecipeRow& from, RecipeRow& to, const std::string& field) {
+  if (field == "tp") to.tp = from.tp;
+  if (field == "pp") to.pp = from.pp;
+  if (field == "cp") to.cp = from.cp;
+  if (field == "ep") to.ep = from.ep;
+  if (field == "vp") to.vp = from.vp;
+  if (field == "gpus") to.gpus = from.gpus;
+  if (field == "sp") to.sp = from.sp;
+  if (field == "seq_len") to.seq_len = from.seq_len;
+  if (field == "gpu_types") to.gpu_types = from.gpu_types;
+}
+
+std::string where(const Provenance& p) { return p.file + ":" + std::to_string(p.line); }
+
+// One recipe per (name, mode): the newest row wins. What the newest
+// revision does not state is not lost and not silent: a recipe it does not
+// list keeps its older row, a field its row leaves unknown (no column, an
+// empty or unreadable cell) takes the newest older row's value, and each is
+// a `fallback` finding (and the field's provenance). An older row with
 // another value is a conflict (and kept as superseded); two rows of the
 // same revision that disagree are an error.
 void resolve_recipes(const Extracted& x, Diagnostics& diags, Resolved& out) {
+  // The newest revision with a recipe index of each kind: a recipe it does
+  // not list (no table, an unreadable row, an empty index) is older.
+  std::map<RecipeKind, int> newest;
+  for (const auto& s : x.sections) {
+    if (s.kind == "library_index") newest[RecipeKind::Library] = std::max(newest[RecipeKind::Library], s.prov.revision);
+    if (s.kind == "benchmark_index") newest[RecipeKind::Benchmark] = std::max(newest[RecipeKind::Benchmark], s.prov.revision);
+  }
   std::map<std::pair<std::string, std::string>, std::vector<const RecipeRow*>> by_name;
   for (const auto& r : x.recipes) by_name[{r.name, r.mode}].push_back(&r);
   for (auto& [key, rows] : by_name) {
     std::stable_sort(rows.begin(), rows.end(), [](const RecipeRow* a, const RecipeRow* b) { return newer(a->prov, b->prov); });
-    const RecipeRow& w = *rows.front();
+    RecipeRow w = *rows.front();
+    const std::string what = w.name + (w.mode.empty() ? "" : " (" + w.mode + ")");
+    if (w.prov.revision < newest[w.kind]) {
+      w.unlisted_in = newest[w.kind];
+      out.findings.push_back({"fallback",
+                              "revision " + std::to_string(newest[w.kind]) + " does not list recipe " + what + "; revision " +
+                                  std::to_string(w.prov.revision) + "'s row is used",
+                              w.prov});
+    }
+    for (const auto& [field, val] : recipe_fields(w)) {
+      if (!val.empty()) continue;
+      for (size_t i = 1; i < rows.size(); ++i) {
+        const auto& r = *rows[i];
+        const std::string other = recipe_fields(r).at(field);
+        if (other.empty()) continue;
+        copy_field(r, w, field);
+        w.field_sources[field] = {other, r.prov};
+        out.findings.push_back({"fallback",
+                                "revision " + std::to_string(w.prov.revision) + " does not state " + what + " " + field_label(field) +
+                                    "; revision " + std::to_string(r.prov.revision) + "'s value " + other + " is used (" + where(r.prov) +
+                                    ")",
+                                w.prov});
+        break;
+      }
+    }
     const auto wf = recipe_fields(w);
     for (size_t i = 1; i < rows.size(); ++i) {
       const auto& r = *rows[i];
@@ -154,11 +359,12 @@ void resolve_recipes(const Extracted& x, Diagnostics& diags, Resolved& out) {
       for (const auto& [field, val] : wf) {
         const auto& other = rf.at(field);
         if (other == val || other.empty() || val.empty()) continue;
-        if (r.prov.revision == w.prov.revision) {
+        auto fs = w.field_sources.find(field);
+        const Provenance& vp = fs == w.field_sources.end() ? w.prov : fs->second.prov;  // where the winning value was read
+        if (r.prov.revision == vp.revision) {
           diags.error({r.prov.file, r.prov.line, 1},
-                      "recipe " + w.name + (w.mode.empty() ? "" : " (" + w.mode + ")") + " has " + field + " " + other + " here but " +
-                          val + " in " + w.prov.file + ":" + std::to_string(w.prov.line) + ", both revision " +
-                          std::to_string(w.prov.revision),
+                      "recipe " + what + " has " + field + " " + other + " here but " + val + " in " + where(vp) + ", both revision " +
+                          std::to_string(vp.revision),
                       "one revision states one value per fact; fix the table that is wrong");
         } else {
           Conflict c;
@@ -166,14 +372,14 @@ void resolve_recipes(const Extracted& x, Diagnostics& diags, Resolved& out) {
           c.entity_kind = "recipe";
           c.entity_key = w.name + "/" + w.mode;
           c.field = field;
-          c.values.push_back({val, w.prov, true});
+          c.values.push_back({val, vp, true});
           c.values.push_back({other, r.prov, false});
           out.conflicts.push_back(c);
           out.superseded_recipes.push_back(r);
         }
       }
     }
-    out.recipes.push_back(w);
+    out.recipes.push_back(std::move(w));
   }
 }
 
@@ -246,8 +452,9 @@ void sort_resolved(Resolved& out) {
 
 }  // namespace
 
-Resolved resolve(const Extracted& x, const Vocab& v, Diagnostics& diags) {
+Resolved resolve(Extracted& x, const Vocab& v, Diagnostics& diags) {
   Resolved out;
+  align_rows(x);
   resolve_entities(x, v, out);
   resolve_recipes(x, diags, out);
   add_mentioned_recipes(x, v, out);
