@@ -420,7 +420,7 @@ TEST_CASE("issue 11: a code block of three commands is three commands, each with
   const auto q = kbtest::run(KBQ_PATH, {"check", "llama3_8b_pretrain_config", "--gpus", "8", "train.global_batch_size=128"});
   CHECK(q.exit_code == 0);
   CHECK(q.out.find("--dataset mock \\\n") != std::string::npos);
-  CHECK(q.out.find(" -gb 128") != std::string::npos);  // the launcher's own flag for train.global_batch_size
+  CHECK(q.out.find(" -gb 128") != std::string::npos);         // the launcher's own flag for train.global_batch_size
   CHECK(q.out.find("--dataset squad") == std::string::npos);  // the next command of the block is not in it
 }
 
@@ -662,9 +662,10 @@ TEST_CASE("issue 11: the KB keeps an older revision's row for a field the newest
   // The KB keeps where the value came from (kbq runs the code's recipe; the
   // documents' rows are compared with it, fallbacks included).
   kb::Db db(out, kb::Db::Mode::ReadOnly);
-  kb::Stmt st(db,
-              "SELECT f.value, f.revision, f.line, s.path, f.newest_revision FROM fallbacks f JOIN doc_recipes r ON r.id = f.ref_id "
-              "JOIN sources s ON s.id = f.source_id WHERE f.ref_kind = 'doc_recipe' AND r.name = 'qwen3_30b_a3b_sft_config' AND f.field = 'ep'");
+  kb::Stmt st(
+      db,
+      "SELECT f.value, f.revision, f.line, s.path, f.newest_revision FROM fallbacks f JOIN doc_recipes r ON r.id = f.ref_id "
+      "JOIN sources s ON s.id = f.source_id WHERE f.ref_kind = 'doc_recipe' AND r.name = 'qwen3_30b_a3b_sft_config' AND f.field = 'ep'");
   REQUIRE(st.step());
   CHECK(st.text(0) == "16");
   CHECK(st.integer(1) == 1);

@@ -44,13 +44,17 @@ std::vector<RuleOutcome> evaluate_rules(const RuleInput& in) {
   if (in.seq > in.threshold && in.threshold > 0)
     add("cp_for_long_context", cp > 1 ? Status::Pass : Status::Fail, {{"seq", n(in.seq)}, {"threshold", n(in.threshold)}, {"cp", n(cp)}});
   else
-    add("cp_for_long_context", Status::Pass, {{"seq", in.seq > 0 ? n(in.seq) : std::string("?")}, {"threshold", n(in.threshold)}, {"cp", n(cp)}});
+    add("cp_for_long_context", Status::Pass,
+        {{"seq", in.seq > 0 ? n(in.seq) : std::string("?")}, {"threshold", n(in.threshold)}, {"cp", n(cp)}});
   // 5. World size divisible by the dense mesh, and by the expert mesh for MoE.
   const long long dense = tp * pp * cp, expert = pp * ep * etp;
   const bool dense_ok = in.world >= dense && in.world % dense == 0;
   const bool expert_ok = !in.moe || (in.world >= expert && in.world % expert == 0);
   add("world_size_divisible", dense_ok && expert_ok ? Status::Pass : Status::Fail,
-      {{"world", n(in.world)}, {"dense", n(dense)}, {"dp", dense_ok ? n(in.world / dense) : std::string("—")}, {"expert", n(expert)},
+      {{"world", n(in.world)},
+       {"dense", n(dense)},
+       {"dp", dense_ok ? n(in.world / dense) : std::string("—")},
+       {"expert", n(expert)},
        {"edp", in.moe && expert_ok ? n(in.world / expert) : std::string("—")}});
   // 6. Experts divisible by EP (MoE).
   if (in.moe) {

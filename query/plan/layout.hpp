@@ -21,14 +21,14 @@ namespace kbq {
 
 // What the memory model and the rules need of one recipe, read once.
 struct Sizing {
-  bool sized = false;           // the memory model can size it
-  std::string why_not;          // when not: why (no model facts, an input it refuses)
+  bool sized = false;   // the memory model can size it
+  std::string why_not;  // when not: why (no model facts, an input it refuses)
   memory::Architecture arch;
-  memory::Training training;    // at the recipe's own sequence and batch
-  memory::Layout base;          // the recipe's layout (stage sizes, pipeline layout)
+  memory::Training training;             // at the recipe's own sequence and batch
+  memory::Layout base;                   // the recipe's layout (stage sizes, pipeline layout)
   std::vector<std::string> assumptions;  // what the facts left open
   long long layers = 0, heads = 0, kv_heads = 0, experts = 0;
-  bool stage_layout = false;    // the recipe sets uneven pipeline stages or a layout
+  bool stage_layout = false;  // the recipe sets uneven pipeline stages or a layout
 };
 Sizing size_recipe(Kb& kb, const Recipe& r, const memory::Params& params);
 
@@ -42,23 +42,23 @@ struct Shape {
 struct Placement {
   Shape shape;
   long long world = 0;
-  bool fits = false;            // memory and rules
-  bool rules_ok = false;        // the rules alone
-  bool sized = false;           // the memory model gave an estimate
-  memory::Estimate estimate;    // when sized
-  int changes = 0;              // sizes changed from the recipe's own (micro batch included)
+  bool fits = false;          // memory and rules
+  bool rules_ok = false;      // the rules alone
+  bool sized = false;         // the memory model gave an estimate
+  memory::Estimate estimate;  // when sized
+  int changes = 0;            // sizes changed from the recipe's own (micro batch included)
 };
 
 struct SearchInput {
   const Sizing* sizing = nullptr;
-  Shape start;                  // the recipe's own sizes (CP already raised for a longer sequence)
-  std::set<Dim> fixed;          // sizes the user set: never changed
+  Shape start;          // the recipe's own sizes (CP already raised for a longer sequence)
+  std::set<Dim> fixed;  // sizes the user set: never changed
   bool mbs_fixed = false;
   const Gpu* gpu = nullptr;
-  long long seq = 0;            // the sequence the job trains with
-  long long gbs = 0;            // global batch (pipeline in-flight micro batches)
-  long long threshold = 0;      // long-context threshold
-  long long cp_min = 1;         // CP the sequence needs
+  long long seq = 0;        // the sequence the job trains with
+  long long gbs = 0;        // global batch (pipeline in-flight micro batches)
+  long long threshold = 0;  // long-context threshold
+  long long cp_min = 1;     // CP the sequence needs
   bool moe = false;
   std::vector<Dim> change_order;  // which size to change first (data/planner.tsv)
   const memory::Params* params = nullptr;

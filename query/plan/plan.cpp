@@ -259,7 +259,8 @@ std::variant<Ask, Error> resolve_question(Context& c, const kbq::dsl::Query& q, 
   else
     for (const auto& pair : kb::split(kb.planner("intent_gpus"), ',')) {  // "single GPU"
       const auto colon = pair.find(':');
-      if (colon != std::string::npos && q.intents.count(kb::trim(pair.substr(0, colon)))) ask.gpus = to_ll(kb::trim(pair.substr(colon + 1)), 0);
+      if (colon != std::string::npos && q.intents.count(kb::trim(pair.substr(0, colon))))
+        ask.gpus = to_ll(kb::trim(pair.substr(colon + 1)), 0);
     }
   ask.seq = q.seq_len.value_or(0);
   ask.precision = q.precision;
