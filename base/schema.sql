@@ -58,6 +58,7 @@ CREATE TABLE entity_texts (
   line       INTEGER NOT NULL,
   revision   INTEGER NOT NULL,
   is_winner  INTEGER NOT NULL,
+  usable     INTEGER NOT NULL,  -- 1: may be shown (the winner, or an edition no newer revision overrules; base/choose.hpp)
   text       TEXT NOT NULL,
   parts      TEXT NOT NULL,   -- JSON object of named parts (symptom, fix, want, title, command, ...)
   facts      TEXT NOT NULL,   -- JSON object: field → sorted array of language-independent values

@@ -185,7 +185,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
 }
 
 void write_kb(const Compilation& c, const std::string& path) {
-  const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, c.data_files, &c.code, &c.drift};
+  const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, &c.extracted.entities, c.data_files, &c.code, &c.drift};
   write_kb_file(path, [&](Db& db) {
     emit_tables(db, in);
     derive(db);

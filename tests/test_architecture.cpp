@@ -144,3 +144,23 @@ TEST_CASE("architecture: every launch command of the site is kbq's own", "[archi
   CHECK(pages >= 50);
   CHECK(commands >= pages);
 }
+
+TEST_CASE("architecture: kbq and the generated skill show the same rule and pitfall text in every language", "[architecture]") {
+  // One choice of edition (base/choose.hpp): what `kbq rules` / `kbq pitfalls`
+  // print in a language is the sentence of the generated SKILL page in that
+  // language (the page sets identifiers in `code`, the answer does not).
+  kbq::Engine engine = kbq::Engine::open(std::string(KB_BINARY_DIR) + "/kb.sqlite");
+  size_t checked = 0;
+  for (const auto& lang : engine.languages()) {
+    std::string page = kbtest::read_file(kRoot + "/generated/skill/SKILL." + lang + ".md");
+    page.erase(std::remove(page.begin(), page.end(), '`'), page.end());
+    for (const auto& listing : {engine.rules(lang), engine.pitfalls(lang)})
+      for (const auto& item : listing.items) {
+        INFO(lang << ": " << item.prose.text);
+        CHECK(page.find(item.prose.text) != std::string::npos);
+        CHECK(item.prose.fallback == (item.prose.lang != lang));
+        ++checked;
+      }
+  }
+  CHECK(checked >= 4 * 7);
+}

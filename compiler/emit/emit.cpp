@@ -1,5 +1,6 @@
 // Emit stage (see emit.hpp): the SQLite writer and the dump exporter.
 #include "compiler/emit/emit.hpp"
+#include "compiler/resolve/usable.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -168,8 +169,10 @@ class Writer {
   void entities() {
     Stmt ent(db_, "INSERT INTO entities(id, kind, key, section, superseded) VALUES (?,?,?,?,?)");
     Stmt txt(db_,
-             "INSERT INTO entity_texts(entity_id, lang, source_id, line, revision, is_winner, text, parts, facts) "
-             "VALUES (?,?,?,?,?,?,?,?,?)");
+             "INSERT INTO entity_texts(entity_id, lang, source_id, line, revision, is_winner, usable, text, parts, facts) "
+             "VALUES (?,?,?,?,?,?,?,?,?,?)");
+    static const std::vector<EntityEdition> kNone;
+    const EditionUse use(in_.editions ? *in_.editions : kNone);
     Stmt miss(db_, "INSERT INTO missing_translations(entity_id, lang) VALUES (?,?)");
     long long id = 0;
     for (const auto& e : in_.resolved->entities) {
@@ -182,7 +185,8 @@ class Writer {
         json facts = json::object();
         for (const auto& [k, vals] : ed->facts) facts[k] = std::vector<std::string>(vals.begin(), vals.end());
         txt.bind(1, id).bind(2, ed->prov.lang).bind(3, source_id(ed->prov.file)).bind(4, ed->prov.line);
-        txt.bind(5, ed->prov.revision).bind(6, first ? 1 : 0).bind(7, ed->text).bind(8, parts.dump()).bind(9, facts.dump());
+        txt.bind(5, ed->prov.revision).bind(6, first ? 1 : 0).bind(7, use.usable(e, *ed) ? 1 : 0);
+        txt.bind(8, ed->text).bind(9, parts.dump()).bind(10, facts.dump());
         txt.run();
         std::string indexed = ed->text;
         for (const auto& [k, val] : ed->parts)

@@ -29,6 +29,7 @@ struct EmitInput {
   const Vocab* vocab;
   const Resolved* resolved;
   const std::vector<SectionRecord>* sections;                   // every heading of every edition
+  const std::vector<EntityEdition>* editions = nullptr;         // every entity edition extracted (which may be shown)
   std::vector<std::pair<std::string, std::string>> data_files;  // (relative path, sha256)
   const CodeFacts* code = nullptr;                              // Megatron Bridge snapshots (may be empty)
   const std::vector<Drift>* drift = nullptr;                    // documents against the newest snapshot

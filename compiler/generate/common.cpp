@@ -8,6 +8,7 @@
 #include <cctype>
 #include <tuple>
 
+#include "base/choose.hpp"
 #include "base/text.hpp"
 #include "compiler/extract/extract.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -17,7 +18,9 @@ namespace kb::gen {
 namespace {
 
 // The language every other falls back to first (as in Vocab::section_kind).
-const std::string kBase = "en";
+// The language the skill is written in (data/planner.tsv base_language),
+// set when the generator's context is built: the fallback of every page.
+std::string kBase = "en";
 
 // The language-independent values of a recipe row (what resolve compares).
 bool same_values(const RecipeRow& a, const RecipeRow& b) {
@@ -34,27 +37,18 @@ std::set<std::string> split_set(const std::string& s) {
   return out;
 }
 
-// Prose paragraphs are aligned by position within their section; the base
-// is the section part of the key ("benchmark_entry/2" → "benchmark_entry").
-std::string prose_base(const EntityEdition& e) {
-  if (e.kind == "config_layer") return e.kind;
-  const auto slash = e.key.rfind('/');
-  return slash == std::string::npos ? e.key : e.key.substr(0, slash);
-}
-
-bool is_prose(const std::string& kind) { return kind == "prose" || kind == "config_layer"; }
-
 }  // namespace
 
 // --- context ---------------------------------------------------------------------
 
 Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::string kb)
-    : c(comp), diags(d), engine(eng), kb_path(std::move(kb)) {
+    : c(comp), diags(d), engine(eng), kb_path(std::move(kb)), use_(comp.extracted.entities) {
+  for (const auto& row : c.vocab.planner.rows)
+    if (c.vocab.planner.get(row, "key") == "base_language" && !c.vocab.planner.get(row, "value").empty())
+      kBase = c.vocab.planner.get(row, "value");
   languages.assign(c.vocab.languages.begin(), c.vocab.languages.end());
   for (const auto& doc : c.documents) newest_revision = std::max(newest_revision, doc.meta.revision);
   for (const auto& e : c.resolved.entities) by_key_[{e.kind, e.key}] = &e;
-  for (const auto& e : c.extracted.entities)
-    if (is_prose(e.kind)) ++prose_count_[{e.prov.file, prose_base(e)}];
 
   // Table rows of every document, for the cells as written.
   for (const auto& doc : c.documents) {
@@ -269,46 +263,17 @@ const Entity* Context::entity(const std::string& kind, const std::string& key) c
   return it == by_key_.end() ? nullptr : it->second;
 }
 
-std::vector<std::string> Context::stale_fields(const Entity& e, const EntityEdition& ed) const {
-  std::vector<std::string> out;
-  const auto& w = e.winner();
-  if (&w == &ed) return out;
-  for (const auto& [field, values] : ed.facts) {
-    if (values.empty()) continue;  // stating nothing is not a contradiction
-    auto it = w.facts.find(field);
-    if (it == w.facts.end() || it->second != values) out.push_back(field);
-  }
-  return out;
-}
+std::vector<std::string> Context::stale_fields(const Entity& e, const EntityEdition& ed) const { return use_.stale_fields(e, ed); }
 
 bool Context::stale(const Entity& e, const EntityEdition& ed) const {
   return ed.prov.revision < e.winner().prov.revision && !stale_fields(e, ed).empty();
 }
 
-bool Context::usable(const Entity& e, const EntityEdition& ed) const {
-  const auto& w = e.winner();
-  if (&w == &ed) return true;
-  if (!stale_fields(e, ed).empty()) return false;
-  // A paragraph of an older revision is aligned by position only: trust it
-  // when its section has as many paragraphs as the winner's.
-  if (is_prose(e.kind) && ed.prov.revision != w.prov.revision) {
-    auto count = [&](const EntityEdition& x) {
-      auto it = prose_count_.find({x.prov.file, prose_base(x)});
-      return it == prose_count_.end() ? 0 : it->second;
-    };
-    return count(ed) == count(w);
-  }
-  return true;
-}
-
 Choice Context::choose(const Entity& e, const std::string& lang) const {
-  for (const auto* ed : e.editions)
-    if (ed->prov.lang == lang && usable(e, *ed)) return {ed, ""};
-  if (lang != kBase)
-    for (const auto* ed : e.editions)
-      if (ed->prov.lang == kBase && usable(e, *ed)) return {ed, kBase};
-  const auto& w = e.winner();
-  return {&w, w.prov.lang == lang ? std::string() : w.prov.lang};
+  const auto [i, shown] = choose_edition(
+      e.editions, lang, kBase, [](const EntityEdition* ed) { return ed->prov.lang; },
+      [&](const EntityEdition* ed) { return use_.usable(e, *ed); });
+  return {e.editions.at(i), shown};
 }
 
 bool Context::neutral(const Entity& e, const std::string& text) const {

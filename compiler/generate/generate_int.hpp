@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "compiler/pipeline.hpp"
+#include "compiler/resolve/usable.hpp"
 #include "query/kbq.hpp"
 
 namespace kb::gen {
@@ -151,12 +152,10 @@ class Context {
  private:
   void load_ui();
   void build_index();
-  bool usable(const Entity& e, const EntityEdition& ed) const;
-
+  EditionUse use_;  // which editions may be shown (shared with the KB: entity_texts.usable)
   TsvTable ui_;
   std::map<std::pair<std::string, std::string>, const Entity*> by_key_;
   std::map<std::pair<std::string, int>, SourceRow> source_rows_;
-  std::map<std::pair<std::string, std::string>, int> prose_count_;  // (file, prose base) → paragraphs
 };
 
 // --- Markdown and text helpers (common.cpp) ------------------------------------

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "base/choose.hpp"
 #include "base/dsl/kb_lexicon.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
@@ -384,7 +385,7 @@ const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::st
   if (!fresh) return cached->second;
   auto& out = cached->second;
   kb::Stmt st(db_,
-              "SELECT t.lang, t.text, s.path, t.line, t.revision, t.is_winner, t.parts, t.facts "
+              "SELECT t.lang, t.text, s.path, t.line, t.revision, t.is_winner, t.parts, t.facts, t.usable "
               "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
               "WHERE e.kind = ? AND e.key = ? ORDER BY t.is_winner DESC, t.revision DESC, t.lang");
   st.bind(1, kind).bind(2, key);
@@ -400,6 +401,7 @@ const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::st
     for (auto it = parts.begin(); it != parts.end(); ++it) t.parts[it.key()] = it.value().get<std::string>();
     const auto facts = nlohmann::json::parse(st.text(7));
     for (auto it = facts.begin(); it != facts.end(); ++it) t.facts[it.key()] = it.value().get<std::vector<std::string>>();
+    t.usable = st.integer(8) != 0;
     out.push_back(std::move(t));
   }
   return out;
@@ -453,11 +455,11 @@ Prose prose(Kb& kb, const std::string& kind, const std::string& key, const std::
   Prose p;
   const auto& texts = kb.entity(kind, key);
   if (texts.empty()) return p;
-  const EntityText* pick = nullptr;
-  for (const auto& t : texts)
-    if (t.lang == lang && (!pick || t.revision > pick->revision)) pick = &t;
-  p.fallback = pick == nullptr;
-  if (!pick) pick = &texts.front();  // the winning edition
+  // The same choice as kbc generate's pages (base/choose.hpp).
+  const auto [i, shown] = kb::choose_edition(
+      texts, lang, kb.planner("base_language"), [](const EntityText& t) { return t.lang; }, [](const EntityText& t) { return t.usable; });
+  const EntityText* pick = &texts.at(i);
+  p.fallback = !shown.empty();
   p.lang = pick->lang;
   auto it = part.empty() ? pick->parts.end() : pick->parts.find(part);
   p.text = it != pick->parts.end() ? it->second : pick->text;

@@ -76,6 +76,7 @@ struct EntityText {
   std::map<std::string, std::vector<std::string>> facts;
   int line = 0, revision = 0;
   bool winner = false;
+  bool usable = true;  // may be shown: not overruled by a newer revision (base/choose.hpp)
 };
 
 struct Superseded {
