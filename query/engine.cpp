@@ -71,6 +71,16 @@ void conclude(Context& c, const Ask& ask, Answer& a) {
     a.verdict = Outcome::NoMatch;
     return;
   }
+  // A precision asked that no recipe has: said, not silently dropped.
+  const Result& top = a.results.front();
+  for (const auto& p : top.parts)
+    if (p.name == "precision" && p.points > 0 && !ask.precision.empty()) {
+      const Recipe& rc = top.recipe;
+      const std::string has = !rc.native_precision.empty() ? rc.native_precision
+                              : !rc.low_precision.empty()  ? rc.low_precision
+                                                           : c.kb.planner("default_precision");
+      a.warnings.push_back(c.label("warn.precision", {{"precision", ask.precision}, {"recipe", rc.name}, {"has", has}}));
+    }
   if (a.results.front().runnable) {
     a.verdict = Outcome::Ok;
     return;

@@ -65,14 +65,17 @@ std::vector<RuleOutcome> evaluate_rules(const RuleInput& in) {
           {{"ep", n(ep)}, {"experts", n(in.experts)}, {"per_rank", in.experts % ep == 0 ? n(in.experts / ep) : std::string("—")}});
   }
   // 7. Layers divisible by PP (and by PP × VP with a virtual pipeline).
+  // The embedding and the loss count as layers when the recipe says so.
   const long long stages = pp * std::max(1LL, in.vp);
+  const long long split = in.layers + in.split_extra;
+  const std::string layers = in.split_extra > 0 ? n(in.layers) + "+" + n(in.split_extra) : n(in.layers);
   if (in.layers <= 0)
     add("layers_divisible_by_pp", Status::Unknown, {{"pp", n(pp)}});
   else if (in.stage_layout)
-    add("layers_divisible_by_pp", Status::Pass, {{"pp", n(pp)}, {"layers", n(in.layers)}, {"per_stage", "—"}});
+    add("layers_divisible_by_pp", Status::Pass, {{"pp", n(pp)}, {"layers", layers}, {"per_stage", "—"}});
   else
-    add("layers_divisible_by_pp", in.layers % stages == 0 ? Status::Pass : Status::Fail,
-        {{"pp", n(stages)}, {"layers", n(in.layers)}, {"per_stage", in.layers % stages == 0 ? n(in.layers / stages) : std::string("—")}});
+    add("layers_divisible_by_pp", split % stages == 0 ? Status::Pass : Status::Fail,
+        {{"pp", n(stages)}, {"layers", layers}, {"per_stage", split % stages == 0 ? n(split / stages) : std::string("—")}});
   return out;
 }
 

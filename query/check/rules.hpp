@@ -17,13 +17,14 @@ struct RuleInput {
   long long world = 1;
   long long tp = 1, pp = 1, vp = 0, cp = 1, ep = 1, etp = 1;
   bool sp = false;
-  long long seq = 0;        // sequence length in tokens (0 = unknown)
-  long long threshold = 0;  // long-context threshold (data/planner.tsv)
-  long long kv_heads = 0;   // 0 = not a plain count (MLA) or unknown
-  long long heads = 0;      // attention heads, 0 = unknown
-  long long layers = 0;     // decoder layers, 0 = unknown
-  long long experts = 0;    // routed experts, 0 = dense
-  long long nvlink = 0;     // GPUs in one NVLink domain, 0 = unknown hardware
+  long long seq = 0;          // sequence length in tokens (0 = unknown)
+  long long threshold = 0;    // long-context threshold (data/planner.tsv)
+  long long kv_heads = 0;     // 0 = not a plain count (MLA) or unknown
+  long long heads = 0;        // attention heads, 0 = unknown
+  long long layers = 0;       // decoder layers, 0 = unknown
+  long long split_extra = 0;  // the embedding and/or the loss counted as layers in the pipeline split (0-2)
+  long long experts = 0;      // routed experts, 0 = dense
+  long long nvlink = 0;       // GPUs in one NVLink domain, 0 = unknown hardware
   bool moe = false;
   bool stage_layout = false;  // the recipe sets its own pipeline layout or stage sizes (uneven stages are fine)
 };

@@ -69,6 +69,8 @@ Sizing size_recipe(Kb& kb, const Recipe& r, const memory::Params& params) {
   auto lay = f.find("pipeline_layout");
   s.stage_layout = s.base.first_stage_layers > 0 || s.base.last_stage_layers > 0 ||
                    (lay != f.end() && lay->second.state == kb::FactState::Value && lay->second.type != "none");
+  for (const char* field : {"embedding_in_pp_split", "loss_in_pp_split"})
+    if (auto it = f.find(field); it != f.end() && it->second.value == "true") ++s.split_extra;
   s.sized = ok;
   if (ok && s.arch.layers <= 0) {
     s.sized = false;
@@ -96,6 +98,7 @@ Placement evaluate(const SearchInput& in, const Shape& sh, long long world) {
   ri.kv_heads = sz.kv_heads;
   ri.heads = sz.heads;
   ri.layers = sz.layers;
+  ri.split_extra = sz.split_extra;
   ri.experts = sz.experts;
   ri.nvlink = in.gpu ? in.gpu->nvlink : 0;
   ri.moe = in.moe;
@@ -141,7 +144,7 @@ namespace {
 // 2 where the layers allow (the skill: "Use VP to mitigate bubble
 // overhead"); none on one stage.
 long long vp_for(const SearchInput& in, long long pp) {
-  const long long layers = in.sizing->layers;
+  const long long layers = in.sizing->layers + in.sizing->split_extra;
   if (pp <= 1) return 0;
   auto ok = [&](long long v) { return layers <= 0 || in.sizing->stage_layout || (layers % (pp * v) == 0 && layers / (pp * v) >= 1); };
   if (in.start.vp > 0) {

@@ -29,6 +29,7 @@ struct Sizing {
   std::vector<std::string> assumptions;  // what the facts left open
   long long layers = 0, heads = 0, kv_heads = 0, experts = 0;
   bool stage_layout = false;  // the recipe sets uneven pipeline stages or a layout
+  long long split_extra = 0;  // the embedding and the loss counted as pipeline layers (account_for_*_in_pipeline_split)
 };
 Sizing size_recipe(Kb& kb, const Recipe& r, const memory::Params& params);
 

@@ -324,12 +324,21 @@ std::vector<Candidate> candidates(Context& c, const Ask& ask, Answer& a) {
     pool = kept;
   }
   // (b) the model family and size asked.
+  const std::vector<const Recipe*> all_of_mode = pool;
   if (!ask.model.empty()) {
     std::vector<const Recipe*> fam;
     for (const auto* r : pool)
       if (in_family(r->name, ask.model) || in_family(r->model_key, ask.model)) fam.push_back(r);
     if (fam.empty()) {
-      a.no_match = c.label("no_match.family", {{"model", ask.model}});
+      // The family exists in another mode: say which modes it has.
+      std::set<std::string> modes;
+      for (const auto& r : all)
+        if ((in_family(r.name, ask.model) || in_family(r.model_key, ask.model)) && !r.mode.empty()) modes.insert(c.label("mode." + r.mode));
+      a.no_match = modes.empty()
+                       ? c.label("no_match.family", {{"model", ask.model}})
+                       : c.label("no_match.mode_has", {{"mode", c.label("mode." + ask.mode)},
+                                                       {"model", ask.model},
+                                                       {"modes", kb::join(std::vector<std::string>(modes.begin(), modes.end()), ", ")}});
       return {};
     }
     pool = fam;
@@ -339,6 +348,24 @@ std::vector<Candidate> candidates(Context& c, const Ask& ask, Answer& a) {
     std::vector<const Recipe*> sized;
     for (const auto* r : pool)
       if (has_token(r->name, ask.size_token) || has_token(r->model_key, ask.size_token)) sized.push_back(r);
+    if (sized.empty() && !pool.empty()) {
+      // The same size in a sibling of the family (models.tsv family:
+      // "llama3 405b" → Llama 3.1 405B), marked as a substitute.
+      std::set<std::string> families;
+      for (const auto* r : pool)
+        if (auto m = kb.model(r->model_key); m && m->row.count("family") && !m->row.at("family").empty())
+          families.insert(m->row.at("family"));
+      for (const auto* r : all_of_mode)
+        if (auto m = kb.model(r->model_key); m && m->row.count("family") && families.count(m->row.at("family")) &&
+                                             (has_token(r->name, ask.size_token) || has_token(r->model_key, ask.size_token)))
+          sized.push_back(r);
+      if (!sized.empty()) {
+        substitute = true;
+        a.warnings.push_back(c.label("warn.substitute_sibling",
+                                     {{"asked", ask.model + " " + ask.size_token},
+                                      {"model", sized.front()->model.empty() ? sized.front()->model_key : sized.front()->model}}));
+      }
+    }
     if (sized.empty() && !pool.empty()) {
       // The nearest size of the family, marked as a substitute.
       std::map<std::string, double> params;

@@ -20,7 +20,7 @@ QuickRefPicks quick_ref_picks(Kb& kb, const Ask& ask) {
     const bool intents_ok =
         std::all_of(row.intents.begin(), row.intents.end(), [&](const std::string& i) { return ask.intents.count(i) > 0; });
     if (!intents_ok || (!row.scale.empty() && row.scale != ask.scale)) continue;
-    if (has_mode && ask.mode.empty() && row.intents.empty()) continue;  // a mode-only row needs the question's mode
+
     // A row for one GPU is a hard constraint; ranges are advice.
     if (ask.gpus > 0 && row.gpus == 1 && row.single_gpu_count && ask.gpus != 1) continue;
     if (!row.intents.empty() && has_mode && ask.mode.empty() && out.intent_mode.empty()) out.intent_mode = row.mode;
