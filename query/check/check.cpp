@@ -66,6 +66,7 @@ void rules(Context& c, Result& r) {
   in.kv_heads = sz.kv_heads;
   in.heads = sz.heads;
   in.layers = sz.layers;
+  in.split_extra = sz.split_extra;
   in.experts = sz.experts;
   in.nvlink = gpu ? gpu->nvlink : 0;
   in.moe = r.recipe.moe;
@@ -128,7 +129,12 @@ void caveats(Context& c, Result& r) {
       return 1.0;
     }
   }();
-  if (r.memory.known && r.memory.fits && r.memory.per_gpu_gib > border * r.memory.capacity_gib)
+  if (r.memory.known && r.memory.fits && r.memory.per_gpu_gib > r.memory.capacity_gib)
+    all.push_back(c.label("caveat.within_error", {{"per_gpu", gib(r.memory.per_gpu_gib)},
+                                                  {"capacity", gib(r.memory.capacity_gib)},
+                                                  {"gpus", std::to_string(r.layout.gpus)},
+                                                  {"hardware", r.layout.hardware_name}}));
+  else if (r.memory.known && r.memory.fits && r.memory.per_gpu_gib > border * r.memory.capacity_gib)
     all.push_back(c.label("caveat.borderline", {{"per_gpu", gib(r.memory.per_gpu_gib)}, {"capacity", gib(r.memory.capacity_gib)}}));
   if (r.recipe.kind == RecipeKind::Benchmark) all.push_back(c.label("caveat.benchmark"));
   const auto pretrained = c.kb.config_keys_for("pretrained");

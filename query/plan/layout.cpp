@@ -130,7 +130,8 @@ Placement evaluate(const SearchInput& in, const Shape& sh, long long world) {
     if (const auto* e = std::get_if<memory::Estimate>(&est)) {
       p.sized = true;
       p.estimate = *e;
-      memory_ok = e->total <= in.gpu->memory_gib * memory::kBytesPerGiB;
+      const bool own = sh == in.start && world == in.own_world;
+      memory_ok = e->total <= in.gpu->memory_gib * memory::kBytesPerGiB * (own ? 1.0 + in.own_tolerance : 1.0);
     }
   }
   p.fits = memory_ok;

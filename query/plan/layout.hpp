@@ -62,6 +62,11 @@ struct SearchInput {
   long long cp_min = 1;     // CP the sequence needs
   bool moe = false;
   std::vector<Dim> change_order;  // which size to change first (data/planner.tsv)
+  // The recipe's own layout on its own GPUs (the count and hardware its
+  // code states) is trusted within the memory model's error: the code
+  // wins for what runs (data/planner.tsv own_layout_tolerance).
+  long long own_world = 0;
+  double own_tolerance = 0;
   const memory::Params* params = nullptr;
 };
 

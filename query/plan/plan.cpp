@@ -657,6 +657,14 @@ Result plan_recipe(Context& c, const Recipe& r, const Ask& ask, bool substitute)
   in.moe = r.moe;
   in.change_order = change_order(kb);
   in.params = c.params_ok ? &c.params : nullptr;
+  if (r.native_gpus && (r.native_hardware.empty() || r.native_hardware == p.gpu.key) && in.fixed.empty() && seq == r.seq_len.value_or(0)) {
+    in.own_world = *r.native_gpus;
+    try {
+      in.own_tolerance = std::stod(kb.planner("own_layout_tolerance"));
+    } catch (...) {
+      in.own_tolerance = 0;
+    }
+  }
   const long long max_world = std::max(1LL, to_ll(kb.planner("max_world"), 16384));
 
   // The world: the user's GPUs; without them the recipe's own count (or the
@@ -729,7 +737,7 @@ Result plan_recipe(Context& c, const Recipe& r, const Ask& ask, bool substitute)
     M.optimizer = gib(e.optimizer);
     M.activations = gib(e.activations);
     M.overhead = gib(e.overhead);
-    M.fits = p.gpu.memory_gib > 0 && M.per_gpu_gib <= p.gpu.memory_gib;
+    M.fits = p.gpu.memory_gib > 0 && (M.per_gpu_gib <= p.gpu.memory_gib || (placed && placed->sized && placed->shape == shown.shape));
   } else {
     M.unknown_reason = !p.sizing.sized         ? p.sizing.why_not
                        : p.gpu.memory_gib <= 0 ? c.label("memory.no_capacity", {{"hardware", p.gpu.display}})
