@@ -1,10 +1,10 @@
 // UTF-8 and text helpers (see text.hpp).
 #include "base/text.hpp"
 
+#include "base/files.hpp"
+
 #include <array>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace kb {
 
@@ -229,12 +229,6 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::optional<std::string> read_file(const std::string& path, std::uint64_t max_bytes) { return read_regular_file(path, max_bytes).bytes; }
 
 }  // namespace kb
