@@ -7,7 +7,11 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "base/checked.hpp"
 #include "base/dsl/kb_lexicon.hpp"
+#include "base/escape.hpp"
+#include "base/kb_schema.hpp"
+#include "base/limits.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
 
@@ -23,19 +27,26 @@ namespace kbq {
 namespace {
 using kb::kSchemaVersion;
 
+// Opens the embedded KB (trusted: built with kbq) or a file given with --kb
+// (untrusted: docs/security.md). A file must be a regular file; it is read
+// immutable, with SQLite's defensive settings and limits and a statement
+// budget (kb::Db::open_untrusted).
 kb::Db open_db(const std::string& path) {
   if (path.empty()) {
     if (!kb_embedded_begin || !kb_embedded_end) throw std::runtime_error("this program has no embedded knowledge base: pass --kb FILE");
     const auto size = static_cast<size_t>(kb_embedded_end - kb_embedded_begin);
     return kb::Db::from_bytes(kb_embedded_begin, size);
   }
+  const std::string shown = kb::escape_controls(path, kb::EscapeNewlines::Yes);
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw std::runtime_error(path + ": error: knowledge base not found");
-  if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": error: is a folder, not a knowledge base");
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) throw std::runtime_error(shown + ": error: knowledge base not found");
+  if (status.type() == std::filesystem::file_type::directory)
+    throw std::runtime_error(shown + ": error: is a folder, not a knowledge base");
   try {
-    return kb::Db(path, kb::Db::Mode::ReadOnly);
+    return kb::Db::open_untrusted(path);
   } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": error: cannot open knowledge base: " + e.what());
+    throw std::runtime_error(shown + ": error: cannot open knowledge base: " + e.what());
   }
 }
 
@@ -47,14 +58,20 @@ E read_kind(kb::Stmt& st, int c, const char* what) {
   throw std::runtime_error("knowledge base: unknown " + std::string(what) + " '" + std::string(text) + "' (rebuild it with kbc build)");
 }
 
-// A range from its (min, max, state) columns; a value with no max is open ("512+").
-Range read_range(kb::Stmt& st, int c) {
+// A range from its (min, max, state) columns; a value with no max is open
+// ("512+"). A value's bounds are checked (base/checked.hpp): 1 to `max`,
+// hi ≥ lo, so no size kbq divides by or multiplies is 0, negative or huge.
+// `dim` names the columns ("tp" → recipes.tp_min, tp_max) and `row_col` the
+// statement column that names the row in an error.
+Range read_range(kb::Stmt& st, int c, std::string_view dim, long long max, int row_col) {
   Range r;
   r.state = read_kind<kb::RangeState>(st, c + 2, "range state");
   if (r.state == kb::RangeState::Value) {
-    r.lo = st.integer(c);
-    r.open = st.is_null(c + 1);
-    r.hi = r.open ? r.lo : st.integer(c + 1);
+    const std::string lo_col = std::string(dim) + "_min", hi_col = std::string(dim) + "_max";
+    r.lo = kb::kb_int(st, c, {"recipes", lo_col, row_col}, 1, max);
+    const auto hi = kb::kb_opt_int(st, c + 1, {"recipes", hi_col, row_col}, r.lo, max);
+    r.open = !hi;
+    r.hi = hi.value_or(r.lo);
   } else if (r.state == kb::RangeState::None) {
     r.lo = r.hi = 1;
   }
@@ -63,15 +80,17 @@ Range read_range(kb::Stmt& st, int c) {
 
 // TP, PP, CP, EP, VP and GPUs (lo, hi, state each) from column c on, then
 // SP, sequence length and sizes: the same run in every recipe read.
-void read_layout(kb::Stmt& st, int c, Recipe& r) {
-  r.tp = read_range(st, c);
-  r.pp = read_range(st, c + 3);
-  r.cp = read_range(st, c + 6);
-  r.ep = read_range(st, c + 9);
-  r.vp = read_range(st, c + 12);
-  r.gpus = read_range(st, c + 15);
+void read_layout(kb::Stmt& st, int c, Recipe& r, int row_col) {
+  using kb::limits::kMaxGpus;
+  using kb::limits::kMaxParallel;
+  r.tp = read_range(st, c, "tp", kMaxParallel, row_col);
+  r.pp = read_range(st, c + 3, "pp", kMaxParallel, row_col);
+  r.cp = read_range(st, c + 6, "cp", kMaxParallel, row_col);
+  r.ep = read_range(st, c + 9, "ep", kMaxParallel, row_col);
+  r.vp = read_range(st, c + 12, "vp", kMaxParallel, row_col);
+  r.gpus = read_range(st, c + 15, "gpus", kMaxGpus, row_col);
   if (!st.is_null(c + 18)) r.sp = st.integer(c + 18) != 0;
-  r.seq_len = st.integer(c + 19);
+  r.seq_len = kb::kb_int(st, c + 19, {"recipes", "seq_len", row_col}, 0, kb::limits::kMaxSeqLen);
   r.sizes = st.text(c + 20);
 }
 
@@ -86,7 +105,7 @@ std::vector<std::string> comma_list(const std::string& s) {
 
 Kb::Kb(const std::string& path) : db_(open_db(path)) {
   db_.cache_statements();
-  const std::string where = path.empty() ? std::string("embedded knowledge base") : path;
+  const std::string where = path.empty() ? std::string("embedded knowledge base") : kb::escape_controls(path, kb::EscapeNewlines::Yes);
   try {
     kb::Stmt v(db_, "PRAGMA user_version");
     const long long version = v.step() ? v.integer(0) : 0;
@@ -95,18 +114,17 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
     if (version != kSchemaVersion)
       throw std::runtime_error(where + ": error: knowledge base has schema version " + std::to_string(version) +
                                ", this kbq reads version " + std::to_string(kSchemaVersion) + " (rebuild it with a matching kbc)");
+    // Exactly the tables, columns and indexes of base/schema.sql, no view
+    // or trigger (a damaged, partial or crafted KB fails here with one
+    // line, not in the middle of an answer); then, for a file, the pages.
+    if (const std::string problem = kb::kb_structure_problem(db_); !problem.empty())
+      throw std::runtime_error(where + ": error: " + problem);
+    if (!path.empty())
+      if (const std::string problem = kb::kb_integrity_problem(db_); !problem.empty())
+        throw std::runtime_error(where + ": error: " + problem);
   } catch (const kb::SqliteError& e) {
-    throw std::runtime_error(where + ": error: not a readable SQLite knowledge base (" + e.what() + ")");
-  }
-  // Every table kbq reads must be there (a damaged or partial KB fails here
-  // with one line, not in the middle of an answer).
-  for (const char* table :
-       {"sources", "recipes", "entities", "entity_texts", "conflicts", "conflict_values", "missing_translations", "models", "gpus",
-        "lexicon", "config_keys", "planner", "checks", "labels", "datasets", "dataset_renames", "search", "shapes", "quick_ref_picks"}) {
-    kb::Stmt st(db_, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
-    st.bind(1, table);
-    if (!st.step() || st.integer(0) == 0)
-      throw std::runtime_error(where + ": error: knowledge base is incomplete: no table '" + table + "' (rebuild it with kbc build)");
+    throw std::runtime_error(where + ": error: not a readable SQLite knowledge base (" +
+                             kb::escape_controls(e.what(), kb::EscapeNewlines::Yes) + ")");
   }
   where_ = where;
   try {
@@ -148,12 +166,12 @@ Recipe Kb::read_recipe(kb::Stmt& st) {
   r.family = st.text(7);
   r.model_key = st.text(8);
   r.model = st.text(9);
-  read_layout(st, 10, r);
+  read_layout(st, 10, r, 1);
   r.notes = st.text(31);
   r.gpu_types = comma_list(st.text(32));
   r.file = st.text(33);
-  r.line = static_cast<int>(st.integer(34));
-  r.revision = static_cast<int>(st.integer(35));
+  r.line = static_cast<int>(kb::kb_int(st, 34, {"recipes", "line", 1}, 0, kb::limits::kMaxLine));
+  r.revision = static_cast<int>(kb::kb_int(st, 35, {"recipes", "revision", 1}, 0, kb::limits::kMaxLine));
   r.family_intents = comma_list(st.text(36));
   r.model_moe = st.integer(37) != 0;
   r.shape = st.integer(38);
@@ -241,7 +259,7 @@ std::vector<Recipe> Kb::shapes(RecipeKind kind) {
     r.kind = read_kind<RecipeKind>(st, 1, "recipe kind");
     r.mode = st.text(2);
     r.pattern = st.integer(3) != 0;
-    read_layout(st, 4, r);
+    read_layout(st, 4, r, 0);
     r.gpu_types = comma_list(st.text(25));
     r.family_intents = comma_list(st.text(26));
     r.model_moe = st.integer(27) != 0;
@@ -283,12 +301,13 @@ std::optional<Model> Kb::read_model(kb::Db& db_, const std::string& key) {
   m.key = st.text(0);
   m.display = st.text(1);
   m.arch = st.text(2);
-  m.layers = static_cast<int>(st.integer(3));
-  m.heads = static_cast<int>(st.integer(4));
-  if (!st.is_null(5)) m.kv_heads = static_cast<int>(st.integer(5));
+  using kb::limits::kMaxModelCount;
+  m.layers = static_cast<int>(kb::kb_int(st, 3, {"models", "num_layers", 0}, 0, kMaxModelCount));
+  m.heads = static_cast<int>(kb::kb_int(st, 4, {"models", "num_attention_heads", 0}, 0, kMaxModelCount));
+  if (auto kv = kb::kb_opt_int(st, 5, {"models", "num_key_value_heads", 0}, 1, kMaxModelCount)) m.kv_heads = static_cast<int>(*kv);
   m.kv_raw = st.text(6);
-  m.experts = static_cast<int>(st.integer(7));
-  m.max_pos = st.integer(8);
+  m.experts = static_cast<int>(kb::kb_int(st, 7, {"models", "num_experts", 0}, 0, kMaxModelCount));
+  m.max_pos = kb::kb_int(st, 8, {"models", "max_position_embeddings", 0}, 0, kb::limits::kMaxSeqLen);
   m.source = st.text(9);
   return m;
 }
@@ -297,7 +316,9 @@ std::vector<Gpu> Kb::gpus() {
   if (!gpus_.empty()) return gpus_;
   std::vector<Gpu> out;
   kb::Stmt st(db_, "SELECT gpu_key, display_name, nvlink_domain_size, gpus_per_node, source FROM gpus ORDER BY gpu_key");
-  while (st.step()) out.push_back({st.text(0), st.text(1), static_cast<int>(st.integer(2)), static_cast<int>(st.integer(3)), st.text(4)});
+  while (st.step())
+    out.push_back({st.text(0), st.text(1), static_cast<int>(kb::kb_int(st, 2, {"gpus", "nvlink_domain_size", 0}, 1, kb::limits::kMaxGpus)),
+                   static_cast<int>(kb::kb_int(st, 3, {"gpus", "gpus_per_node", 0}, 1, kb::limits::kMaxGpus)), st.text(4)});
   gpus_ = out;
   return out;
 }
@@ -368,18 +389,31 @@ const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::st
               "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
               "WHERE e.kind = ? AND e.key = ? ORDER BY t.is_winner DESC, t.revision DESC, t.lang");
   st.bind(1, kind).bind(2, key);
+  const std::string row = kind + " " + key;  // how an error names the rows
   while (st.step()) {
     EntityText t;
     t.lang = st.text(0);
     t.text = st.text(1);
     t.file = st.text(2);
-    t.line = static_cast<int>(st.integer(3));
-    t.revision = static_cast<int>(st.integer(4));
+    t.line = static_cast<int>(kb::kb_int(st, 3, {"entity_texts", "line", -1, row}, 0, kb::limits::kMaxLine));
+    t.revision = static_cast<int>(kb::kb_int(st, 4, {"entity_texts", "revision", -1, row}, 0, kb::limits::kMaxLine));
     t.winner = st.integer(5) != 0;
-    const auto parts = nlohmann::json::parse(st.text(6));
-    for (auto it = parts.begin(); it != parts.end(); ++it) t.parts[it.key()] = it.value().get<std::string>();
-    const auto facts = nlohmann::json::parse(st.text(7));
-    for (auto it = facts.begin(); it != facts.end(); ++it) t.facts[it.key()] = it.value().get<std::vector<std::string>>();
+    // parts: an object of strings; facts: an object of string arrays.
+    const auto json_object = [&](int c, const char* column) {
+      auto v = nlohmann::json::parse(st.view(c), nullptr, false);
+      if (!v.is_object()) throw kb::KbValueError("entity_texts", column, row, "not a JSON object");
+      return v;
+    };
+    const auto parts = json_object(6, "parts"), facts = json_object(7, "facts");
+    for (const auto& [k, v] : parts.items()) {
+      if (!v.is_string()) throw kb::KbValueError("entity_texts", "parts", row, "part '" + k + "' is not a string");
+      t.parts[k] = v.get<std::string>();
+    }
+    for (const auto& [k, v] : facts.items()) {
+      if (!v.is_array() || !std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_string(); }))
+        throw kb::KbValueError("entity_texts", "facts", row, "fact '" + k + "' is not an array of strings");
+      t.facts[k] = v.get<std::vector<std::string>>();
+    }
     out.push_back(std::move(t));
   }
   return out;
@@ -389,7 +423,8 @@ std::vector<QuickRefRow> Kb::quick_ref_rows() {
   std::vector<QuickRefRow> out;
   kb::Stmt st(db_, "SELECT row, mode, scale, intents, recipes, gpus, single_gpu_count FROM quick_ref_picks ORDER BY ordinal");
   while (st.step())
-    out.push_back({st.text(0), st.text(1), st.text(2), comma_list(st.text(3)), comma_list(st.text(4)), st.integer(5), st.integer(6) != 0});
+    out.push_back({st.text(0), st.text(1), st.text(2), comma_list(st.text(3)), comma_list(st.text(4)),
+                   kb::kb_int(st, 5, {"quick_ref_picks", "gpus", 0}, 0, kb::limits::kMaxGpus), st.integer(6) != 0});
   return out;
 }
 
