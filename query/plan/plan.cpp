@@ -8,17 +8,17 @@
 #include <set>
 #include <unordered_map>
 
+#include "base/checked.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 
 namespace kbq {
 
 namespace {
 
-long long next_pow2(long long v) {
-  long long p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
+// The smallest power of two ≥ v: kb::next_pow2, which cannot overflow
+// (a sequence length of 9e18 once made this loop forever, issue 12).
+long long next_pow2(long long v) { return kb::next_pow2(v).value_or(kb::limits::kMaxParallel); }
 
 long long to_ll(const std::string& s, long long fallback = 0) {
   try {
@@ -499,6 +499,15 @@ std::optional<Error> check_overrides(Kb& kb, const KeyValues& overrides) {
       const long long n = to_ll(v, 0);
       if (n < 1 || n > 1000000)
         return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number", "e.g. " + ck->key + "=2"};
+    }
+    // A sequence length too, no longer than the query language allows
+    // (a larger one overflowed the CP arithmetic, issue 12).
+    if (ck->dimension == "seq") {
+      const long long n = to_ll(v, 0);
+      if (n < 1 || n > kb::limits::kMaxSeqLen)
+        return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a whole number of tokens from 1 to " +
+                         std::to_string(kb::limits::kMaxSeqLen),
+                     "e.g. " + ck->key + "=8192"};
     }
   }
   return std::nullopt;
