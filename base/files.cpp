@@ -32,9 +32,7 @@ struct Fd {
   Fd& operator=(const Fd&) = delete;
 };
 
-std::string shown(const std::string& path) { return escape_controls(path, EscapeNewlines::Yes); }
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw std::runtime_error(shown(path) + ": " + what); }
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw PathError(path, what); }
 
 std::vector<std::string_view> components(std::string_view rel) {
   std::vector<std::string_view> out;
@@ -60,6 +58,9 @@ std::string random_suffix() {
 }
 
 }  // namespace
+
+PathError::PathError(std::string p, std::string what)
+    : std::runtime_error(escape_controls(p + ": " + what, EscapeNewlines::Yes)), path(std::move(p)), problem(std::move(what)) {}
 
 std::string file_kind(mode_t mode) {
   if (S_ISREG(mode)) return "a regular file";

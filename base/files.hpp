@@ -12,11 +12,20 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace kb {
+
+// A file system error about one path: what() is "path: problem" (control
+// characters escaped); path and problem apart for a diagnostic.
+class PathError : public std::runtime_error {
+ public:
+  PathError(std::string path, std::string problem);
+  std::string path, problem;
+};
 
 // A whole file, or why it could not be read.
 struct FileRead {
@@ -56,7 +65,7 @@ std::string make_temp_beside(const std::string& path);
 // or deleted (writing through one is an error naming it), every relative
 // path is checked with safe_relative_path, and files are written through a
 // uniquely named temporary file in their own folder, renamed over them.
-// Errors throw std::runtime_error naming the path.
+// Errors throw PathError.
 class OutputTree {
  public:
   // Opens the root folder (following the path as given: the user named

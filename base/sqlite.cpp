@@ -101,6 +101,9 @@ bool Stmt::step() {
   if (rc == SQLITE_INTERRUPT && p && p->max_ticks > 0 && ticks_ > p->max_ticks)
     throw SqliteError("a statement ran past its budget of " + std::to_string(p->max_ticks * limits::kTickOps) +
                       " steps and was stopped (a crafted database can make one run forever)");
+  if (rc == SQLITE_TOOBIG)
+    throw SqliteError("a value is longer than the limit of " + std::to_string(sqlite3_limit(db_.handle(), SQLITE_LIMIT_LENGTH, -1)) +
+                      " bytes (" + db_.errmsg() + ")");
   throw SqliteError(db_.errmsg());
 }
 void Stmt::run() {

@@ -159,8 +159,10 @@ int generate(const Compilation& c, const std::string& out_dir, bool check, Diagn
     write_changes(tree, files, stale);
   } catch (const std::exception& e) {
     Diagnostics failed;
-    failed.error({out_dir, 0, 0},
-                 std::string(check ? "cannot read the generated files: " : "cannot write the generated files: ") + e.what(),
+    const auto* pe = dynamic_cast<const PathError*>(&e);
+    failed.error({pe ? pe->path : out_dir, 0, 0},
+                 std::string(check ? "cannot read the generated files: " : "cannot write the generated files: ") +
+                     (pe ? pe->problem : std::string(e.what())),
                  "check that the output folder is writable and holds no links where kbc writes");
     failed.print(stderr);
     diags.append(failed);
