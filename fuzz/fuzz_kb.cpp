@@ -127,6 +127,7 @@ void set_value(std::string& image, Reader& in) {
   const std::string& column = t.columns[in.u8() % t.columns.size()];
   const std::uint32_t row = in.u16();
   const std::uint8_t kind = in.u8();
+  if (image.empty()) return;  // cut to nothing: no database to update
 
   sqlite3* db = nullptr;
   sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr);
