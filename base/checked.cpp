@@ -61,6 +61,14 @@ std::optional<long long> kb_opt_int(const Stmt& st, int c, const ValueAt& at, lo
   return v;
 }
 
+std::string kb_text(const Stmt& st, int c, const ValueAt& at) {
+  if (st.type(c) == SQLITE_BLOB) throw KbValueError(at.table, at.column, row_name(st, at), "a blob where text belongs");
+  std::string_view v = st.view(c);
+  if (auto bad = find_invalid_utf8(v))
+    throw KbValueError(at.table, at.column, row_name(st, at), "text that is not UTF-8 (byte " + std::to_string(*bad + 1) + ")");
+  return std::string(v);
+}
+
 long long kb_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi) {
   if (auto v = kb_opt_int(st, c, at, lo, hi)) return *v;
   throw KbValueError(at.table, at.column, row_name(st, at), "NULL where a whole number belongs");

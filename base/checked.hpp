@@ -67,4 +67,10 @@ long long kb_int(const Stmt& st, int c, const ValueAt& at, long long lo, long lo
 // The same, NULL allowed (nullopt).
 std::optional<long long> kb_opt_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi);
 
+// Column c of the current row as text: NULL reads as "", an integer or a
+// real as its decimal form; a blob, or text that is not UTF-8, is a
+// KbValueError (a JSON answer could not hold it, a terminal would get raw
+// bytes). Lengths are bounded by SQLITE_LIMIT_LENGTH already.
+std::string kb_text(const Stmt& st, int c, const ValueAt& at);
+
 }  // namespace kb

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -259,6 +260,9 @@ int run(int argc, char** argv) {
     return kb_error(where + ": error: cannot read the knowledge base: " + e.what(), ro);
   } catch (const std::bad_alloc&) {
     return kb_error(where + ": error: out of memory reading the knowledge base", ro);
+  } catch (const nlohmann::json::exception& e) {
+    // Text of the KB a JSON answer cannot hold (not UTF-8).
+    return kb_error(where + ": error: kb: a text value cannot be written as JSON (" + std::string(e.what()) + ")", ro);
   } catch (const std::exception& e) {
     // The KB could not be opened or read: its message names the file.
     std::string msg = e.what();
