@@ -7,6 +7,7 @@
 // (tests/test_hostile.cpp) read these constants, not copies of them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace kb::limits {
@@ -76,5 +77,11 @@ inline constexpr long long kMaxSeqLen = 2147483647LL;
 inline constexpr long long kMaxModelCount = 1LL << 20;
 // A line number or a revision.
 inline constexpr long long kMaxLine = 2147483647LL;
+// A word or value of the query lexicon (lexicon.word, lexicon.value,
+// gpus.gpu_key; data/lexicon.tsv, data/gpus.tsv): the lexicon's search tree
+// is as deep as its longest word, and tearing it down recurses per level
+// (found by fuzz_kb: an 880 KB word overflowed the stack). The longest real
+// word is 30 bytes.
+inline constexpr std::size_t kMaxLexiconWordBytes = 256;
 
 }  // namespace kb::limits

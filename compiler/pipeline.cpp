@@ -139,9 +139,11 @@ bool check_data_folder(const fs::path& real_root, const std::string& data_dir, b
   return diags.error_count() == before;
 }
 
-// Language codes become parts of generated paths and KB keys: each must be
-// a plain language tag (en, fr, ja, zh, pt-BR).
-bool check_languages(const Vocab& v, Diagnostics& diags) {
+// Values of the data that bound structures elsewhere: language codes
+// become parts of generated paths and KB keys, so each must be a plain
+// language tag (en, fr, ja, zh, pt-BR); the query lexicon's words and GPU
+// keys set the depth of its search tree (at most kMaxLexiconWordBytes).
+bool check_vocab_values(const Vocab& v, Diagnostics& diags) {
   static const std::regex tag("[a-z]{2,3}(-[A-Za-z0-9]{1,8})*");
   const int before = diags.error_count();
   for (const auto& lang : v.languages) {
@@ -154,6 +156,15 @@ bool check_languages(const Vocab& v, Diagnostics& diags) {
       }
     diags.error(at, "language code '" + lang + "' is not a language tag", "write a tag such as en, fr, ja, zh or pt-BR");
   }
+  const auto long_cells = [&](const TsvTable& t, std::initializer_list<const char*> columns) {
+    for (const auto& row : t.rows)
+      for (const char* column : columns)
+        if (t.get(row, column).size() > limits::kMaxLexiconWordBytes)
+          diags.error(t.span(row, column), std::string(column) + " longer than " + std::to_string(limits::kMaxLexiconWordBytes) + " bytes",
+                      "a word of the query language is a word or a short phrase");
+  };
+  long_cells(v.lexicon, {"word", "value"});
+  long_cells(v.gpus, {"gpu_key"});
   return diags.error_count() == before;
 }
 
@@ -259,7 +270,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   const fs::path real_root = fs::canonical(root, ec);
   if (!check_data_folder(real_root, data_dir, !opts.data.empty(), diags)) return nullptr;
   if (!load_vocab(data_dir, c->vocab, diags)) return nullptr;
-  if (!check_languages(c->vocab, diags)) return nullptr;
+  if (!check_vocab_values(c->vocab, diags)) return nullptr;
   for (const auto& entry : fs::directory_iterator(data_dir, ec)) {
     if (!entry.is_regular_file()) continue;
     auto bytes = read_file(entry.path().string(), limits::kMaxDataFileBytes);
