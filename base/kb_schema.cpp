@@ -85,7 +85,7 @@ std::string kb_structure_problem(Db& db) {
 }
 
 std::string kb_integrity_problem(Db& db) {
-  // quick_check visits every page: about one tick per page, so its budget
+  // quick_check visits every page (about half a tick each), so its budget
   // follows the file's size (bounded by limits::kMaxKbFileBytes).
   long long pages = 0;
   {
@@ -93,7 +93,7 @@ std::string kb_integrity_problem(Db& db) {
     if (st.step()) pages = st.integer(0);
   }
   const long long saved = db.statement_budget();
-  db.set_statement_budget(saved > 0 ? saved + 64 * pages : 0);
+  db.set_statement_budget(saved > 0 ? saved + limits::kQuickCheckTicksPerPage * pages : 0);
   std::string problem;
   try {
     Stmt st(db, "PRAGMA quick_check(1)");

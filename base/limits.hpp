@@ -48,14 +48,18 @@ inline constexpr int kMaxFunctionArgs = 8;
 inline constexpr int kMaxTriggerDepth = 10;
 inline constexpr int kMaxLikePatternBytes = 50000;
 // sqlite3_hard_heap_limit64: all of SQLite's memory in a process that opened
-// a KB it did not build (kbq --kb: under 4 MB; 1000x: under 10 MB).
+// a KB it did not build (kbq's whole peak RSS is under 10 MiB at 1000x).
 inline constexpr std::int64_t kSqliteHeapBytes = 256 * std::int64_t{1 << 20};
 // The progress handler runs every kTickOps virtual-machine operations; a
-// statement that passes kMaxStatementTicks ticks is ended with an error.
-// The costliest statement of a real answer on the 1000x KB takes about
-// 2 000 ticks; a quick_check takes about one tick per 4 KB page.
+// statement that passes kMaxStatementTicks ticks is ended with an error
+// (about 2 s of work). The costliest statement of kbq on the 1000x KB
+// (docs/performance.md) takes 8 203 ticks (`kbq sources`, the conflicts
+// join; a short free word's scan 4 789), so the budget is 6x that. PRAGMA
+// quick_check takes about 0.5 tick per 4 KB page and gets
+// kQuickCheckTicksPerPage more per page of the file.
 inline constexpr int kTickOps = 1000;
-inline constexpr long long kMaxStatementTicks = 2000000;
+inline constexpr long long kMaxStatementTicks = 50000;
+inline constexpr long long kQuickCheckTicksPerPage = 4;
 
 // --- kbq: memory -----------------------------------------------------------
 // kbq's bump arena (query/main.cpp): allocations of up to kArenaMaxAlloc

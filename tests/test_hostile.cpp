@@ -21,6 +21,8 @@
 //     append: PATH: BYTES           "piece"*N "\x1b" ...)
 //     big-file: PATH: N           a file of N bytes ('x' lines)
 //     mkdir: PATH / mkfifo: PATH / symlink: PATH -> TARGET / chmod: PATH OCTAL
+//     device: PATH                a character device like /dev/full (root only:
+//                                 the case is skipped otherwise)
 //     sentinel: PATH              a file with known bytes; like everything
 //                                 under {tmp} it must be unchanged after the run
 //   the run:
@@ -51,6 +53,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -433,6 +436,12 @@ void run_case(const fs::path& file) {
       fs::create_directories(under(tmp, v));
     } else if (d.key == "mkfifo") {
       REQUIRE(::mkfifo(under(tmp, v).c_str(), 0644) == 0);
+    } else if (d.key == "device") {
+      // A copy of /dev/full's node, so that a regression replaces this one,
+      // never the system's. Only root can make one, and only root could
+      // replace a device in /dev: as another user the case has nothing to show.
+      if (::geteuid() != 0) return kbtest::skip("making a device node needs root (and so does replacing one)");
+      REQUIRE(::mknod(under(tmp, v).c_str(), S_IFCHR | 0666, ::makedev(1, 7)) == 0);
     } else if (d.key == "symlink") {
       const auto arrow = v.find(" -> ");
       fs::create_directories(fs::path(under(tmp, v.substr(0, arrow))).parent_path());
