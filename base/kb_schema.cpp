@@ -4,10 +4,12 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <vector>
 
 #include "base/escape.hpp"
 #include "base/limits.hpp"
 #include "base/schema_objects.hpp"
+#include "base/sql_text.hpp"
 
 namespace kb {
 
@@ -29,9 +31,34 @@ const schema::Index* expected_index(std::string_view name) {
 
 }  // namespace
 
+namespace {
+// Why a table's CREATE text differs from the schema's, column by column
+// (the slow path, run only when the texts differ).
+std::string column_problem(Db& db, const schema::Table& t) {
+  Stmt cols(db, "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)");
+  cols.bind(1, t.name);
+  int n = 0;
+  while (cols.step()) {
+    if (n >= t.column_count)
+      return "table '" + std::string(t.name) + "' has a column " + quoted(cols.view(0)) + " the schema does not define";
+    const schema::Column& c = t.columns[n];
+    if (cols.view(0) != c.name || cols.view(1) != c.type || (cols.integer(2) != 0) != c.not_null || cols.integer(3) != c.pk)
+      return "table '" + std::string(t.name) + "' column " + std::to_string(n + 1) + " is " + quoted(cols.view(0)) + " " +
+             escape_controls(cols.view(1), EscapeNewlines::Yes) + ", the schema says '" + std::string(c.name) + "' " + std::string(c.type);
+    ++n;
+  }
+  if (n != t.column_count)
+    return "table '" + std::string(t.name) + "' lacks the column '" + std::string(t.columns[n].name) + "' (rebuild it with kbc build)";
+  return "table '" + std::string(t.name) + "' is not the one base/schema.sql defines (its constraints differ)";
+}
+}  // namespace
+
 std::string kb_structure_problem(Db& db) {
-  // One scan of the schema: every object must be one schema.sql makes.
+  // One scan of the schema: every object must be one schema.sql makes, with
+  // the same CREATE text (normalized: base/sql_text.hpp), so the same
+  // columns, types and constraints.
   std::set<std::string, std::less<>> tables, indexes;
+  std::vector<const schema::Table*> differing;
   {
     Stmt st(db, "SELECT type, name, tbl_name, sql FROM sqlite_schema");
     while (st.step()) {
@@ -39,12 +66,14 @@ std::string kb_structure_problem(Db& db) {
       if (type == "table") {
         const schema::Table* t = expected_table(name);
         if (!t) return "knowledge base holds an unknown table " + quoted(name) + " (not one of base/schema.sql)";
-        if (t->kind == schema::TableKind::Virtual && sql != t->sql)
-          return "table " + quoted(name) + " is not the full-text index the schema defines";
+        if (t->kind != schema::TableKind::Shadow && normalized_sql(sql) != t->sql) {
+          if (t->kind == schema::TableKind::Virtual) return "table " + quoted(name) + " is not the full-text index the schema defines";
+          differing.push_back(t);
+        }
         tables.emplace(name);
       } else if (type == "index") {
         const schema::Index* i = expected_index(name);
-        if (!i || i->table != table || sql != i->sql) return "knowledge base holds an unknown index " + quoted(name);
+        if (!i || i->table != table || normalized_sql(sql) != i->sql) return "knowledge base holds an unknown index " + quoted(name);
         indexes.emplace(name);
       } else if (type == "view") {
         if (expected_table(name)) return "table " + quoted(name) + " is a view, not a table (a kbq knowledge base holds no views)";
@@ -59,28 +88,7 @@ std::string kb_structure_problem(Db& db) {
     if (!tables.count(t.name)) return "knowledge base is incomplete: no table '" + std::string(t.name) + "' (rebuild it with kbc build)";
   for (const auto& i : schema::kIndexes)
     if (!indexes.count(i.name)) return "knowledge base is incomplete: no index '" + std::string(i.name) + "' (rebuild it with kbc build)";
-
-  // The columns of every plain table: names, declared types, NOT NULL and
-  // primary key, in order.
-  Stmt cols(db, "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)");
-  for (const auto& t : schema::kTables) {
-    if (t.kind != schema::TableKind::Plain) continue;
-    cols.bind(1, t.name);
-    int n = 0;
-    while (cols.step()) {
-      if (n >= t.column_count)
-        return "table '" + std::string(t.name) + "' has a column " + quoted(cols.view(0)) + " the schema does not define";
-      const schema::Column& c = t.columns[n];
-      if (cols.view(0) != c.name || cols.view(1) != c.type || (cols.integer(2) != 0) != c.not_null || cols.integer(3) != c.pk)
-        return "table '" + std::string(t.name) + "' column " + std::to_string(n + 1) + " is " + quoted(cols.view(0)) + " " +
-               escape_controls(cols.view(1), EscapeNewlines::Yes) + ", the schema says '" + std::string(c.name) + "' " +
-               std::string(c.type);
-      ++n;
-    }
-    cols.reset();
-    if (n != t.column_count)
-      return "table '" + std::string(t.name) + "' lacks the column '" + std::string(t.columns[n].name) + "' (rebuild it with kbc build)";
-  }
+  if (!differing.empty()) return column_problem(db, *differing.front());
   return {};
 }
 

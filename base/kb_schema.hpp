@@ -1,7 +1,10 @@
 // The structure check of a KB file kbq or kbc did not write: exactly the
 // objects base/schema.sql makes (base/schema_objects.hpp, generated from it
-// at build time), so that every statement kbq runs reads real tables with
-// the expected columns and types. A view or a trigger anywhere, a view
+// at build time), each with the same CREATE text up to layout and comments
+// (base/sql_text.hpp), so that every statement kbq runs reads real tables
+// with the expected columns, types and constraints. One scan of
+// sqlite_schema (about 20 µs); the columns are compared one by one only to
+// say what differs. A view or a trigger anywhere, a view
 // standing in for a table, a table of another shape, an unknown table or
 // index, or a virtual table of another definition is refused before any
 // reader runs. Then PRAGMA quick_check: a file whose pages do not hold

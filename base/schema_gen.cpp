@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "base/sql_text.hpp"
+
 namespace {
 
 struct Column {
@@ -115,9 +117,11 @@ int main(int argc, char** argv) {
          "struct Column {\n  std::string_view name, type;  // as pragma_table_info gives them\n  bool not_null;\n  int pk;  // "
          "position in the primary key, 0 = not in it\n};\n\n"
          "enum class TableKind { Plain, Virtual, Shadow };\n\n"
-         "struct Table {\n  std::string_view name;\n  TableKind kind;\n  std::string_view sql;  // CREATE text: compared for "
-         "virtual tables\n  const Column* columns;  // plain tables\n  int column_count;\n};\n\n"
-         "struct Index {\n  std::string_view name, table;\n  std::string_view sql;  // CREATE text, empty for automatic indexes\n};\n\n";
+         "struct Table {\n  std::string_view name;\n  TableKind kind;\n  std::string_view sql;  // CREATE text, normalized "
+         "(base/sql_text.hpp); empty for shadow tables\n  const Column* columns;  // as pragma_table_info gives them\n  int "
+         "column_count;\n};\n\n"
+         "struct Index {\n  std::string_view name, table;\n  std::string_view sql;  // CREATE text, normalized; empty for automatic "
+         "indexes\n};\n\n";
   for (const auto& o : objects) {
     if (o.type != "table" || o.columns.empty()) continue;
     out << "inline constexpr Column kColumns_" << ident(o.name) << "[] = {\n";
@@ -130,12 +134,13 @@ int main(int argc, char** argv) {
     if (o.type != "table") continue;
     const bool is_virtual = o.sql.rfind("CREATE VIRTUAL TABLE", 0) == 0;
     const char* kind = is_virtual ? "TableKind::Virtual" : shadow(o) ? "TableKind::Shadow" : "TableKind::Plain";
-    out << "    {" << literal(o.name) << ", " << kind << ", " << literal(is_virtual ? o.sql : "") << ", "
+    out << "    {" << literal(o.name) << ", " << kind << ", " << literal(shadow(o) ? std::string() : kb::normalized_sql(o.sql)) << ", "
         << (o.columns.empty() ? std::string("nullptr") : "kColumns_" + ident(o.name)) << ", " << o.columns.size() << "},\n";
   }
   out << "};\n\ninline constexpr Index kIndexes[] = {\n";
   for (const auto& o : objects)
-    if (o.type == "index") out << "    {" << literal(o.name) << ", " << literal(o.table) << ", " << literal(o.sql) << "},\n";
+    if (o.type == "index")
+      out << "    {" << literal(o.name) << ", " << literal(o.table) << ", " << literal(kb::normalized_sql(o.sql)) << "},\n";
   out << "};\n\n}  // namespace kb::schema\n";
 
   // Written only when it changes, so dependents are not rebuilt for nothing.

@@ -147,7 +147,9 @@ Db Db::from_bytes(const unsigned char* data, size_t size) {
   const int rc = sqlite3_deserialize(db.db_, "main", const_cast<unsigned char*>(data), static_cast<sqlite3_int64>(size),
                                      static_cast<sqlite3_int64>(size), SQLITE_DESERIALIZE_READONLY);
   if (rc != SQLITE_OK) throw SqliteError("cannot load the embedded knowledge base: " + db.errmsg());
-  db.harden(limits::kMaxStatementTicks);
+  // Built with this program: the settings cost nothing, the file checks
+  // (cell_size_check) are left out.
+  db.harden(limits::kMaxStatementTicks, false);
   return db;
 }
 
@@ -170,11 +172,11 @@ Db Db::open_untrusted(const std::string& path, long long max_ticks) {
   const std::string uri = "file:" + uri_path(path) + "?mode=ro&immutable=1";
   if (sqlite3_open_v2(uri.c_str(), &db.db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
     throw SqliteError(db.errmsg());
-  db.harden(max_ticks < 0 ? limits::kMaxStatementTicks : max_ticks);
+  db.harden(max_ticks < 0 ? limits::kMaxStatementTicks : max_ticks, true);
   return db;
 }
 
-void Db::harden(long long max_ticks) {
+void Db::harden(long long max_ticks, bool check_cells) {
   int ignored = 0;
   sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored);
   sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &ignored);
@@ -196,7 +198,7 @@ void Db::harden(long long max_ticks) {
   if (sqlite3_hard_heap_limit64(-1) == 0) sqlite3_hard_heap_limit64(limits::kSqliteHeapBytes);
   progress_ = std::make_unique<Progress>();
   set_statement_budget(max_ticks);
-  exec("PRAGMA cell_size_check = ON");
+  if (check_cells) exec("PRAGMA cell_size_check = ON");
 }
 
 void Db::set_statement_budget(long long max_ticks) {

@@ -81,7 +81,8 @@ class Db {
   enum class Mode { ReadOnly, ReadWriteCreate };
   Db(const std::string& path, Mode mode);
   // Opens serialized database bytes in place, read-only; they must outlive
-  // the Db (kbq's KB embedded in the binary). Hardened as open_untrusted.
+  // the Db (kbq's KB embedded in the binary). The SQLite settings of
+  // open_untrusted apply (limits, budget), not its file checks.
   static Db from_bytes(const unsigned char* data, size_t size);
   // Opens a database file someone else may have written (kbq --kb, kbc
   // dump): a regular file of at most limits::kMaxKbFileBytes (a FIFO, a
@@ -129,8 +130,9 @@ class Db {
     long long* ticks = nullptr;  // the counter of the statement being stepped
   };
   Db() = default;
-  // The settings of open_untrusted, after the connection is open.
-  void harden(long long max_ticks);
+  // The settings of open_untrusted, after the connection is open
+  // (`check_cells`: PRAGMA cell_size_check, for files).
+  void harden(long long max_ticks, bool check_cells);
   static int on_progress(void* progress);
   sqlite3* db_ = nullptr;
   std::map<std::string, Cached, std::less<>> cache_;
