@@ -280,7 +280,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
 
   // Documents: *.md (markdown editions) and *.txt (text exports), outside
   // the data folder; README.md files document a folder and are skipped.
-  SourceWalk walk{root, real_root, fs::weakly_canonical(data_dir, ec), diags, {}};
+  SourceWalk walk{root, real_root, fs::weakly_canonical(data_dir, ec), diags, {}, {}, false};
   const int walk_errors = diags.error_count();
   walk.folder(root, 0);
   if (diags.error_count() > walk_errors) return nullptr;  // a folder not read is an error, never a silent cut

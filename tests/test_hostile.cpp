@@ -300,9 +300,10 @@ void overflow_cycle(const std::string& path) {
   for (long long pg : leaves) {
     const size_t base = static_cast<size_t>(pg - 1) * U, h = base + (pg == 1 ? 100 : 0);
     REQUIRE(static_cast<unsigned char>(b[h]) == 0x0D);
-    const size_t n = (static_cast<unsigned char>(b[h + 3]) << 8) | static_cast<unsigned char>(b[h + 4]);
+    const auto byte = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(b[i])); };
+    const size_t n = byte(h + 3) << 8 | byte(h + 4);
     for (size_t i = 0; i < n; ++i) {
-      const size_t off = base + ((static_cast<unsigned char>(b[h + 8 + 2 * i]) << 8) | static_cast<unsigned char>(b[h + 9 + 2 * i]));
+      const size_t off = base + (byte(h + 8 + 2 * i) << 8 | byte(h + 9 + 2 * i));
       const auto [size, sl] = varint(b, off);
       const auto [rowid, rl] = varint(b, off + static_cast<size_t>(sl));
       (void)rowid;
