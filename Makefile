@@ -74,12 +74,13 @@ check-code-facts: build
 	@if [ -d "$(MBRIDGE)/src/megatron/bridge" ]; then \
 	  $(BUILD)/kbc extract-code --mbridge $(MBRIDGE) $(MBRIDGE_ARGS) --check && echo "check-code-facts: kb-sources/code matches $(MBRIDGE)"; \
 	else echo "check-code-facts: SKIPPED: no Megatron Bridge checkout at $(MBRIDGE)"; fi
+ASAN_BUILD ?= build-asan
 
 asan:
 	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DKB_SANITIZE=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang
-	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKB_SANITIZE=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz build-bench
@@ -121,7 +122,8 @@ bench:
 	cmake --build build-bench -j $(JOBS) --target kbc kbq
 	bench/run.sh --build build-bench --runs $(BENCH_RUNS) --scales "$(BENCH_SCALES)" $(BENCH_ARGS)
 
-# `make fuzz`: the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/,
+# `make fuzz`: the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/
+# (FUZZ_BUILD=DIR for another folder),
 # seeded from kb-sources, the seeds, the golden and bad queries
 # (fuzz/seed_corpus.py), each run FUZZ_SECONDS (default 60). New corpus
 # entries go to build-fuzz/corpus/<target>-work; a crash leaves
@@ -129,25 +131,26 @@ bench:
 # at the end if one found something. FUZZ_ENV sets environment variables
 # (FUZZ_ENV=KB_FUZZ_NO_ROUNDTRIP=1: fuzz_dsl looks for crashes only).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= fuzz_dsl fuzz_markdown fuzz_text_export
+FUZZ_TARGETS ?= fuzz_dsl fuzz_markdown fuzz_text_export fuzz_kb
+FUZZ_BUILD   ?= build-fuzz
 FUZZ_ARGS    ?=
 FUZZ_ENV     ?=
 
 fuzz:
 	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"
-	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_FUZZ=ON \
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_FUZZ=ON \
 	  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang $(CMAKE_ARGS)
-	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS)
-	python3 fuzz/seed_corpus.py build-fuzz/corpus
-	@mkdir -p build-fuzz/artifacts
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+	python3 fuzz/seed_corpus.py $(FUZZ_BUILD)/corpus
+	@mkdir -p $(FUZZ_BUILD)/artifacts
 	@failed=""; for t in $(FUZZ_TARGETS); do \
-	  name=$${t#fuzz_}; mkdir -p build-fuzz/corpus/$$t-work; \
+	  name=$${t#fuzz_}; mkdir -p $(FUZZ_BUILD)/corpus/$$t-work; \
 	  echo "== $$t: $(FUZZ_SECONDS) s"; \
 	  env UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 $(FUZZ_ENV) \
-	  build-fuzz/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	    -max_len=$$(if [ $$name = dsl ]; then echo 4096; else echo 65536; fi) \
-	    -print_final_stats=1 -dict=build-fuzz/corpus/$$name.dict $(FUZZ_ARGS) \
-	    -artifact_prefix=build-fuzz/artifacts/$$t- \
-	    build-fuzz/corpus/$$t-work build-fuzz/corpus/$$name || failed="$$failed $$t"; \
+	  $(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=$$(if [ $$name = dsl ] || [ $$name = kb ]; then echo 4096; else echo 65536; fi) \
+	    -print_final_stats=1 -dict=$(FUZZ_BUILD)/corpus/$$name.dict $(FUZZ_ARGS) \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
+	    $(FUZZ_BUILD)/corpus/$$t-work $(FUZZ_BUILD)/corpus/$$name || failed="$$failed $$t"; \
 	done; \
-	if [ -n "$$failed" ]; then echo "make fuzz: findings in:$$failed (see build-fuzz/artifacts/)"; exit 1; fi
+	if [ -n "$$failed" ]; then echo "make fuzz: findings in:$$failed (see $(FUZZ_BUILD)/artifacts/)"; exit 1; fi

@@ -3,11 +3,16 @@
 
 #include <cstdio>
 
+#include "base/escape.hpp"
+
 namespace kb {
 
+// A diagnostic is one line (and a hint line): a file name or a quoted input
+// holding a line feed or a terminal escape would forge or hide lines, so
+// every part is written with its control characters escaped.
 std::string Diagnostic::render() const {
   std::string out;
-  out += span.file.empty() ? std::string("kbc") : span.file;
+  out += span.file.empty() ? std::string("kbc") : escape_controls(span.file, EscapeNewlines::Yes);
   if (span.line > 0) {
     out += ":" + std::to_string(span.line);
     if (span.col > 0) out += ":" + std::to_string(span.col);
@@ -28,11 +33,11 @@ std::string Diagnostic::render() const {
   if (message.size() > kMaxMessage) {
     size_t cut = kMaxMessage;
     while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
-    out += message.substr(0, cut) + "… (" + std::to_string(message.size()) + " bytes)";
+    out += escape_controls(message.substr(0, cut), EscapeNewlines::Yes) + "… (" + std::to_string(message.size()) + " bytes)";
   } else {
-    out += message;
+    out += escape_controls(message, EscapeNewlines::Yes);
   }
-  if (!hint.empty()) out += "\n  hint: " + hint;
+  if (!hint.empty()) out += "\n  hint: " + escape_controls(hint, EscapeNewlines::Yes);
   return out;
 }
 

@@ -1,10 +1,14 @@
 // A thin RAII layer over the SQLite C API: statements are prepared once and
-// every value is bound as a parameter (never spliced into SQL text).
+// every value is bound as a parameter (never spliced into SQL text). A KB
+// file kbq or kbc did not write is opened with Db::open_untrusted, which
+// follows SQLite's guidance for untrusted database files
+// (docs/security.md).
 #pragma once
 
 #include <sqlite3.h>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -25,7 +29,7 @@ class Stmt {
   ~Stmt();
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
-  Stmt(Stmt&& o) noexcept : db_(o.db_), s_(o.s_), borrowed_(o.borrowed_) {
+  Stmt(Stmt&& o) noexcept : db_(o.db_), s_(o.s_), borrowed_(o.borrowed_), ticks_(o.ticks_) {
     o.s_ = nullptr;
     o.borrowed_ = nullptr;
   }
@@ -48,8 +52,10 @@ class Stmt {
     return *this;
   }
 
-  bool step();  // true while a row is available
-  void run();   // step to completion, then reset
+  // True while a row is available. On a connection with a statement budget
+  // (Db::open_untrusted), a statement that runs past it throws SqliteError.
+  bool step();
+  void run();  // step to completion, then reset
   void reset();
 
   int columns() const { return sqlite3_column_count(s_); }
@@ -67,6 +73,7 @@ class Stmt {
   Db& db_;
   sqlite3_stmt* s_ = nullptr;
   bool* borrowed_ = nullptr;  // the cache entry's busy flag when s_ is borrowed from Db's cache
+  long long ticks_ = 0;       // progress-handler ticks this statement has used since it started
 };
 
 class Db {
@@ -74,10 +81,24 @@ class Db {
   enum class Mode { ReadOnly, ReadWriteCreate };
   Db(const std::string& path, Mode mode);
   // Opens serialized database bytes in place, read-only; they must outlive
-  // the Db (kbq's KB embedded in the binary).
+  // the Db (kbq's KB embedded in the binary). The SQLite settings of
+  // open_untrusted apply (limits, budget), not its file checks.
   static Db from_bytes(const unsigned char* data, size_t size);
+  // Opens a database file someone else may have written (kbq --kb, kbc
+  // dump): a regular file of at most limits::kMaxKbFileBytes (a FIFO, a
+  // device or a folder is refused before SQLite sees it), read-only and
+  // immutable (no lock, journal, -wal or -shm file is read or created),
+  // SQLITE_DBCONFIG_DEFENSIVE on, trusted_schema, views and triggers off,
+  // cell_size_check on, the limits of base/limits.hpp (value length, SQL
+  // length, columns, expression depth, ...; no ATTACH), SQLite's heap
+  // limited for the process, and a budget of progress-handler ticks per
+  // statement (`max_ticks`, limits::kMaxStatementTicks by default; 0 = none).
+  // Throws SqliteError.
+  static Db open_untrusted(const std::string& path, long long max_ticks = -1);
   ~Db();
-  Db(Db&& o) noexcept : db_(o.db_), cache_(std::move(o.cache_)), caching_(o.caching_) { o.db_ = nullptr; }
+  Db(Db&& o) noexcept : db_(o.db_), cache_(std::move(o.cache_)), caching_(o.caching_), progress_(std::move(o.progress_)) {
+    o.db_ = nullptr;
+  }
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
@@ -92,16 +113,31 @@ class Db {
   // afresh.
   void cache_statements() { caching_ = true; }
 
+  // The statement budget in progress-handler ticks (0 = none); a statement
+  // may be given more (PRAGMA quick_check on a large file) and set back.
+  long long statement_budget() const { return progress_ ? progress_->max_ticks : 0; }
+  void set_statement_budget(long long max_ticks);
+
  private:
   friend class Stmt;
   struct Cached {
     sqlite3_stmt* stmt = nullptr;
     bool busy = false;
   };
+  // The progress handler's state, at a fixed address (a Db moves).
+  struct Progress {
+    long long max_ticks = 0;     // a statement past this many ticks is interrupted
+    long long* ticks = nullptr;  // the counter of the statement being stepped
+  };
   Db() = default;
+  // The settings of open_untrusted, after the connection is open
+  // (`check_cells`: PRAGMA cell_size_check, for files).
+  void harden(long long max_ticks, bool check_cells);
+  static int on_progress(void* progress);
   sqlite3* db_ = nullptr;
   std::map<std::string, Cached, std::less<>> cache_;
   bool caching_ = false;
+  std::unique_ptr<Progress> progress_;
 };
 
 }  // namespace kb

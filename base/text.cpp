@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
+
+#include "base/files.hpp"
 
 namespace kb {
 
@@ -231,13 +231,7 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::optional<std::string> read_file(const std::string& path, std::uint64_t max_bytes) { return read_regular_file(path, max_bytes).bytes; }
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/limits.hpp"
+
 namespace kb {
 
 // Byte offset of the first invalid UTF-8 sequence, or nullopt when valid.
@@ -43,8 +45,9 @@ bool is_cjk(char32_t cp);
 // Hex SHA-256 of bytes.
 std::string sha256_hex(std::string_view bytes);
 
-// Reads a whole file; nullopt when it cannot be opened.
-std::optional<std::string> read_file(const std::string& path);
+// Reads a whole regular file of at most `max_bytes` (base/files.hpp,
+// read_regular_file, says why not); nullopt when it cannot.
+std::optional<std::string> read_file(const std::string& path, std::uint64_t max_bytes = limits::kMaxSourceFileBytes);
 
 // Levenshtein distance in bytes (for ASCII identifiers: nearest-key hints).
 size_t edit_distance(std::string_view a, std::string_view b);

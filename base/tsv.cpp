@@ -1,6 +1,9 @@
 // TSV reader for kb-sources/data (see tsv.hpp).
 #include "base/tsv.hpp"
 
+#include "base/escape.hpp"
+#include "base/files.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 
 namespace kb {
@@ -41,6 +44,22 @@ TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& 
                 "save the file as UTF-8");
     return t;
   }
+  // A control character (ESC, a C1 or bidirectional control) would reach
+  // terminals and generated pages through every value of the file.
+  if (auto bad = find_control(text)) {
+    int line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < *bad; ++i)
+      if (text[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    size_t at = *bad;
+    diags.error({path, line, code_point_column(text.substr(line_start), *bad - line_start) + 1},
+                "control character " + code_point_name(next_code_point(text, at)) + " in a data file",
+                "remove it: data values reach terminals and generated pages");
+    return t;
+  }
   if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
   int line_no = 0;
   for (auto& raw : split(text, '\n')) {
@@ -72,12 +91,12 @@ TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& 
 }
 
 std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required) {
-  auto text = read_file(path);
-  if (!text) {
-    diags.error({path, 0, 0}, "cannot read data file", "check that the file exists and is readable");
+  auto text = read_regular_file(path, limits::kMaxDataFileBytes);
+  if (!text.bytes) {
+    diags.error({path, 0, 0}, "cannot read data file: " + text.error, "check that the file exists and is readable");
     return std::nullopt;
   }
-  return parse_tsv(path, *text, diags, required);
+  return parse_tsv(path, *text.bytes, diags, required);
 }
 
 }  // namespace kb

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "base/escape.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
 #include "compiler/code/extract.hpp"
@@ -29,6 +30,10 @@ int write_out(const std::string& text) {
   }
   return kb::kExitOk;
 }
+
+// A path or message as printed: control characters (a newline in a file
+// name would forge a diagnostic line) escaped.
+std::string shown(const std::string& s) { return kb::escape_controls(s, kb::EscapeNewlines::Yes); }
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,10 +111,10 @@ int main(int argc, char** argv) {
     const bool ok = build_kb(opts, out, diags);
     diags.print(stderr, /*errors_only=*/quiet);
     if (!ok) {
-      std::fprintf(stderr, "kbc: %d error(s); %s left unchanged\n", diags.error_count(), out.c_str());
+      std::fprintf(stderr, "kbc: %d error(s); %s left unchanged\n", diags.error_count(), shown(out).c_str());
       return kExitError;
     }
-    if (!quiet) std::fprintf(stderr, "kbc: wrote %s\n", out.c_str());
+    if (!quiet) std::fprintf(stderr, "kbc: wrote %s\n", shown(out).c_str());
     return kExitOk;
   }
   if (*lint) {
@@ -125,7 +130,7 @@ int main(int argc, char** argv) {
     try {
       text = dump_kb(kb_path, *parse_dump_format(format));  // --format is checked
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: error: %s\n", kb_path.c_str(), e.what());
+      std::fprintf(stderr, "%s: error: %s\n", shown(kb_path).c_str(), shown(e.what()).c_str());
       return kExitError;
     }
     return write_out(text);

@@ -3,9 +3,14 @@
 #include "compiler/pipeline.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <regex>
 
+#include "base/escape.hpp"
+#include "base/files.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 #include "compiler/derive/derive.hpp"
 #include "compiler/ingest/ingest.hpp"
@@ -97,6 +102,181 @@ void check_revision_dates(const std::vector<Document>& docs, const std::string& 
   }
 }
 
+// The span of byte `offset` of `text`: 1-based line (LF-counted) and
+// code-point column.
+Span span_at(const std::string& file, std::string_view text, std::size_t offset) {
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i)
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  return {file, line, code_point_column(text.substr(line_start), offset - line_start) + 1};
+}
+
+// "U+001B" for the code point at a byte offset of valid UTF-8.
+std::string code_point_at(std::string_view text, std::size_t offset) { return code_point_name(next_code_point(text, offset)); }
+
+// Does a file name say it is a source (*.md but README.md, *.txt)?
+bool source_name(const fs::path& p) {
+  const auto ext = p.extension().string();
+  return (ext == ".md" && p.filename() != "README.md") || ext == ".txt";
+}
+
+// The data folder: the default <sources>/data must resolve inside the
+// sources folder; every file in it must resolve inside the data folder (a
+// link to /dev/zero or to a file elsewhere is an error naming it).
+bool check_data_folder(const fs::path& real_root, const std::string& data_dir, bool given, Diagnostics& diags) {
+  std::error_code ec;
+  const int before = diags.error_count();
+  const fs::path real_data = fs::canonical(data_dir, ec);
+  if (ec) return true;  // missing: load_vocab names the files it cannot read
+  if (!given && !lexically_inside(real_root, real_data)) {
+    diags.error({data_dir, 0, 0}, "links outside the sources folder (to " + real_data.string() + ")",
+                "the data folder is part of the sources: keep it inside, or pass --data DIR");
+    return false;
+  }
+  fs::directory_iterator it(data_dir, ec);
+  if (ec) {
+    diags.error({data_dir, 0, 0}, "cannot read folder: " + ec.message(), "check its permissions");
+    return false;
+  }
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      diags.error({data_dir, 0, 0}, "cannot read folder: " + ec.message(), "check its permissions");
+      return false;
+    }
+    const fs::path p = it->path();
+    const std::string shown = (fs::path(data_dir) / p.filename()).generic_string();
+    std::error_code lec;
+    if (!it->is_symlink(lec)) continue;
+    const fs::path target = fs::canonical(p, lec);
+    if (lec) continue;  // a dangling link: load_vocab reports it if it is a data file
+    if (!lexically_inside(real_data, target))
+      diags.error({shown, 0, 0}, "links outside the data folder (to " + target.string() + ")",
+                  "kbc reads only files inside the sources; copy the file in instead");
+  }
+  return diags.error_count() == before;
+}
+
+// Values of the data that bound structures elsewhere: language codes
+// become parts of generated paths and KB keys, so each must be a plain
+// language tag (en, fr, ja, zh, pt-BR); the query lexicon's words and GPU
+// keys set the depth of its search tree (at most kMaxLexiconWordBytes).
+bool check_vocab_values(const Vocab& v, Diagnostics& diags) {
+  static const std::regex tag("[a-z]{2,3}(-[A-Za-z0-9]{1,8})*");
+  const int before = diags.error_count();
+  for (const auto& lang : v.languages) {
+    if (std::regex_match(lang, tag)) continue;
+    Span at{v.sections.path, 0, 0};
+    for (const auto& row : v.sections.rows)
+      if (v.sections.get(row, "lang") == lang) {
+        at = v.sections.span(row, "lang");
+        break;
+      }
+    diags.error(at, "language code '" + lang + "' is not a language tag", "write a tag such as en, fr, ja, zh or pt-BR");
+  }
+  const auto long_cells = [&](const TsvTable& t, std::initializer_list<const char*> columns) {
+    for (const auto& row : t.rows)
+      for (const char* column : columns)
+        if (t.get(row, column).size() > limits::kMaxLexiconWordBytes)
+          diags.error(t.span(row, column), std::string(column) + " longer than " + std::to_string(limits::kMaxLexiconWordBytes) + " bytes",
+                      "a word of the query language is a word or a short phrase");
+  };
+  long_cells(v.lexicon, {"word", "value"});
+  long_cells(v.gpus, {"gpu_key"});
+  return diags.error_count() == before;
+}
+
+// The documents of the sources folder: walked folder by folder without
+// following folder links; a folder that cannot be read is an error naming
+// it; a file link must resolve inside the sources folder; a source that is
+// not a regular file is an error. Bounded in depth and count
+// (base/limits.hpp).
+struct SourceWalk {
+  const fs::path& root;
+  const fs::path& real_root;
+  fs::path real_data;
+  Diagnostics& diags;
+  std::vector<std::pair<fs::path, std::string>> files;  // path, and relative to the root (lexically: a link is not resolved)
+  std::string prefix;                                   // the folder being walked, relative to the root, with a '/'
+
+  std::string rel(const fs::path& p) const { return prefix + p.filename().string(); }
+
+  void folder(const fs::path& dir, int depth) {
+    const std::string shown = prefix.empty() ? root.generic_string() : prefix.substr(0, prefix.size() - 1);
+    if (depth > limits::kMaxFolderDepth) {
+      diags.error({shown, 0, 0}, "folders nested more than " + std::to_string(limits::kMaxFolderDepth) + " deep",
+                  "docs/security.md says how to change the limit");
+      return;
+    }
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+      diags.error({shown, 0, 0}, "cannot read folder: " + ec.message(), "check its permissions: every file under the sources is compiled");
+      return;
+    }
+    std::vector<fs::directory_entry> entries;
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      if (ec) {
+        diags.error({shown, 0, 0}, "cannot read folder: " + ec.message(),
+                    "check its permissions: every file under the sources is compiled");
+        return;
+      }
+      entries.push_back(*it);
+    }
+    std::sort(entries.begin(), entries.end());
+    for (const auto& e : entries) {
+      const fs::path& p = e.path();
+      const auto st = e.symlink_status(ec);
+      if (fs::is_symlink(st)) {
+        if (!source_name(p)) continue;  // links to folders are not followed; other files are not read
+        std::error_code lec;
+        const fs::path target = fs::canonical(p, lec);
+        if (lec) {
+          diags.error({rel(p), 0, 0}, "cannot read file: a link to nothing (" + lec.message() + ")", "remove the link");
+          continue;
+        }
+        if (!lexically_inside(real_root, target)) {
+          diags.error({rel(p), 0, 0}, "links outside the sources folder (to " + target.string() + ")",
+                      "kbc reads only files inside the sources; copy the file in instead");
+          continue;
+        }
+        if (!fs::is_regular_file(target, lec)) {
+          diags.error({rel(p), 0, 0}, "is not a regular file", "a source is a regular file");
+          continue;
+        }
+        add(p);
+      } else if (fs::is_directory(st)) {
+        if (fs::weakly_canonical(p, ec) == real_data) continue;
+        const std::string saved = prefix;
+        prefix += p.filename().string() + "/";
+        folder(p, depth + 1);
+        prefix = saved;
+      } else if (source_name(p)) {
+        if (!fs::is_regular_file(st)) {
+          diags.error({rel(p), 0, 0}, "is " + std::string(fs::is_fifo(st) ? "a FIFO" : "not a regular file"), "a source is a regular file");
+          continue;
+        }
+        add(p);
+      }
+    }
+  }
+
+  void add(const fs::path& p) {
+    if (files.size() >= static_cast<std::size_t>(limits::kMaxSourceFiles)) {
+      if (!too_many)
+        diags.error({root.generic_string(), 0, 0}, "more than " + std::to_string(limits::kMaxSourceFiles) + " source files",
+                    "docs/security.md says how to change the limit");
+      too_many = true;
+      return;
+    }
+    files.emplace_back(p, rel(p));
+  }
+  bool too_many = false;
+};
+
 }  // namespace
 
 std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& diags) {
@@ -108,28 +288,24 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
     diags.error({opts.sources, 0, 0}, "sources folder not found", "pass --sources DIR (default: kb-sources)");
     return nullptr;
   }
+  const fs::path real_root = fs::canonical(root, ec);
+  if (!check_data_folder(real_root, data_dir, !opts.data.empty(), diags)) return nullptr;
   if (!load_vocab(data_dir, c->vocab, diags)) return nullptr;
+  if (!check_vocab_values(c->vocab, diags)) return nullptr;
   for (const auto& entry : fs::directory_iterator(data_dir, ec)) {
     if (!entry.is_regular_file()) continue;
-    auto bytes = read_file(entry.path().string());
+    auto bytes = read_file(entry.path().string(), limits::kMaxDataFileBytes);
     c->data_files.emplace_back(fs::relative(entry.path(), root, ec).generic_string(), sha256_hex(bytes ? *bytes : ""));
   }
   std::sort(c->data_files.begin(), c->data_files.end());
 
   // Documents: *.md (markdown editions) and *.txt (text exports), outside
   // the data folder; README.md files document a folder and are skipped.
-  std::vector<fs::path> files;
-  const fs::path data_path = fs::weakly_canonical(data_dir, ec);
-  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    if (it->is_directory() && fs::weakly_canonical(it->path(), ec) == data_path) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (!it->is_regular_file()) continue;
-    const auto ext = it->path().extension().string();
-    if ((ext == ".md" && it->path().filename() != "README.md") || ext == ".txt") files.push_back(it->path());
-  }
+  SourceWalk walk{root, real_root, fs::weakly_canonical(data_dir, ec), diags, {}, {}, false};
+  const int walk_errors = diags.error_count();
+  walk.folder(root, 0);
+  if (diags.error_count() > walk_errors) return nullptr;  // a folder not read is an error, never a silent cut
+  auto& files = walk.files;
   std::sort(files.begin(), files.end());
   if (files.empty()) {
     diags.error({opts.sources, 0, 0}, "no sources found (no .md or .txt files)",
@@ -139,25 +315,39 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
 
   const TextExportHints hints = c->vocab.text_export_hints();
   std::vector<Document> docs;
-  for (const auto& f : files) {
-    const std::string rel = fs::relative(f, root, ec).generic_string();
-    auto bytes = read_file(f.string());
-    if (!bytes) {
-      diags.error({rel, 0, 0}, "cannot read file", "check permissions");
+  std::uint64_t total_bytes = 0;
+  for (const auto& [f, rel] : files) {
+    FileRead read = read_regular_file(f.string(), limits::kMaxSourceFileBytes);
+    if (!read.bytes) {
+      diags.error({rel, 0, 0}, "cannot read file: " + read.error, "check permissions; a source is a regular file");
       continue;
     }
-    SourceFile sf{rel, *bytes};
+    const std::string& bytes = *read.bytes;
+    total_bytes += bytes.size();
+    if (total_bytes > limits::kMaxSourcesBytes) {
+      diags.error({opts.sources, 0, 0}, "the sources pass the limit of " + std::to_string(limits::kMaxSourcesBytes) + " bytes",
+                  "docs/security.md says how to change the limit");
+      return nullptr;
+    }
+    SourceFile sf{rel, bytes};
     const int before = diags.error_count();
     std::optional<Document> doc =
         f.extension() == ".md" ? ingest_markdown(sf, diags, c->vocab.markdown_edition(rel)) : ingest_text_export(sf, hints, diags);
     if (!doc) continue;
     if (!c->vocab.languages.count(doc->meta.lang)) {
-      diags.error({rel, key_line(*bytes, "lang"), 7}, "unknown lang '" + doc->meta.lang + "'",
+      diags.error({rel, key_line(bytes, "lang"), 7}, "unknown lang '" + doc->meta.lang + "'",
                   "known languages: " + join(std::vector<std::string>(c->vocab.languages.begin(), c->vocab.languages.end()), ", ") +
                       " (add a language to data/sections.tsv and data/lexicon.tsv)");
       continue;
     }
     if (diags.error_count() > before) continue;  // a document with errors contributes no facts
+    // A control character would reach terminals (kbq) and pages (generate)
+    // through every fact of the document.
+    if (auto at = find_control(bytes)) {
+      diags.error(span_at(rel, bytes, *at), "control character " + code_point_at(bytes, *at) + " in a source",
+                  "remove it: source text reaches terminals and generated pages");
+      continue;
+    }
     docs.push_back(std::move(*doc));
   }
   check_restorations(docs, diags);

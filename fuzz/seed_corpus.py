@@ -12,9 +12,12 @@ Writes, under OUT:
   text_export/    the seed text exports (../shared/seeds/*.txt, when present)
                   and the text-export fixtures, each prefixed with the byte
                   that picks its edition (fuzz_text_export.cpp)
+  kb/             mutation lists of fuzz_kb.cpp: no mutation (small and full
+                  KB), one value or page mutation of each kind, a few mixes
   dsl.dict        lexicon words and DSL punctuation (libFuzzer -dict)
   markdown.dict   front-matter keys, headings, table headers, cell words
   text_export.dict  the same with tabs, bullets and tree lines
+  kb.dict         page-type bytes, varints, extreme integers, SQLite's header
 Plus fuzz/regressions/<target>/, inputs that once crashed or broke an
 invariant (fixed since), copied in; fuzz/open-bugs/ (findings not fixed
 yet, when there are any) is left out.
@@ -185,6 +188,36 @@ def text_export(out):
         put(folder, bytes([pick]) + b"\n".join(data.split(b"\n")[:100]))
 
 
+def kb(out):
+    """Seeds of fuzz_kb: a flags byte (bit 0: the kb-sources KB instead of
+    the small one; bits 1-6: the questions; bit 7: check, rules, sources),
+    then mutations (op % 4: 0 page bytes, 1 a value, 2 a byte flip, 3 a cut)."""
+    folder = os.path.join(out, "kb")
+    for flags in (0x00, 0x01, 0x80, 0x81, 0x2A, 0x55):
+        put(folder, bytes([flags]))
+    # One value mutation per table index, column index and value kind.
+    n = 0
+    for table in range(0, 32, 3):
+        for column in range(0, 12, 5):
+            for kind in range(10):
+                payload = bytes([(table * 7 + column * 3 + kind) & 0xFF] * 8)
+                put(folder, bytes([n & 0x81, 1, table, column, 0, n % 7, kind]) + payload)
+                n += 1
+    # Page writes over the header, the first pages and later ones; flips; cuts.
+    for page in (0, 1, 2, 5, 20, 100):
+        for off in (0, 8, 100, 4000):
+            put(folder, bytes([page & 1, 0, 0, page, off >> 8, off & 0xFF, 4, 0xFF, 0x00, 0x7F, 0x80]))
+    for at in (16, 18, 28, 56, 100, 4096, 8192 + 3):
+        put(folder, bytes([1, 2]) + at.to_bytes(4, "big") + b"\x80")
+    put(folder, bytes([0, 3, 0]) + (5000).to_bytes(4, "big"))
+    put(folder, bytes([0x81, 1, 20, 11, 0, 1, 2, 1, 9, 0, 3, 1, 0, 0, 0, 9]))
+    with open(os.path.join(out, "kb.dict"), "w", encoding="ascii") as f:
+        for word in (b"\x00\x00\x00\x00", b"\xff\xff\xff\xff", b"\x7f\xff\xff\xff\xff\xff\xff\xff", b"\x80\x00\x00\x00\x00\x00\x00\x00",
+                     b"\x0d", b"\x05", b"\x0a", b"\x02", b"\x81\x80\x80\x00", b"\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+                     b"SQLite format 3\x00", b"\x10\x00", b"\x01\x01\x00\x40\x20\x20"):
+            f.write('"' + "".join("\\x%02X" % b for b in word) + '"\n')
+
+
 def regressions(out):
     base = os.path.join(ROOT, "fuzz", "regressions")
     if not os.path.isdir(base):
@@ -200,13 +233,14 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     out = sys.argv[1]
-    for sub in ("dsl", "markdown", "text_export"):
+    for sub in ("dsl", "markdown", "text_export", "kb"):
         shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
     dsl(out)
     markdown(out)
     text_export(out)
+    kb(out)
     regressions(out)
-    for sub in ("dsl", "markdown", "text_export"):
+    for sub in ("dsl", "markdown", "text_export", "kb"):
         n = len(os.listdir(os.path.join(out, sub))) if os.path.isdir(os.path.join(out, sub)) else 0
         print(f"seed_corpus.py: {sub}: {n} seeds", file=sys.stderr)
 

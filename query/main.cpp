@@ -4,8 +4,10 @@
 // by its renderer. Exit codes (docs/kbq.md): 0 answered, 1 nothing matched
 // or `check` found a failing rule, 2 error (usage, bad KB, bad input, a
 // write error). A closed pipe (`kbq ... | head`) is not an error.
+#include <sys/mman.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -17,38 +19,56 @@
 #include <cstring>
 #include <new>
 
+#include "base/checked.hpp"
 #include "base/diag.hpp"
+#include "base/escape.hpp"
+#include "base/limits.hpp"
+#include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "query/kbq.hpp"
 
 #ifdef KBQ_ARENA
-// kbq answers and exits (main ends with _Exit, freeing nothing), so its C++
-// allocations come from a bump arena: no malloc bookkeeping, and delete does
-// nothing. An answer allocates a few MB at most (docs/performance.md);
-// SQLite keeps its own allocator. Sanitizer and fuzzing builds leave
-// allocation to the runtime (CMakeLists.txt).
+// kbq answers and exits (main ends with _Exit, freeing nothing), so its
+// small C++ allocations come from a bump arena: no malloc bookkeeping, and
+// delete does nothing. The arena is one region of limits::kArenaBytes,
+// reserved up front and faulted in as used; blocks larger than
+// limits::kArenaMaxAlloc, and everything once the region is used up, come
+// from the ordinary allocator and are freed by delete, so a large or
+// crafted KB costs what it holds, never an arena that only grows
+// (docs/security.md). An answer allocates a few MB at most
+// (docs/performance.md); SQLite keeps its own allocator, limited by
+// sqlite3_hard_heap_limit64. Sanitizer and fuzzing builds leave allocation
+// to the runtime (CMakeLists.txt).
 namespace {
-constexpr std::size_t kArenaChunk = std::size_t{1} << 20;
+char* arena_begin = nullptr;
 char* arena_next = nullptr;
-std::size_t arena_left = 0;
+char* arena_end = nullptr;
+bool arena_reserved = false;
+
+void arena_reserve() {
+  arena_reserved = true;
+  void* p = ::mmap(nullptr, kb::limits::kArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return;  // no arena: every block from malloc
+  arena_begin = arena_next = static_cast<char*>(p);
+  arena_end = arena_begin + kb::limits::kArenaBytes;
+}
 
 void* arena_alloc(std::size_t size, std::size_t align) {
-  if (size > kArenaChunk / 4) {
-    void* p = std::aligned_alloc(align, (size + align - 1) / align * align);
-    if (!p) throw std::bad_alloc();
-    return p;
+  if (size <= kb::limits::kArenaMaxAlloc) {
+    if (!arena_reserved) arena_reserve();
+    const auto at = (reinterpret_cast<std::uintptr_t>(arena_next) + align - 1) / align * align;
+    if (arena_begin && at + size <= reinterpret_cast<std::uintptr_t>(arena_end)) {
+      arena_next = reinterpret_cast<char*>(at + size);
+      return reinterpret_cast<void*>(at);
+    }
   }
-  auto pad = [&] { return (align - reinterpret_cast<std::uintptr_t>(arena_next) % align) % align; };
-  if (!arena_next || pad() + size > arena_left) {
-    arena_next = static_cast<char*>(std::malloc(kArenaChunk));
-    if (!arena_next) throw std::bad_alloc();
-    arena_left = kArenaChunk;
-  }
-  const std::size_t p = pad();
-  char* out = arena_next + p;
-  arena_next += p + size;
-  arena_left -= p + size;
-  return out;
+  void* p = align <= alignof(std::max_align_t) ? std::malloc(size) : std::aligned_alloc(align, (size + align - 1) / align * align);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void arena_free(void* p) noexcept {
+  if (p && !(p >= static_cast<void*>(arena_begin) && p < static_cast<void*>(arena_end))) std::free(p);
 }
 }  // namespace
 
@@ -56,14 +76,14 @@ void* operator new(std::size_t size) { return arena_alloc(size ? size : 1, align
 void* operator new[](std::size_t size) { return arena_alloc(size ? size : 1, alignof(std::max_align_t)); }
 void* operator new(std::size_t size, std::align_val_t a) { return arena_alloc(size ? size : 1, static_cast<std::size_t>(a)); }
 void* operator new[](std::size_t size, std::align_val_t a) { return arena_alloc(size ? size : 1, static_cast<std::size_t>(a)); }
-void operator delete(void*) noexcept {}
-void operator delete[](void*) noexcept {}
-void operator delete(void*, std::size_t) noexcept {}
-void operator delete[](void*, std::size_t) noexcept {}
-void operator delete(void*, std::align_val_t) noexcept {}
-void operator delete[](void*, std::align_val_t) noexcept {}
-void operator delete(void*, std::size_t, std::align_val_t) noexcept {}
-void operator delete[](void*, std::size_t, std::align_val_t) noexcept {}
+void operator delete(void* p) noexcept { arena_free(p); }
+void operator delete[](void* p) noexcept { arena_free(p); }
+void operator delete(void* p, std::size_t) noexcept { arena_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { arena_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { arena_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { arena_free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { arena_free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { arena_free(p); }
 #endif
 
 namespace {
@@ -87,10 +107,34 @@ constexpr const char* kUsage =
     "exit codes: 0 answered, 1 nothing matched (or check found a failing rule), 2 error\n"
     "more: kbq --help, docs/kbq.md, docs/query-language.md\n";
 
+// How text reaches the terminal or file: everything kbq writes passes
+// through emit, which escapes control characters from the KB and the
+// question (base/escape.hpp) so that none reaches a terminal raw. JSON
+// keeps its \u escapes (the serializer writes C0 controls so already); text
+// in colour keeps kbq's own colour codes and escapes every other control.
+enum class Output { Plain, Colour, Json };
+Output output = Output::Plain;
+
+// kbq's own SGR sequences (query/render: bold, reset, the verdict colours).
+const std::vector<std::string_view> kColourCodes = {"\x1b[1m", "\x1b[0m", "\x1b[31m", "\x1b[32m", "\x1b[33m"};
+
+std::string made_safe(const std::string& text) {
+  switch (output) {
+    case Output::Json:
+      return kb::escape_json_controls(text);
+    case Output::Colour:
+      return kb::escape_controls_keeping(text, kColourCodes);
+    case Output::Plain:
+      break;
+  }
+  return kb::escape_controls(text);
+}
+
 // Writes everything; a closed pipe ends quietly with 0, any other write
 // error says so and exits 2.
-void emit(std::FILE* to, const std::string& text) {
-  if (text.empty()) return;
+void emit(std::FILE* to, const std::string& raw) {
+  if (raw.empty()) return;
+  const std::string text = made_safe(raw);
   if (std::fwrite(text.data(), 1, text.size(), to) != text.size() || std::fflush(to) != 0) {
     if (errno == EPIPE) std::_Exit(kb::kExitOk);
     if (to != stderr) std::fprintf(stderr, "kbq: error: cannot write the answer: %s\n", std::strerror(errno));
@@ -110,6 +154,14 @@ struct Args {
 
 int fail(const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
   emit(stderr, kbq::render_error(e, question, ro));
+  return kb::kExitError;
+}
+
+// An error of the KB (it names the file): one line on stderr, or the JSON
+// error object; exit 2.
+int kb_error(const std::string& message, const kbq::RenderOptions& ro) {
+  if (ro.format == kbq::Format::Json) return fail({message, {}}, {}, ro);
+  emit(stderr, "kbq: " + message + "\n");
   return kb::kExitError;
 }
 
@@ -153,6 +205,10 @@ int run(int argc, char** argv) {
   ro.format = a.format == "json" ? kbq::Format::Json : a.format == "markdown" ? kbq::Format::Markdown : kbq::Format::Text;
   ro.color = ro.format == kbq::Format::Text && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
   ro.explain = a.explain;
+  output = ro.format == kbq::Format::Json ? Output::Json : ro.color ? Output::Colour : Output::Plain;
+  // The KB as errors name it.
+  const std::string where =
+      a.kb_path.empty() ? std::string("embedded knowledge base") : kb::escape_controls(a.kb_path, kb::EscapeNewlines::Yes);
   try {
     // Never destroyed: main ends the process with _Exit right after the
     // answer, and tearing down the lexicon and the statement cache would
@@ -197,6 +253,18 @@ int run(int argc, char** argv) {
     emit(stderr, r.err);
     emit(stdout, r.out);
     return r.exit_code;
+  } catch (const kb::KbValueError& e) {
+    // A value of the KB out of its range: "kb: <table>.<column> of <row>: ...".
+    return kb_error(where + ": error: " + e.what(), ro);
+  } catch (const kb::SqliteError& e) {
+    // SQLite refused to go on: a value over the length limit, the heap
+    // limit, a statement past its budget, a damaged page met mid-answer.
+    return kb_error(where + ": error: cannot read the knowledge base: " + e.what(), ro);
+  } catch (const std::bad_alloc&) {
+    return kb_error(where + ": error: out of memory reading the knowledge base", ro);
+  } catch (const nlohmann::json::exception& e) {
+    // Text of the KB a JSON answer cannot hold (not UTF-8).
+    return kb_error(where + ": error: kb: a text value cannot be written as JSON (" + std::string(e.what()) + ")", ro);
   } catch (const std::exception& e) {
     // The KB could not be opened or read: its message names the file.
     std::string msg = e.what();

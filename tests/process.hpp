@@ -30,6 +30,33 @@ struct RunResult {
 
 RunResult run(const std::string& program, const std::vector<std::string>& args, const std::string& stdin_text = {});
 
+// What a run under limits did.
+struct Outcome {
+  int exit_code = -1;        // exit status; -1 when killed by a signal or a limit
+  int signal = 0;            // the signal that ended it, 0 if none
+  bool timed_out = false;    // killed at the time limit
+  bool over_memory = false;  // killed at the memory limit
+  double seconds = 0;
+  long peak_kib = 0;  // the highest resident set seen (VmHWM), sampled every few milliseconds
+  std::string out, err;
+};
+
+// The limits of one run, enforced and measured by the harness.
+struct Limits {
+  double seconds = 10;           // wall-clock limit; SIGKILL past it
+  long max_kib = 0;              // resident-set limit (0 = none); SIGKILL past it
+  std::vector<std::string> env;  // extra NAME=VALUE entries
+  bool unprivileged = false;     // when running as root: run as nobody (so file permissions apply)
+  std::string cwd;               // working folder ("" = the runner's)
+};
+
+// Runs a program (no shell) with a time and a memory limit: the child's
+// VmHWM is read from /proc every few milliseconds (wait4's ru_maxrss would
+// carry the runner's own peak over fork and exec), and the child is killed
+// with SIGKILL when it passes either limit. stdin is /dev/null.
+Outcome run_limited(const std::string& program, const std::vector<std::string>& args, const Limits& limits);
+Outcome run_limited(const std::string& program, const std::vector<std::string>& args, double limit_seconds);
+
 // Marks the running test as skipped: prints "SKIPPED: <reason>", which
 // CTest's SKIP_REGULAR_EXPRESSION (tests/CMakeLists.txt) reports as a skip,
 // not a pass. The caller returns right after.

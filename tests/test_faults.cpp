@@ -79,72 +79,8 @@ constexpr int kSlowdown = 1;
 
 using kbtest::TempDir;
 
-struct Outcome {
-  int exit_code = -1;  // exit status; -1 when killed by a signal or the time limit
-  int signal = 0;      // the signal that ended it, 0 if none
-  bool timed_out = false;
-  double seconds = 0;
-  std::string out, err;
-};
-
-// Runs a program (no shell) with a time limit; kills it with SIGKILL when
-// the limit passes. stdin is /dev/null.
-Outcome run_limited(const std::string& program, const std::vector<std::string>& args, double limit_seconds) {
-  int out[2], err[2];
-  if (::pipe(out) || ::pipe(err)) throw std::runtime_error("pipe failed");
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_RDONLY);
-    ::dup2(null, 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    ::close(out[0]);
-    ::close(err[0]);
-    std::vector<char*> argv{const_cast<char*>(program.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(program.c_str(), argv.data());
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  ::close(err[1]);
-  Outcome r;
-  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-  int open_fds = 2;
-  char buf[65536];
-  const auto deadline = start + std::chrono::milliseconds(static_cast<long>(limit_seconds * 1000));
-  while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      r.timed_out = true;
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    if (::poll(fds, 2, static_cast<int>(left)) < 0) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n <= 0) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      } else {
-        (i == 0 ? r.out : r.err).append(buf, static_cast<size_t>(n));
-      }
-    }
-  }
-  for (auto& f : fds)
-    if (f.fd >= 0) ::close(f.fd);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  return r;
-}
+using kbtest::Outcome;
+using kbtest::run_limited;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;

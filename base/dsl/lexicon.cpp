@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "base/dsl/detail.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 #include "base/tsv.hpp"
 
@@ -366,6 +367,12 @@ std::optional<RowMeaning> read_row(const LexiconRow& row, std::vector<std::strin
   const std::string kind_name = kb::trim(row.kind);
   const auto kind = word_kind_from_string(kind_name);
   RowMeaning m;
+  // The search tree of the spellings is as deep as the longest word.
+  if (row.word.size() > kb::limits::kMaxLexiconWordBytes || row.value.size() > kb::limits::kMaxLexiconWordBytes) {
+    problems.push_back("a word or value of kind '" + kind_name + "' longer than " + std::to_string(kb::limits::kMaxLexiconWordBytes) +
+                       " bytes");
+    return std::nullopt;
+  }
   m.word = fold_phrase(row.word);
   if (!kind) {
     problems.push_back("word '" + m.word + "': unknown kind '" + kind_name + "'");
@@ -489,6 +496,7 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::str
     if (auto m = read_row(row, lx.problems))
       add_meaning(lx, word_ids, m->word, m->kind, std::move(m->value), m->number, kb::trim(row.lang));
   for (const auto& key : hardware_keys) {
+    if (key.size() > kb::limits::kMaxLexiconWordBytes) continue;
     const std::string word = fold_phrase(key);
     if (!word.empty()) add_meaning(lx, word_ids, word, WordKind::Hardware, word, 0, "*");
   }

@@ -11,6 +11,10 @@
 #include <set>
 #include <stdexcept>
 
+#include "base/checked.hpp"
+#include "base/escape.hpp"
+#include "base/files.hpp"
+#include "base/kb_schema.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/emit/schema_sql.hpp"
@@ -503,10 +507,15 @@ void emit_tables(Db& db, const EmitInput& in) { Writer(db, in).run(); }
 
 void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill) {
   namespace fs = std::filesystem;
+  // Only a regular file or a new path is replaced: never a device (kbc run
+  // as root once replaced /dev/full with a regular file), a FIFO, a folder,
+  // or a link (the rename would replace the link, not write where it points).
+  if (const std::string problem = output_file_problem(path); !problem.empty()) throw std::runtime_error("it " + problem);
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  fs::remove(tmp);
+  // A new file with a unique name beside the target (mkstemp: created
+  // exclusively, never through a planted link), renamed over it at the end.
+  const std::string tmp = make_temp_beside(path);
   try {
     {
       Db db(tmp, Db::Mode::ReadWriteCreate);
@@ -521,6 +530,8 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
       ::fsync(fileno(f));
       std::fclose(f);
     }
+    // Checked again just before: the target may have changed meanwhile.
+    if (const std::string problem = output_file_problem(path); !problem.empty()) throw std::runtime_error("it " + problem);
     fs::rename(tmp, target);
   } catch (...) {
     std::error_code ec;
@@ -531,7 +542,20 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
 
 namespace {
 
-std::string sql_quote(const std::string& s) {
+// A text value as an SQL literal: quotes doubled. A value holding a NUL
+// byte or a control character is written as the cast of its bytes in hex,
+// so the dump stays one line per row and reads back byte for byte (a NUL
+// inside a quoted literal ends the statement for most SQL readers).
+std::string sql_quote(std::string_view s) {
+  if (find_control(s)) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out = "CAST(X'";
+    for (char c : s) {
+      out += hex[static_cast<unsigned char>(c) >> 4];
+      out += hex[static_cast<unsigned char>(c) & 15];
+    }
+    return out + "' AS TEXT)";
+  }
   std::string out = "'";
   for (char c : s) {
     if (c == '\'')
@@ -540,6 +564,16 @@ std::string sql_quote(const std::string& s) {
       out += c;
   }
   return out + "'";
+}
+
+// A table name as an SQL identifier: double quotes doubled.
+std::string sql_ident(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
 }
 
 // Refuses a KB of another schema version (the dump would mislabel it).
@@ -593,15 +627,27 @@ std::string sql_insert(const std::string& ident, const Stmt& st) {
         out += buf;
         break;
       }
+      case SQLITE_BLOB: {
+        static const char* hex = "0123456789ABCDEF";
+        out += "X'";
+        for (char ch : st.view(c)) {
+          out += hex[static_cast<unsigned char>(ch) >> 4];
+          out += hex[static_cast<unsigned char>(ch) & 15];
+        }
+        out += "'";
+        break;
+      }
       default:
-        out += sql_quote(st.text(c));
+        out += sql_quote(st.view(c));
     }
   }
   return out + ");\n";
 }
 
-// The current row as a JSON object, column name → value.
-json json_row(const Stmt& st) {
+// The current row as a JSON object, column name → value. A blob is
+// {"blob": "<hex>"}; text that is not UTF-8 cannot be JSON and is an error
+// naming it.
+json json_row(const std::string& table, const Stmt& st) {
   json row = json::object();
   for (int c = 0; c < st.columns(); ++c) {
     switch (st.type(c)) {
@@ -614,7 +660,19 @@ json json_row(const Stmt& st) {
       case SQLITE_FLOAT:
         row[st.name(c)] = st.real(c);
         break;
+      case SQLITE_BLOB: {
+        static const char* hex = "0123456789abcdef";
+        std::string h;
+        for (char ch : st.view(c)) {
+          h += hex[static_cast<unsigned char>(ch) >> 4];
+          h += hex[static_cast<unsigned char>(ch) & 15];
+        }
+        row[st.name(c)] = json{{"blob", h}};
+        break;
+      }
       default:
+        if (find_invalid_utf8(st.view(c)))
+          throw KbValueError(table, st.name(c) ? st.name(c) : "?", "a row", "text that is not UTF-8 (JSON cannot hold it)");
         row[st.name(c)] = st.text(c);
     }
   }
@@ -624,22 +682,27 @@ json json_row(const Stmt& st) {
 }  // namespace
 
 std::string dump_kb(const std::string& kb_path, DumpFormat format) {
-  Db db(kb_path, Db::Mode::ReadOnly);
+  // A KB to dump may come from anyone: opened as kbq opens --kb files
+  // (regular file, immutable, defensive, limits), version, structure and
+  // pages checked first.
+  Db db = Db::open_untrusted(kb_path);
   check_schema_version(db);
+  if (std::string problem = kb_structure_problem(db); !problem.empty()) throw std::runtime_error(problem);
+  if (std::string problem = kb_integrity_problem(db); !problem.empty()) throw std::runtime_error(problem);
   std::string out;
   json all = json::object();
   if (format == DumpFormat::Sql) out += "-- kbc dump: knowledge base, schema version " + std::to_string(kSchemaVersion) + "\n";
   for (const auto& t : dumped_tables(db)) {
-    // Table names come from sqlite_schema, not from input; quoting them as
-    // identifiers is the one place SQL text is assembled.
-    const std::string ident = "\"" + t + "\"";
+    // Table names come from sqlite_schema (checked: the schema's own);
+    // quoting them as identifiers is the one place SQL text is assembled.
+    const std::string ident = sql_ident(t);
     Stmt st(db, "SELECT * FROM " + ident + " ORDER BY " + all_columns(db, ident));
     json rows = json::array();
     while (st.step()) {
       if (format == DumpFormat::Sql)
         out += sql_insert(ident, st);
       else
-        rows.push_back(json_row(st));
+        rows.push_back(json_row(t, st));
     }
     if (format == DumpFormat::Json) all[t] = std::move(rows);
   }

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "base/choose.hpp"
+#include "base/escape.hpp"
 #include "base/text.hpp"
 #include "compiler/extract/extract.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -535,13 +536,20 @@ std::string md_text(const std::string& text, bool in_table) {
   return join(out, "\n");
 }
 
-std::string md_fence(const std::string& code, const std::string& info) {
+std::string md_fence(const std::string& code, const std::string& raw_info) {
+  // The info string is one line of text: a backtick in it would end a
+  // backtick fence's opening line early (CommonMark), and what followed
+  // would be read as Markdown, raw HTML included. Such an info string gets
+  // a tilde fence, where backticks are plain text; the fence is longer
+  // than any run of its character in the code, so the code cannot close it.
+  const std::string info = escape_controls(trim(raw_info), EscapeNewlines::Yes);
+  const char mark = info.find('`') == std::string::npos ? '`' : '~';
   size_t longest = 0, run = 0;
   for (char ch : code) {
-    run = ch == '`' ? run + 1 : 0;
+    run = ch == mark ? run + 1 : 0;
     longest = std::max(longest, run);
   }
-  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  const std::string fence(std::max<size_t>(3, longest + 1), mark);
   return fence + info + "\n" + code + "\n" + fence;
 }
 
@@ -597,7 +605,16 @@ std::string slug(const std::string& s, bool lower) {
   return out.empty() ? std::string("_") : out;
 }
 
-std::string yaml_str(const std::string& s) { return nlohmann::json(s).dump(); }
+// JSON strings are YAML double-quoted scalars; C1 and bidirectional
+// controls are written as \u escapes too.
+std::string yaml_str(const std::string& s) { return escape_json_controls(nlohmann::json(s).dump()); }
+
+std::string yaml_scalar(const std::string& s) {
+  const bool plain = !s.empty() && s.front() != ' ' && s.back() != ' ' && std::all_of(s.begin(), s.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == ' ' || ch == '_' || ch == '.' || ch == '-';
+  });
+  return plain ? s : yaml_str(s);
+}
 
 std::string yaml_list(const std::vector<std::string>& items) {
   if (items.empty()) return "[]";

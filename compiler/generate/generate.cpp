@@ -2,7 +2,10 @@
 // file in memory from the compilation, then writes the ones that changed
 // (removing files of the generated folders that are no longer generated),
 // or with --check compares and names the stale ones. Nothing it writes
-// depends on the time, the machine or the output folder.
+// depends on the time, the machine or the output folder. Writes stay
+// inside the output folder: paths are checked lexically, and the folder is
+// reached through base/files.hpp's OutputTree, which never follows, replaces
+// or deletes a link (docs/security.md).
 #include "compiler/generate/generate.hpp"
 
 #include <unistd.h>
@@ -14,6 +17,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/escape.hpp"
+#include "base/files.hpp"
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
 #include "query/kbq.hpp"
@@ -71,6 +76,11 @@ void build_files(const Compilation& c, const std::string& out_dir, gen::OutputFi
       gen::write_site(ctx, files);
       gen::write_answers(ctx, files);
     }
+    // Nothing raw reaches a page: kbc refuses control characters in the
+    // sources and the data, and every generated file is escaped once more
+    // here, whatever a generator put in it (Markdown as readable escapes,
+    // JSON as \u escapes, which leave its values unchanged).
+    for (auto& [rel, bytes] : files) bytes = ends_with(rel, ".json") ? escape_json_controls(bytes) : escape_controls(bytes);
   } catch (const std::exception& e) {
     local.error({out_dir, 0, 0}, std::string("cannot generate: ") + e.what());
   }
@@ -82,58 +92,53 @@ struct Stale {
   std::vector<std::string> extra;    // files of the generated sub-folders no longer generated, sorted
 };
 
-Stale compare_with_disk(const fs::path& root, const gen::OutputFiles& files) {
+// Every generated path must stay inside the output folder, decided on the
+// path's own components (no '..', no absolute path, no control character),
+// before the file system is asked anything: a language code or a slug from
+// the sources could otherwise name ../anything.
+void check_paths(const gen::OutputFiles& files, const std::string& out_dir, Diagnostics& local) {
+  for (const auto& [rel, bytes] : files)
+    if (!safe_relative_path(rel))
+      local.error({out_dir, 0, 0}, "a generated path would leave the output folder: '" + rel + "'",
+                  "a language code (data/sections.tsv) or another value of the sources makes it; fix that value");
+}
+
+// The output folder is read through OutputTree: links are never followed,
+// and one at a generated path is an error (it throws).
+Stale compare_with_disk(const OutputTree& tree, const gen::OutputFiles& files) {
   Stale s;
-  std::error_code ec;
   std::set<std::string> roots;  // generated sub-folders, fully owned by generate
   for (const auto& [rel, bytes] : files) {
     if (const auto slash = rel.find('/'); slash != std::string::npos) roots.insert(rel.substr(0, slash));
-    auto have = read_file((root / rel).string());
+    const auto have = tree.read(rel, bytes.size() + 1);  // a larger file differs: never read more
     if (!have || *have != bytes) s.changed.push_back(rel);
   }
-  for (const auto& sub : roots) {
-    if (!fs::is_directory(root / sub, ec)) continue;
-    for (auto it = fs::recursive_directory_iterator(root / sub, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) break;
-      if (!it->is_regular_file()) continue;
-      const std::string rel = fs::relative(it->path(), root, ec).generic_string();
+  for (const auto& sub : roots)
+    for (const auto& rel : tree.files_under(sub))
       if (!files.count(rel)) s.extra.push_back(rel);
-    }
-  }
   std::sort(s.extra.begin(), s.extra.end());
   return s;
 }
 
 // --check: names every stale file; kExitOk when there is none.
-int report_stale(const fs::path& root, const std::string& out_dir, const Stale& s) {
-  std::error_code ec;
-  auto shown = [&](const std::string& rel) { return (root / rel).generic_string(); };
+int report_stale(const OutputTree& tree, const std::string& out_dir, const Stale& s) {
+  const std::string root = escape_controls(out_dir, EscapeNewlines::Yes);
+  auto shown = [&](const std::string& rel) { return (fs::path(root) / escape_controls(rel, EscapeNewlines::Yes)).generic_string(); };
   for (const auto& rel : s.changed)
-    std::fprintf(stderr, "%s: stale: %s\n", shown(rel).c_str(),
-                 fs::exists(root / rel, ec) ? "differs from what the sources give" : "missing");
+    std::fprintf(stderr, "%s: stale: %s\n", shown(rel).c_str(), tree.exists(rel) ? "differs from what the sources give" : "missing");
   for (const auto& rel : s.extra) std::fprintf(stderr, "%s: stale: no longer generated\n", shown(rel).c_str());
   if (s.changed.empty() && s.extra.empty()) return kExitOk;
-  std::fprintf(stderr, "kbc: %zu stale file(s) in %s; regenerate with `make generate`\n", s.changed.size() + s.extra.size(),
-               out_dir.c_str());
+  std::fprintf(stderr, "kbc: %zu stale file(s) in %s; regenerate with `make generate`\n", s.changed.size() + s.extra.size(), root.c_str());
   return kExitNoMatch;
 }
 
-// Writes the changed files (each through a temporary file renamed over it,
-// so a reader never sees half a file) and removes the extra ones. Throws on
-// a file system error.
-void write_changes(const fs::path& root, const gen::OutputFiles& files, const Stale& s) {
-  for (const auto& rel : s.changed) {
-    const fs::path p = root / rel;
-    fs::create_directories(p.parent_path());
-    const fs::path tmp = p.string() + ".tmp";
-    {
-      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-      f << files.at(rel);
-      if (!f) throw std::runtime_error("cannot write " + tmp.string());
-    }
-    fs::rename(tmp, p);
-  }
-  for (const auto& rel : s.extra) fs::remove(root / rel);
+// Writes the changed files (each through a uniquely named temporary file
+// in its own folder, renamed over it, so a reader never sees half a file)
+// and removes the extra ones (regular files only). Throws on a file system
+// error or a link in the way.
+void write_changes(OutputTree& tree, const gen::OutputFiles& files, const Stale& s) {
+  for (const auto& rel : s.changed) tree.write(rel, files.at(rel));
+  for (const auto& rel : s.extra) tree.remove(rel);
 }
 
 }  // namespace
@@ -142,22 +147,30 @@ int generate(const Compilation& c, const std::string& out_dir, bool check, Diagn
   Diagnostics local;
   gen::OutputFiles files;
   build_files(c, out_dir, files, local);
+  if (!local.has_errors()) check_paths(files, out_dir, local);
   local.print(stderr);
   diags.append(local);
   if (local.has_errors()) return kExitError;
 
-  const fs::path root(out_dir);
-  const Stale stale = compare_with_disk(root, files);
-  if (check) return report_stale(root, out_dir, stale);
+  Stale stale;
   try {
-    write_changes(root, files, stale);
+    OutputTree tree(out_dir, !check);
+    stale = compare_with_disk(tree, files);
+    if (check) return report_stale(tree, out_dir, stale);
+    write_changes(tree, files, stale);
   } catch (const std::exception& e) {
-    diags.error({out_dir, 0, 0}, std::string("cannot write the generated files: ") + e.what(), "check that the output folder is writable");
-    diags.print(stderr);
+    Diagnostics failed;
+    const auto* pe = dynamic_cast<const PathError*>(&e);
+    failed.error({pe ? pe->path : out_dir, 0, 0},
+                 std::string(check ? "cannot read the generated files: " : "cannot write the generated files: ") +
+                     (pe ? pe->problem : std::string(e.what())),
+                 "check that the output folder is writable and holds no links where kbc writes");
+    failed.print(stderr);
+    diags.append(failed);
     return kExitError;
   }
-  std::fprintf(stderr, "kbc: generated %zu files in %s (%zu written, %zu removed)\n", files.size(), out_dir.c_str(), stale.changed.size(),
-               stale.extra.size());
+  std::fprintf(stderr, "kbc: generated %zu files in %s (%zu written, %zu removed)\n", files.size(),
+               escape_controls(out_dir, EscapeNewlines::Yes).c_str(), stale.changed.size(), stale.extra.size());
   return kExitOk;
 }
 

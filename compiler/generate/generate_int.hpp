@@ -177,6 +177,9 @@ std::string anchor(const std::string& heading);
 std::string slug(const std::string& s, bool lower);
 // A YAML double-quoted scalar.
 std::string yaml_str(const std::string& s);
+// A YAML scalar: plain when it is a plain word ([A-Za-z0-9 _.-], no
+// leading or trailing space), else double-quoted.
+std::string yaml_scalar(const std::string& s);
 // Front matter block from (key, value-lines) pairs; values are YAML already.
 std::string front_matter(const std::vector<std::pair<std::string, std::string>>& fields);
 // YAML block list of strings.

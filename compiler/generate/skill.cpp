@@ -107,7 +107,7 @@ class SkillWriter {
     std::string body;
     for (const auto& b : blocks) body += "\n" + b + "\n";
     std::vector<std::pair<std::string, std::string>> fm;
-    if (!tpl_.meta.name.empty()) fm.emplace_back("name", tpl_.meta.name);
+    if (!tpl_.meta.name.empty()) fm.emplace_back("name", yaml_scalar(tpl_.meta.name));
     fm.emplace_back("lang", lang_);
     fm.emplace_back("revision", std::to_string(st_.revision));
     fm.emplace_back("generated-from", yaml_list({st_.sources.begin(), st_.sources.end()}));

@@ -6,9 +6,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <tuple>
 
+#include "base/checked.hpp"
 #include "base/choose.hpp"
 #include "base/dsl/kb_lexicon.hpp"
+#include "base/escape.hpp"
+#include "base/kb_schema.hpp"
+#include "base/limits.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
 
@@ -24,19 +29,26 @@ namespace kbq {
 namespace {
 using kb::kSchemaVersion;
 
+// Opens the embedded KB (trusted: built with kbq) or a file given with --kb
+// (untrusted: docs/security.md). A file must be a regular file; it is read
+// immutable, with SQLite's defensive settings and limits and a statement
+// budget (kb::Db::open_untrusted).
 kb::Db open_db(const std::string& path) {
   if (path.empty()) {
     if (!kb_embedded_begin || !kb_embedded_end) throw std::runtime_error("this program has no embedded knowledge base: pass --kb FILE");
     const auto size = static_cast<size_t>(kb_embedded_end - kb_embedded_begin);
     return kb::Db::from_bytes(kb_embedded_begin, size);
   }
+  const std::string shown = kb::escape_controls(path, kb::EscapeNewlines::Yes);
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw std::runtime_error(path + ": error: knowledge base not found");
-  if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": error: is a folder, not a knowledge base");
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) throw std::runtime_error(shown + ": error: knowledge base not found");
+  if (status.type() == std::filesystem::file_type::directory)
+    throw std::runtime_error(shown + ": error: is a folder, not a knowledge base");
   try {
-    return kb::Db(path, kb::Db::Mode::ReadOnly);
+    return kb::Db::open_untrusted(path);
   } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": error: cannot open knowledge base: " + e.what());
+    throw std::runtime_error(shown + ": error: cannot open knowledge base: " + e.what());
   }
 }
 
@@ -59,7 +71,7 @@ std::vector<std::string> comma_list(const std::string& s) {
 
 Kb::Kb(const std::string& path) : db_(open_db(path)) {
   db_.cache_statements();
-  const std::string where = path.empty() ? std::string("embedded knowledge base") : path;
+  const std::string where = path.empty() ? std::string("embedded knowledge base") : kb::escape_controls(path, kb::EscapeNewlines::Yes);
   try {
     kb::Stmt v(db_, "PRAGMA user_version");
     const long long version = v.step() ? v.integer(0) : 0;
@@ -68,23 +80,19 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
     if (version != kSchemaVersion)
       throw std::runtime_error(where + ": error: knowledge base has schema version " + std::to_string(version) +
                                ", this kbq reads version " + std::to_string(kSchemaVersion) + " (rebuild it with a matching kbc)");
+    // A file: exactly the tables, columns and indexes of base/schema.sql,
+    // no view or trigger, and sound pages (a damaged, partial or crafted KB
+    // fails here with one line, not in the middle of an answer). The
+    // embedded KB was built and checked with this program.
+    if (!path.empty()) {
+      if (const std::string problem = kb::kb_structure_problem(db_); !problem.empty())
+        throw std::runtime_error(where + ": error: " + problem);
+      if (const std::string problem = kb::kb_integrity_problem(db_); !problem.empty())
+        throw std::runtime_error(where + ": error: " + problem);
+    }
   } catch (const kb::SqliteError& e) {
-    throw std::runtime_error(where + ": error: not a readable SQLite knowledge base (" + e.what() + ")");
-  }
-  // Every table kbq reads must be there (a damaged or partial KB fails here
-  // with one line, not in the middle of an answer).
-  for (const char* table : {"sources",       "recipes",         "doc_recipes",     "entities",
-                            "entity_texts",  "conflicts",       "conflict_values", "missing_translations",
-                            "models",        "model_rows",      "model_arch",      "gpus",
-                            "memory_params", "steps",           "ranking",         "lexicon",
-                            "config_keys",   "planner",         "checks",          "labels",
-                            "datasets",      "dataset_renames", "quick_ref_picks", "code_snapshots",
-                            "code_recipes",  "code_facts",      "launcher",        "code_datasets",
-                            "drift"}) {
-    kb::Stmt st(db_, "SELECT count(*) FROM sqlite_schema WHERE name = ?");
-    st.bind(1, table);
-    if (!st.step() || st.integer(0) == 0)
-      throw std::runtime_error(where + ": error: knowledge base is incomplete: no table '" + table + "' (rebuild it with kbc build)");
+    throw std::runtime_error(where + ": error: not a readable SQLite knowledge base (" +
+                             kb::escape_controls(e.what(), kb::EscapeNewlines::Yes) + ")");
   }
   where_ = where;
   try {
@@ -131,31 +139,31 @@ const std::vector<Recipe>& Kb::recipes(RecipeKind kind) {
     r.model = st.text(6);
     r.modality = st.text(7);
     r.moe = st.integer(8) != 0;
-    r.tp = st.opt_int(9);
-    r.pp = st.opt_int(10);
-    r.vp = st.opt_int(11);
-    r.cp = st.opt_int(12);
-    r.ep = st.opt_int(13);
-    r.etp = st.opt_int(14);
+    // Sizes kbq divides by or multiplies: checked as read (base/checked.hpp),
+    // a zero, a huge or a text value is one error naming the cell.
+    using kb::limits::kMaxGpus;
+    using kb::limits::kMaxParallel;
+    using kb::limits::kMaxSeqLen;
+    auto size = [&](int c, const char* column, long long max) { return kb::kb_opt_int(st, c, {"recipes", column, 1}, 1, max); };
+    r.tp = size(9, "tp", kMaxParallel);
+    r.pp = size(10, "pp", kMaxParallel);
+    r.vp = size(11, "vp", kMaxParallel);
+    r.cp = size(12, "cp", kMaxParallel);
+    r.ep = size(13, "ep", kMaxParallel);
+    r.etp = size(14, "etp", kMaxParallel);
     if (!st.is_null(15)) r.sp = st.integer(15) != 0;
-    r.seq_len = st.opt_int(16);
-    r.gbs = st.opt_int(17);
-    r.mbs = st.opt_int(18);
+    r.seq_len = size(16, "seq_len", kMaxSeqLen);
+    r.gbs = size(17, "gbs", kMaxSeqLen);
+    r.mbs = size(18, "mbs", kMaxParallel);
     r.dataset = st.text(19);
     r.precision = st.text(20);
-    r.native_gpus = st.opt_int(21);
+    r.native_gpus = size(21, "native_gpus", kMaxGpus);
     r.native_hardware = st.text(22);
     r.native_precision = st.text(23);
     r.variant = st.text(24);
-    r.min_gpus = st.opt_int(25);
+    r.min_gpus = size(25, "min_gpus", kMaxGpus);
     r.low_precision = st.text(26);
     r.commit = commit_;
-    // A size the code states must be a usable size: a zero or negative one
-    // is a damaged KB, never a division by zero later.
-    for (const auto* v : {&r.tp, &r.pp, &r.vp, &r.cp, &r.ep, &r.etp, &r.gbs, &r.mbs})
-      if (*v && (**v < 1 || **v > kbq::dsl::kMaxCount))
-        throw std::runtime_error(where_ + ": error: kb: recipes of " + r.name + ": a parallel size or batch of " + std::to_string(**v) +
-                                 " (rebuild it with kbc build)");
     it->second.push_back(std::move(r));
   }
   return it->second;
@@ -226,14 +234,16 @@ std::optional<Model> Kb::model(const std::string& key) {
     m->key = st.text(0);
     m->display = st.text(1);
     m->hf_id = st.text(2);
-    m->layers = st.integer(3);
-    m->heads = st.integer(4);
-    m->kv_heads = st.integer(5);
-    m->experts = st.integer(6);
+    // Counts kbq divides by: checked (base/checked.hpp), never 0 < x or huge.
+    using kb::limits::kMaxModelCount;
+    m->layers = kb::kb_int(st, 3, {"models", "num_layers", 0}, 0, kMaxModelCount);
+    m->heads = kb::kb_int(st, 4, {"models", "num_attention_heads", 0}, 0, kMaxModelCount);
+    m->kv_heads = kb::kb_int(st, 5, {"models", "num_key_value_heads", 0}, 0, kMaxModelCount);
+    m->experts = kb::kb_int(st, 6, {"models", "num_experts", 0}, 0, kMaxModelCount);
     m->total_params_b = st.real(7);
     m->source = st.text(8);
-    if (m->layers < 0 || m->heads < 0 || m->kv_heads < 0 || m->experts < 0)
-      throw std::runtime_error(where_ + ": error: kb: models." + key + ": a negative count (rebuild it with kbc build)");
+    if (!(m->total_params_b >= 0 && m->total_params_b < 1e7))
+      throw kb::KbValueError("models", "total_params_b", key, "not a parameter count in billions");
     kb::Stmt rows(db_, "SELECT col, value FROM model_rows WHERE model_key = ?");
     rows.bind(1, key);
     while (rows.step()) m->row[rows.text(0)] = rows.text(1);
@@ -258,10 +268,15 @@ const std::vector<Gpu>& Kb::gpus() {
                 "SELECT gpu_key, display_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, source "
                 "FROM gpus ORDER BY gpu_key");
     while (st.step()) {
-      Gpu g{st.text(0), st.text(1), st.real(2), st.integer(3), st.integer(4), st.integer(5) != 0, st.text(6)};
-      if (g.nvlink < 1 || g.per_node < 1 || g.memory_gib < 0)
-        throw std::runtime_error(where_ + ": error: kb: gpus." + g.key +
-                                 ": an NVLink domain, node size or memory below 1 (rebuild it with kbc build)");
+      using kb::limits::kMaxGpus;
+      Gpu g{st.text(0),
+            st.text(1),
+            st.real(2),
+            kb::kb_int(st, 3, {"gpus", "nvlink_domain_size", 0}, 1, kMaxGpus),
+            kb::kb_int(st, 4, {"gpus", "gpus_per_node", 0}, 1, kMaxGpus),
+            st.integer(5) != 0,
+            st.text(6)};
+      if (!(g.memory_gib >= 0 && g.memory_gib < 1e6)) throw kb::KbValueError("gpus", "memory_gb", g.key, "not a memory size in GB");
       gpus_.push_back(std::move(g));
     }
   }
@@ -389,18 +404,31 @@ const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::st
               "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
               "WHERE e.kind = ? AND e.key = ? ORDER BY t.is_winner DESC, t.revision DESC, t.lang");
   st.bind(1, kind).bind(2, key);
+  const std::string row = kind + " " + key;  // how an error names the rows
   while (st.step()) {
     EntityText t;
     t.lang = st.text(0);
     t.text = st.text(1);
     t.file = st.text(2);
-    t.line = static_cast<int>(st.integer(3));
-    t.revision = static_cast<int>(st.integer(4));
+    t.line = static_cast<int>(kb::kb_int(st, 3, {"entity_texts", "line", -1, row}, 0, kb::limits::kMaxLine));
+    t.revision = static_cast<int>(kb::kb_int(st, 4, {"entity_texts", "revision", -1, row}, 0, kb::limits::kMaxLine));
     t.winner = st.integer(5) != 0;
-    const auto parts = nlohmann::json::parse(st.text(6));
-    for (auto it = parts.begin(); it != parts.end(); ++it) t.parts[it.key()] = it.value().get<std::string>();
-    const auto facts = nlohmann::json::parse(st.text(7));
-    for (auto it = facts.begin(); it != facts.end(); ++it) t.facts[it.key()] = it.value().get<std::vector<std::string>>();
+    // parts: an object of strings; facts: an object of string arrays.
+    const auto json_object = [&](int c, const char* column) {
+      auto v = nlohmann::json::parse(st.view(c), nullptr, false);
+      if (!v.is_object()) throw kb::KbValueError("entity_texts", column, row, "not a JSON object");
+      return v;
+    };
+    const auto parts = json_object(6, "parts"), facts = json_object(7, "facts");
+    for (const auto& [k, v] : parts.items()) {
+      if (!v.is_string()) throw kb::KbValueError("entity_texts", "parts", row, "part '" + k + "' is not a string");
+      t.parts[k] = v.get<std::string>();
+    }
+    for (const auto& [k, v] : facts.items()) {
+      if (!v.is_array() || !std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_string(); }))
+        throw kb::KbValueError("entity_texts", "facts", row, "fact '" + k + "' is not an array of strings");
+      t.facts[k] = v.get<std::vector<std::string>>();
+    }
     t.usable = st.integer(8) != 0;
     out.push_back(std::move(t));
   }
@@ -411,7 +439,8 @@ std::vector<QuickRefRow> Kb::quick_ref_rows() {
   std::vector<QuickRefRow> out;
   kb::Stmt st(db_, "SELECT row, mode, scale, intents, recipes, gpus, single_gpu_count FROM quick_ref_picks ORDER BY ordinal");
   while (st.step())
-    out.push_back({st.text(0), st.text(1), st.text(2), comma_list(st.text(3)), comma_list(st.text(4)), st.integer(5), st.integer(6) != 0});
+    out.push_back({st.text(0), st.text(1), st.text(2), comma_list(st.text(3)), comma_list(st.text(4)),
+                   kb::kb_int(st, 5, {"quick_ref_picks", "gpus", 0}, 0, kb::limits::kMaxGpus), st.integer(6) != 0});
   return out;
 }
 

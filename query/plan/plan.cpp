@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 
+#include "base/checked.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 #include "query/plan/layout.hpp"
 
@@ -28,11 +30,9 @@ long long to_ll(const std::string& s, long long fallback = 0) {
   }
 }
 
-long long next_pow2(long long v) {
-  long long p = 1;
-  while (p < v && p < (1LL << 40)) p *= 2;
-  return p;
-}
+// The smallest power of two ≥ v: kb::next_pow2, which cannot overflow
+// (a sequence length of 9e18 once made this loop forever, issue 12).
+long long next_pow2(long long v) { return kb::next_pow2(v).value_or(kb::limits::kMaxParallel); }
 
 std::vector<std::string> tokens_of(const std::string& name) { return kb::split(name, '_'); }
 
@@ -819,8 +819,9 @@ std::variant<KeyValues, Error> resolve_overrides(Context& c, const KeyValues& ov
       return Error{"override '" + k + "=" + v + "': " + ck->key + " is true or false", "e.g. " + ck->key + "=true"};
     if (ck && (ck->dimension == "seq" || ck->dimension == "gbs" || ck->dimension == "mbs")) {
       const long long n = to_ll(v, 0);
-      if (n < 1 || n > (1LL << 31))
-        return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number below 2^31",
+      if (n < 1 || n > kb::limits::kMaxSeqLen)
+        return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number up to " +
+                         std::to_string(kb::limits::kMaxSeqLen),
                      "e.g. " + ck->key + "=4096"};
     }
     // A value the field's annotated type cannot hold fails at start-up:

@@ -1,0 +1,77 @@
+// Checked arithmetic and KB value readers (see checked.hpp).
+#include "base/checked.hpp"
+
+#include "base/escape.hpp"
+#include "base/text.hpp"
+
+namespace kb {
+
+std::optional<long long> next_pow2(long long v) {
+  long long p = 1;
+  while (p < v) {
+    if (p > (1LL << 61)) return std::nullopt;  // 2p would pass 2^62 and the next doubling overflows
+    p *= 2;
+  }
+  return p;
+}
+
+namespace {
+std::string message(std::string_view table, std::string_view column, std::string_view row, std::string_view problem) {
+  return escape_controls("kb: " + std::string(table) + "." + std::string(column) + " of " + std::string(row) + ": " + std::string(problem),
+                         EscapeNewlines::Yes);
+}
+
+const char* type_name(int type) {
+  switch (type) {
+    case SQLITE_NULL:
+      return "NULL";
+    case SQLITE_FLOAT:
+      return "a real number";
+    case SQLITE_TEXT:
+      return "text";
+    case SQLITE_BLOB:
+      return "a blob";
+    default:
+      return "an integer";
+  }
+}
+}  // namespace
+
+KbValueError::KbValueError(std::string_view table, std::string_view column, std::string_view row, std::string_view problem)
+    : std::runtime_error(message(table, column, row, problem)) {}
+
+std::string row_name(const Stmt& st, const ValueAt& at) {
+  const int row_col = at.row_col;
+  if (row_col < 0 || row_col >= st.columns()) return at.row.empty() ? std::string("a row") : std::string(at.row);
+  if (st.type(row_col) == SQLITE_INTEGER) return "id " + std::to_string(st.integer(row_col));
+  const std::string_view text = st.view(row_col);
+  if (find_invalid_utf8(text)) return "a row";
+  return "'" + first_code_points(text, 80) + "'";
+}
+
+std::optional<long long> kb_opt_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi) {
+  const int type = st.type(c);
+  if (type == SQLITE_NULL) return std::nullopt;
+  if (type != SQLITE_INTEGER)
+    throw KbValueError(at.table, at.column, row_name(st, at), std::string(type_name(type)) + " where a whole number belongs");
+  const long long v = st.integer(c);
+  if (v < lo || v > hi)
+    throw KbValueError(at.table, at.column, row_name(st, at),
+                       std::to_string(v) + " is out of range (" + std::to_string(lo) + " to " + std::to_string(hi) + ")");
+  return v;
+}
+
+std::string kb_text(const Stmt& st, int c, const ValueAt& at) {
+  if (st.type(c) == SQLITE_BLOB) throw KbValueError(at.table, at.column, row_name(st, at), "a blob where text belongs");
+  std::string_view v = st.view(c);
+  if (auto bad = find_invalid_utf8(v))
+    throw KbValueError(at.table, at.column, row_name(st, at), "text that is not UTF-8 (byte " + std::to_string(*bad + 1) + ")");
+  return std::string(v);
+}
+
+long long kb_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi) {
+  if (auto v = kb_opt_int(st, c, at, lo, hi)) return *v;
+  throw KbValueError(at.table, at.column, row_name(st, at), "NULL where a whole number belongs");
+}
+
+}  // namespace kb

@@ -1,0 +1,28 @@
+// The structure check of a KB file kbq or kbc did not write: exactly the
+// objects base/schema.sql makes (base/schema_objects.hpp, generated from it
+// at build time), each with the same CREATE text up to layout and comments
+// (base/sql_text.hpp), so that every statement kbq runs reads real tables
+// with the expected columns, types and constraints. One scan of
+// sqlite_schema (about 20 µs); the columns are compared one by one only to
+// say what differs. A view or a trigger anywhere, a view
+// standing in for a table, a table of another shape, an unknown table or
+// index, or a virtual table of another definition is refused before any
+// reader runs. Then PRAGMA quick_check: a file whose pages do not hold
+// together (a cycle, a page used twice, a truncated chain) is refused too.
+#pragma once
+
+#include <string>
+
+#include "base/sqlite.hpp"
+
+namespace kb {
+
+// What is wrong with the structure of the database, one line, or "" when
+// it is the schema's own. Assumes the schema version was checked.
+std::string kb_structure_problem(Db& db);
+
+// What PRAGMA quick_check finds (its first message, escaped, one line), or
+// "" when the file is sound. Its statement budget grows with the file.
+std::string kb_integrity_problem(Db& db);
+
+}  // namespace kb
