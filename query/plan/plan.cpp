@@ -840,16 +840,17 @@ std::variant<KeyValues, Error> resolve_overrides(Context& c, const KeyValues& ov
           return t;
         }();
         const bool none_ok = base != type && (v == "None" || v == "null");
-        auto whole = [&] {
+        const std::string& val = v;  // a structured binding cannot be captured before C++20
+        auto whole = [&val] {
           char* end = nullptr;
           errno = 0;
-          (void)std::strtoll(v.c_str(), &end, 10);
-          return !v.empty() && errno == 0 && *end == '\0';
+          (void)std::strtoll(val.c_str(), &end, 10);
+          return !val.empty() && errno == 0 && *end == '\0';
         };
-        auto real = [&] {
+        auto real = [&val] {
           char* end = nullptr;
-          const double d = std::strtod(v.c_str(), &end);
-          return !v.empty() && *end == '\0' && std::isfinite(d);
+          const double d = std::strtod(val.c_str(), &end);
+          return !val.empty() && *end == '\0' && std::isfinite(d);
         };
         const std::string lv = kb::fold(v);
         const bool ok = none_ok || (base == "int"     ? whole()
