@@ -252,6 +252,18 @@ int run(int argc, char** argv) {
     const kbq::Response r = kbq::respond(engine, a.question, ask, ro);
     emit(stderr, r.err);
     emit(stdout, r.out);
+    // A one-word question that matched nothing and is a letter or two from a
+    // subcommand's name was most likely meant as that subcommand.
+    if (r.exit_code == kb::kExitNoMatch && a.words.size() == 1) {
+      const std::string word = kb::fold(a.words.front());
+      for (const auto* sub : app.get_subcommands({})) {
+        const size_t d = kb::edit_distance(word, sub->get_name());
+        if (d > 0 && d <= 2 && word.size() > d + 1) {
+          emit(stderr, "kbq: hint: did you mean the subcommand 'kbq " + sub->get_name() + "'?\n");
+          break;
+        }
+      }
+    }
     return r.exit_code;
   } catch (const kb::KbValueError& e) {
     // A value of the KB out of its range: "kb: <table>.<column> of <row>: ...".

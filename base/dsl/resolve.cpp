@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "base/dsl/detail.hpp"
 #include "base/text.hpp"
@@ -317,6 +318,12 @@ class Resolver {
     if (f == field::kSize) return size_filter(kv);
     if (f == field::kModel) return model_filter(kv);
     if (f == field::kLang) {
+      // A language the lexicon has no word of is one the KB has no text in.
+      std::set<std::string> known;
+      for (const auto& w : lex_.words) known.insert(w.langs.begin(), w.langs.end());
+      if (!known.count(v))
+        return fail(kv.vspan, "unknown language " + quote(v),
+                    "the knowledge base has " + kb::join(std::vector<std::string>(known.begin(), known.end()), ", "));
       lang_override_ = v;
       return set_filter(f, v, filter_term(kv, v));
     }
