@@ -53,6 +53,10 @@ const std::vector<DslCase> kDslCases = {
     {"H100 x8", "gpus:8 hardware:h100", nullptr, nullptr, 0},
     {"h100x8", "gpus:8 hardware:h100", nullptr, nullptr, 0},
     {"8 * b200", "gpus:8 hardware:b200", nullptr, nullptr, 0},
+    // The stopword "a" is a whole word only: it used to eat the start of
+    // "a100", so "1 a100" lost its count.
+    {"lora qwen3 8b on 1 a100", "mode:peft model:qwen3 8b gpus:1 hardware:a100", "en", nullptr, 0},
+    {"2 a100 40gb", "gpus:2 hardware:a100_40gb", nullptr, nullptr, 0},
     {"64 h100 fp8 llama3 70b", "model:llama3 70b gpus:64 hardware:h100 precision:fp8", nullptr, nullptr, 0},
     {"8 gpus", "gpus:8", nullptr, nullptr, 0},
     {"1 gpu", "gpus:1", nullptr, nullptr, 0},

@@ -497,7 +497,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const open_max = tok(WordKind::OpenMax, &s->t2);
   // Words allowed between a number and its unit: a particle or an
   // open-ended marker ("<n> <counter> <unit>", "<n>+ <unit>").
-  auto const particle = open_max | stop3;
+  // A whole word only: the stopword "a" must not eat the start of "a100".
+  auto const particle = (open_max | stop3) >> bound;
   auto const gpu_unit = tok(WordKind::GpuUnit, &s->t1);
   auto const gpu_unit3 = tok(WordKind::GpuUnit, &s->t3);
   auto const node_unit = tok(WordKind::NodeUnit, &s->t1);
