@@ -334,7 +334,7 @@ std::vector<Candidate> candidates(Context& c, const Ask& ask, Answer& a) {
       std::set<std::string> modes;
       for (const auto& r : all)
         if ((in_family(r.name, ask.model) || in_family(r.model_key, ask.model)) && !r.mode.empty()) modes.insert(c.label("mode." + r.mode));
-      a.no_match = modes.empty()
+      a.no_match = modes.empty() || ask.mode.empty()
                        ? c.label("no_match.family", {{"model", ask.model}})
                        : c.label("no_match.mode_has", {{"mode", c.label("mode." + ask.mode)},
                                                        {"model", ask.model},
@@ -637,11 +637,13 @@ Result plan_recipe(Context& c, const Recipe& r, const Ask& ask, bool substitute)
     }
   }
   // The sequence: a longer one than the recipe's needs more CP, so each
-  // rank keeps the tokens the recipe was written for.
+  // rank keeps at most the tokens the recipe was written for or the long-
+  // context threshold, whichever is more (the memory model then decides
+  // whether that many tokens per rank fit).
   const long long seq = p.seq > 0 ? p.seq : ask.seq > 0 ? ask.seq : r.seq_len.value_or(0);
   long long cp_min = 1;
   if (r.seq_len && seq > *r.seq_len) {
-    const long long per_rank = std::max(1LL, *r.seq_len / std::max(1LL, r.cp.value_or(1)));
+    const long long per_rank = std::max({1LL, *r.seq_len / std::max(1LL, r.cp.value_or(1)), c.threshold});
     cp_min = std::max(r.cp.value_or(1), next_pow2((seq + per_rank - 1) / per_rank));
   } else if (!r.seq_len && seq > c.threshold && c.threshold > 0) {
     cp_min = next_pow2((seq + c.threshold - 1) / c.threshold);
