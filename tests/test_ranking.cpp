@@ -1,7 +1,8 @@
 // The ranking oracle: kbq's answers must be in the documented order
 // (docs/ranking.md, data/ranking.tsv): constraints first — mode, model and
-// size, modality, feasible on the user's GPUs — then preferences — the
-// sequence variant that covers the request, the precision asked, the fewest
+// size, modality, the precision asked (a low-precision variant never stands
+// in for a plain recipe that does not fit), feasible on the user's GPUs —
+// then preferences — the sequence variant that covers the request, the fewest
 // changes from the recipe's own layout; quick-reference picks, the recipe's
 // own GPU count and the name only break ties. The oracle states each
 // criterion from what the question asks (written in the table below, not
@@ -49,6 +50,8 @@ const std::vector<Question> kQuestions = {
     {"sft 1 gpu", "sft", "", "text", 0, false},
     {"nemotron pretrain", "pretrain", "", "text", 0, false},
     {"pretrain llama3 8b fp8 8 gpus", "pretrain", "", "text", 0, true},
+    {"pretrain llama3 8b 2 gpus", "pretrain", "", "text", 0, false},
+    {"pretrain llama3 8b nvfp4 2 gpus", "pretrain", "", "text", 0, true},
 };
 
 const long long kLongContext = 8192;  // the decision tree's "> 8K → Need CP"
@@ -68,13 +71,13 @@ Key oracle_key(const Question& q, const kbq::Result& r) {
   long long changes = 0;
   for (const auto& o : r.overrides)
     if (!o.pinned_only && o.key != "checkpoint.pretrained_checkpoint" && o.key != "model.sequence_parallel") ++changes;
-  return {mode, model, modality, feasible, seq, precision, changes};
+  return {mode, model, modality, precision, feasible, seq, changes};
 }
 
 std::string show(const Key& k) {
   return "mode " + std::to_string(std::get<0>(k)) + ", model " + std::to_string(std::get<1>(k)) + ", modality " +
-         std::to_string(std::get<2>(k)) + ", feasible " + std::to_string(std::get<3>(k)) + ", sequence " + std::to_string(std::get<4>(k)) +
-         ", precision " + std::to_string(std::get<5>(k)) + ", changes " + std::to_string(std::get<6>(k));
+         std::to_string(std::get<2>(k)) + ", precision " + std::to_string(std::get<3>(k)) + ", feasible " + std::to_string(std::get<4>(k)) +
+         ", sequence " + std::to_string(std::get<5>(k)) + ", changes " + std::to_string(std::get<6>(k));
 }
 
 }  // namespace
