@@ -1,0 +1,185 @@
+// Questions a user puts to kbq, in four languages, with the answers checked
+// against the Megatron Bridge code (tests/questions.tsv). For each row: the
+// verdict, exit code, top recipe, GPU count, layout and GPU type. For every
+// answer, properties that hold whatever the row says: an `ok` answer's
+// command launches the layout it prints on the GPUs it names and no rule
+// fails; a `not_possible` answer names the fewest GPUs that fit, more than
+// the user has; the text answer is short, carries no internal identifier,
+// and a non-English answer carries no English label sentence (every label
+// of kb-sources/data/answer-labels.tsv is tried) and, in French or English,
+// no CJK text beyond the question it echoes.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/diag.hpp"
+#include "base/tsv.hpp"
+#include "process.hpp"
+
+using json = nlohmann::json;
+
+namespace {
+
+const std::string kRoot = KB_SOURCE_DIR;
+
+struct Row {
+  std::string question, verdict, recipe, gpus, layout, hardware;
+  int exit_code = 0;
+  int line = 0;
+};
+
+std::vector<Row> load_questions() {
+  kb::Diagnostics diags;
+  const auto t = kb::load_tsv(kRoot + "/tests/questions.tsv", diags, {"question", "exit", "verdict", "recipe", "gpus", "layout", "hardware"});
+  REQUIRE(t);
+  REQUIRE_FALSE(diags.has_errors());
+  std::vector<Row> out;
+  for (const auto& r : t->rows) {
+    Row q;
+    q.question = t->get(r, "question");
+    q.exit_code = std::stoi(t->get(r, "exit"));
+    q.verdict = t->get(r, "verdict");
+    q.recipe = t->get(r, "recipe");
+    q.gpus = t->get(r, "gpus");
+    q.layout = t->get(r, "layout");
+    q.hardware = t->get(r, "hardware");
+    q.line = r.line;
+    out.push_back(q);
+  }
+  return out;
+}
+
+// The English label texts worth looking for in another language's answer:
+// the fixed words of each label (between its {fields}), three words or more.
+std::set<std::string> english_phrases() {
+  kb::Diagnostics diags;
+  const auto t = kb::load_tsv(kRoot + "/kb-sources/data/answer-labels.tsv", diags, {"lang", "key", "text"});
+  REQUIRE(t);
+  std::set<std::string> out;
+  const std::regex field(R"(\{[a-z_]+\})");
+  for (const auto& r : t->rows) {
+    if (t->get(r, "lang") != "en") continue;
+    std::sregex_token_iterator it(t->get(r, "text").begin(), t->get(r, "text").end(), field, -1), end;
+    for (; it != end; ++it) {
+      std::string s = *it;
+      while (!s.empty() && (s.front() == ' ' || s.front() == ':' || s.front() == ',')) s.erase(0, 1);
+      while (!s.empty() && (s.back() == ' ' || s.back() == ':' || s.back() == ',' || s.back() == '(')) s.pop_back();
+      if (std::count(s.begin(), s.end(), ' ') >= 2) out.insert(s);
+    }
+  }
+  return out;
+}
+
+bool has_cjk(const std::string& s) {
+  // Hiragana, katakana, CJK ideographs, full-width forms: lead bytes E3..E9 and EF BC..BF.
+  for (size_t i = 0; i + 2 < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0xE3 && c <= 0xE9) return true;
+    if (c == 0xEF && static_cast<unsigned char>(s[i + 1]) >= 0xBC && static_cast<unsigned char>(s[i + 1]) <= 0xBF) return true;
+  }
+  return false;
+}
+
+std::string layout_of(const json& L) {
+  return "tp" + std::to_string(L["tp"].get<int>()) + " pp" + std::to_string(L["pp"].get<int>()) + " cp" + std::to_string(L["cp"].get<int>()) +
+         " ep" + std::to_string(L["ep"].get<int>());
+}
+
+}  // namespace
+
+TEST_CASE("questions: every row of tests/questions.tsv gets its checked answer", "[questions]") {
+  const auto rows = load_questions();
+  REQUIRE(rows.size() >= 60);
+  std::set<std::string> langs;
+  for (const auto& row : rows) {
+    INFO("tests/questions.tsv:" << row.line << ": " << row.question);
+    const auto r = kbtest::run(KBQ_PATH, {row.question, "--format", "json"});
+    INFO(r.err);
+    CHECK(r.exit_code == row.exit_code);
+    const json j = json::parse(r.out);
+    langs.insert(j["query"]["lang"].get<std::string>());
+    CHECK(j["verdict"] == row.verdict);
+    if (row.verdict == "no_match") {
+      CHECK(j["results"].empty());
+      CHECK_FALSE(j["no_match"].get<std::string>().empty());
+      continue;
+    }
+    REQUIRE_FALSE(j["results"].empty());
+    const json& top = j["results"][0];
+    CHECK(top["recipe"] == row.recipe);
+    CHECK(top["layout"]["hardware"] == row.hardware);
+    const json& L = top["layout"];
+    if (row.verdict == "not_possible") {
+      CHECK(std::to_string(j["min_gpus"].get<long long>()) == row.gpus);
+      CHECK(j["min_gpus"].get<long long>() > L["gpus"].get<long long>());
+      CHECK(top["runnable"] == false);
+      continue;
+    }
+    CHECK(std::to_string(L["gpus"].get<long long>()) == row.gpus);
+    CHECK(layout_of(L) == row.layout);
+    CHECK(top["runnable"] == true);
+    CHECK(top["memory"]["fits"] == true);
+    for (const auto& v : top["rules"]) {
+      INFO("rule " << v["id"]);
+      CHECK(v["status"] != "fail");
+    }
+    // The dense grid multiplies to the GPU count; the command launches it.
+    CHECK(L["tp"].get<long long>() * L["pp"].get<long long>() * L["cp"].get<long long>() * L["dp"].get<long long>() ==
+          L["gpus"].get<long long>());
+    const std::string cmd = top["command"];
+    CHECK(cmd.find("--recipe " + row.recipe) != std::string::npos);
+    CHECK(L["nproc_per_node"].get<long long>() * L["nodes"].get<long long>() == L["gpus"].get<long long>());
+    const std::string per_node = std::to_string(L["nproc_per_node"].get<long long>()), nodes = std::to_string(L["nodes"].get<long long>());
+    if (top["kind"] == "benchmark") {
+      // The benchmark launcher: its layout is the one its name encodes.
+      CHECK(cmd.find("--nodes " + nodes + " --gpus-per-node " + per_node) != std::string::npos);
+    } else {
+      CHECK(cmd.find("--nproc_per_node=" + per_node) != std::string::npos);
+      if (nodes != "1") CHECK(cmd.find("--nnodes=" + nodes) != std::string::npos);
+      CHECK(cmd.find("-tp " + std::to_string(L["tp"].get<long long>())) != std::string::npos);
+    }
+  }
+  // The table covers the four languages of the KB.
+  CHECK(langs == std::set<std::string>{"en", "fr", "ja", "zh"});
+}
+
+TEST_CASE("questions: the text answers are short, in one language, without internal identifiers", "[questions]") {
+  const auto rows = load_questions();
+  const auto phrases = english_phrases();
+  REQUIRE(phrases.size() > 20);
+  const std::regex internal(R"(library_entry|doc_recipe|\b[A-Z]{2} \?|\(h100\?\)|score|fallback)");
+  for (const auto& row : rows) {
+    INFO("tests/questions.tsv:" << row.line << ": " << row.question);
+    const auto j = json::parse(kbtest::run(KBQ_PATH, {row.question, "--format", "json"}).out);
+    const std::string lang = j["query"]["lang"];
+    const auto r = kbtest::run(KBQ_PATH, {row.question});
+    const std::string text = r.out + r.err;
+    const auto lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    CHECK(lines <= 40);
+    std::istringstream in(text);
+    std::string line;
+    bool first = true;
+    while (std::getline(in, line)) {
+      INFO("line: " << line);
+      // The first line echoes the question's own words.
+      if (first) {
+        first = false;
+        continue;
+      }
+      CHECK_FALSE(std::regex_search(line, internal));
+      if (lang == "en" || lang == "fr") CHECK_FALSE(has_cjk(line));
+      if (lang != "en")
+        for (const auto& p : phrases) {
+          INFO("English label text: " << p);
+          CHECK(line.find(p) == std::string::npos);
+        }
+    }
+  }
+}
