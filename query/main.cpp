@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <new>
 
 #include "base/checked.hpp"
@@ -103,6 +104,7 @@ constexpr const char* kUsage =
     "  kbq \"mode:sft gpus:16 tp:2 family:qwen3\" --format json\n"
     "  kbq show qwen3_30b_a3b_sft_config\n"
     "  kbq check llama3_70b_pretrain_config --gpus 64 model.tensor_model_parallel_size=16\n"
+    "  printf 'peft qwen3 1 gpu\\nsft llama3 70b 2 gpus\\n' | kbq --batch\n"
     "\n"
     "exit codes: 0 answered, 1 nothing matched (or check found a failing rule), 2 error\n"
     "more: kbq --help, docs/kbq.md, docs/query-language.md\n";
@@ -149,7 +151,7 @@ struct Args {
   int limit = 3;
   long long gpus = 0;
   std::vector<std::string> overrides;
-  bool version = false, explain = false;
+  bool version = false, explain = false, batch = false;
 };
 
 int fail(const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
@@ -163,6 +165,34 @@ int kb_error(const std::string& message, const kbq::RenderOptions& ro) {
   if (ro.format == kbq::Format::Json) return fail({message, {}}, {}, ro);
   emit(stderr, "kbq: " + message + "\n");
   return kb::kExitError;
+}
+
+// --batch: one JSON Lines record per line of standard input, in order.
+int batch(kbq::Engine& engine, const kbq::AskOptions& ask, kbq::RenderOptions ro) {
+  output = Output::Json;
+  ro.color = false;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    while (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    nlohmann::json rec;
+    rec["question"] = line;
+    ro.format = kbq::Format::Json;
+    auto res = engine.ask(line, ask);
+    if (auto* err = std::get_if<kbq::Error>(&res)) {
+      rec["exit"] = kb::kExitError;
+      rec["answer"] = nlohmann::json::parse(kbq::render_error(*err, line, ro));
+    } else {
+      const auto& answer = std::get<kbq::Answer>(res);
+      const kbq::Labels labels = engine.labels(answer.lang);
+      rec["exit"] = answer.verdict == kbq::Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
+      rec["answer"] = nlohmann::json::parse(kbq::render(answer, labels, ro));
+      ro.format = kbq::Format::Text;
+      rec["text"] = kbq::render(answer, labels, ro);
+    }
+    emit(stdout, rec.dump() + "\n");
+  }
+  return kb::kExitOk;
 }
 
 int run(int argc, char** argv) {
@@ -181,6 +211,9 @@ int run(int argc, char** argv) {
   app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
   app.add_flag("--explain", a.explain, "also print why each recipe is placed where it is (its score parts); JSON always has them");
   app.add_flag("--version", a.version, "print kbq's version, the KB's schema version and its sources");
+  app.add_flag("--batch", a.batch,
+               "answer the questions of standard input, one per line, with one JSON Lines record each: the question, the exit "
+               "code kbq would give, the JSON answer (or error) and the text answer (a documentation site's recipe finder)");
   app.fallthrough();
 
   auto* show = app.add_subcommand("show", "all facts of one recipe");
@@ -249,6 +282,7 @@ int run(int argc, char** argv) {
     kbq::AskOptions ask;
     ask.limit = a.limit;
     ask.lang = a.lang;
+    if (a.batch) return batch(engine, ask, ro);
     const kbq::Response r = kbq::respond(engine, a.question, ask, ro);
     emit(stderr, r.err);
     emit(stdout, r.out);

@@ -37,7 +37,8 @@ struct Row {
 
 std::vector<Row> load_questions() {
   kb::Diagnostics diags;
-  const auto t = kb::load_tsv(kRoot + "/tests/questions.tsv", diags, {"question", "exit", "verdict", "recipe", "gpus", "layout", "hardware"});
+  const auto t =
+      kb::load_tsv(kRoot + "/tests/questions.tsv", diags, {"question", "exit", "verdict", "recipe", "gpus", "layout", "hardware"});
   REQUIRE(t);
   REQUIRE_FALSE(diags.has_errors());
   std::vector<Row> out;
@@ -88,8 +89,8 @@ bool has_cjk(const std::string& s) {
 }
 
 std::string layout_of(const json& L) {
-  return "tp" + std::to_string(L["tp"].get<int>()) + " pp" + std::to_string(L["pp"].get<int>()) + " cp" + std::to_string(L["cp"].get<int>()) +
-         " ep" + std::to_string(L["ep"].get<int>());
+  return "tp" + std::to_string(L["tp"].get<int>()) + " pp" + std::to_string(L["pp"].get<int>()) + " cp" +
+         std::to_string(L["cp"].get<int>()) + " ep" + std::to_string(L["ep"].get<int>());
 }
 
 }  // namespace
@@ -182,4 +183,36 @@ TEST_CASE("questions: the text answers are short, in one language, without inter
         }
     }
   }
+}
+
+TEST_CASE("questions: kbq --batch answers every line as kbq would, in order", "[questions]") {
+  const auto rows = load_questions();
+  std::string input;
+  for (const auto& row : rows) input += row.question + "\n";
+  input += "\npeft qwen3 lang:xx\n";  // a blank line is skipped; an error is a record too
+  const auto r = kbtest::run(KBQ_PATH, {"--batch"}, input);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream in(r.out);
+  std::string line;
+  size_t i = 0;
+  while (std::getline(in, line)) {
+    const json rec = json::parse(line);
+    if (i == rows.size()) {
+      CHECK(rec["question"] == "peft qwen3 lang:xx");
+      CHECK(rec["exit"] == 2);
+      CHECK_THAT(rec["answer"]["error"].get<std::string>(), Catch::Contains("unknown language 'xx'"));
+      ++i;
+      continue;
+    }
+    REQUIRE(i < rows.size());
+    INFO(rows[i].question);
+    CHECK(rec["question"] == rows[i].question);
+    CHECK(rec["exit"] == rows[i].exit_code);
+    // The same answer as one kbq run, JSON and text.
+    const auto one = kbtest::run(KBQ_PATH, {rows[i].question, "--format", "json"});
+    CHECK(rec["answer"] == json::parse(one.out));
+    CHECK(rec["text"] == kbtest::run(KBQ_PATH, {rows[i].question}).out);
+    ++i;
+  }
+  CHECK(i == rows.size() + 1);
 }
