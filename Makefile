@@ -20,9 +20,17 @@ DEB_PACKAGES_HARDEN := clang libclang-rt-14-dev llvm python3 time
 # What `make format` and `make lint` need.
 DEB_PACKAGES_LINT := clang-format clang-tidy
 
+# What `make site` and `make site-test` need (docs/site.md): Sphinx and MyST,
+# jieba for the Chinese search index, headless Chromium driven by Selenium
+# (and a CJK font, so that the screenshots of the ja and zh pages are legible).
+DEB_PACKAGES_SITE := python3-sphinx python3-myst-parser python3-jieba
+DEB_PACKAGES_SITE_TEST := chromium chromium-driver python3-selenium fonts-wqy-zenhei
+# Debian's Python, where the packages above are (not a pyenv or venv one).
+SITE_PYTHON ?= /usr/bin/python3
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build kb test run clean golden generate check-generated extract-code check-code-facts asan bench fuzz format lint
+.PHONY: all deps configure build kb test run clean golden generate check-generated extract-code check-code-facts asan bench fuzz format lint site site-test
 
 all: build
 
@@ -57,6 +65,18 @@ golden: build
 
 generate: build
 	$(BUILD)/kbc generate --sources kb-sources -o generated
+
+# `make site`: the documentation site in $(BUILD)/site/<lang>/ (docs/site.md):
+# Sphinx + MyST over generated/ with -W, one build per language, and the
+# recipe finder's answers from kbq --batch. `make site-test` drives it in
+# headless Chromium and saves screenshots in $(BUILD)/site/screenshots/.
+site: build
+	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_SITE)"
+	$(SITE_PYTHON) site/build.py --kbq $(BUILD)/kbq --src generated --out $(BUILD)/site --jobs $(JOBS)
+
+site-test: site
+	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_SITE_TEST)"
+	$(SITE_PYTHON) tests/site/test_site.py --kbq $(BUILD)/kbq --site $(BUILD)/site --generated generated
 
 check-generated: build
 	$(BUILD)/kbc generate --sources kb-sources -o generated --check

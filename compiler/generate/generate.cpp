@@ -75,6 +75,7 @@ void build_files(const Compilation& c, const std::string& out_dir, gen::OutputFi
       gen::write_drift(ctx, files);
       gen::write_site(ctx, files);
       gen::write_answers(ctx, files);
+      gen::write_finder(ctx, files);
     }
     // Nothing raw reaches a page: kbc refuses control characters in the
     // sources and the data, and every generated file is escaped once more

@@ -213,5 +213,6 @@ void write_status(const Context& ctx, OutputFiles& out);
 void write_drift(const Context& ctx, OutputFiles& out);
 void write_site(const Context& ctx, OutputFiles& out);
 void write_answers(const Context& ctx, OutputFiles& files);
+void write_finder(const Context& ctx, OutputFiles& out);
 
 }  // namespace kb::gen

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
 
@@ -51,9 +52,23 @@ struct Page {
 
 std::string render(const Page& p) { return front_matter(p.fm) + "\n" + p.body; }
 
+// A page's Sphinx document name relative to the page that lists it: its
+// path without ".md".
+std::string docname(const std::string& stem, const std::string& lang) {
+  const std::string path = lang_path(stem, lang);
+  return path.substr(0, path.size() - 3);
+}
+
+// A hidden MyST toctree: how Sphinx learns the page tree (docs/site.md);
+// the page's own links stay its visible table of contents.
+std::string toctree(const std::vector<std::string>& docs) {
+  if (docs.empty()) return {};
+  return "\n```{toctree}\n:hidden:\n:maxdepth: 1\n\n" + join(docs, "\n") + "\n```\n";
+}
+
 class SiteWriter {
  public:
-  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out) {}
+  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out), db_(ctx.kb_path, Db::Mode::ReadOnly) {}
 
   void run() {
     for (const auto& lang : ctx_.languages) {
@@ -80,6 +95,24 @@ class SiteWriter {
           items.push_back("- [" + ctx_.family_heading(f, lang, true) + "](" + lang_path("families/" + f.slug, lang) + ")");
       body += join(items, "\n") + "\n";
     }
+    // The other pages of the site: the recipe finder, the skill and its
+    // recipe index, the drift report, the translation status.
+    body += "\n## " + md_text(ctx_.ui(lang, "site_more")) + "\n\n";
+    const std::vector<std::pair<std::string, std::string>> more = {
+        {lang_path("finder", lang), ctx_.ui(lang, "finder.title")},
+        {"../skill/SKILL." + lang + ".md", ctx_.ui(lang, "site_skill")},
+        {"../" + lang_path("references/recipe-index", lang), ctx_.ui(lang, "index_title")},
+        {"../" + lang_path("drift", lang), ctx_.ui(lang, "drift.title")},
+        {"../translation-status.md", ctx_.ui(lang, "status.title")}};
+    std::vector<std::string> docs, items;
+    for (const auto& [path, label] : more) items.push_back("- [" + md_text(label, true) + "](" + path + ")");
+    body += join(items, "\n") + "\n";
+    for (const auto& f : ctx_.families) docs.push_back(docname("families/" + f.slug, lang));
+    // Recipes no family lists are in the tree too.
+    for (const auto& e : ctx_.entries)
+      if (!ctx_.family_of(e)) docs.push_back(docname("recipes/" + e.slug, lang));
+    for (const auto& [path, label] : more) docs.push_back(path.substr(0, path.size() - 3));
+    body += toctree(docs);
     out_[lang_path("site/index", lang)] = render({title, {{"title", yaml_str(title)}, {"lang", lang}, {"tags", yaml_list({})}}, body});
   }
 
@@ -91,6 +124,9 @@ class SiteWriter {
     if (!table.empty()) body += "\n" + table + "\n";
     for (const Entity* p : prose_of(ctx_, f.index_kind + "/" + std::to_string(f.ordinal)))
       body += "\n" + paragraph(ctx_, *p, lang, st) + "\n";
+    std::vector<std::string> docs;
+    for (const IndexEntry* e : f.entries) docs.push_back(docname("../recipes/" + e->slug, lang));
+    body += toctree(docs);
     out_[lang_path("site/families/" + f.slug, lang)] =
         render({title, {{"title", yaml_str(title)}, {"kind", kind_of(f)}, {"lang", lang}, {"tags", yaml_list({kind_of(f)})}}, body});
   }
@@ -162,12 +198,31 @@ class SiteWriter {
     const RecipeRow& w = *e.rows.front();
     const std::string name = display_name(e, lang);
     std::string body = "# " + (e.kind == RecipeKind::Benchmark ? md_text(name) : md_code(name)) + "\n";
+    body += search_words(e, lang);
     body += origin_notes(w, lang);
     body += "\n" + facts_table(e, lang, fam) + "\n";
     if (e.kind == RecipeKind::Library && !w.pattern) body += launch_section(e, lang);
     body += rules_section(lang);
     body += sources_section(e, w, lang);
     out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, recipe_front_matter(e, name, fam, lang), body});
+  }
+
+  // The words a reader of this language searches the page's mode(s) by:
+  // the lexicon's words for them (data/lexicon.tsv), one line under the
+  // title, so that "affiner llama3" or "微调 qwen3" finds the page.
+  std::string search_words(const IndexEntry& e, const std::string& lang) const {
+    std::vector<std::string> words;
+    for (const auto& m : e.modes) {
+      if (m.empty()) continue;
+      Stmt st(db_, "SELECT word FROM lexicon WHERE kind = 'mode' AND value = ? AND (lang = ? OR lang = '*') ORDER BY rowid");
+      st.bind(1, m).bind(2, lang);
+      while (st.step())
+        if (std::find(words.begin(), words.end(), st.text(0)) == words.end()) words.push_back(st.text(0));
+    }
+    if (words.empty()) return {};
+    std::vector<std::string> shown;
+    for (const auto& w : words) shown.push_back(md_text(w));
+    return "\n*" + join(shown, " · ") + "*\n";
   }
 
   // How the page's recipe is known when it is not a plain table row: a
@@ -352,6 +407,7 @@ class SiteWriter {
 
   const Context& ctx_;
   OutputFiles& out_;
+  mutable Db db_;  // the KB the engine reads (the lexicon)
   json records_ = json::array();
 };
 
