@@ -288,7 +288,7 @@ int run(int argc, char** argv) {
     emit(stdout, r.out);
     // A one-word question that matched nothing and is a letter or two from a
     // subcommand's name was most likely meant as that subcommand.
-    if (r.exit_code == kb::kExitNoMatch && a.words.size() == 1) {
+    if (r.exit_code == kb::kExitNoMatch && a.words.size() == 1 && a.words.front().find(' ') == std::string::npos) {
       const std::string word = kb::fold(a.words.front());
       for (const auto* sub : app.get_subcommands({})) {
         const size_t d = kb::edit_distance(word, sub->get_name());
