@@ -181,6 +181,26 @@ std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::s
   return a;
 }
 
+std::variant<Answer, Error> Engine::fewest(const std::string& recipe, const std::string& hardware, const std::string& lang) {
+  Kb& kb = impl_->kb;
+  auto rc = kb.recipe(recipe);
+  if (!rc) return unknown_recipe(kb, recipe);
+  if (!kb.gpu(hardware)) return Error{"unknown GPU type '" + hardware + "'", {}};
+  Context c = make_context(kb, lang);
+  Answer a;
+  a.request = Request::Show;
+  a.query = recipe;
+  a.lang = lang;
+  Ask ask;
+  ask.hardware = hardware;
+  ask.fewest = true;
+  a.results.push_back(plan_recipe(c, *rc, ask, false));
+  kbq::check(c, a.results.back());
+  rank(c, ask, {}, a.results);
+  conclude(c, ask, a);
+  return a;
+}
+
 std::variant<Answer, Error> Engine::check(const std::string& recipe, long long gpus, const KeyValues& overrides,
                                           const std::string& hardware, const std::string& lang) {
   Kb& kb = impl_->kb;

@@ -304,6 +304,10 @@ class Engine {
   std::variant<Answer, Error> ask(const std::string& question, const AskOptions& opts);
   // One recipe at its own layout on its own GPUs (or the fewest where it fits).
   std::variant<Answer, Error> show(const std::string& recipe, const std::string& lang);
+  // The fewest GPUs of a type a recipe fits on, planned as for a question
+  // without a GPU count but starting from one GPU (a documentation page's
+  // "smallest layout per GPU type"); an unknown GPU type is an error.
+  std::variant<Answer, Error> fewest(const std::string& recipe, const std::string& hardware, const std::string& lang);
   // The user's own layout of a recipe: every rule's verdict.
   std::variant<Answer, Error> check(const std::string& recipe, long long gpus,
                                     const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& hardware,

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
 #include <variant>
 
 #include "base/sqlite.hpp"
@@ -201,7 +203,12 @@ class SiteWriter {
     body += search_words(e, lang);
     body += origin_notes(w, lang);
     body += "\n" + facts_table(e, lang, fam) + "\n";
-    if (e.kind == RecipeKind::Library && !w.pattern) body += launch_section(e, lang);
+    if (e.kind == RecipeKind::Library && !w.pattern) {
+      body += launch_section(e, lang);
+      body += code_section(e.name, lang);
+      body += drift_section(e.name, lang);
+      body += fewest_section(e.name, lang);
+    }
     body += rules_section(lang);
     body += sources_section(e, w, lang);
     out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, recipe_front_matter(e, name, fam, lang), body});
@@ -278,6 +285,97 @@ class SiteWriter {
     const std::string cmd = launch(ctx_, e.name, lang);
     if (cmd.empty()) return {};
     return "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n\n" + md_fence(cmd, "bash") + "\n";
+  }
+
+  // What the code sets (data/planner.tsv site_code_fields), each value with
+  // the line that sets it, from the newest compiled snapshot.
+  std::string code_section(const std::string& name, const std::string& lang) const {
+    std::string commit;
+    {
+      Stmt st(db_, "SELECT commit_sha FROM code_snapshots WHERE newest = 1");
+      if (st.step()) commit = st.text(0).substr(0, 9);
+    }
+    std::vector<std::vector<std::string>> rows;
+    Stmt fields(db_, "SELECT value FROM planner WHERE key = 'site_code_fields'");
+    const std::string wanted = fields.step() ? fields.text(0) : std::string();
+    for (const auto& f : split(wanted, ' ')) {
+      if (f.empty()) continue;
+      Stmt st(db_,
+              "SELECT f.state, f.value, f.at FROM code_facts f JOIN code_recipes c ON c.target = f.target "
+              "WHERE c.name = ? AND c.kind = 'library' AND f.field = ?");
+      st.bind(1, name).bind(2, f);
+      if (!st.step()) continue;
+      const std::string state = st.text(0), value = st.text(1), at = st.text(2);
+      std::string shown = state == "unknown" ? ctx_.ui(lang, "code.unknown") : value;
+      if (state == "default") shown += " " + ctx_.ui(lang, "code.default");
+      rows.push_back({md_code(f), md_text(shown, true), md_code(at + (commit.empty() ? "" : "@" + commit))});
+    }
+    if (rows.empty()) return {};
+    return "\n## " + md_text(ctx_.ui(lang, "code.title")) + "\n\n" +
+           md_table({md_text(ctx_.ui(lang, "field"), true), md_text(ctx_.ui(lang, "value"), true), md_text(ctx_.ui(lang, "sources"), true)},
+                    rows) +
+           "\n";
+  }
+
+  // Where a document says another value than the code (the drift table).
+  std::string drift_section(const std::string& name, const std::string& lang) const {
+    std::vector<std::vector<std::string>> rows;
+    Stmt st(db_,
+            "SELECT d.field, d.doc_value, s.path, d.line, d.revision, d.lang, d.code_value, d.code_at FROM drift d "
+            "JOIN sources s ON s.id = d.source_id WHERE d.subject = ? AND d.kind = 'recipe-fact' "
+            "ORDER BY d.revision DESC, s.path, d.line");
+    st.bind(1, name);
+    while (st.step())
+      rows.push_back({md_code(st.text(0)), md_text(st.text(1), true),
+                      md_text(ctx_.ui(lang, "drift.where",
+                                      {{"file", st.text(2)},
+                                       {"line", std::to_string(st.integer(3))},
+                                       {"revision", std::to_string(st.integer(4))},
+                                       {"lang", ctx_.lang_name(lang, st.text(5))}}),
+                              true),
+                      md_text(st.text(6), true), md_code(st.text(7))});
+    if (rows.empty()) return {};
+    return "\n## " + md_text(ctx_.ui(lang, "code.drift")) + "\n\n" + md_text(ctx_.ui(lang, "code.drift_intro")) + "\n\n" +
+           md_table({md_text(ctx_.ui(lang, "drift.col.field"), true), md_text(ctx_.ui(lang, "drift.col.document"), true),
+                     md_text(ctx_.ui(lang, "drift.col.where"), true), md_text(ctx_.ui(lang, "drift.col.code"), true),
+                     md_text(ctx_.ui(lang, "drift.col.code_at"), true)},
+                    rows) +
+           "\n";
+  }
+
+  // The fewest GPUs of each type (data/planner.tsv finder_hardware) the
+  // recipe fits on, from kbq's planner and memory model; computed once per
+  // recipe, the numbers are the same in every language.
+  std::string fewest_section(const std::string& name, const std::string& lang) const {
+    auto it = fewest_.find(name);
+    if (it == fewest_.end()) {
+      std::vector<std::vector<std::string>> rows;
+      Stmt hw(db_, "SELECT value FROM planner WHERE key = 'finder_hardware'");
+      const std::string gpus = hw.step() ? hw.text(0) : std::string();
+      for (const auto& g : split(gpus, ' ')) {
+        if (g.empty()) continue;
+        auto res = ctx_.engine.fewest(name, g, "en");
+        const auto* a = std::get_if<kbq::Answer>(&res);
+        if (!a || a->results.empty()) continue;
+        const kbq::Result& r = a->results.front();
+        if (!r.runnable) {
+          rows.push_back({md_text(ctx_.gpu_name(g), true), "—", "", "", "", "", ""});
+          continue;
+        }
+        const kbq::Layout& L = r.layout;
+        char mem[32];
+        std::snprintf(mem, sizeof mem, "%.1f", r.memory.per_gpu_gib);
+        rows.push_back({md_text(ctx_.gpu_name(g), true), std::to_string(L.gpus), std::to_string(L.tp), std::to_string(L.pp),
+                        std::to_string(L.cp), std::to_string(L.ep), mem});
+      }
+      it = fewest_.emplace(name, rows).first;
+    }
+    if (it->second.empty()) return {};
+    return "\n## " + md_text(ctx_.ui(lang, "code.fewest")) + "\n\n" + md_text(ctx_.ui(lang, "code.fewest_intro")) + "\n\n" +
+           md_table({md_text(ctx_.header(lang, "gpu_types"), true), md_text(ctx_.ui(lang, "finder.gpus"), true), "TP", "PP", "CP", "EP",
+                     md_text(ctx_.ui(lang, "finder.memory"), true)},
+                    it->second) +
+           "\n";
   }
 
   // The sizing rules, on every recipe page.
@@ -407,7 +505,8 @@ class SiteWriter {
 
   const Context& ctx_;
   OutputFiles& out_;
-  mutable Db db_;  // the KB the engine reads (the lexicon)
+  mutable Db db_;  // the KB the engine reads (the lexicon, the code facts, the drift)
+  mutable std::map<std::string, std::vector<std::vector<std::string>>> fewest_;  // recipe → its fewest-GPU rows
   json records_ = json::array();
 };
 

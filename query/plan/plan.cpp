@@ -679,17 +679,20 @@ Result plan_recipe(Context& c, const Recipe& r, const Ask& ask, bool substitute)
     if (pl.fits) placed = pl;
   } else {
     if (world <= 0) {
-      const long long own = std::max(r.native_gpus.value_or(0), r.min_gpus.value_or(1));
+      const long long own = ask.fewest ? 1 : std::max(r.native_gpus.value_or(0), r.min_gpus.value_or(1));
       world = min_world(in, own, max_world);
       if (world == 0) world = own;
-      if (world != own)
+      if (world != own && !ask.fewest)
         res.departures.push_back(c.label("note.own_count", {{"own", std::to_string(own)}, {"gpus", std::to_string(world)}}));
     }
     placed = place(in, world);
   }
   // A job that does not fit is shown with the layout it would run with on
   // these GPUs (the rules alone), to say how much memory it needs.
+  // A benchmark recipe runs as its code sets it (the launcher takes no
+  // sizes): shown as is, never as a layout it cannot be launched with.
   Placement shown = placed ? *placed : [&] {
+    if (r.kind == RecipeKind::Benchmark) return evaluate(in, start, world);
     if (auto rules_only = place(in, world, false)) return *rules_only;
     Shape ones = start;
     ones.tp = ones.pp = ones.cp = ones.ep = ones.etp = 1;
@@ -723,6 +726,20 @@ Result plan_recipe(Context& c, const Recipe& r, const Ask& ask, bool substitute)
   // Sequence parallelism needs TP > 1 (the model config turns it off at TP 1).
   L.sp = s.tp > 1 && p.fixed_sp.value_or(true);
   L.seq = seq;
+  // On the recipe's own GPUs, a layout other than the code's is kbq's plan
+  // to make it fit: said, with the code's own sizes, never silent.
+  if (res.departures.empty() && r.native_gpus && world == *r.native_gpus && ask.fixed.empty()) {
+    std::vector<std::string> own;
+    const auto differs = [&](const char* dim, const std::optional<long long>& code, long long shown_v) {
+      if (code && *code != shown_v) own.push_back(std::string(dim) + " " + std::to_string(*code) + " → " + std::to_string(shown_v));
+    };
+    differs("TP", r.tp, L.tp);
+    differs("PP", r.pp, L.pp);
+    differs("CP", r.cp, L.cp);
+    if (r.moe) differs("EP", r.ep, L.ep);
+    if (!own.empty())
+      res.departures.push_back(c.label("note.own_layout", {{"gpus", std::to_string(world)}, {"changes", kb::join(own, ", ")}}));
+  }
   if (s.tp * s.pp * s.cp > 0 && world % (s.tp * s.pp * s.cp) == 0) L.dp = world / (s.tp * s.pp * s.cp);
   if (r.moe && s.pp * s.ep * s.etp > 0 && world % (s.pp * s.ep * s.etp) == 0) L.edp = world / (s.pp * s.ep * s.etp);
 

@@ -56,6 +56,7 @@ struct Ask {
   std::vector<std::string> unknown_model_words;  // free words that look like a model name no recipe has
   std::vector<std::string> name_words;  // free words that are tokens of recipe names ("vl", "thinking"): every one must be in the name
   bool understood = false;              // some word of the question has a meaning (not only free words)
+  bool fewest = false;                  // without a GPU count: the fewest GPUs that fit, not the recipe's own count first
 };
 
 // Resolves a parsed question; warnings go to the answer.
