@@ -535,7 +535,21 @@ TEST_CASE("generate: site recipe pages have front matter, facts and a launch com
     for (const char* k : {"title", "family", "kind", "lang", "tags"}) CHECK(fm[k]);
     CHECK(fm["tags"].IsSequence());
     CHECK(fm["title"].IsScalar());
-    CHECK(p.tables.size() == 1);
+    // The facts; for a recipe the code exports, what the code sets, where a
+    // document disagrees, the smallest layout per GPU type.
+    CHECK(p.tables.size() >= 1);
+    CHECK(p.tables.size() <= 4);
+  }
+  for (const auto& lang : languages()) {
+    const std::string& page = file("site/recipes/llama3_8b_sft_config" + lang_suffix(lang) + ".md");
+    INFO(page);
+    // The code's line for every size, at the compiled commit.
+    CHECK(page.find("| `tp` | 2 | `src/megatron/bridge/recipes/llama/h100/llama3.py:") != std::string::npos);
+    CHECK(page.find("| `seq_length` | 4096 |") != std::string::npos);
+    // The documents' 8192 against the code's 4096.
+    CHECK(page.find("| `seq_len` | 8192 |") != std::string::npos);
+    // The smallest layout on each GPU type of planner.tsv finder_hardware.
+    for (const char* hw : {"| H100 |", "| A100 |", "| B200 |", "| GB200 |"}) CHECK(page.find(hw) != std::string::npos);
   }
   CHECK(pages % languages().size() == 0);
   CHECK(pages >= 100 * languages().size());
