@@ -175,6 +175,18 @@ std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::s
   ask.hardware = !rc->native_hardware.empty() ? rc->native_hardware : kb.planner("default_gpu");
   ask.hardware_assumed = rc->native_hardware.empty();
   a.results.push_back(plan_recipe(c, *rc, ask, false));
+  // A name both packages export is two functions: the library one (what
+  // run_recipe.py --recipe runs, shown) and the benchmark one (what the
+  // benchmark launcher runs); when their sizes differ, the answer says so.
+  if (rc->kind == RecipeKind::Library)
+    if (auto twin = kb.recipe(recipe, RecipeKind::Benchmark);
+        twin && (twin->tp != rc->tp || twin->pp != rc->pp || twin->cp != rc->cp || twin->ep != rc->ep)) {
+      const auto n = [](const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string("?"); };
+      a.results.back().departures.push_back(
+          c.label("caveat.also_benchmark",
+                  {{"layout", "TP " + n(twin->tp) + " · PP " + n(twin->pp) + " · CP " + n(twin->cp) + " · EP " + n(twin->ep)},
+                   {"at", kb.cite(twin->target, "tp")}}));
+    }
   kbq::check(c, a.results.back());
   rank(c, ask, {}, a.results);
   conclude(c, ask, a);

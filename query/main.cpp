@@ -282,7 +282,11 @@ int run(int argc, char** argv) {
     kbq::AskOptions ask;
     ask.limit = a.limit;
     ask.lang = a.lang;
-    if (a.batch) return batch(engine, ask, ro);
+    if (a.batch) {
+      if (!a.words.empty())
+        return fail({"--batch reads its questions from standard input, one per line", "drop '" + a.question + "' or pipe it in"}, {}, ro);
+      return batch(engine, ask, ro);
+    }
     const kbq::Response r = kbq::respond(engine, a.question, ask, ro);
     emit(stderr, r.err);
     emit(stdout, r.out);
