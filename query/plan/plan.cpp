@@ -267,6 +267,12 @@ std::variant<Ask, Error> resolve_question(Context& c, const kbq::dsl::Query& q, 
   ask.dataset = filter("dataset");
   for (const auto& [d, name] : kDimNames)
     if (auto v = filter(std::string(name)); !v.empty()) ask.fixed.emplace_back(key_for(kb, std::string(name)), v);
+  // sp: is not planned with (it used to be read and silently ignored): the
+  // planner sets sequence parallelism by the sizing rule (on when TP > 1),
+  // and a layout with it off is one for `kbq check` to judge.
+  if (!filter("sp").empty())
+    return Error{"filter 'sp' is not used to plan: kbq turns sequence parallelism on whenever TP > 1 (sizing rule 5)",
+                 "to judge your own setting: kbq check RECIPE --gpus N " + key_for(kb, "sp") + "=false"};
   const RecipeKind kind = ask.benchmark ? RecipeKind::Benchmark : RecipeKind::Library;
   ask.unknown_model_words = unknown_model_words(kb, q, kind);
   {
