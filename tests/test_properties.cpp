@@ -25,6 +25,20 @@ namespace {
 
 const std::string kKb = std::string(KB_BINARY_DIR) + "/kb.sqlite";
 
+// Sanitizer builds run 10-20 times slower: the planner grid is thinned there
+// (GPU counts 1, 8, 64, 512 on H100), whole in every other build.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // The code's value of a field of a recipe ("" when the code leaves it open).
 std::map<std::string, std::string> code_values(kb::Db& db, const std::string& name, const std::string& kind) {
   std::map<std::string, std::string> out;
@@ -106,8 +120,10 @@ TEST_CASE("properties: every runnable layout the planner prints passes its rules
   REQUIRE(in);
   const auto index = nlohmann::json::parse(in);
   kbq::Engine engine = kbq::Engine::open(kKb);
-  const std::vector<long long> counts = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
-  const std::vector<std::string> hardware = {"h100", "a100", "gb200"};
+  const std::vector<long long> counts =
+      kSanitized ? std::vector<long long>{1, 8, 64, 512} : std::vector<long long>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  const std::vector<std::string> hardware =
+      kSanitized ? std::vector<std::string>{"h100"} : std::vector<std::string>{"h100", "a100", "gb200"};
   size_t asked = 0, runnable = 0, impossible = 0, unsized = 0;
   for (const auto& m : index["models"])
     for (const auto& mode : m["modes"])
@@ -151,5 +167,5 @@ TEST_CASE("properties: every runnable layout the planner prints passes its rules
         }
   WARN("planner properties: " << asked << " questions, " << runnable << " runnable layouts checked, " << impossible
                               << " answered not possible, " << unsized << " layouts of models the memory model cannot size");
-  CHECK(runnable > 1000);
+  CHECK(runnable > (kSanitized ? 300U : 1000U));
 }
