@@ -42,7 +42,7 @@ struct CodeView {
 
 class DriftFinder {
  public:
-  DriftFinder(const Extracted& x, const CodeSnapshot& s, const Vocab& v) : x_(x), s_(s), v_(v) {
+  DriftFinder(const Extracted& x, const CodeSnapshot& s) : x_(x), s_(s) {
     for (const auto& r : s.recipes) {
       (r.kind == RecipeKind::Library ? library_ : benchmark_)[r.name] = &r;
       exported_.insert(r.name);
@@ -319,7 +319,6 @@ class DriftFinder {
 
   const Extracted& x_;
   const CodeSnapshot& s_;
-  const Vocab& v_;
   std::map<std::string, const CodeRecipe*> library_, benchmark_;
   std::set<std::string> exported_;
   std::map<std::string, std::string> task_of_mode_;
@@ -332,10 +331,10 @@ class DriftFinder {
 
 }  // namespace
 
-std::vector<Drift> find_drift(const Extracted& x, const Resolved& /*r*/, const CodeFacts& code, const Vocab& v) {
+std::vector<Drift> find_drift(const Extracted& x, const Resolved& /*r*/, const CodeFacts& code, const Vocab& /*v*/) {
   const CodeSnapshot* s = code.newest();
   if (!s) return {};
-  return DriftFinder(x, *s, v).run();
+  return DriftFinder(x, *s).run();
 }
 
 }  // namespace kb
