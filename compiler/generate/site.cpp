@@ -263,7 +263,8 @@ class SiteWriter {
     for (const auto& m : e.modes)
       if (!m.empty()) mode_words.push_back(ctx_.mode_word(lang, {m}));
     if (same) {
-      header.push_back(md_text(ctx_.ui(lang, "value"), true));
+      // The documents' values (the code's are in their own section below).
+      header.push_back(md_text(ctx_.ui(lang, "value_index"), true));
       for (auto& l : lines) l.resize(2);
       std::string modes = ctx_.mode_word(lang, e.modes);
       if (modes.empty()) {
