@@ -299,14 +299,16 @@ std::string Kb::memory_params_tsv() {
 // --- the launcher --------------------------------------------------------------------
 
 std::optional<Flag> Kb::flag_for(const std::string& config_key) {
+  if (auto it = flags_.find(config_key); it != flags_.end()) return it->second;
+  auto& memo = flags_[config_key];
   kb::Stmt st(
       db_,
       "SELECT item, max(CASE WHEN attribute = 'short' THEN value END), max(CASE WHEN attribute = 'long' THEN value END), "
       "max(at) FROM launcher WHERE section = 'flag' AND item LIKE ? || ':%' AND item IN "
       "(SELECT item FROM launcher WHERE section = 'flag' AND attribute = 'config_key' AND value = ?) GROUP BY item ORDER BY item LIMIT 1");
   st.bind(1, planner("launcher_parser")).bind(2, config_key);
-  if (!st.step()) return std::nullopt;
-  return Flag{st.text(0), st.text(1), st.text(2), config_key, st.text(3)};
+  if (st.step()) memo = Flag{st.text(0), st.text(1), st.text(2), config_key, st.text(3)};
+  return memo;
 }
 
 std::optional<Flag> Kb::flag_named(const std::string& dest) {
@@ -353,12 +355,14 @@ static const char* kKeyCols =
     "coalesce(k.evidence_line,0), coalesce(k.entity_key,'') FROM config_keys k LEFT JOIN sources s ON s.id = k.evidence_source_id ";
 
 std::optional<ConfigKey> Kb::config_key(const std::string& key) {
+  if (auto it = config_keys_.find(key); it != config_keys_.end()) return it->second;
+  auto& memo = config_keys_[key];
   kb::Stmt st(db_, std::string(kKeyCols) +
                        "WHERE k.key = ? OR ',' || k.aliases || ',' LIKE '%,' || ? || ',%' "
                        "ORDER BY k.key = ? DESC LIMIT 1");
   st.bind(1, key).bind(2, key).bind(3, key);
-  if (st.step()) return read_key(st);
-  return std::nullopt;
+  if (st.step()) memo = read_key(st);
+  return memo;
 }
 
 std::vector<ConfigKey> Kb::config_keys_for(const std::string& dimension) {

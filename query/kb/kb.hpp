@@ -181,6 +181,9 @@ class Kb {
   std::map<std::string, std::string> tasks_;
   std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;
   std::map<std::string, std::string> planner_, check_entities_;
+  // Read once per key: the planner asks the same few dozen for every layout.
+  std::map<std::string, std::optional<Flag>> flags_;
+  std::map<std::string, std::optional<ConfigKey>> config_keys_;
 };
 
 // Text of an entity in `lang`, falling back to the winning edition.
