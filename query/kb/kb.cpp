@@ -366,7 +366,8 @@ std::optional<ConfigKey> Kb::config_key(const std::string& key) {
 }
 
 std::vector<ConfigKey> Kb::config_keys_for(const std::string& dimension) {
-  std::vector<ConfigKey> out;
+  if (auto it = keys_for_.find(dimension); it != keys_for_.end()) return it->second;
+  std::vector<ConfigKey>& out = keys_for_[dimension];
   kb::Stmt st(db_, std::string(kKeyCols) + "WHERE k.dimension = ? ORDER BY k.key");
   st.bind(1, dimension);
   while (st.step()) out.push_back(read_key(st));

@@ -184,6 +184,7 @@ class Kb {
   // Read once per key: the planner asks the same few dozen for every layout.
   std::map<std::string, std::optional<Flag>> flags_;
   std::map<std::string, std::optional<ConfigKey>> config_keys_;
+  std::map<std::string, std::vector<ConfigKey>> keys_for_;  // dimension → its keys
 };
 
 // Text of an entity in `lang`, falling back to the winning edition.
