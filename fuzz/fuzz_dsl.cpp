@@ -15,11 +15,11 @@
 #include "base/text.hpp"
 #include "base/tsv.hpp"
 #include "fuzz_common.hpp"
-#include "query/render/render.hpp"
+#include "query/kbq.hpp"
 
-// caret_line() lives beside the renderers, which link kbq's KB access; the
-// KB that kbq embeds (query/embed.S.in) is never opened here, so an empty
-// one stands in for it.
+// The error renderer (its caret line) lives beside the other renderers,
+// which link kbq's KB access; the KB that kbq embeds (query/embed.S.in) is
+// never opened here, so an empty one stands in for it.
 extern "C" const unsigned char kb_embedded_begin[] = {0};
 extern "C" const unsigned char kb_embedded_end[] = {0};
 
@@ -77,7 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)kbq::dsl::describe(r.query);
   if (!r) {
     check_span(code_points(text), r.error->span, "error '" + r.error->message + "'");
-    (void)kbq::caret_line(text, r.error->span);
+    kbq::RenderOptions ro;
+    (void)kbq::render_error(kbq::Error{r.error->message, r.error->hint, r.error->span.col, r.error->span.len}, text, ro);
     return 0;
   }
   const int n = code_points(text);
