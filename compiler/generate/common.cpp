@@ -678,6 +678,16 @@ bool newer(const Provenance& a, const Provenance& b) {
          std::make_tuple(-b.revision, b.translated, b.lang, b.file, b.line);
 }
 
+std::vector<std::string> planner_words(Db& db, const std::string& key) {
+  Stmt st(db, "SELECT value FROM planner WHERE key = ?");
+  st.bind(1, key);
+  std::vector<std::string> out;
+  if (st.step())
+    for (auto& w : split(st.text(0), ' '))
+      if (!w.empty()) out.push_back(w);
+  return out;
+}
+
 std::string lang_path(const std::string& stem, const std::string& lang) { return lang == kBase ? stem + ".md" : stem + "." + lang + ".md"; }
 
 }  // namespace kb::gen

@@ -50,19 +50,6 @@ std::string html_attr(const std::string& s) {
   return out;
 }
 
-std::vector<std::string> words_of(const std::string& s) {
-  std::vector<std::string> out;
-  for (auto& w : split(s, ' '))
-    if (!w.empty()) out.push_back(w);
-  return out;
-}
-
-std::string planner(Db& db, const std::string& key) {
-  Stmt st(db, "SELECT value FROM planner WHERE key = ?");
-  st.bind(1, key);
-  return st.step() ? st.text(0) : std::string();
-}
-
 // The words that name a model in a question: the first spelling of its key
 // whose answer (asked in each of its modes) is a recipe of that very model.
 std::string question_words(const Context& ctx, const std::string& model_key, const std::vector<std::string>& modes) {
@@ -96,10 +83,10 @@ void write_finder(const Context& ctx, OutputFiles& out) {
   Db db(ctx.kb_path, Db::Mode::ReadOnly);
   json index;
   json counts = json::array();
-  for (const auto& w : words_of(planner(db, "finder_gpu_counts"))) counts.push_back(std::stoll(w));
+  for (const auto& w : planner_words(db, "finder_gpu_counts")) counts.push_back(std::stoll(w));
   index["gpu_counts"] = counts;
   json hardware = json::array();
-  for (const auto& key : words_of(planner(db, "finder_hardware"))) hardware.push_back({{"key", key}, {"name", ctx.gpu_name(key)}});
+  for (const auto& key : planner_words(db, "finder_hardware")) hardware.push_back({{"key", key}, {"name", ctx.gpu_name(key)}});
   index["hardware"] = hardware;
 
   // The library recipes' models and modes, in natural order.

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/sqlite.hpp"
 #include "compiler/pipeline.hpp"
 #include "compiler/resolve/usable.hpp"
 #include "query/kbq.hpp"
@@ -214,5 +215,9 @@ void write_drift(const Context& ctx, OutputFiles& out);
 void write_site(const Context& ctx, OutputFiles& out);
 void write_answers(const Context& ctx, OutputFiles& files);
 void write_finder(const Context& ctx, OutputFiles& out);
+
+// The space-separated words of a planner value of the KB (data/planner.tsv:
+// finder_hardware, site_code_fields, ...); empty when the key is absent.
+std::vector<std::string> planner_words(Db& db, const std::string& key);
 
 }  // namespace kb::gen

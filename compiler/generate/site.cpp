@@ -297,10 +297,7 @@ class SiteWriter {
       if (st.step()) commit = st.text(0).substr(0, 9);
     }
     std::vector<std::vector<std::string>> rows;
-    Stmt fields(db_, "SELECT value FROM planner WHERE key = 'site_code_fields'");
-    const std::string wanted = fields.step() ? fields.text(0) : std::string();
-    for (const auto& f : split(wanted, ' ')) {
-      if (f.empty()) continue;
+    for (const auto& f : planner_words(db_, "site_code_fields")) {
       Stmt st(db_,
               "SELECT f.state, f.value, f.at FROM code_facts f JOIN code_recipes c ON c.target = f.target "
               "WHERE c.name = ? AND c.kind = 'library' AND f.field = ?");
@@ -351,10 +348,7 @@ class SiteWriter {
     auto it = fewest_.find(name);
     if (it == fewest_.end()) {
       std::vector<std::vector<std::string>> rows;
-      Stmt hw(db_, "SELECT value FROM planner WHERE key = 'finder_hardware'");
-      const std::string gpus = hw.step() ? hw.text(0) : std::string();
-      for (const auto& g : split(gpus, ' ')) {
-        if (g.empty()) continue;
+      for (const auto& g : planner_words(db_, "finder_hardware")) {
         auto res = ctx_.engine.fewest(name, g, "en");
         const auto* a = std::get_if<kbq::Answer>(&res);
         if (!a || a->results.empty()) continue;
