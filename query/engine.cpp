@@ -113,6 +113,22 @@ Error unknown_recipe(Kb& kb, const std::string& name) {
   return Error{message, "did you mean " + kb::join(nearest_names(kb, name), ", ") + "?"};
 }
 
+// The answer to a request about one recipe, before its result is planned.
+Answer one_recipe_answer(Request request, const std::string& recipe, const std::string& lang) {
+  Answer a;
+  a.request = request;
+  a.query = recipe;
+  a.lang = lang;
+  return a;
+}
+
+// Checks, ranks and concludes an answer of one planned result.
+void finish_one(Context& c, const Ask& ask, Answer& a) {
+  kbq::check(c, a.results.back());
+  rank(c, ask, {}, a.results);
+  conclude(c, ask, a);
+}
+
 }  // namespace
 
 std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOptions& opts) {
@@ -167,10 +183,7 @@ std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::s
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
   Context c = make_context(kb, lang);
-  Answer a;
-  a.request = Request::Show;
-  a.query = recipe;
-  a.lang = lang;
+  Answer a = one_recipe_answer(Request::Show, recipe, lang);
   Ask ask;
   ask.hardware = !rc->native_hardware.empty() ? rc->native_hardware : kb.planner("default_gpu");
   ask.hardware_assumed = rc->native_hardware.empty();
@@ -187,9 +200,7 @@ std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::s
                   {{"layout", "TP " + n(twin->tp) + " · PP " + n(twin->pp) + " · CP " + n(twin->cp) + " · EP " + n(twin->ep)},
                    {"at", kb.cite(twin->target, "tp")}}));
     }
-  kbq::check(c, a.results.back());
-  rank(c, ask, {}, a.results);
-  conclude(c, ask, a);
+  finish_one(c, ask, a);
   return a;
 }
 
@@ -199,17 +210,12 @@ std::variant<Answer, Error> Engine::fewest(const std::string& recipe, const std:
   if (!rc) return unknown_recipe(kb, recipe);
   if (!kb.gpu(hardware)) return Error{"unknown GPU type '" + hardware + "'", {}};
   Context c = make_context(kb, lang);
-  Answer a;
-  a.request = Request::Show;
-  a.query = recipe;
-  a.lang = lang;
+  Answer a = one_recipe_answer(Request::Show, recipe, lang);
   Ask ask;
   ask.hardware = hardware;
   ask.fewest = true;
   a.results.push_back(plan_recipe(c, *rc, ask, false));
-  kbq::check(c, a.results.back());
-  rank(c, ask, {}, a.results);
-  conclude(c, ask, a);
+  finish_one(c, ask, a);
   return a;
 }
 
@@ -219,10 +225,7 @@ std::variant<Answer, Error> Engine::check(const std::string& recipe, long long g
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
   Context c = make_context(kb, lang);
-  Answer a;
-  a.request = Request::Check;
-  a.query = recipe;
-  a.lang = lang;
+  Answer a = one_recipe_answer(Request::Check, recipe, lang);
   Ask ask;
   ask.gpus = gpus;
   ask.hardware = hardware.empty() ? kb.planner("default_gpu") : hardware;
@@ -253,9 +256,7 @@ std::variant<Answer, Error> Engine::check(const std::string& recipe, long long g
   if (ask.hardware_assumed) a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", kb::upper_ascii(ask.hardware)}}));
   a.results.push_back(plan_recipe(c, *rc, ask, false));
   for (auto& n : notes) a.results.back().notes.insert(a.results.back().notes.begin(), n);
-  kbq::check(c, a.results.back());
-  rank(c, ask, {}, a.results);
-  conclude(c, ask, a);
+  finish_one(c, ask, a);
   return a;
 }
 

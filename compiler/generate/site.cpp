@@ -216,7 +216,8 @@ class SiteWriter {
 
   // The words a reader of this language searches the page's mode(s) by:
   // the lexicon's words for them (data/lexicon.tsv), one line under the
-  // title, so that "affiner llama3" or "微调 qwen3" finds the page.
+  // title, so that a search for a mode word of the page's language and a
+  // model finds the page (docs/site.md, "Search").
   std::string search_words(const IndexEntry& e, const std::string& lang) const {
     std::vector<std::string> words;
     for (const auto& m : e.modes) {
