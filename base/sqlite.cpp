@@ -147,6 +147,11 @@ Db Db::from_bytes(const unsigned char* data, size_t size) {
   const int rc = sqlite3_deserialize(db.db_, "main", const_cast<unsigned char*>(data), static_cast<sqlite3_int64>(size),
                                      static_cast<sqlite3_int64>(size), SQLITE_DESERIALIZE_READONLY);
   if (rc != SQLITE_OK) throw SqliteError("cannot load the embedded knowledge base: " + db.errmsg());
+  // With mmap_size at 0 (SQLite's default) the pager copies every page it
+  // reads out of the image into its own cache; with the image's size it
+  // reads the pages where they are (memdb's xFetch), which saves the copy
+  // and the cache's memory (docs/performance.md).
+  db.exec("PRAGMA mmap_size = " + std::to_string(size));
   // Built with this program: the settings cost nothing, the file checks
   // (cell_size_check) are left out.
   db.harden(limits::kMaxStatementTicks, false);

@@ -50,6 +50,10 @@ void arena_reserve() {
   arena_reserved = true;
   void* p = ::mmap(nullptr, kb::limits::kArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return;  // no arena: every block from malloc
+  // Transparent huge pages where the kernel offers them on request: an
+  // answer fills a few MB of the arena, one fault per 2 MB instead of one
+  // per 4 KB page (docs/performance.md). Advice only: ignored elsewhere.
+  ::madvise(p, kb::limits::kArenaBytes, MADV_HUGEPAGE);
   arena_begin = arena_next = static_cast<char*>(p);
   arena_end = arena_begin + kb::limits::kArenaBytes;
 }
