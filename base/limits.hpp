@@ -67,6 +67,10 @@ inline constexpr long long kQuickCheckTicksPerPage = 4;
 // for larger blocks, the ordinary allocator (which frees).
 inline constexpr std::uint64_t kArenaBytes = 64 * kMiB;
 inline constexpr std::uint64_t kArenaMaxAlloc = 256 * 1024;
+// A list read from the KB is sized up front from its row count (no moves
+// while it grows), but never beyond this many rows: a crafted KB's count
+// reserves no more than this, and a longer list grows as it is read.
+inline constexpr long long kMaxReservedRows = 1 << 16;
 
 // --- the ranges of KB values (query/kb/kb.cpp validates them when read) ----
 // A parallel size (TP, PP, CP, EP, VP): 1 .. 2^20. Three of them multiply

@@ -118,60 +118,90 @@ const kbq::dsl::Lexicon& Kb::lexicon() {
 
 // --- recipes ---------------------------------------------------------------------
 
+namespace {
+// The columns of a Recipe, in the order read_recipe reads them.
+constexpr const char* kRecipeSelect =
+    "SELECT r.id, r.name, r.target, r.mode, r.launch_mode, r.model_key, coalesce(m.display_name, ''), r.modality, r.moe, "
+    "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
+    "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision "
+    "FROM recipes r LEFT JOIN models m ON m.model_key = r.model_key ";
+
+Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const std::string& commit) {
+  Recipe r;
+  r.id = st.integer(0);
+  r.name = st.text(1);
+  r.kind = kind;
+  r.target = st.text(2);
+  r.mode = st.text(3);
+  r.launch_mode = st.text(4);
+  r.model_key = st.text(5);
+  r.model = st.text(6);
+  r.modality = st.text(7);
+  r.moe = st.integer(8) != 0;
+  // Sizes kbq divides by or multiplies: checked as read (base/checked.hpp),
+  // a zero, a huge or a text value is one error naming the cell.
+  using kb::limits::kMaxGpus;
+  using kb::limits::kMaxParallel;
+  using kb::limits::kMaxSeqLen;
+  auto size = [&](int c, const char* column, long long max) { return kb::kb_opt_int(st, c, {"recipes", column, 1}, 1, max); };
+  r.tp = size(9, "tp", kMaxParallel);
+  r.pp = size(10, "pp", kMaxParallel);
+  r.vp = size(11, "vp", kMaxParallel);
+  r.cp = size(12, "cp", kMaxParallel);
+  r.ep = size(13, "ep", kMaxParallel);
+  r.etp = size(14, "etp", kMaxParallel);
+  if (!st.is_null(15)) r.sp = st.integer(15) != 0;
+  r.seq_len = size(16, "seq_len", kMaxSeqLen);
+  r.gbs = size(17, "gbs", kMaxSeqLen);
+  r.mbs = size(18, "mbs", kMaxParallel);
+  r.dataset = st.text(19);
+  r.precision = st.text(20);
+  r.native_gpus = size(21, "native_gpus", kMaxGpus);
+  r.native_hardware = st.text(22);
+  r.native_precision = st.text(23);
+  r.variant = st.text(24);
+  r.min_gpus = size(25, "min_gpus", kMaxGpus);
+  r.low_precision = st.text(26);
+  r.commit = commit;
+  return r;
+}
+}  // namespace
+
 const std::vector<Recipe>& Kb::recipes(RecipeKind kind) {
   auto [it, fresh] = recipes_.try_emplace(kind);
   if (!fresh) return it->second;
-  kb::Stmt st(db_,
-              "SELECT r.id, r.name, r.target, r.mode, r.launch_mode, r.model_key, coalesce(m.display_name, ''), r.modality, r.moe, "
-              "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
-              "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision "
-              "FROM recipes r LEFT JOIN models m ON m.model_key = r.model_key WHERE r.kind = ? ORDER BY r.name");
-  st.bind(1, to_string(kind));
-  while (st.step()) {
-    Recipe r;
-    r.id = st.integer(0);
-    r.name = st.text(1);
-    r.kind = kind;
-    r.target = st.text(2);
-    r.mode = st.text(3);
-    r.launch_mode = st.text(4);
-    r.model_key = st.text(5);
-    r.model = st.text(6);
-    r.modality = st.text(7);
-    r.moe = st.integer(8) != 0;
-    // Sizes kbq divides by or multiplies: checked as read (base/checked.hpp),
-    // a zero, a huge or a text value is one error naming the cell.
-    using kb::limits::kMaxGpus;
-    using kb::limits::kMaxParallel;
-    using kb::limits::kMaxSeqLen;
-    auto size = [&](int c, const char* column, long long max) { return kb::kb_opt_int(st, c, {"recipes", column, 1}, 1, max); };
-    r.tp = size(9, "tp", kMaxParallel);
-    r.pp = size(10, "pp", kMaxParallel);
-    r.vp = size(11, "vp", kMaxParallel);
-    r.cp = size(12, "cp", kMaxParallel);
-    r.ep = size(13, "ep", kMaxParallel);
-    r.etp = size(14, "etp", kMaxParallel);
-    if (!st.is_null(15)) r.sp = st.integer(15) != 0;
-    r.seq_len = size(16, "seq_len", kMaxSeqLen);
-    r.gbs = size(17, "gbs", kMaxSeqLen);
-    r.mbs = size(18, "mbs", kMaxParallel);
-    r.dataset = st.text(19);
-    r.precision = st.text(20);
-    r.native_gpus = size(21, "native_gpus", kMaxGpus);
-    r.native_hardware = st.text(22);
-    r.native_precision = st.text(23);
-    r.variant = st.text(24);
-    r.min_gpus = size(25, "min_gpus", kMaxGpus);
-    r.low_precision = st.text(26);
-    r.commit = commit_;
-    it->second.push_back(std::move(r));
+  {
+    // Sized first: growing the vector would move every recipe read so far.
+    kb::Stmt n(db_, "SELECT count(*) FROM recipes WHERE kind = ?");
+    n.bind(1, to_string(kind));
+    if (n.step()) it->second.reserve(static_cast<size_t>(std::clamp<long long>(n.integer(0), 0, kb::limits::kMaxReservedRows)));
   }
+  kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ? ORDER BY r.name");
+  st.bind(1, to_string(kind));
+  while (st.step()) it->second.push_back(read_recipe(st, kind, commit_));
   return it->second;
 }
 
+const std::set<std::string>& Kb::name_tokens(RecipeKind kind) {
+  auto [it, fresh] = name_tokens_.try_emplace(kind);
+  if (fresh)
+    for (const auto& r : recipes(kind))
+      for (auto& tok : kb::split(r.name, '_')) it->second.insert(std::move(tok));
+  return it->second;
+}
+
+// One recipe by name: from the list when it is loaded, otherwise one
+// indexed row (show and check need one recipe, not the thousand).
 std::optional<Recipe> Kb::recipe(const std::string& name, RecipeKind kind) {
-  for (const auto& r : recipes(kind))
-    if (r.name == name) return r;
+  if (auto it = recipes_.find(kind); it != recipes_.end()) {
+    for (const auto& r : it->second)
+      if (r.name == name) return r;
+    return std::nullopt;
+  }
+  kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ? AND r.name = ?");
+  st.bind(1, to_string(kind));
+  st.bind(2, name);
+  if (st.step()) return read_recipe(st, kind, commit_);
   return std::nullopt;
 }
 
@@ -220,9 +250,9 @@ std::vector<DriftRow> Kb::drift(const std::string& subject) {
 
 // --- models, hardware, memory ------------------------------------------------------
 
-std::optional<Model> Kb::model(const std::string& key) {
-  if (key.empty()) return std::nullopt;
-  if (auto it = model_cache_.find(key); it != model_cache_.end()) return it->second;
+const Model* Kb::model(const std::string& key) {
+  if (key.empty()) return nullptr;
+  if (auto it = model_cache_.find(key); it != model_cache_.end()) return it->second ? &*it->second : nullptr;
   std::optional<Model> m;
   kb::Stmt st(
       db_,
@@ -251,8 +281,26 @@ std::optional<Model> Kb::model(const std::string& key) {
     arch.bind(1, key);
     while (arch.step()) m->arch[arch.text(0)] = arch.text(1);
   }
-  model_cache_[key] = m;
-  return m;
+  auto& cached = model_cache_[key];
+  cached = std::move(m);
+  return cached ? &*cached : nullptr;
+}
+
+const ModelBrief* Kb::model_brief(const std::string& key) {
+  if (!model_briefs_) {
+    model_briefs_.emplace();
+    kb::Stmt st(db_,
+                "SELECT m.model_key, coalesce(m.total_params_b, 0), coalesce(r.value, '') FROM models m "
+                "LEFT JOIN model_rows r ON r.model_key = m.model_key AND r.col = 'family'");
+    while (st.step()) {
+      ModelBrief b{st.text(2), st.real(1)};
+      if (!(b.total_params_b >= 0 && b.total_params_b < 1e7))
+        throw kb::KbValueError("models", "total_params_b", st.text(0), "not a parameter count in billions");
+      model_briefs_->emplace(st.text(0), std::move(b));
+    }
+  }
+  auto it = model_briefs_->find(key);
+  return it == model_briefs_->end() ? nullptr : &it->second;
 }
 
 std::vector<std::string> Kb::model_keys() {

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,13 @@ struct Model {
   std::map<std::string, std::string, std::less<>> row;   // column → value (data/models.tsv)
   std::map<std::string, std::string, std::less<>> arch;  // field → value (data/model-arch.tsv)
   std::string source;
+};
+
+// What a scan over many models needs (the family and the size), read for
+// every model in one query instead of a Model each.
+struct ModelBrief {
+  std::string family;         // data/models.tsv family ('' when none)
+  double total_params_b = 0;  // 0: unknown
 };
 
 struct Gpu {
@@ -111,6 +119,9 @@ class Kb {
   // --- recipes (from the code) ---------------------------------------------------
   // Every recipe of a kind, by name (read once).
   const std::vector<Recipe>& recipes(RecipeKind kind);
+  // The '_'-separated words of the names of a kind ("qwen3", "vl", "a3b"),
+  // as the names spell them (read once).
+  const std::set<std::string>& name_tokens(RecipeKind kind);
   // A recipe by name: the library one when both packages export the name.
   std::optional<Recipe> recipe(const std::string& name);
   std::optional<Recipe> recipe(const std::string& name, RecipeKind kind);
@@ -125,8 +136,10 @@ class Kb {
   std::vector<DriftRow> drift(const std::string& subject);
 
   // --- models, hardware, memory ---------------------------------------------------
-  std::optional<Model> model(const std::string& key);
-  std::vector<std::string> model_keys();  // every model key, sorted
+  // nullptr when the KB has no such model; the Model lives as long as the Kb.
+  const Model* model(const std::string& key);
+  const ModelBrief* model_brief(const std::string& key);  // nullptr when no such model
+  std::vector<std::string> model_keys();                  // every model key, sorted
   std::optional<Gpu> gpu(const std::string& key);
   const std::vector<Gpu>& gpus();
   // The memory model's constants as data/memory.tsv text (query/memory params_from_tsv).
@@ -173,9 +186,11 @@ class Kb {
   std::vector<std::string> languages_;
   std::string commit_;
   std::map<RecipeKind, std::vector<Recipe>> recipes_;
+  std::map<RecipeKind, std::set<std::string>> name_tokens_;
   std::map<std::string, CodeFacts, std::less<>> facts_;
   std::map<std::string, std::map<std::string, std::string>> labels_;  // lang → key → text
   std::map<std::string, std::optional<Model>> model_cache_;
+  std::optional<std::map<std::string, ModelBrief, std::less<>>> model_briefs_;
   std::vector<Gpu> gpus_;
   std::optional<std::map<std::string, std::vector<std::string>>> presets_;
   std::map<std::string, std::string> tasks_;

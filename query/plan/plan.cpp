@@ -34,8 +34,6 @@ long long to_ll(const std::string& s, long long fallback = 0) {
 // (a sequence length of 9e18 once made this loop forever, issue 12).
 long long next_pow2(long long v) { return kb::next_pow2(v).value_or(kb::limits::kMaxParallel); }
 
-std::vector<std::string> tokens_of(const std::string& name) { return kb::split(name, '_'); }
-
 bool has_token(const std::string& name, const std::string& token) {
   return !token.empty() && ("_" + name + "_").find("_" + token + "_") != std::string::npos;
 }
@@ -199,9 +197,7 @@ std::vector<std::string> unknown_model_words(Kb& kb, const kbq::dsl::Query& q, R
       if (typo || before || after_version) flag[i] = grew = true;
     }
   }
-  std::set<std::string> name_tokens;
-  for (const auto& r : kb.recipes(kind))
-    for (const auto& tok : tokens_of(r.name)) name_tokens.insert(tok);
+  const auto& name_tokens = kb.name_tokens(kind);
   std::vector<std::string> out;
   for (size_t i = 0; i < n; ++i) {
     if (!flag[i] || name_tokens.count(kb::fold(t[i].text))) continue;
@@ -276,9 +272,7 @@ std::variant<Ask, Error> resolve_question(Context& c, const kbq::dsl::Query& q, 
   const RecipeKind kind = ask.benchmark ? RecipeKind::Benchmark : RecipeKind::Library;
   ask.unknown_model_words = unknown_model_words(kb, q, kind);
   {
-    std::set<std::string> tokens;
-    for (const auto& r : kb.recipes(kind))
-      for (const auto& tok : tokens_of(r.name)) tokens.insert(tok);
+    const auto& tokens = kb.name_tokens(kind);
     using kbq::dsl::TermKind;
     std::vector<std::string> ignored;
     for (const auto& t : q.terms) {
@@ -359,11 +353,10 @@ std::vector<Candidate> candidates(Context& c, const Ask& ask, Answer& a) {
       // "llama3 405b" → Llama 3.1 405B), marked as a substitute.
       std::set<std::string> families;
       for (const auto* r : pool)
-        if (auto m = kb.model(r->model_key); m && m->row.count("family") && !m->row.at("family").empty())
-          families.insert(m->row.at("family"));
+        if (const auto* m = kb.model_brief(r->model_key); m && !m->family.empty()) families.insert(m->family);
       for (const auto* r : all_of_mode)
-        if (auto m = kb.model(r->model_key); m && m->row.count("family") && families.count(m->row.at("family")) &&
-                                             (has_token(r->name, ask.size_token) || has_token(r->model_key, ask.size_token)))
+        if (const auto* m = kb.model_brief(r->model_key);
+            m && families.count(m->family) && (has_token(r->name, ask.size_token) || has_token(r->model_key, ask.size_token)))
           sized.push_back(r);
       if (!sized.empty()) {
         substitute = true;
@@ -376,7 +369,7 @@ std::vector<Candidate> candidates(Context& c, const Ask& ask, Answer& a) {
       // The nearest size of the family, marked as a substitute.
       std::map<std::string, double> params;
       for (const auto* r : pool)
-        if (auto m = kb.model(r->model_key); m && m->total_params_b > 0) params[r->model_key] = m->total_params_b * 1e9;
+        if (const auto* m = kb.model_brief(r->model_key); m && m->total_params_b > 0) params[r->model_key] = m->total_params_b * 1e9;
       std::string best;
       double best_d = 1e300;
       for (const auto& [key, p] : params) {
@@ -900,8 +893,13 @@ std::vector<Alternative> alternatives(Context& c, const Ask& ask, const Recipe& 
   std::vector<Alternative> out;
   Kb& kb = c.kb;
   // One name per recipe function: the generic alias over the canonical name.
+  // The alternatives below are library recipes or of best's kind, and no
+  // function is exported under both kinds (their modules differ), so the
+  // other kind's list is not read.
   std::map<std::string, std::string> name_of;  // target → preferred name
-  for (RecipeKind kind : {RecipeKind::Library, RecipeKind::Benchmark})
+  std::vector<RecipeKind> kinds{RecipeKind::Library};
+  if (best.kind != RecipeKind::Library) kinds.push_back(best.kind);
+  for (RecipeKind kind : kinds)
     for (const auto& r : kb.recipes(kind)) {
       auto [it, fresh] = name_of.try_emplace(r.target, r.name);
       if (!fresh && (r.name.size() < it->second.size() || (r.name.size() == it->second.size() && r.name < it->second))) it->second = r.name;
@@ -960,17 +958,13 @@ std::vector<Alternative> alternatives(Context& c, const Ask& ask, const Recipe& 
     }
   }
   // A smaller model of the family, same mode, on the same GPUs.
-  const auto model = kb.model(best.model_key);
-  const auto family_of = [](const Model& m) {
-    auto it = m.row.find("family");
-    return it == m.row.end() ? std::string() : it->second;
-  };
-  if (model && model->total_params_b > 0 && !family_of(*model).empty()) {
+  const auto* model = kb.model_brief(best.model_key);
+  if (model && model->total_params_b > 0 && !model->family.empty()) {
     std::vector<std::pair<double, const Recipe*>> smaller;
     for (const auto& r : kb.recipes(best.kind))
       if (r.mode == best.mode && r.modality == best.modality && r.model_key != best.model_key && r.tp && r.pp && r.cp && preferred(r))
-        if (auto m = kb.model(r.model_key);
-            m && family_of(*m) == family_of(*model) && m->total_params_b > 0 && m->total_params_b < model->total_params_b)
+        if (const auto* m = kb.model_brief(r.model_key);
+            m && m->family == model->family && m->total_params_b > 0 && m->total_params_b < model->total_params_b)
           smaller.emplace_back(m->total_params_b, &r);
     std::sort(smaller.begin(), smaller.end(),
               [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second->name < b.second->name); });
