@@ -4,8 +4,20 @@
 #include <cstdio>
 
 #include "base/escape.hpp"
+#include "base/text.hpp"
 
 namespace kb {
+
+Span span_of_byte(const std::string& file, std::string_view text, std::size_t offset) {
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i)
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  return Span{file, line, code_point_column(text.substr(line_start), offset - line_start) + 1};
+}
 
 // A diagnostic is one line (and a hint line): a file name or a quoted input
 // holding a line feed or a terminal escape would forge or hide lines, so

@@ -3,7 +3,9 @@
 // (typed errors for bad input, assertions only for programmer bugs).
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kb {
@@ -15,6 +17,11 @@ struct Span {
   int line = 0;      // 1-based; 0 = whole file
   int col = 0;       // 1-based code point column; 0 = whole line
 };
+
+// The span of byte `offset` of `text` in `file`: the 1-based line, counted
+// by LF as every line index of kbc counts it (a CRLF ends one line), and
+// the 1-based code-point column.
+Span span_of_byte(const std::string& file, std::string_view text, std::size_t offset);
 
 enum class Severity { Error, Warning, Note };
 

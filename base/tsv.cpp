@@ -33,30 +33,14 @@ TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& 
   TsvTable t;
   t.path = path;
   if (auto bad = find_invalid_utf8(text)) {
-    int line = 1;
-    size_t line_start = 0;
-    for (size_t i = 0; i < *bad; ++i)
-      if (text[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
-    diags.error({path, line, code_point_column(text.substr(line_start), *bad - line_start) + 1}, "invalid UTF-8 byte sequence",
-                "save the file as UTF-8");
+    diags.error(span_of_byte(path, text, *bad), "invalid UTF-8 byte sequence", "save the file as UTF-8");
     return t;
   }
   // A control character (ESC, a C1 or bidirectional control) would reach
   // terminals and generated pages through every value of the file.
   if (auto bad = find_control(text)) {
-    int line = 1;
-    size_t line_start = 0;
-    for (size_t i = 0; i < *bad; ++i)
-      if (text[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
     size_t at = *bad;
-    diags.error({path, line, code_point_column(text.substr(line_start), *bad - line_start) + 1},
-                "control character " + code_point_name(next_code_point(text, at)) + " in a data file",
+    diags.error(span_of_byte(path, text, *bad), "control character " + code_point_name(next_code_point(text, at)) + " in a data file",
                 "remove it: data values reach terminals and generated pages");
     return t;
   }

@@ -102,19 +102,6 @@ void check_revision_dates(const std::vector<Document>& docs, const std::string& 
   }
 }
 
-// The span of byte `offset` of `text`: 1-based line (LF-counted) and
-// code-point column.
-Span span_at(const std::string& file, std::string_view text, std::size_t offset) {
-  int line = 1;
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i)
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
-  return {file, line, code_point_column(text.substr(line_start), offset - line_start) + 1};
-}
-
 // "U+001B" for the code point at a byte offset of valid UTF-8.
 std::string code_point_at(std::string_view text, std::size_t offset) { return code_point_name(next_code_point(text, offset)); }
 
@@ -344,7 +331,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
     // A control character would reach terminals (kbq) and pages (generate)
     // through every fact of the document.
     if (auto at = find_control(bytes)) {
-      diags.error(span_at(rel, bytes, *at), "control character " + code_point_at(bytes, *at) + " in a source",
+      diags.error(span_of_byte(rel, bytes, *at), "control character " + code_point_at(bytes, *at) + " in a source",
                   "remove it: source text reaches terminals and generated pages");
       continue;
     }

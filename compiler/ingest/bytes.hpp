@@ -12,11 +12,6 @@
 
 namespace kb {
 
-// The span of byte `offset` of `text` in `path`: the 1-based line, counted
-// by LF as every line index of kbc counts it (a CRLF ends one line), and
-// the 1-based code-point column.
-Span span_of_byte(const std::string& path, std::string_view text, std::size_t offset);
-
 // Offset of the first CR that is not followed by an LF, or nullopt.
 // cmark-gfm ends a line at a lone CR, kbc's line index does not, so every
 // later line number would differ between them.
