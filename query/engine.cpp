@@ -157,6 +157,46 @@ void keep_distinct(const Context& c, size_t limit, std::vector<Result>& results)
   if (results.size() > limit) results.resize(limit);
 }
 
+// Plans and checks only the candidates that can still be shown. The
+// candidates are taken best bound first (rank.hpp: the key a candidate can
+// at best reach, without a plan); once `limit` distinct results are planned,
+// a candidate whose bound ranks after the last of them cannot be shown, nor
+// can any after it. The results planned are every candidate that ranks
+// before that last one: ranked, they give the answer planning all would.
+std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask, const QuickRefPicks& picks,
+                               const std::vector<Candidate>& cands, size_t limit) {
+  struct Bounded {
+    const Candidate* cand;
+    std::vector<ScorePart> parts;
+  };
+  std::vector<Bounded> order;
+  order.reserve(cands.size());
+  for (const auto& cand : cands) order.push_back({&cand, bound(c, ask, picks, *cand.recipe, cand.substitute)});
+  std::stable_sort(order.begin(), order.end(), [](const Bounded& a, const Bounded& b) {
+    return ranks_before(a.parts, a.cand->recipe->name, b.parts, b.cand->recipe->name);
+  });
+  std::vector<Result> planned;   // in rank order, by their score parts
+  const Result* last = nullptr;  // the limit-th distinct planned result
+  for (const auto& b : order) {
+    if (last && ranks_before(last->parts, last->recipe.name, b.parts, b.cand->recipe->name)) break;
+    Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute);
+    e.check(c, p);
+    p.result.parts = score_parts(c, ask, picks, p.result);
+    auto at = std::upper_bound(planned.begin(), planned.end(), p.result, [](const Result& x, const Result& y) {
+      return ranks_before(x.parts, x.recipe.name, y.parts, y.recipe.name);
+    });
+    planned.insert(at, std::move(p.result));
+    std::set<std::string> seen;
+    last = nullptr;
+    for (const auto& r : planned)
+      if (seen.insert(distinct_key(r.recipe, c.settings().default_precision)).second && seen.size() == limit) {
+        last = &r;
+        break;
+      }
+  }
+  return planned;
+}
+
 }  // namespace
 
 std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOptions& opts) {
@@ -177,15 +217,11 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   Ask& ask = std::get<Ask>(resolved);
   const Catalog& recipes = kb.catalog(ask.kind());
   resolve_words(c, q, recipes, ask, a);
-  // plan and check
+  // plan and check: the candidates that can still be shown
   const auto cands = candidates(c, ask, recipes, a);
   const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);
   const auto limit = static_cast<size_t>(std::max(opts.limit, 1));
-  for (const auto& cand : cands) {
-    Planned p = impl_->plan(c, *cand.recipe, ask, cand.substitute);
-    impl_->check(c, p);
-    a.results.push_back(std::move(p.result));
-  }
+  a.results = plan_shown(*impl_, c, ask, picks, cands, limit);
   // rank
   rank(c, ask, picks, a.results);
   keep_distinct(c, limit, a.results);
