@@ -30,7 +30,7 @@ SITE_PYTHON ?= /usr/bin/python3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build kb test run clean golden generate check-generated extract-code check-code-facts asan bench fuzz format lint site site-test
+.PHONY: all deps configure build install kb test run clean golden generate check-generated extract-code check-code-facts asan bench fuzz format lint site site-test
 
 all: build
 
@@ -49,6 +49,19 @@ configure: $(BUILD)/CMakeCache.txt
 
 build: deps configure
 	cmake --build $(BUILD) -j $(JOBS)
+
+# `make install PREFIX=DIR`: kbq and kbc stripped into DIR/bin, their debug
+# info split off into DIR/lib/debug/<name>.debug (found by gdb through the
+# binaries' .gnu_debuglink).
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX) --strip
+	mkdir -p $(PREFIX)/lib/debug
+	for b in kbq kbc; do \
+	  objcopy --only-keep-debug $(BUILD)/$$b $(PREFIX)/lib/debug/$$b.debug && \
+	  objcopy --add-gnu-debuglink=$(PREFIX)/lib/debug/$$b.debug $(PREFIX)/bin/$$b || exit 1; \
+	done
+	@ls -l $(PREFIX)/bin/kbq $(PREFIX)/bin/kbc
 
 kb: build
 	$(BUILD)/kbc build --sources kb-sources -o $(BUILD)/kb.sqlite

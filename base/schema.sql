@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 4 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 5 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -404,6 +404,40 @@ CREATE TABLE code_facts (
   note   TEXT NOT NULL,   -- why unknown, which default, which condition
   PRIMARY KEY (target, field)
 );
+
+-- The code facts as kbq reads them at run time, derived from code_facts by
+-- kbc (compiler/derive): each recipe function, field, file and value once,
+-- integers stored as integers. A fact's site `at` is file:line, plus
+-- `at_more` (the other sites of a fact under alternatives, '|path:line...';
+-- or the whole text when it is not path:line). kbq's embedded KB (kbc build
+-- --runtime) holds these and not code_facts.
+CREATE TABLE code_files (
+  id   INTEGER PRIMARY KEY,      -- in path order
+  path TEXT NOT NULL UNIQUE      -- relative to the checkout
+);
+CREATE TABLE fact_targets (
+  id     INTEGER PRIMARY KEY,    -- in target order
+  target TEXT NOT NULL UNIQUE    -- module.function (code_facts.target, recipes.target)
+);
+CREATE TABLE fact_fields (
+  id    INTEGER PRIMARY KEY,     -- in field order
+  field TEXT NOT NULL UNIQUE
+);
+CREATE TABLE fact_values (
+  id    INTEGER PRIMARY KEY,     -- in (state, value, type) order
+  state TEXT NOT NULL,           -- value | default | alternatives | unknown
+  value NOT NULL,                -- an INTEGER when code_facts.value is one in canonical decimal, else that TEXT
+  type  TEXT NOT NULL            -- Python type of the value
+);
+CREATE TABLE recipe_facts (
+  target_id INTEGER NOT NULL REFERENCES fact_targets(id),
+  field_id  INTEGER NOT NULL REFERENCES fact_fields(id),
+  value_id  INTEGER NOT NULL REFERENCES fact_values(id),
+  file_id   INTEGER REFERENCES code_files(id),  -- the first site: file ...
+  line      INTEGER,                            -- ... and line; NULL when it has none
+  at_more   TEXT,                               -- the rest of `at`, NULL when none
+  PRIMARY KEY (target_id, field_id)
+) WITHOUT ROWID;
 
 -- What the launchers say (scripts/training): flags, mode rules, runner steps, the benchmark launch.
 CREATE TABLE launcher (

@@ -56,6 +56,10 @@ int main(int argc, char** argv) {
   add_source_flags(build);
   build->add_option("-o,--output", out, "KB file to write (default: build/kb.sqlite); replaced atomically");
   build->add_flag("-q,--quiet", quiet, "print errors only");
+  bool runtime = false;
+  build->add_flag("--runtime", runtime,
+                  "write only the tables kbq reads at run time (the KB kbq embeds; no code_facts notes, lint findings or "
+                  "full-text index: docs/schema.md)");
 
   auto* lint = app.add_subcommand("lint", "print every conflict, rename and missing translation");
   add_source_flags(lint);
@@ -108,7 +112,7 @@ int main(int argc, char** argv) {
     return rc;
   }
   if (*build) {
-    const bool ok = build_kb(opts, out, diags);
+    const bool ok = build_kb(opts, out, diags, runtime ? KbContents::Runtime : KbContents::Full);
     diags.print(stderr, /*errors_only=*/quiet);
     if (!ok) {
       std::fprintf(stderr, "kbc: %d error(s); %s left unchanged\n", diags.error_count(), shown(out).c_str());

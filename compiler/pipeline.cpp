@@ -361,19 +361,22 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   return c;
 }
 
-void write_kb(const Compilation& c, const std::string& path) {
+void write_kb(const Compilation& c, const std::string& path, KbContents contents) {
   const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, &c.extracted.entities, c.data_files, &c.code, &c.drift};
-  write_kb_file(path, [&](Db& db) {
-    emit_tables(db, in);
-    derive(db);
-  });
+  write_kb_file(
+      path,
+      [&](Db& db) {
+        emit_tables(db, in);
+        derive(db);
+      },
+      contents);
 }
 
-bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags) {
+bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags, KbContents contents) {
   auto c = compile(opts, diags);
   if (!c || diags.has_errors()) return false;
   try {
-    write_kb(*c, out);
+    write_kb(*c, out, contents);
   } catch (const std::exception& e) {
     diags.error({out, 0, 0}, std::string("cannot write the knowledge base: ") + e.what(),
                 "check that the output folder is writable; the previous KB is unchanged");

@@ -39,11 +39,11 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
 
 // Writes the KB of a compilation to `path` atomically: emit, then derive,
 // in one transaction. Throws on a write error.
-void write_kb(const Compilation& c, const std::string& path);
+void write_kb(const Compilation& c, const std::string& path, KbContents contents = KbContents::Full);
 
 // compile() then write_kb(). Returns false (and leaves `out` untouched) on
 // any error.
-bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags);
+bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags, KbContents contents = KbContents::Full);
 
 // Lint lines, `file:line: kind: message`, sorted.
 std::vector<std::string> lint_lines(const Compilation& c);

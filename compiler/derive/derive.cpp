@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "base/dsl/kb_lexicon.hpp"
@@ -204,8 +205,104 @@ void derive_recipes(kb::Db& db) {
   }
 }
 
+namespace {
+
+// A value the reader gets back byte for byte as an integer: canonical
+// decimal (no sign but '-', no leading zero), within 18 digits.
+std::optional<long long> canonical_integer(const std::string& v) {
+  const size_t digits = v.size() - (v.rfind('-', 0) == 0 ? 1 : 0);
+  if (digits == 0 || digits > 18) return std::nullopt;
+  const std::string d = v.substr(v.size() - digits);
+  if (!std::all_of(d.begin(), d.end(), [](unsigned char c) { return c >= '0' && c <= '9'; }) || (d.size() > 1 && d[0] == '0') ||
+      (d == "0" && digits != v.size()))
+    return std::nullopt;
+  return std::stoll(v);
+}
+
+// A fact's site `at` as file, line and the rest: "path:123|other:4" →
+// (path, 123, "|other:4"); a text that does not start with path:line is all rest.
+struct Site {
+  std::string file;
+  std::optional<long long> line;
+  std::string more;
+};
+Site site_of(const std::string& at) {
+  const std::string first = at.substr(0, at.find('|'));
+  const size_t colon = first.rfind(':');
+  if (colon != std::string::npos && colon > 0)
+    if (auto line = canonical_integer(first.substr(colon + 1)); line && *line > 0)
+      return {first.substr(0, colon), line, at.substr(first.size())};
+  return {"", std::nullopt, at};
+}
+
+// The code facts as kbq reads them (recipe_facts and its dictionaries):
+// each function, field, file and (state, value, type) once, ids in sorted
+// order, integers as integers. code_facts keeps the full rows (and notes).
+void derive_facts(kb::Db& db) {
+  struct Row {
+    std::string target, field, state, value, type;
+    Site site;
+  };
+  std::vector<Row> rows;
+  std::map<std::string, long long> targets, fields, files;
+  std::map<std::tuple<std::string, std::string, std::string>, long long> values;
+  {
+    kb::Stmt st(db, "SELECT target, field, state, value, type, at FROM code_facts ORDER BY target, field");
+    while (st.step()) {
+      Row r{st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), site_of(st.text(5))};
+      targets[r.target];
+      fields[r.field];
+      if (!r.site.file.empty()) files[r.site.file];
+      values[{r.state, r.value, r.type}];
+      rows.push_back(std::move(r));
+    }
+  }
+  const auto numbered = [&](auto& ids, const char* sql) {
+    kb::Stmt ins(db, sql);
+    long long id = 0;
+    for (auto& [key, value] : ids) {
+      value = ++id;
+      ins.bind(1, value).bind(2, key).run();
+    }
+  };
+  numbered(targets, "INSERT INTO fact_targets(id, target) VALUES (?, ?)");
+  numbered(fields, "INSERT INTO fact_fields(id, field) VALUES (?, ?)");
+  numbered(files, "INSERT INTO code_files(id, path) VALUES (?, ?)");
+  {
+    kb::Stmt ins(db, "INSERT INTO fact_values(id, state, value, type) VALUES (?, ?, ?, ?)");
+    long long id = 0;
+    for (auto& [key, value] : values) {
+      value = ++id;
+      const auto& [state, v, type] = key;
+      ins.bind(1, value).bind(2, state);
+      if (auto n = canonical_integer(v))
+        ins.bind(3, *n);
+      else
+        ins.bind(3, v);
+      ins.bind(4, type).run();
+    }
+  }
+  kb::Stmt ins(db, "INSERT INTO recipe_facts(target_id, field_id, value_id, file_id, line, at_more) VALUES (?, ?, ?, ?, ?, ?)");
+  for (const auto& r : rows) {
+    ins.bind(1, targets[r.target]).bind(2, fields[r.field]).bind(3, values[{r.state, r.value, r.type}]);
+    if (r.site.file.empty())
+      ins.bind_null(4);
+    else
+      ins.bind(4, files[r.site.file]);
+    ins.bind_opt(5, r.site.line);
+    if (r.site.more.empty())
+      ins.bind_null(6);
+    else
+      ins.bind(6, r.site.more);
+    ins.run();
+  }
+}
+
+}  // namespace
+
 void derive(kb::Db& db) {
   derive_recipes(db);
+  derive_facts(db);
   derive_quick_reference(db, kbq::dsl::load_lexicon(db));
 }
 

@@ -5,6 +5,9 @@
 //                    of its function, its model, the kind of model its
 //                    forward step trains (data/steps.tsv), its minimum GPU
 //                    count and what its canonical name encodes;
+//   recipe_facts     the code facts as kbq reads them (with fact_targets,
+//                    fact_fields, fact_values, code_files): each function,
+//                    field, file and value once, integers as integers;
 //   quick_ref_picks  each quick-reference row's question (mode, intents,
 //                    scale, GPUs), read with the query lexicon, and the
 //                    recipes it names.

@@ -505,7 +505,21 @@ class Writer {
 
 void emit_tables(Db& db, const EmitInput& in) { Writer(db, in).run(); }
 
-void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill) {
+namespace {
+
+// The tables only kbc reads (lint, generate, dump): emptied in a runtime KB.
+// kbq reads the normalised code facts (recipe_facts), never code_facts, and
+// no full-text index.
+constexpr const char* kBuildOnlyTables[] = {"code_facts", "code_recipes", "code_changes", "code_providers",
+                                            "findings",   "sections",     "fallbacks",    "search"};
+
+void keep_runtime_tables(Db& db) {
+  for (const char* t : kBuildOnlyTables) db.exec(std::string("DELETE FROM ") + t);
+}
+
+}  // namespace
+
+void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill, KbContents contents) {
   namespace fs = std::filesystem;
   // Only a regular file or a new path is replaced: never a device (kbc run
   // as root once replaced /dev/full with a regular file), a FIFO, a folder,
@@ -522,8 +536,15 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
       db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096;");
       db.exec("BEGIN");
       fill(db);
+      {
+        Stmt st(db, "INSERT INTO meta(key, value) VALUES ('contents', ?)");
+        for (const auto& [c, name] : kKbContentsNames)
+          if (c == contents) st.bind(1, name).run();
+      }
+      if (contents == KbContents::Runtime) keep_runtime_tables(db);
       db.exec("COMMIT");
-      db.exec("INSERT INTO search(search) VALUES ('optimize')");
+      db.exec(contents == KbContents::Runtime ? "INSERT INTO search(search) VALUES ('rebuild'); VACUUM"
+                                              : "INSERT INTO search(search) VALUES ('optimize')");
     }
     // Make the new file durable before it replaces the old one.
     if (FILE* f = std::fopen(tmp.c_str(), "rb")) {
@@ -589,9 +610,13 @@ void check_schema_version(Db& db) {
 // full-text index's shadow tables.
 std::vector<std::string> dumped_tables(Db& db) {
   std::vector<std::string> tables;
+  // Not dumped: the full-text index's own tables, and the code facts as kbq
+  // reads them (recipe_facts and its dictionaries: code_facts again, in
+  // another form; the dump holds code_facts).
   Stmt st(db,
           "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-          "AND name NOT LIKE 'search_%' ORDER BY name");
+          "AND name NOT LIKE 'search_%' AND name NOT IN ('recipe_facts', 'fact_targets', 'fact_fields', 'fact_values', 'code_files') "
+          "ORDER BY name");
   while (st.step()) tables.push_back(st.text(0));
   return tables;
 }

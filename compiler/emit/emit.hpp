@@ -35,12 +35,22 @@ struct EmitInput {
   const std::vector<Drift>* drift = nullptr;                    // documents against the newest snapshot
 };
 
+// What a KB file holds: everything kbc compiles (`full`: lint's and
+// generate's tables, the code facts with their notes, the full-text index),
+// or only the tables kbq reads at run time (`runtime`: the KB kbq embeds,
+// docs/schema.md "Full and runtime KBs"). Written as meta.contents.
+enum class KbContents : std::uint8_t { Full, Runtime };
+inline constexpr std::array<std::pair<KbContents, std::string_view>, 2> kKbContentsNames{{
+    {KbContents::Full, "full"},
+    {KbContents::Runtime, "runtime"},
+}};
+
 // Creates a KB file at `path` atomically: a new temporary file beside it,
 // the schema's pragmas, one write transaction in which `fill` writes every
 // table (emit_tables, then the derive stage), then a rename over `path`, so
 // a failed or killed build leaves the previous KB intact. Throws
 // SqliteError / std::runtime_error.
-void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill);
+void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill, KbContents contents = KbContents::Full);
 
 // The emit stage proper: the schema and every table of the resolved facts.
 void emit_tables(Db& db, const EmitInput& in);

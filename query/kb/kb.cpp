@@ -198,7 +198,12 @@ RecipeData Kb::data_of(const Recipe& r) { return RecipeData{r, facts(r.target), 
 const CodeFacts& Kb::facts(const std::string& target) {
   auto [it, fresh] = facts_.try_emplace(target);
   if (!fresh) return it->second;
-  kb::Stmt st(db_, "SELECT field, state, value, type, at FROM code_facts WHERE target = ?");
+  // The normalised facts (schema.sql recipe_facts): the site is the file's
+  // path, its line and the rest of the text, as code_facts.at wrote it.
+  kb::Stmt st(db_,
+              "SELECT f.field, v.state, v.value, v.type, coalesce(c.path || ':' || r.line, '') || coalesce(r.at_more, '') "
+              "FROM fact_targets t JOIN recipe_facts r ON r.target_id = t.id JOIN fact_fields f ON f.id = r.field_id "
+              "JOIN fact_values v ON v.id = r.value_id LEFT JOIN code_files c ON c.id = r.file_id WHERE t.target = ?");
   st.bind(1, target);
   while (st.step()) it->second[st.text(0)] = {read_kind<kb::FactState>(st, 1, "fact state"), st.text(2), st.text(3), st.text(4)};
   return it->second;
