@@ -137,7 +137,7 @@ const Calibration& calibration() {
     {
       const int tc = facts_t.col("target"), fc = facts_t.col("field"), sc = facts_t.col("state"), vc = facts_t.col("value");
       for (const auto& r : facts_t.rows) {
-        auto st = mem::parse_fact_state(r[static_cast<std::size_t>(sc)]);
+        auto st = kb::parse_kind<kb::FactState>(r[static_cast<std::size_t>(sc)]);
         if (!st) FAIL("recipe-facts.tsv: state " << r[static_cast<std::size_t>(sc)]);
         facts[r[static_cast<std::size_t>(tc)]][r[static_cast<std::size_t>(fc)]] = {*st, r[static_cast<std::size_t>(vc)]};
       }
@@ -196,7 +196,7 @@ const Calibration& calibration() {
       const mem::ModelRow* row = nullptr;
       std::string key = cell(model_c);
       auto hf = f.find("hf_id");
-      if (hf != f.end() && hf->second.state == mem::FactState::kValue) {
+      if (hf != f.end() && hf->second.state == kb::FactState::Value) {
         auto k = key_by_hf.find(hf->second.value);
         if (k == key_by_hf.end()) {
           not_sized("no models.tsv / models-extra.tsv row for " + hf->second.value);
@@ -257,7 +257,7 @@ const Calibration& calibration() {
       auto task = f.find("builder_task");
       o.task = task == f.end() ? "" : task->second.value;
       auto packed = f.find("packed_sequence_size");
-      o.packed = o.task == "pretrain" || (packed != f.end() && packed->second.state == mem::FactState::kValue);
+      o.packed = o.task == "pretrain" || (packed != f.end() && packed->second.state == kb::FactState::Value);
       if (o.verdict == Verdict::kDoesNotFit && std::getenv("KB_MEMORY_REPORT")) {
         std::int64_t lo = 0, hi = tr.seq_length / 128;  // in units of 128 tokens
         while (lo < hi) {
