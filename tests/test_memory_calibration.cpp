@@ -25,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/tsv.hpp"
 #include "query/memory/from_facts.hpp"
 #include "query/memory/memory.hpp"
 
@@ -40,7 +41,7 @@ const std::string kRoot = KB_SOURCE_DIR;
 const std::string kCode = kRoot + "/kb-sources/code/067f987df";
 const std::string kData = kRoot + "/kb-sources/data";
 
-// A TSV file: '#' comments, a header row, tab-separated cells (escapes kept as written).
+// A TSV file: the header and the rows' cells (escapes kept as written).
 struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
@@ -52,34 +53,15 @@ struct Table {
   }
 };
 
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t tab = line.find('\t', start);
-    out.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-    if (tab == std::string::npos) return out;
-    start = tab + 1;
-  }
-}
-
+// Read by the one rule of every data file (base/tsv.hpp), as kbc reads them.
 Table read_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) FAIL("cannot read " << path);
-  Table t;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    auto cells = split_tabs(line);
-    if (t.header.empty()) {
-      t.header = cells;
-      continue;
-    }
-    cells.resize(std::max(cells.size(), t.header.size()));
-    t.rows.push_back(std::move(cells));
-  }
-  return t;
+  kb::Diagnostics diags;
+  const auto t = kb::load_tsv(path, diags);
+  if (!t || diags.has_errors()) FAIL(diags.render_all());
+  Table out;
+  out.header = t->header;
+  for (const auto& r : t->rows) out.rows.push_back(r.cells);
+  return out;
 }
 
 std::string read_text(const std::string& path) {
