@@ -33,7 +33,11 @@ prints, never through the file). What is compared, per class:
   generate   `kbc generate` of kb-sources with each kbc (--old-kbc/--new-kbc):
              the generated documents, which call the engine for every recipe
 
-Each case compares stdout, stderr and the exit code. Prints, per class, the
+Each case compares stdout, stderr and the exit code. For a change that adds
+to the JSON answer on purpose, --drop-json-key KEY (repeatable) removes that
+key wherever it occurs in either side's JSON (a whole JSON output or JSON
+Lines) and --any-schema-version ignores the schema_version values, so the
+rest of every answer must still be byte for byte the same. Prints, per class, the
 count of cases and of answers compared and the differences (the first few
 in full); exits 1 if any differ. --cache DIR keeps the old binary's outputs
 (keyed by the binary's SHA-256 and the case), so a second comparison runs
@@ -303,6 +307,32 @@ def run_all(binary, cases, jobs, cache=None):
     return results
 
 
+def normalise(result, drop, any_version):
+    """The result with the given JSON keys removed (and schema_version blanked)."""
+    if not drop and not any_version:
+        return result
+
+    def walk(x):
+        if isinstance(x, dict):
+            return {k: (0 if k == "schema_version" and any_version else walk(v)) for k, v in x.items() if k not in drop}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return x
+
+    def fix(text):
+        try:
+            return json.dumps(walk(json.loads(text)), ensure_ascii=False)
+        except ValueError:
+            pass
+        lines = text.splitlines()
+        try:
+            return "\n".join(json.dumps(walk(json.loads(l)), ensure_ascii=False) for l in lines)
+        except ValueError:
+            return text
+
+    return {"rc": result["rc"], "out": fix(result["out"]), "err": fix(result["err"])}
+
+
 def show_diff(name, old, new):
     print(f"DIFF {name}")
     if old["rc"] != new["rc"]:
@@ -357,6 +387,8 @@ def main():
     ap.add_argument("--old-kbc")
     ap.add_argument("--new-kbc")
     ap.add_argument("--show", type=int, default=5, help="differences printed in full per class")
+    ap.add_argument("--drop-json-key", action="append", default=[], help="a JSON key added on purpose: removed before comparing")
+    ap.add_argument("--any-schema-version", action="store_true", help="ignore the JSON outputs' schema_version values")
     a = ap.parse_args()
     old_kb = a.old_kb or str(pathlib.Path(a.old_kbq).resolve().parent / "kb.sqlite")
     want = set(a.only or ["questions", "argv", "lists", "show", "check", "finder", "generated", "generate"])
@@ -393,7 +425,10 @@ def main():
     per = {}
     shown = {}
     total_diff = 0
+    drop = set(a.drop_json_key)
     for c, o, n in zip(cases, old, new):
+        if o != n and (drop or a.any_schema_version):
+            o, n = normalise(o, drop, a.any_schema_version), normalise(n, drop, a.any_schema_version)
         st = per.setdefault(c[0], [0, 0, 0])
         st[0] += 1
         st[1] += c[4]

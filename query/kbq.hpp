@@ -138,12 +138,27 @@ struct Override {
   bool pinned_only = false;  // the command states the recipe's own value (no change)
 };
 
+// One number a verdict states, by the name its words use ({tp},
+// {kv_heads}, {world}, {dp}, {per_gpu} ...: data/answer-labels.tsv
+// `rule.<check>.<status>`), so a program reads the verdict without parsing
+// the words.
+struct VerdictValue {
+  std::string name;
+  // An integer, a real (GiB), a text (a GPU type, why memory is unknown), a
+  // list of integers (the TP sizes that divide the KV heads), or none: a
+  // count the model does not state, a quotient that is not whole.
+  std::variant<std::monostate, long long, double, std::string, std::vector<long long>> value;
+  std::string text;  // as the verdict's words print it ("—" or "?" for none, GiB to one decimal)
+};
+
 // One sizing rule's verdict on the layout.
 struct Verdict {
-  std::string id;                   // check id (data/checks.tsv)
-  Status status = Status::Unknown;  // pass | fail | unknown
-  std::string detail;               // the numbers, in the answer's language
-  Prose rule;                       // the rule's text
+  std::string id;                     // check id (data/checks.tsv)
+  std::string enforces;               // the documented rule or pitfall it enforces (data/checks.tsv: "rule/1"), "" none
+  Status status = Status::Unknown;    // pass | fail | unknown
+  std::vector<VerdictValue> numbers;  // what it compared, in the order its words name them
+  std::string detail;                 // the numbers, in the answer's language
+  Prose rule;                         // the rule's text
 };
 
 // Why a result is placed where it is: one criterion of data/ranking.tsv.
@@ -335,7 +350,7 @@ struct RenderOptions {
 };
 
 // The JSON outputs' schema versions (docs/*.schema.json).
-inline constexpr int kAnswerSchemaVersion = 2;
+inline constexpr int kAnswerSchemaVersion = 3;
 
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o);
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);

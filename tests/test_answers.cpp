@@ -31,6 +31,12 @@ const json* override_of(const json& result, const std::string& key) {
   return nullptr;
 }
 
+const json* rule_of(const json& result, const std::string& id) {
+  for (const auto& r : result["rules"])
+    if (r["id"] == id) return &r;
+  return nullptr;
+}
+
 std::string rule_status(const json& result, const std::string& id) {
   for (const auto& r : result["rules"])
     if (r["id"] == id) return r["status"];
@@ -41,7 +47,7 @@ std::string rule_status(const json& result, const std::string& id) {
 
 TEST_CASE("peft qwen3 1 gpu: the quick-reference LoRA pick", "[answers]") {
   const auto j = ask({"peft qwen3 1 gpu"});
-  REQUIRE(j["schema_version"] == 2);
+  REQUIRE(j["schema_version"] == 3);
   CHECK(j["verdict"] == "ok");
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "qwen3_8b_peft_config");
@@ -108,14 +114,29 @@ TEST_CASE("qwen3 moe 30b sft 16 gpus: two nodes, DP and expert DP", "[answers]")
   CHECK(top["layout"]["ep"] == 16);
   CHECK(top["layout"]["dp"] == 16);
   CHECK(top["layout"]["edp"] == 1);
-  bool kv4 = false, e128 = false;
-  for (const auto& r : top["rules"]) {
-    const std::string d = r["detail"];
-    kv4 = kv4 || d.find("4 KV heads") != std::string::npos;
-    e128 = e128 || d.find("128 experts") != std::string::npos;
-  }
-  CHECK(kv4);
-  CHECK(e128);
+  // The verdicts' numbers, read as numbers (not from their English words).
+  const json* kv = rule_of(top, "tp_divides_kv_heads");
+  REQUIRE(kv);
+  CHECK((*kv)["enforces"] == "rule/1");
+  CHECK((*kv)["numbers"]["tp"] == 1);
+  CHECK((*kv)["numbers"]["kv_heads"] == 4);
+  CHECK((*kv)["numbers"]["valid"] == json::array({1, 2, 4}));
+  const json* experts = rule_of(top, "experts_divisible_by_ep");
+  REQUIRE(experts);
+  CHECK((*experts)["numbers"]["experts"] == 128);
+  CHECK((*experts)["numbers"]["ep"] == 16);
+  CHECK((*experts)["numbers"]["per_rank"] == 8);
+  const json* world = rule_of(top, "world_size_divisible");
+  REQUIRE(world);
+  CHECK((*world)["numbers"]["world"] == 16);
+  CHECK((*world)["numbers"]["dp"] == 16);
+  CHECK((*world)["numbers"]["edp"] == 1);
+  const json* memory = rule_of(top, "memory_fits");
+  REQUIRE(memory);
+  CHECK((*memory)["status"] == "pass");
+  CHECK((*memory)["numbers"]["hardware"] == "H100");
+  CHECK((*memory)["numbers"]["per_gpu"].get<double>() <= (*memory)["numbers"]["capacity"].get<double>());
+  CHECK((*memory)["numbers"]["per_gpu"] == top["memory"]["per_gpu_gib"]);
 }
 
 TEST_CASE("throughput benchmark llama3 8b h100: benchmark recipes only, on their own GPUs", "[answers]") {
@@ -133,12 +154,28 @@ TEST_CASE("throughput benchmark llama3 8b h100: benchmark recipes only, on their
 
 TEST_CASE("kbq check: TP 16 on llama3 70B fails two rules, exit 1", "[answers]") {
   const auto j = ask({"check", "llama3_70b_pretrain_config", "--gpus", "64", "model.tensor_model_parallel_size=16"}, 1);
-  REQUIRE(j["schema_version"] == 2);  // the same answer object as a question's
+  REQUIRE(j["schema_version"] == 3);  // the same answer object as a question's
   REQUIRE(j["results"].size() == 1);
   const auto& r = j["results"][0];
   CHECK(rule_status(r, "tp_divides_kv_heads") == "fail");
   CHECK(rule_status(r, "tp_within_nvlink") == "fail");
   CHECK(r["runnable"] == false);
+  // Why, as numbers: 16 does not divide Llama 3 70B's 8 KV heads, and one
+  // H100 NVLink domain holds 8 GPUs.
+  const json* kv = rule_of(r, "tp_divides_kv_heads");
+  REQUIRE(kv);
+  CHECK((*kv)["numbers"]["tp"] == 16);
+  CHECK((*kv)["numbers"]["kv_heads"] == 8);
+  CHECK((*kv)["numbers"]["valid"] == json::array({1, 2, 4, 8}));
+  const json* nvlink = rule_of(r, "tp_within_nvlink");
+  REQUIRE(nvlink);
+  CHECK((*nvlink)["enforces"] == "rule/2");
+  CHECK((*nvlink)["numbers"]["nvlink"] == 8);
+  // A layout that breaks a rule is not sized: the memory verdict says why.
+  const json* memory = rule_of(r, "memory_fits");
+  REQUIRE(memory);
+  CHECK((*memory)["status"] == "unknown");
+  CHECK((*memory)["numbers"]["reason"].is_string());
 }
 
 TEST_CASE("Chinese and Japanese queries give the same recipes", "[answers]") {

@@ -18,20 +18,26 @@ std::string gib(double v) {
   return buf;
 }
 
-Prose rule_prose(const Context& c, const std::string& check) {
-  const EntityRef* e = c.kb.check_entity(check);
-  return e ? c.prose(*e) : Prose{};
-}
-
-void add_verdict(const Context& c, Result& r, const std::string& check, Status s,
-                 const std::vector<std::pair<std::string, std::string>>& vars) {
+// The verdict of a check: its words filled with its numbers' texts, the
+// documented rule it enforces and that rule's text.
+void add_verdict(const Context& c, Result& r, const std::string& check, Status s, std::vector<VerdictValue> numbers) {
   Verdict v;
   v.id = check;
   v.status = s;
+  std::vector<std::pair<std::string, std::string>> vars;
+  for (const auto& n : numbers) vars.emplace_back(n.name, n.text);
   v.detail = c.label("rule." + check + "." + std::string(to_string(s)), vars);
-  v.rule = rule_prose(c, check);
+  v.numbers = std::move(numbers);
+  if (const EntityRef* e = c.kb.check_entity(check)) {
+    v.enforces = e->kind + "/" + e->key;
+    v.rule = c.prose(*e);
+  }
   r.rules.push_back(std::move(v));
 }
+
+VerdictValue real(const char* name, double v) { return {name, v, gib(v)}; }
+VerdictValue whole(const char* name, long long v) { return {name, v, std::to_string(v)}; }
+VerdictValue text(const char* name, const std::string& v) { return {name, v, v}; }
 
 void add_pitfall(const Context& c, Result& r, const std::string& check) {
   const EntityRef* e = c.kb.check_entity(check);
@@ -58,26 +64,23 @@ void rules(const Context& c, const RuleModel& model, Result& r) {
   in.etp = L.etp;
   in.sp = L.sp;
   in.seq = L.seq;
-  for (const auto& o : evaluate_rules(in)) add_verdict(c, r, o.check, o.status, o.vars);
+  for (auto& o : evaluate_rules(in)) add_verdict(c, r, o.check, o.status, std::move(o.numbers));
 }
 
 // Memory per GPU against capacity, and the batch arithmetic.
 void memory_and_batch(const Context& c, Result& r) {
   const Memory& M = r.memory;
   if (!M.known)
-    add_verdict(c, r, "memory_fits", Status::Unknown, {{"reason", M.unknown_reason}});
+    add_verdict(c, r, "memory_fits", Status::Unknown, {text("reason", M.unknown_reason)});
   else
     add_verdict(c, r, "memory_fits", M.fits ? Status::Pass : Status::Fail,
-                {{"per_gpu", gib(M.per_gpu_gib)}, {"capacity", gib(M.capacity_gib)}, {"hardware", r.layout.hardware_name}});
+                {real("per_gpu", M.per_gpu_gib), real("capacity", M.capacity_gib), text("hardware", r.layout.hardware_name)});
   const Batch& B = r.batch;
   if (B.gbs <= 0 || r.recipe.kind == RecipeKind::Benchmark)
     add_verdict(c, r, "batch_divisible", Status::Unknown, {});
   else
     add_verdict(c, r, "batch_divisible", B.grad_accum > 0 ? Status::Pass : Status::Fail,
-                {{"gbs", std::to_string(B.gbs)},
-                 {"mbs", std::to_string(B.mbs)},
-                 {"dp", std::to_string(B.dp)},
-                 {"accum", std::to_string(B.grad_accum)}});
+                {whole("gbs", B.gbs), whole("mbs", B.mbs), whole("dp", B.dp), whole("accum", B.grad_accum)});
 }
 
 void pitfalls(const Context& c, Result& r) {

@@ -64,6 +64,13 @@ json prose_json(const Prose& p) {
           {"source", {{"file", p.source.file}, {"line", p.source.line}, {"revision", p.source.revision}}}};
 }
 
+// A verdict number as JSON: null when none.
+json value_json(const std::monostate&) { return nullptr; }
+json value_json(long long v) { return v; }
+json value_json(double v) { return v; }
+json value_json(const std::string& v) { return v; }
+json value_json(const std::vector<long long>& v) { return v; }
+
 json result_json(const Result& r) {
   const Recipe& rc = r.recipe;
   json j = json::object();
@@ -137,8 +144,17 @@ json result_json(const Result& r) {
                   {"source", {{"file", o.source.file}, {"line", o.source.line}}}});
   j["overrides"] = ov;
   json rules = json::array();
-  for (const auto& v : r.rules)
-    rules.push_back({{"id", v.id}, {"status", str(to_string(v.status))}, {"detail", v.detail}, {"rule", prose_json(v.rule)}});
+  for (const auto& v : r.rules) {
+    // The verdict's numbers by name: what a program reads instead of the words.
+    json numbers = json::object();
+    for (const auto& n : v.numbers) numbers[n.name] = std::visit([](const auto& x) { return value_json(x); }, n.value);
+    rules.push_back({{"id", v.id},
+                     {"enforces", v.enforces.empty() ? json(nullptr) : json(v.enforces)},
+                     {"status", str(to_string(v.status))},
+                     {"numbers", numbers},
+                     {"detail", v.detail},
+                     {"rule", prose_json(v.rule)}});
+  }
   j["rules"] = rules;
   json pit = json::array();
   for (const auto& p : r.pitfalls) pit.push_back(prose_json(p));

@@ -45,11 +45,12 @@ struct RuleInput {
 RuleInput rule_input(const RuleModel& m, long long nvlink, bool moe, long long threshold);
 
 // One rule's outcome: its check id (data/checks.tsv), its status and the
-// numbers a label fills in (`rule.<check>.<status>` with {name} fields).
+// numbers it compared, each with the text a label fills in
+// (`rule.<check>.<status>` with {name} fields).
 struct RuleOutcome {
   std::string check;
   Status status = Status::Unknown;
-  std::vector<std::pair<std::string, std::string>> vars;
+  std::vector<VerdictValue> numbers;
 };
 
 // Every sizing rule on a layout, in the documents' order.
