@@ -14,6 +14,16 @@ kbc as whole processes beside their floors and prints one table per figure.
    documents; per scale: build time, KB size, kbq latency with --kb (a
    subset of the suite), and peak memory of kbc and kbq.
 4. Peak memory (max RSS from wait4) of every process above.
+5. Every question of tests/questions.tsv, --question-runs times each
+   (default 10) with the embedded KB, interleaved with the floor, by class:
+   questions naming a model, questions naming none (their canonical form
+   has no model term), show and check (the suite's): median and worst ratio
+   to the floor, peak RSS.
+6. --batch: the documentation site's recipe finder grid
+   (generated/site/finder.json, models x modes x GPU counts x GPU types)
+   answered by one `kbq --batch` process per language: ms per answer.
+7. Sizes: the embedded (runtime) KB, the full KB, kbq as built and
+   stripped.
 
 Processes are started with posix_spawn and reaped with wait4, so each
 figure is start-to-exit of the program itself, with its output discarded.
@@ -245,6 +255,104 @@ def print_latency(results, floor_runs, true_runs, runs):
     return med_e, med_f, floor_med
 
 
+def questions_tsv():
+    out = []
+    for line in open(os.path.join(ROOT, "tests", "questions.tsv"), encoding="utf-8"):
+        line = line.rstrip("\n")
+        if line and not line.startswith("#") and not line.startswith("question\t"):
+            out.append(line.split("\t")[0])
+    return out
+
+
+def names_a_model(kbq, question):
+    """Whether a question names a model: its canonical form (kbq's JSON) has a model term."""
+    p = subprocess.run([kbq, "--format", "json", question], capture_output=True, text=True)
+    try:
+        import json
+        canonical = json.loads(p.stdout)["query"]["canonical"]
+    except (ValueError, KeyError):
+        return False
+    return any(t.startswith("model:") for t in canonical.split())
+
+
+def question_bench(kbq, kb, runs):
+    """Every question of tests/questions.tsv and the suite's show and check, interleaved with the floor."""
+    sqlite3 = tool("sqlite3")
+    cases = [("with model" if names_a_model(kbq, q) else "without model", q, [q]) for q in questions_tsv()]
+    cases += [("show", " ".join(a), a) for n, a in SUITE if n.startswith("show")]
+    cases += [("check", " ".join(a), a) for n, a in SUITE if n.startswith("check")]
+    times = {i: [] for i in range(len(cases))}
+    floor_runs = []
+    for _ in range(runs):
+        for i, (_, _, args) in enumerate(cases):
+            times[i].append(spawn([kbq] + args).seconds)
+            floor_runs.append(spawn([sqlite3, "-readonly", kb, FLOOR_SQL]).seconds)
+    floor_med = statistics.median(floor_runs)
+    rss = {i: max_rss_kb([kbq] + args) for i, (_, _, args) in enumerate(cases)}
+    return cases, times, rss, floor_med
+
+
+def print_questions(cases, times, rss, floor_med, runs):
+    print(f"== 5. every question of tests/questions.tsv ({sum(1 for c in cases if c[0].startswith('with'))} questions) "
+          f"and the suite's show and check, {runs} runs each, embedded KB; ratio = the question's median / the floor's "
+          f"median ({ms(floor_med).strip()} ms)")
+    rows, all_ratios, worst_all, rss_all = [], [], 0.0, 0.0
+    for klass in ("with model", "without model", "show", "check"):
+        idx = [i for i, c in enumerate(cases) if c[0] == klass]
+        if not idx:
+            continue
+        ratios = [statistics.median(times[i]) / floor_med for i in idx]
+        all_ratios += ratios
+        worst = max(range(len(idx)), key=lambda k: ratios[k])
+        rmax = max(rss[i] for i in idx)
+        worst_all, rss_all = max(worst_all, max(ratios)), max(rss_all, rmax)
+        rows.append([klass, str(len(idx)), ms(statistics.median(statistics.median(times[i]) for i in idx)),
+                     f"{statistics.median(ratios):5.2f}x", f"{max(ratios):5.2f}x", cases[idx[worst]][1][:40], mib(rmax)])
+    table(["class", "n", "median ms", "median /floor", "worst /floor", "worst question", "max RSS MiB"], rows)
+    med = statistics.median(all_ratios)
+    print(f"target: median <= 1.5x floor: {med:.2f}x ({'met' if med <= 1.5 else 'MISSED'}); worst <= 2x: {worst_all:.2f}x "
+          f"({'met' if worst_all <= 2 else 'MISSED'}); RSS <= 16 MiB: {rss_all / 1024:.1f} MiB ({'met' if rss_all <= 16 * 1024 else 'MISSED'})")
+    slow = sorted(range(len(cases)), key=lambda i: -statistics.median(times[i]))[:5]
+    print("slowest: " + "; ".join(f"{cases[i][1][:40]!r} {statistics.median(times[i]) / floor_med:.2f}x" for i in slow))
+    print()
+
+
+def batch_bench(kbq, tmp, runs=3):
+    """The finder grid through one --batch process per language: ms per answer (best of `runs`)."""
+    import json
+    index = json.load(open(os.path.join(ROOT, "generated", "site", "finder.json"), encoding="utf-8"))
+    qs = [index["question"].format(mode=mode, model=m["question"], gpus=n, hardware=hw["key"])
+          for m in index["models"] for mode in m["modes"] for n in index["gpu_counts"] for hw in index["hardware"]]
+    path = os.path.join(tmp, "grid.txt")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(q + "\n" for q in qs))
+    rows, per = [], []
+    for lang in sorted(index["mode_words"]):
+        best = min(spawn([kbq, "--batch", "--lang", lang], stdin_path=path).seconds for _ in range(runs))
+        rss = max_rss_kb([kbq, "--batch", "--lang", lang], stdin_path=path)
+        per.append(best / len(qs))
+        rows.append([lang, str(len(qs)), f"{best:.2f}", f"{best / len(qs) * 1000:.3f}", mib(rss)])
+    print(f"== 6. --batch: the recipe finder's grid (generated/site/finder.json), one kbq --batch process per language, "
+          f"best of {runs}")
+    table(["lang", "answers", "s", "ms/answer", "max RSS MiB"], rows)
+    worst = max(per) * 1000
+    print(f"target: <= 0.5 ms per answer: {worst:.3f} ms ({'met' if worst <= 0.5 else 'MISSED'})")
+    print()
+
+
+def size_report(build):
+    kbq = os.path.join(build, "kbq")
+    stripped = tempfile.mktemp(prefix="kbq-stripped-")
+    subprocess.run(["strip", "-o", stripped, kbq], check=True)
+    rows = [["embedded KB (kbq.sqlite, kbc build --runtime)", f"{os.path.getsize(os.path.join(build, 'kbq.sqlite')) / 1e6:.2f}", "<= 4"],
+            ["full KB (kb.sqlite)", f"{os.path.getsize(os.path.join(build, 'kb.sqlite')) / 1e6:.2f}", ""],
+            ["kbq as built", f"{os.path.getsize(kbq) / 1e6:.2f}", ""],
+            ["kbq stripped", f"{os.path.getsize(stripped) / 1e6:.2f}", "<= 8"]]
+    os.unlink(stripped)
+    print("== 7. sizes (MB)")
+    table(["file", "MB", "target"], rows)
+
+
 def md_files(sources):
     out = []
     for dirpath, dirs, files in os.walk(sources):
@@ -379,7 +487,8 @@ def main():
     ap.add_argument("--scales", default="10 100 1000", help='scales, e.g. "10 100" (empty: none)')
     ap.add_argument("--scale-timeout", type=float, default=1800, help="seconds per scale for its builds (default 1800)")
     ap.add_argument("--query-timeout", type=float, default=60, help="seconds before a scale kbq run is killed (default 60)")
-    ap.add_argument("--skip", default="", help="comma-separated sections to skip: latency,build,scale")
+    ap.add_argument("--question-runs", type=int, default=10, help="runs per question of tests/questions.tsv (default 10)")
+    ap.add_argument("--skip", default="", help="comma-separated sections to skip: latency,build,scale,questions,batch,sizes")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     kbc, kbq = os.path.join(build, "kbc"), os.path.join(build, "kbq")
@@ -395,6 +504,12 @@ def main():
         if "latency" not in skip:
             results, floor_runs, true_runs = latency(kbq, kb, a.runs)
             print_latency(results, floor_runs, true_runs, a.runs)
+        if "questions" not in skip:
+            print_questions(*question_bench(kbq, kb, a.question_runs), a.question_runs)
+        if "batch" not in skip:
+            batch_bench(kbq, tmp)
+        if "sizes" not in skip:
+            size_report(build)
         if "build" not in skip:
             print_build(*build_bench(kbc, os.path.join(ROOT, "kb-sources"), a.build_runs, tmp), a.build_runs)
         scales = [int(s) for s in a.scales.split()]

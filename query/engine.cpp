@@ -4,6 +4,8 @@
 // and the one that loads what they read: it asks the KB reader
 // (query/kb/kb.hpp) for values and hands them to the stages, which compute.
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <set>
 
 #include "base/dsl/parse.hpp"
@@ -49,10 +51,10 @@ struct Engine::Impl {
   Kb kb;
 
   // What every stage of an answer in `lang` shares.
-  Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), lang}; }
+  Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), kb.cited_texts(lang), lang}; }
   // One recipe planned (its facts and model loaded first).
-  Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute) {
-    return plan_recipe(c, kb.data_of(r), ask, substitute);
+  Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now) {
+    return plan_recipe(c, kb.data_of(r), ask, substitute, fewest);
   }
   // One planned recipe checked.
   void check(const Context& c, Planned& p) { kbq::check(c, p.model, kb.drift(p.result.recipe.name), p.result); }
@@ -72,7 +74,7 @@ Engine Engine::open(const std::string& path) {
 const std::vector<std::string>& Engine::languages() const { return impl_->kb.languages(); }
 int Engine::schema_version() const { return kb::kSchemaVersion; }
 std::vector<std::string> Engine::source_files() const { return impl_->kb.source_files(); }
-Labels Engine::labels(const std::string& lang) { return impl_->kb.labels(lang); }
+const Labels& Engine::labels(const std::string& lang) { return impl_->kb.labels(lang); }
 
 namespace {
 
@@ -101,7 +103,8 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   a.min_gpus = a.results.front().min_gpus;
   if (a.request != Request::Ask) return;
   const Result& best = a.results.front();
-  const PlanFn plan = [&](const Recipe& r, const Ask& asked) { return e.plan(c, r, asked, false); };
+  // An alternative is offered only if it fits: its fewest GPUs are never searched.
+  const PlanFn plan = [&](const Recipe& r, const Ask& asked) { return e.plan(c, r, asked, false, Fewest::Later); };
   a.alternatives = alternatives(c, ask, best, e.kb.catalog(RecipeKind::Library), e.kb.catalog(best.recipe.kind), plan);
 }
 
@@ -157,14 +160,18 @@ void keep_distinct(const Context& c, size_t limit, std::vector<Result>& results)
   if (results.size() > limit) results.resize(limit);
 }
 
-// Plans and checks only the candidates that can still be shown. The
-// candidates are taken best bound first (rank.hpp: the key a candidate can
-// at best reach, without a plan); once `limit` distinct results are planned,
-// a candidate whose bound ranks after the last of them cannot be shown, nor
-// can any after it. The results planned are every candidate that ranks
-// before that last one: ranked, they give the answer planning all would.
+// Plans only the candidates that can still be shown. The candidates are
+// taken best bound first (rank.hpp: the key a candidate can at best reach,
+// without a plan); once `limit` distinct results are planned, a candidate
+// whose bound ranks after the last of them cannot be shown, nor can any
+// after it. The results planned are every candidate that ranks before that
+// last one: ranked, they give the answer planning all would. Each gets its
+// verdicts (what ranking reads); the fewest GPUs of one that does not fit
+// are searched, and its pitfalls, caveats and citations written, only if it
+// is shown (finish_shown; `deferred` keeps the searches).
 std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask, const QuickRefPicks& picks,
-                               const std::vector<Candidate>& cands, size_t limit) {
+                               const std::vector<Candidate>& cands, size_t limit,
+                               std::map<std::string, std::shared_ptr<const FewestSearch>>& deferred) {
   struct Bounded {
     const Candidate* cand;
     std::vector<ScorePart> parts;
@@ -179,8 +186,9 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
   const Result* last = nullptr;  // the limit-th distinct planned result
   for (const auto& b : order) {
     if (last && ranks_before(last->parts, last->recipe.name, b.parts, b.cand->recipe->name)) break;
-    Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute);
-    e.check(c, p);
+    Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later);
+    if (p.fewest) deferred.emplace(p.result.recipe.name, p.fewest);
+    check_verdicts(c, p.model, p.result);
     p.result.parts = score_parts(c, ask, picks, p.result);
     auto at = std::upper_bound(planned.begin(), planned.end(), p.result, [](const Result& x, const Result& y) {
       return ranks_before(x.parts, x.recipe.name, y.parts, y.recipe.name);
@@ -195,6 +203,16 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
       }
   }
   return planned;
+}
+
+// The shown results completed as check() would have: the fewest GPUs of
+// those that do not fit, then their pitfalls, caveats and citations.
+void finish_shown(Engine::Impl& e, const Context& c, const std::map<std::string, std::shared_ptr<const FewestSearch>>& deferred,
+                  std::vector<Result>& results) {
+  for (auto& r : results) {
+    if (auto it = deferred.find(r.recipe.name); it != deferred.end()) r.min_gpus = fewest_gpus(c, *it->second);
+    annotate(c, e.kb.drift(r.recipe.name), r);
+  }
 }
 
 }  // namespace
@@ -221,10 +239,12 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   const auto cands = candidates(c, ask, recipes, a);
   const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);
   const auto limit = static_cast<size_t>(std::max(opts.limit, 1));
-  a.results = plan_shown(*impl_, c, ask, picks, cands, limit);
+  std::map<std::string, std::shared_ptr<const FewestSearch>> deferred;
+  a.results = plan_shown(*impl_, c, ask, picks, cands, limit, deferred);
   // rank
   rank(c, ask, picks, a.results);
   keep_distinct(c, limit, a.results);
+  finish_shown(*impl_, c, deferred, a.results);
   conclude(*impl_, c, ask, a);
   return a;
 }

@@ -58,7 +58,6 @@ struct Prose {
 // the newest code snapshot). Sizes are exact: the code sets one value (or a
 // default); an unknown one is empty.
 struct Recipe {
-  long long id = 0;                                  // recipes.id (internal; never printed)
   std::string name;                                  // the exported name (--recipe)
   RecipeKind kind = RecipeKind::Library;             // which package, hence which launcher
   std::string target;                                // the function that defines it (module.function)
@@ -313,7 +312,7 @@ class Engine {
   // The KB's schema version and the sources it was compiled from (for --version).
   int schema_version() const;
   std::vector<std::string> source_files() const;
-  Labels labels(const std::string& lang);
+  const Labels& labels(const std::string& lang);  // read once per language
 
   // parse → plan → check → rank.
   std::variant<Answer, Error> ask(const std::string& question, const AskOptions& opts);
@@ -355,6 +354,12 @@ inline constexpr int kAnswerSchemaVersion = 3;
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o);
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);
 std::string render(const SourcesReport& s, const Labels& labels, const RenderOptions& o);
+// A `kbq --batch` record for a question: one JSON Lines line (no line end)
+// {"answer": the JSON answer or error object, "exit": kbq's exit code,
+// "question", "text": the text answer (none for an error)}, keys sorted at
+// every level; the answer is built once, never printed and read back.
+std::string render_batch_record(const std::string& question, const std::variant<Answer, Error>& res, const Labels& labels,
+                                RenderOptions ro);
 // An error as kbq prints it on stderr: text ("kbq: error: ...", the question
 // with a caret under the word, "hint: ...") or JSON ({"error", "hint", "position"}).
 std::string render_error(const Error& e, const std::string& question, const RenderOptions& o);

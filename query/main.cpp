@@ -179,22 +179,9 @@ int batch(kbq::Engine& engine, const kbq::AskOptions& ask, kbq::RenderOptions ro
   while (std::getline(std::cin, line)) {
     while (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    nlohmann::json rec;
-    rec["question"] = line;
-    ro.format = kbq::Format::Json;
-    auto res = engine.ask(line, ask);
-    if (auto* err = std::get_if<kbq::Error>(&res)) {
-      rec["exit"] = kb::kExitError;
-      rec["answer"] = nlohmann::json::parse(kbq::render_error(*err, line, ro));
-    } else {
-      const auto& answer = std::get<kbq::Answer>(res);
-      const kbq::Labels labels = engine.labels(answer.lang);
-      rec["exit"] = answer.verdict == kbq::Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
-      rec["answer"] = nlohmann::json::parse(kbq::render(answer, labels, ro));
-      ro.format = kbq::Format::Text;
-      rec["text"] = kbq::render(answer, labels, ro);
-    }
-    emit(stdout, rec.dump() + "\n");
+    const auto res = engine.ask(line, ask);
+    const auto* answer = std::get_if<kbq::Answer>(&res);
+    emit(stdout, kbq::render_batch_record(line, res, answer ? engine.labels(answer->lang) : kbq::Labels(), ro) + "\n");
   }
   return kb::kExitOk;
 }

@@ -172,13 +172,21 @@ void cite(const Context& c, const std::vector<DriftRow>& drift, Result& r) {
 
 }  // namespace
 
-void check(const Context& c, const RuleModel& model, const std::vector<DriftRow>& drift, Result& r) {
+void check_verdicts(const Context& c, const RuleModel& model, Result& r) {
   rules(c, model, r);
   memory_and_batch(c, r);
   r.runnable = r.runnable && !r.any_fail();
+}
+
+void annotate(const Context& c, const std::vector<DriftRow>& drift, Result& r) {
   pitfalls(c, r);
   caveats(c, r);
   cite(c, drift, r);
+}
+
+void check(const Context& c, const RuleModel& model, const std::vector<DriftRow>& drift, Result& r) {
+  check_verdicts(c, model, r);
+  annotate(c, drift, r);
 }
 
 }  // namespace kbq

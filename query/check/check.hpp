@@ -20,4 +20,9 @@ namespace kbq {
 // code about its recipe (cited in the notes).
 void check(const Context& c, const RuleModel& model, const std::vector<DriftRow>& drift, Result& r);
 
+// check() in two halves: the verdicts (and whether it runs: all a ranking
+// reads), then the pitfalls, caveats and citations (for results shown).
+void check_verdicts(const Context& c, const RuleModel& model, Result& r);
+void annotate(const Context& c, const std::vector<DriftRow>& drift, Result& r);
+
 }  // namespace kbq

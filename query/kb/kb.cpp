@@ -109,48 +109,49 @@ const kbq::dsl::Lexicon& Kb::lexicon() {
 namespace {
 // The columns of a Recipe, in the order read_recipe reads them.
 constexpr const char* kRecipeSelect =
-    "SELECT r.id, r.name, r.target, r.mode, r.launch_mode, r.model_key, coalesce(m.display_name, ''), r.modality, r.moe, "
+    "SELECT r.name, r.target, r.mode, r.launch_mode, r.model_key, r.modality, r.moe, "
     "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
     "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision "
-    "FROM recipes r LEFT JOIN models m ON m.model_key = r.model_key ";
+    "FROM recipes r ";
 
-Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const std::string& commit) {
+// A recipe row; the model's display name from the snapshot's models (one
+// map lookup, not a join per row).
+Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap) {
   Recipe r;
-  r.id = st.integer(0);
-  r.name = st.text(1);
+  r.name = st.text(0);
   r.kind = kind;
-  r.target = st.text(2);
-  r.mode = st.text(3);
-  r.launch_mode = st.text(4);
-  r.model_key = st.text(5);
-  r.model = st.text(6);
-  r.modality = st.text(7);
-  r.moe = st.integer(8) != 0;
+  r.target = st.text(1);
+  r.mode = st.text(2);
+  r.launch_mode = st.text(3);
+  r.model_key = st.text(4);
+  r.modality = st.text(5);
+  r.moe = st.integer(6) != 0;
   // Sizes kbq divides by or multiplies: checked as read (base/checked.hpp),
   // a zero, a huge or a text value is one error naming the cell.
   using kb::limits::kMaxGpus;
   using kb::limits::kMaxParallel;
   using kb::limits::kMaxSeqLen;
-  auto size = [&](int c, const char* column, long long max) { return kb::kb_opt_int(st, c, {"recipes", column, 1}, 1, max); };
-  r.tp = size(9, "tp", kMaxParallel);
-  r.pp = size(10, "pp", kMaxParallel);
-  r.vp = size(11, "vp", kMaxParallel);
-  r.cp = size(12, "cp", kMaxParallel);
-  r.ep = size(13, "ep", kMaxParallel);
-  r.etp = size(14, "etp", kMaxParallel);
-  if (!st.is_null(15)) r.sp = st.integer(15) != 0;
-  r.seq_len = size(16, "seq_len", kMaxSeqLen);
-  r.gbs = size(17, "gbs", kMaxSeqLen);
-  r.mbs = size(18, "mbs", kMaxParallel);
-  r.dataset = st.text(19);
-  r.precision = st.text(20);
-  r.native_gpus = size(21, "native_gpus", kMaxGpus);
-  r.native_hardware = st.text(22);
-  r.native_precision = st.text(23);
-  r.variant = st.text(24);
-  r.min_gpus = size(25, "min_gpus", kMaxGpus);
-  r.low_precision = st.text(26);
-  r.commit = commit;
+  auto size = [&](int c, const char* column, long long max) { return kb::kb_opt_int(st, c, {"recipes", column, 0}, 1, max); };
+  r.tp = size(7, "tp", kMaxParallel);
+  r.pp = size(8, "pp", kMaxParallel);
+  r.vp = size(9, "vp", kMaxParallel);
+  r.cp = size(10, "cp", kMaxParallel);
+  r.ep = size(11, "ep", kMaxParallel);
+  r.etp = size(12, "etp", kMaxParallel);
+  if (!st.is_null(13)) r.sp = st.integer(13) != 0;
+  r.seq_len = size(14, "seq_len", kMaxSeqLen);
+  r.gbs = size(15, "gbs", kMaxSeqLen);
+  r.mbs = size(16, "mbs", kMaxParallel);
+  r.dataset = st.text(17);
+  r.precision = st.text(18);
+  r.native_gpus = size(19, "native_gpus", kMaxGpus);
+  r.native_hardware = st.text(20);
+  r.native_precision = st.text(21);
+  r.variant = st.text(22);
+  r.min_gpus = size(23, "min_gpus", kMaxGpus);
+  r.low_precision = st.text(24);
+  r.commit = snap.commit;
+  if (const ModelBrief* m = snap.model(r.model_key)) r.model = m->display;
   return r;
 }
 }  // namespace
@@ -159,6 +160,7 @@ const Catalog& Kb::catalog(RecipeKind kind) {
   auto [it, fresh] = catalogs_.try_emplace(kind);
   if (!fresh) return it->second;
   auto& recipes = it->second.recipes;
+  const Snapshot& snap = snapshot();
   {
     // Sized first: growing the vector would move every recipe read so far.
     kb::Stmt n(db_, "SELECT count(*) FROM recipes WHERE kind = ?");
@@ -167,9 +169,7 @@ const Catalog& Kb::catalog(RecipeKind kind) {
   }
   kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ? ORDER BY r.name");
   st.bind(1, to_string(kind));
-  while (st.step()) recipes.push_back(read_recipe(st, kind, commit_));
-  for (const auto& r : recipes)
-    for (auto& tok : kb::split(r.name, '_')) it->second.name_tokens.insert(std::move(tok));
+  while (st.step()) recipes.push_back(read_recipe(st, kind, snap));
   return it->second;
 }
 
@@ -184,7 +184,7 @@ std::optional<Recipe> Kb::recipe(const std::string& name, RecipeKind kind) {
   kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ? AND r.name = ?");
   st.bind(1, to_string(kind));
   st.bind(2, name);
-  if (st.step()) return read_recipe(st, kind, commit_);
+  if (st.step()) return read_recipe(st, kind, snapshot());
   return std::nullopt;
 }
 
@@ -198,14 +198,34 @@ RecipeData Kb::data_of(const Recipe& r) { return RecipeData{r, facts(r.target), 
 const CodeFacts& Kb::facts(const std::string& target) {
   auto [it, fresh] = facts_.try_emplace(target);
   if (!fresh) return it->second;
-  // The normalised facts (schema.sql recipe_facts): the site is the file's
-  // path, its line and the rest of the text, as code_facts.at wrote it.
+  // The fields' and files' names, read once (a hundred rows each); a
+  // recipe's facts then come from one range of recipe_facts and a row of
+  // fact_values each (schema.sql: the site is the file's path, its line and
+  // the rest of the text, as code_facts.at wrote it).
+  if (!fact_dictionaries_) {
+    fact_dictionaries_.emplace();
+    kb::Stmt f(db_, "SELECT id, field FROM fact_fields ORDER BY id");
+    while (f.step()) fact_dictionaries_->fields.emplace(f.integer(0), f.text(1));
+    kb::Stmt c(db_, "SELECT id, path FROM code_files ORDER BY id");
+    while (c.step()) fact_dictionaries_->files.emplace(c.integer(0), c.text(1));
+  }
+  const auto& dict = *fact_dictionaries_;
   kb::Stmt st(db_,
-              "SELECT f.field, v.state, v.value, v.type, coalesce(c.path || ':' || r.line, '') || coalesce(r.at_more, '') "
-              "FROM fact_targets t JOIN recipe_facts r ON r.target_id = t.id JOIN fact_fields f ON f.id = r.field_id "
-              "JOIN fact_values v ON v.id = r.value_id LEFT JOIN code_files c ON c.id = r.file_id WHERE t.target = ?");
+              "SELECT r.field_id, v.state, v.value, v.type, r.file_id, r.line, r.at_more FROM fact_targets t "
+              "JOIN recipe_facts r ON r.target_id = t.id JOIN fact_values v ON v.id = r.value_id WHERE t.target = ?");
   st.bind(1, target);
-  while (st.step()) it->second[st.text(0)] = {read_kind<kb::FactState>(st, 1, "fact state"), st.text(2), st.text(3), st.text(4)};
+  while (st.step()) {
+    const auto field = dict.fields.find(st.integer(0));
+    if (field == dict.fields.end()) throw kb::KbValueError("recipe_facts", "field_id", target, "not a fact_fields id");
+    std::string at;
+    if (!st.is_null(4) && !st.is_null(5)) {
+      const auto file = dict.files.find(st.integer(4));
+      if (file == dict.files.end()) throw kb::KbValueError("recipe_facts", "file_id", target, "not a code_files id");
+      at = file->second + ":" + st.text(5);
+    }
+    at += st.text(6);
+    it->second[field->second] = {read_kind<kb::FactState>(st, 1, "fact state"), st.text(2), st.text(3), std::move(at)};
+  }
   return it->second;
 }
 
@@ -272,44 +292,65 @@ const Model* Kb::model(const std::string& key) {
 
 // --- documents -----------------------------------------------------------------------
 
+namespace {
+
+// One row of an entity's texts (the columns of kEntityTextColumns from `first`).
+EntityText read_entity_text(kb::Stmt& st, int first, const std::string& row) {
+  EntityText t;
+  t.lang = st.text(first);
+  t.text = st.text(first + 1);
+  t.file = st.text(first + 2);
+  t.line = static_cast<int>(kb::kb_int(st, first + 3, {"entity_texts", "line", -1, row}, 0, kb::limits::kMaxLine));
+  t.revision = static_cast<int>(kb::kb_int(st, first + 4, {"entity_texts", "revision", -1, row}, 0, kb::limits::kMaxLine));
+  t.winner = st.integer(first + 5) != 0;
+  // The named parts are read when asked (EntityText::part); the entity's
+  // `facts` are kbc's: kbq reads none.
+  t.parts = st.text(first + 6);
+  t.row = row;
+  t.usable = st.integer(first + 7) != 0;
+  return t;
+}
+
+constexpr const char* kEntityTextColumns = "t.lang, t.text, s.path, t.line, t.revision, t.is_winner, t.parts, t.usable ";
+// The winner first, then newer revisions, then by language (and by file and
+// line, so that two editions of one language and revision keep one order).
+constexpr const char* kEntityTextOrder = "t.is_winner DESC, t.revision DESC, t.lang, t.source_id, t.line";
+
+}  // namespace
+
 const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::string& key) {
+  // An answer asks for the same rule or pitfall once per recipe shown.
   auto [cached, fresh] = entity_cache_.try_emplace({kind, key});
   if (!fresh) return cached->second;
-  auto& out = cached->second;
-  kb::Stmt st(db_,
-              "SELECT t.lang, t.text, s.path, t.line, t.revision, t.is_winner, t.parts, t.facts, t.usable "
-              "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
-              "WHERE e.kind = ? AND e.key = ? ORDER BY t.is_winner DESC, t.revision DESC, t.lang");
+  kb::Stmt st(db_, std::string("SELECT ") + kEntityTextColumns +
+                       "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
+                       "WHERE e.kind = ? AND e.key = ? ORDER BY " +
+                       kEntityTextOrder);
   st.bind(1, kind).bind(2, key);
   const std::string row = kind + " " + key;  // how an error names the rows
+  while (st.step()) cached->second.push_back(read_entity_text(st, 0, row));
+  return cached->second;
+}
+
+void Kb::read_cited(const std::string& kind, const std::string& lang, const std::string& base, CitedTexts& out) {
+  // The editions prose() may pick of every entity of a kind: the language's
+  // own, the base language's, the winner (base/choose.hpp), winner first.
+  kb::Stmt st(db_, std::string("SELECT e.key, ") + kEntityTextColumns +
+                       "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
+                       "WHERE e.kind = ? AND (t.lang = ? OR t.lang = ? OR t.is_winner = 1) ORDER BY e.key, " +
+                       kEntityTextOrder);
+  st.bind(1, kind).bind(2, lang).bind(3, base);
+  std::vector<EntityText>* texts = nullptr;
+  std::string key;
   while (st.step()) {
-    EntityText t;
-    t.lang = st.text(0);
-    t.text = st.text(1);
-    t.file = st.text(2);
-    t.line = static_cast<int>(kb::kb_int(st, 3, {"entity_texts", "line", -1, row}, 0, kb::limits::kMaxLine));
-    t.revision = static_cast<int>(kb::kb_int(st, 4, {"entity_texts", "revision", -1, row}, 0, kb::limits::kMaxLine));
-    t.winner = st.integer(5) != 0;
-    // parts: an object of strings; facts: an object of string arrays.
-    const auto json_object = [&](int c, const char* column) {
-      auto v = nlohmann::json::parse(st.view(c), nullptr, false);
-      if (!v.is_object()) throw kb::KbValueError("entity_texts", column, row, "not a JSON object");
-      return v;
-    };
-    const auto parts = json_object(6, "parts"), facts = json_object(7, "facts");
-    for (const auto& [k, v] : parts.items()) {
-      if (!v.is_string()) throw kb::KbValueError("entity_texts", "parts", row, "part '" + k + "' is not a string");
-      t.parts[k] = v.get<std::string>();
+    if (!texts || st.view(0) != key) {
+      key = st.text(0);
+      auto it = out.texts.find(EntityRef{kind, key});
+      texts = it == out.texts.end() ? nullptr : &it->second;
+      if (!texts) continue;  // an entity of the kind no stage cites
     }
-    for (const auto& [k, v] : facts.items()) {
-      if (!v.is_array() || !std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_string(); }))
-        throw kb::KbValueError("entity_texts", "facts", row, "fact '" + k + "' is not an array of strings");
-      t.facts[k] = v.get<std::vector<std::string>>();
-    }
-    t.usable = st.integer(8) != 0;
-    out.push_back(std::move(t));
+    texts->push_back(read_entity_text(st, 1, kind + " " + key));
   }
-  return out;
 }
 
 std::vector<std::string> Kb::entity_keys(const std::string& kind) {

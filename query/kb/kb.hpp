@@ -39,6 +39,8 @@ class Kb {
   const Snapshot& snapshot();
   // All labels of a language, English where it has none (loaded once per language).
   const Labels& labels(const std::string& lang);
+  // The texts an answer in a language cites (loaded once per language).
+  const CitedTexts& cited_texts(const std::string& lang);
 
   // --- recipes (from the code) ---------------------------------------------------
   // Every recipe of a kind, by name, and the words of their names (read once).
@@ -61,6 +63,7 @@ class Kb {
   // --- documents -------------------------------------------------------------------
   // Texts of an entity (kind, key), winner first (read once, then cached).
   const std::vector<EntityText>& entity(const std::string& kind, const std::string& key);
+
   std::vector<std::string> entity_keys(const std::string& kind);
   // What `kbq sources` reports: editions, missing translations, conflicts.
   SourcesReport sources_report();
@@ -69,6 +72,7 @@ class Kb {
 
  private:
   const CodeFacts& facts(const std::string& target);
+  void read_cited(const std::string& kind, const std::string& lang, const std::string& base, CitedTexts& out);
   const Model* model(const std::string& key);
 
   kb::Db db_;
@@ -80,10 +84,15 @@ class Kb {
   std::map<std::string, Labels> labels_;
   std::map<RecipeKind, Catalog> catalogs_;
   std::map<std::string, CodeFacts, std::less<>> facts_;
+  struct FactDictionaries {
+    std::map<long long, std::string> fields, files;  // fact_fields, code_files by id
+  };
+  std::optional<FactDictionaries> fact_dictionaries_;
   std::map<std::string, std::optional<Model>> models_;
   std::map<std::string, std::vector<DriftRow>> drift_;
   std::optional<CodeConfigKeys> code_keys_;
   std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;
+  std::map<std::string, CitedTexts> cited_texts_;  // by language
 };
 
 }  // namespace kbq

@@ -2,6 +2,8 @@
 // settings, the labels of a language, the quick-reference rows and the
 // code's config keys, each read once into values.
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "base/checked.hpp"
 #include "base/limits.hpp"
@@ -55,8 +57,10 @@ std::vector<ConfigKey> read_config_keys(kb::Db& db) {
 // (the greatest of each attribute, as one flag has one) and the config key it sets.
 std::vector<Flag> read_flags(kb::Db& db, const std::string& parser) {
   std::vector<Flag> out;
-  kb::Stmt st(db, "SELECT item, attribute, value, at FROM launcher WHERE section = 'flag' ORDER BY item, rowid");
+  // The items from "<parser>:" up to "<parser>;" (':' + 1): the parser's own, by the launcher_item index.
+  kb::Stmt st(db, "SELECT item, attribute, value, at FROM launcher WHERE section = 'flag' AND item >= ? AND item < ? ORDER BY item, rowid");
   const std::string prefix = parser + ":";
+  st.bind(1, prefix).bind(2, parser + ";");
   while (st.step()) {
     const std::string item = st.text(0);
     if (!kb::starts_with(item, prefix)) continue;
@@ -71,18 +75,39 @@ std::vector<Flag> read_flags(kb::Db& db, const std::string& parser) {
   return out;
 }
 
-std::map<EntityRef, std::vector<Superseded>> read_superseded(kb::Db& db) {
-  std::map<EntityRef, std::vector<Superseded>> out;
+// Older revisions' values of the entities of a kind: each value of a
+// revision conflict that does not win and is older than the conflict's
+// newest, by entity, then field, newest revision first, then language.
+void read_superseded(kb::Db& db, const std::string& kind, std::map<EntityRef, std::vector<Superseded>>& out) {
+  struct Row {
+    long long conflict = 0, position = 0;
+    EntityRef entity;
+    Superseded s;
+    bool wins = false;
+  };
+  std::vector<Row> rows;
+  std::map<long long, int> newest;  // conflict → its newest revision
   kb::Stmt st(db,
-              "SELECT c.entity_kind, c.entity_key, c.field, v.value, s.path, v.lang, v.line, v.revision FROM conflicts c "
-              "JOIN conflict_values v ON v.conflict_id = c.id JOIN sources s ON s.id = v.source_id "
-              "WHERE v.wins = 0 AND c.type = 'revision' "
-              "AND v.revision < (SELECT max(revision) FROM conflict_values WHERE conflict_id = c.id) "
-              "ORDER BY c.entity_kind, c.entity_key, c.field, v.revision DESC, v.lang, c.id, v.position");
-  while (st.step())
-    out[EntityRef{st.text(0), st.text(1)}].push_back(
-        {st.text(2), st.text(3), st.text(4), st.text(5), static_cast<int>(st.integer(6)), static_cast<int>(st.integer(7))});
-  return out;
+              "SELECT c.id, v.position, c.entity_kind, c.entity_key, c.field, v.value, s.path, v.lang, v.line, v.revision, v.wins "
+              "FROM conflicts c JOIN conflict_values v ON v.conflict_id = c.id JOIN sources s ON s.id = v.source_id "
+              "WHERE c.entity_kind = ? AND c.type = 'revision'");
+  st.bind(1, kind);
+  while (st.step()) {
+    Row r{st.integer(0),
+          st.integer(1),
+          {st.text(2), st.text(3)},
+          {st.text(4), st.text(5), st.text(6), st.text(7), static_cast<int>(st.integer(8)), static_cast<int>(st.integer(9))},
+          st.integer(10) != 0};
+    int& n = newest[r.conflict];
+    n = std::max(n, r.s.revision);
+    rows.push_back(std::move(r));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::tie(a.entity, a.s.field, b.s.revision, a.s.lang, a.conflict, a.position) <
+           std::tie(b.entity, b.s.field, a.s.revision, b.s.lang, b.conflict, b.position);
+  });
+  for (auto& r : rows)
+    if (!r.wins && r.s.revision < newest[r.conflict]) out[r.entity].push_back(std::move(r.s));
 }
 
 }  // namespace
@@ -138,26 +163,36 @@ const Snapshot& Kb::snapshot() {
   }
   {
     kb::Stmt st(db_,
-                "SELECT m.model_key, coalesce(m.total_params_b, 0), coalesce(r.value, '') FROM models m "
+                "SELECT m.model_key, coalesce(m.total_params_b, 0), coalesce(r.value, ''), m.display_name FROM models m "
                 "LEFT JOIN model_rows r ON r.model_key = m.model_key AND r.col = 'family'");
     while (st.step()) {
-      ModelBrief b{st.text(2), st.real(1)};
+      ModelBrief b{st.text(2), st.real(1), st.text(3)};
       if (!(b.total_params_b >= 0 && b.total_params_b < 1e7))
         throw kb::KbValueError("models", "total_params_b", st.text(0), "not a parameter count in billions");
       s->models.emplace(st.text(0), std::move(b));
     }
   }
-  // The texts the stages cite: the checks' rules and pitfalls, the
-  // entry-point commands, the config keys' layer paragraphs.
-  std::vector<EntityRef> cited{s->settings.library_command, s->settings.benchmark_command};
-  for (const auto& [id, e] : s->checks) cited.push_back(e);
-  for (const auto& k : s->config_keys)
-    if (auto e = parse_entity_ref(k.entity)) cited.push_back(*e);
-  for (const auto& e : cited)
-    if (!s->texts.count(e)) s->texts.emplace(e, entity(e.kind, e.key));
-  s->superseded = read_superseded(db_);
+  {
+    // Older revisions of the checks' entities, one statement per kind.
+    std::set<std::string> kinds;
+    for (const auto& [id, e] : s->checks) kinds.insert(e.kind);
+    for (const auto& kind : kinds) read_superseded(db_, kind, s->superseded);
+  }
   snapshot_ = std::move(s);
   return *snapshot_;
+}
+
+const CitedTexts& Kb::cited_texts(const std::string& lang) {
+  if (auto it = cited_texts_.find(lang); it != cited_texts_.end()) return it->second;
+  const Snapshot& snap = snapshot();
+  CitedTexts out;
+  std::set<std::string> kinds;
+  for (const auto& e : snap.cited()) {
+    out.texts.try_emplace(e);  // an entity the KB lacks has no text
+    kinds.insert(e.kind);
+  }
+  for (const auto& kind : kinds) read_cited(kind, lang, snap.settings.base_language, out);
+  return cited_texts_.emplace(lang, std::move(out)).first->second;
 }
 
 const Labels& Kb::labels(const std::string& lang) {

@@ -2,6 +2,8 @@
 // parsing and checks, and the lookups the stages use.
 #include "query/kb/snapshot.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -217,7 +219,15 @@ const EntityRef* Snapshot::check_entity(std::string_view check) const {
   return nullptr;
 }
 
-const std::vector<EntityText>& Snapshot::texts_of(const EntityRef& e) const {
+std::vector<EntityRef> Snapshot::cited() const {
+  std::vector<EntityRef> out{settings.library_command, settings.benchmark_command};
+  for (const auto& [id, e] : checks) out.push_back(e);
+  for (const auto& k : config_keys)
+    if (auto e = parse_entity_ref(k.entity)) out.push_back(*e);
+  return out;
+}
+
+const std::vector<EntityText>& CitedTexts::of(const EntityRef& e) const {
   static const std::vector<EntityText> kNone;
   auto it = texts.find(e);
   return it == texts.end() ? kNone : it->second;
@@ -252,6 +262,19 @@ const std::string* CodeConfigKeys::type_of(const std::string& key) const {
 
 // --- texts -----------------------------------------------------------------------------------
 
+std::optional<std::string> EntityText::part(std::string_view name) const {
+  const auto j = nlohmann::json::parse(parts, nullptr, false);
+  if (!j.is_object()) throw kb::KbValueError("entity_texts", "parts", row, "not a JSON object");
+  std::optional<std::string> out;
+  for (const auto& [k, v] : j.items()) {
+    if (!v.is_string()) throw kb::KbValueError("entity_texts", "parts", row, "part '" + k + "' is not a string");
+    if (k == name) out = v.get<std::string>();
+  }
+  return out;
+}
+
+// --- prose -----------------------------------------------------------------------------------
+
 Prose prose(const std::vector<EntityText>& texts, const EntityRef& e, const std::string& lang, const std::string& base_language,
             const std::string& part) {
   Prose p;
@@ -262,8 +285,8 @@ Prose prose(const std::vector<EntityText>& texts, const EntityRef& e, const std:
   const EntityText* pick = &texts.at(i);
   p.fallback = !shown.empty();
   p.lang = pick->lang;
-  auto it = part.empty() ? pick->parts.end() : pick->parts.find(part);
-  p.text = it != pick->parts.end() ? it->second : pick->text;
+  const auto named = part.empty() ? std::nullopt : pick->part(part);
+  p.text = named ? *named : pick->text;
   p.source = {pick->file, pick->line, pick->revision, e.kind + " " + e.key};
   return p;
 }

@@ -61,16 +61,22 @@ struct Flag {
 struct ModelBrief {
   std::string family;         // data/models.tsv family ('' when none)
   double total_params_b = 0;  // 0: unknown
+  std::string display;        // its display name
 };
 
 // One language's text of an entity.
 struct EntityText {
   std::string lang, text, file;
-  std::map<std::string, std::string> parts;
-  std::map<std::string, std::vector<std::string>> facts;
+  std::string
+      parts;        // its named parts as the KB holds them: a JSON object of strings (a command's `command`, a pitfall's `symptom`, `fix`)
+  std::string row;  // the entity as an error names it ("command library_entry/1")
   int line = 0, revision = 0;
   bool winner = false;
   bool usable = true;  // may be shown: not overruled by a newer revision (base/choose.hpp)
+  // A named part, read from `parts` when asked (most texts are shown
+  // whole); nullopt when it has none. Throws kb::KbValueError naming
+  // entity_texts.parts when `parts` is not a JSON object of strings.
+  std::optional<std::string> part(std::string_view name) const;
 };
 
 // An older revision's value of an entity's field.
@@ -140,16 +146,24 @@ class Snapshot {
   std::string task_of(std::string_view launch_mode) const;  // "" when not a mode
   const ModelBrief* model(std::string_view key) const;      // nullptr when no such model
   const EntityRef* check_entity(std::string_view check) const;
-  const std::vector<EntityText>& texts_of(const EntityRef& e) const;  // empty when the KB has none
+  // The entities the stages cite: the entry-point commands, the checks'
+  // rules and pitfalls, the config keys' layer paragraphs.
+  std::vector<EntityRef> cited() const;
+};
+
+// The texts an answer in one language cites: of each entity of
+// Snapshot::cited(), the editions prose() may pick (the language's own, the
+// base language's, and the winner), winner first.
+struct CitedTexts {
+  std::map<EntityRef, std::vector<EntityText>> texts;
+  const std::vector<EntityText>& of(const EntityRef& e) const;  // empty when the KB has none
 };
 
 // --- per recipe ---------------------------------------------------------------------------
 
-// Every recipe of a kind (the KB's `recipes`), by name, and the
-// '_'-separated words of their names ("qwen3", "vl", "a3b").
+// Every recipe of a kind (the KB's `recipes`), by name.
 struct Catalog {
   std::vector<Recipe> recipes;
-  std::set<std::string> name_tokens;
 };
 
 // A model: the columns the planner reads by name, every column of its row,

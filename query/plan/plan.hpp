@@ -16,7 +16,9 @@
 // query/kb/snapshot.hpp); the engine loads them.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -80,11 +82,21 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
 // One recipe planned on the asked GPUs: the result (layout, memory, batch,
 // dataset, overrides, command, notes and sources; check and rank come
 // after) and what the rules read of its model, sized once here.
+struct FewestSearch;  // the search of a result's fewest GPUs, kept for later (plan_recipe.cpp)
 struct Planned {
   Result result;
   RuleModel model;
+  // Set when the result does not fit and its fewest GPUs (min_gpus) were
+  // not searched yet (Fewest::Later): fewest_gpus() searches them.
+  std::shared_ptr<const FewestSearch> fewest;
 };
-Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute);
+// Whether to search the fewest GPUs a result that does not fit needs (a
+// search over world sizes, the costliest part of a plan) now, or only if the
+// result is shown: nothing ranks by them.
+enum class Fewest : std::uint8_t { Now, Later };
+Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now);
+// The fewest GPUs of a deferred search (what Fewest::Now sets as min_gpus).
+long long fewest_gpus(const Context& c, const FewestSearch& f);
 
 // When nothing fits the asked GPUs: what does (more GPUs, LoRA instead of
 // full training, a GPU with more memory, a smaller model of the family).

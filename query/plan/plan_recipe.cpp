@@ -15,6 +15,13 @@ using plan_int::next_pow2;
 using plan_int::Plan;
 using plan_int::to_ll;
 
+// A deferred search of a result's fewest GPUs: the plan it searches with
+// (its search input points into it) and the world it did not fit.
+struct FewestSearch {
+  std::shared_ptr<const Plan> plan;
+  long long world = 0;
+};
+
 namespace {
 
 double gib(double bytes) { return bytes / memory::kBytesPerGiB; }
@@ -110,7 +117,10 @@ struct Shown {
   bool placed = false;  // it is the placement found (its memory fits, within the own-layout tolerance)
 };
 
-Shown place_on_world(const Context& c, const Recipe& r, const Ask& ask, const Plan& p, Result& res) {
+Shown place_on_world(const Context& c, const Recipe& r, const Ask& ask, const std::shared_ptr<const Plan>& plan, Fewest fewest,
+                     Planned& out) {
+  const Plan& p = *plan;
+  Result& res = out.result;
   const SearchInput& in = p.in;
   const long long max_world = c.settings().max_world;
   long long world = ask.gpus;
@@ -138,7 +148,12 @@ Shown place_on_world(const Context& c, const Recipe& r, const Ask& ask, const Pl
     return evaluate(in, in.fixed.empty() ? ones : in.start, world);
   }();
   res.runnable = placed.has_value();
-  if (!res.runnable && r.kind != RecipeKind::Benchmark) res.min_gpus = min_world(in, world + 1, max_world);
+  if (!res.runnable && r.kind != RecipeKind::Benchmark) {
+    if (fewest == Fewest::Now)
+      res.min_gpus = min_world(in, world + 1, max_world);
+    else
+      out.fewest = std::make_shared<const FewestSearch>(FewestSearch{plan, world});
+  }
   res.layout.gpus = world;
   return {shown, placed && placed->sized && placed->shape == shown.shape};
 }
@@ -231,13 +246,13 @@ void fill_batch(const Recipe& r, const Plan& p, const Shape& s, Result& res) {
 void fill_command(const Context& c, const std::string& launch_mode, Result& res) {
   const Recipe& r = res.recipe;
   const bool bench = r.kind == RecipeKind::Benchmark;
-  const auto& texts = c.kb.texts_of(bench ? c.settings().benchmark_command : c.settings().library_command);
+  const auto& texts = c.texts.of(bench ? c.settings().benchmark_command : c.settings().library_command);
   if (texts.empty()) return;
   const EntityText& t = texts.front();
-  auto it = t.parts.find("command");
+  const auto command = t.part("command");
   res.sources.push_back({t.file, t.line, t.revision, "entry-point command"});
   LaunchSpec spec;
-  spec.entry = it == t.parts.end() ? t.text : it->second;
+  spec.entry = command ? *command : t.text;
   spec.kind = r.kind;
   spec.recipe = r.name;
   spec.recipe_mode = r.launch_mode;
@@ -252,13 +267,16 @@ void fill_command(const Context& c, const std::string& launch_mode, Result& res)
 
 }  // namespace
 
-Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute) {
+Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest) {
   const Recipe& r = d.recipe;
   Planned out;
   Result& res = out.result;
   res.recipe = r;
   res.substitute = substitute;
-  Plan p;
+  // On the heap: its search input points into it, and a deferred fewest-GPU
+  // search keeps it.
+  const auto plan = std::make_shared<Plan>();
+  Plan& p = *plan;
   const std::string hw = ask.hardware_assumed && !r.native_hardware.empty() && r.kind == RecipeKind::Benchmark ? r.native_hardware
                          : !ask.hardware.empty()                                                               ? ask.hardware
                                                                                                                : c.settings().default_gpu;
@@ -267,7 +285,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   p.sizing = size_recipe(d);
   out.model = p.sizing.rules;
   search_input(c, r, ask, start_shape(c, r, ask, p), p);
-  const Shown shown = place_on_world(c, r, ask, p, res);
+  const Shown shown = place_on_world(c, r, ask, plan, fewest, out);
   fill_layout(c, r, ask, p, shown.placement.shape, res);
   fill_memory(c, p, shown, res);
   fill_batch(r, p, shown.placement.shape, res);
@@ -284,5 +302,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   if (!p.gpu.source.empty()) res.sources.push_back({"data/gpus.tsv", 0, 0, "GPU " + p.gpu.key});
   return out;
 }
+
+long long fewest_gpus(const Context& c, const FewestSearch& f) { return min_world(f.plan->in, f.world + 1, c.settings().max_world); }
 
 }  // namespace kbq

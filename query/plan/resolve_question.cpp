@@ -23,7 +23,7 @@ namespace {
 //    right after a version ("4 scout"), is a name.
 // Words recipe names carry ("a3b") are never flagged. The result names the
 // model as asked: the family term before the flagged words is kept.
-std::vector<std::string> unknown_model_words(const std::set<std::string>& name_tokens, const kbq::dsl::Query& q) {
+std::vector<std::string> unknown_model_words(const std::set<std::string, std::less<>>& name_tokens, const kbq::dsl::Query& q) {
   using kbq::dsl::TermKind;
   const auto& t = q.terms;
   const size_t n = t.size();
@@ -125,10 +125,31 @@ std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& 
   return ask;
 }
 
+namespace {
+
+// The '_'-separated words of the recipes' names ("qwen3", "vl", "a3b").
+std::set<std::string, std::less<>> name_tokens(const Catalog& recipes) {
+  std::set<std::string, std::less<>> tokens;
+  for (const auto& r : recipes.recipes) {
+    const std::string_view name = r.name;
+    for (size_t start = 0, end = 0; end != std::string_view::npos; start = end + 1) {
+      end = name.find('_', start);
+      const std::string_view tok = name.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+      if (tokens.find(tok) == tokens.end()) tokens.emplace(tok);
+    }
+  }
+  return tokens;
+}
+
+}  // namespace
+
 void resolve_words(const Context& c, const kbq::dsl::Query& q, const Catalog& recipes, Ask& ask, Answer& a) {
   using kbq::dsl::TermKind;
-  ask.unknown_model_words = unknown_model_words(recipes.name_tokens, q);
-  const auto& tokens = recipes.name_tokens;
+  // Only free and unknown words are looked up among the names' words.
+  const bool free_words = std::any_of(q.terms.begin(), q.terms.end(),
+                                      [](const auto& t) { return t.kind == TermKind::FreeText || t.kind == TermKind::Unknown; });
+  const auto tokens = free_words ? name_tokens(recipes) : std::set<std::string, std::less<>>{};
+  ask.unknown_model_words = unknown_model_words(tokens, q);
   std::vector<std::string> ignored;
   for (const auto& t : q.terms) {
     const bool name_word = t.kind == TermKind::FreeText && tokens.count(kb::fold(t.text));

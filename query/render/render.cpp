@@ -13,8 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <variant>
 
+#include "base/diag.hpp"
 #include "base/text.hpp"
 #include "query/kbq.hpp"
 
@@ -454,15 +457,68 @@ std::string render(const SourcesReport& s, const Labels& /*labels*/, const Rende
   return out;
 }
 
-std::string render_error(const Error& e, const std::string& question, const RenderOptions& o) {
-  if (o.format == Format::Json) {
-    json j = json::object();
-    j["schema_version"] = kAnswerSchemaVersion;
-    j["error"] = e.message;
-    j["hint"] = e.hint.empty() ? json(nullptr) : json(e.hint);
-    j["position"] = e.col > 0 ? json{{"col", e.col}, {"len", std::max(1, e.len)}} : json(nullptr);
-    return j.dump(2) + "\n";
+namespace {
+
+json error_json(const Error& e) {
+  json j = json::object();
+  j["schema_version"] = kAnswerSchemaVersion;
+  j["error"] = e.message;
+  j["hint"] = e.hint.empty() ? json(nullptr) : json(e.hint);
+  j["position"] = e.col > 0 ? json{{"col", e.col}, {"len", std::max(1, e.len)}} : json(nullptr);
+  return j;
+}
+
+// A JSON value with the keys of every object sorted (nlohmann::json), as a
+// --batch record holds its answer.
+nlohmann::json sorted(const json& j) {
+  switch (j.type()) {
+    case json::value_t::object: {
+      nlohmann::json o = nlohmann::json::object();
+      for (const auto& [k, v] : j.items()) o[k] = sorted(v);
+      return o;
+    }
+    case json::value_t::array: {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& v : j) a.push_back(sorted(v));
+      return a;
+    }
+    case json::value_t::string:
+      return j.get<std::string>();
+    case json::value_t::boolean:
+      return j.get<bool>();
+    case json::value_t::number_integer:
+      return j.get<std::int64_t>();
+    case json::value_t::number_unsigned:
+      return j.get<std::uint64_t>();
+    case json::value_t::number_float:
+      return j.get<double>();
+    default:
+      return nullptr;
   }
+}
+
+}  // namespace
+
+std::string render_batch_record(const std::string& question, const std::variant<Answer, Error>& res, const Labels& labels,
+                                RenderOptions ro) {
+  nlohmann::json rec;
+  rec["question"] = question;
+  ro.color = false;
+  if (const auto* err = std::get_if<Error>(&res)) {
+    rec["exit"] = kb::kExitError;
+    rec["answer"] = sorted(error_json(*err));
+    return rec.dump();
+  }
+  const Answer& a = std::get<Answer>(res);
+  rec["exit"] = a.verdict == Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
+  rec["answer"] = sorted(answer_json(a));
+  ro.format = Format::Text;
+  rec["text"] = render(a, labels, ro);
+  return rec.dump();
+}
+
+std::string render_error(const Error& e, const std::string& question, const RenderOptions& o) {
+  if (o.format == Format::Json) return error_json(e).dump(2) + "\n";
   std::string out = "kbq: error: " + e.message + "\n";
   if (e.col > 0) out += caret_line(question, e.col, e.len);
   if (!e.hint.empty()) out += "  hint: " + e.hint + "\n";
