@@ -126,7 +126,7 @@ bool load_perf_data(const std::string& data_dir, PerfData& d, Diagnostics& diags
   for (const char* p : kPatterns)
     if (!d.patterns.count(p) && diags.error_count() == before)
       diags.error({d.vocab.path, 0, 0}, std::string("no pattern '") + p + "'",
-                  "add the row `pattern\t" + std::string(p) + "\t<RE2>\t<source>`");
+                  "add the row (tab-separated) `pattern  " + std::string(p) + "  <RE2>  <source>` to data/perf-vocab.tsv");
 
   for (const auto& row : d.models.rows) {
     const std::string& name = d.models.get(row, "name");

@@ -98,7 +98,7 @@ class PageReader {
         task_id_ = *t;
       } else {
         diags_.error(b.span, "unknown task '" + v + "' in a performance heading",
-                     "add a row `task\t" + v + "\t<pretrain|sft|peft>\t<source>` to data/perf-vocab.tsv");
+                     "add the row (tab-separated) `task  " + v + "  <pretrain|sft|peft>  <source>` to data/perf-vocab.tsv");
       }
       return;
     }
@@ -145,7 +145,7 @@ class PageReader {
       auto f = d_.word("column", c.text);
       if (!f) {
         diags_.error(c.span, "unknown column '" + c.text + "' in a performance table",
-                     "add a row `column\t" + c.text + "\t<field>\t<source>` to data/perf-vocab.tsv (docs/throughput.md)");
+                     "add the row (tab-separated) `column  " + c.text + "  <field>  <source>` to data/perf-vocab.tsv (docs/throughput.md)");
         ok = false;
       }
       fields.push_back(f.value_or(""));
@@ -225,13 +225,14 @@ class PageReader {
       base.recipe_model = it->second.recipe_model;
     } else {
       diags_.error(model_span, "unknown model '" + name + "' in a performance table",
-                   "add a row `" + name + "\t<model_key>\t<recipe model>\t<source>` to data/perf-models.tsv");
+                   "add the row (tab-separated) `" + name + "  <model_key>  <recipe model>  <source>` to data/perf-models.tsv");
     }
     if (!qual.empty()) {
       auto q = d_.word("qualifier", qual);
       if (!q) {
         diags_.error(model_span, "unknown model qualifier '(" + qual + ")'",
-                     "add a row `qualifier\t" + qual + "\t<variant=...|arch.<field>=<value>|none>\t<source>` to data/perf-vocab.tsv");
+                     "add the row (tab-separated) `qualifier  " + qual +
+                         "  <variant=...|arch.<field>=<value>|none>  <source>` to data/perf-vocab.tsv");
       } else {
         for (const auto& part : split(*q, ',')) {
           const std::string p = trim(part);
@@ -257,14 +258,15 @@ class PageReader {
       base.gpu = *g;
     } else {
       diags_.error(system_span, "unknown system '" + system + "' in a performance table",
-                   "add a row `system\t" + system + "\t<gpu_key of data/gpus.tsv>\t<source>` to data/perf-vocab.tsv");
+                   "add the row (tab-separated) `system  " + system + "  <gpu_key of data/gpus.tsv>  <source>` to data/perf-vocab.tsv");
     }
     base.footnotes = labels;
+    base.footnote_spans = label_spans;
     for (size_t i = 0; i < labels.size(); ++i) {
       auto k = d_.word("footnote", labels[i]);
       if (!k) {
         diags_.error(label_spans[i], "footnote [^" + labels[i] + "] has no kind",
-                     "add a row `footnote\t" + labels[i] + "\t<regression|caveat>\t<source>` to data/perf-vocab.tsv");
+                     "add the row (tab-separated) `footnote  " + labels[i] + "  <regression|caveat>  <source>` to data/perf-vocab.tsv");
         continue;
       }
       if (*k == "regression" || base.note_kind.empty()) base.note_kind = *k;
@@ -324,18 +326,20 @@ class PageReader {
         std::optional<std::string> p = d_.word("precision", word);
         if (alt == 1 && !c.has_alt) p = d_.word("alternate_precision", r.gpu);
         if (!p)
-          diags_.error(c.span, "unknown precision '" + word + "'" + (alt == 1 && !c.has_alt ? " for the values in parentheses" : ""),
-                       "add a row `precision\t" + word + "\t<bf16|fp8cs|fp8mx|fp8sc|nvfp4>\t<source>` to data/perf-vocab.tsv");
+          diags_.error(
+              c.span, "unknown precision '" + word + "'" + (alt == 1 && !c.has_alt ? " for the values in parentheses" : ""),
+              "add the row (tab-separated) `precision  " + word + "  <bf16|fp8cs|fp8mx|fp8sc|nvfp4>  <source>` to data/perf-vocab.tsv");
         else
           r.precision = *p;
       } else {
         auto p = alt == 1 ? d_.word("alternate_precision", r.gpu) : d_.word("absent_precision", r.release);
         if (!p)
-          diags_.error(cells.empty() ? release_.span : cells.front().span,
-                       alt == 1 ? "the values in parentheses on " + r.gpu + " have no precision"
-                                : "release " + r.release + " has tables without a Precision column and no precision",
-                       alt == 1 ? "add a row `alternate_precision\t" + r.gpu + "\t<precision>\t<source>` to data/perf-vocab.tsv"
-                                : "add a row `absent_precision\t" + r.release + "\t<precision>\t<source>` to data/perf-vocab.tsv");
+          diags_.error(
+              cells.empty() ? release_.span : cells.front().span,
+              alt == 1 ? "the values in parentheses on " + r.gpu + " have no precision"
+                       : "release " + r.release + " has tables without a Precision column and no precision",
+              alt == 1 ? "add the row (tab-separated) `alternate_precision  " + r.gpu + "  <precision>  <source>` to data/perf-vocab.tsv"
+                       : "add the row (tab-separated) `absent_precision  " + r.release + "  <precision>  <source>` to data/perf-vocab.tsv");
         else
           r.precision = *p;
       }
@@ -364,11 +368,13 @@ class PageReader {
   void finish_footnotes() {
     for (size_t i = first_row_; i < out_.rows.size(); ++i) {
       PerfRow& r = out_.rows[i];
-      for (const auto& label : r.footnotes) {
+      for (size_t k = 0; k < r.footnotes.size(); ++k) {
+        const std::string& label = r.footnotes[k];
         auto it = defs_.find(label);
         if (it == defs_.end()) {
-          diags_.error({r.file, r.line, r.col}, "footnote [^" + label + "] is not defined on this page",
-                       "the page needs a line `[^" + label + "]: ...`");
+          if (r.alternate) continue;  // reported at the row's first measurement
+          diags_.error(k < r.footnote_spans.size() ? r.footnote_spans[k] : Span{r.file, r.line, r.col},
+                       "footnote [^" + label + "] is not defined on this page", "the page needs a line `[^" + label + "]: ...`");
           continue;
         }
         r.notes.insert(r.notes.begin(), it->second.first + " (" + doc_.path + ":" + std::to_string(it->second.second.line) + ")");

@@ -104,6 +104,7 @@ struct PerfRow {
   double tflops = 0;                                      // model TFLOP / s / GPU, as published
   bool alternate = false;                                 // the values in parentheses (a second measurement in the same row)
   std::vector<std::string> footnotes;                     // labels the row's cells cite
+  std::vector<Span> footnote_spans;                       // the cell of each
   std::string note_kind;                                  // "" | caveat | regression (the strongest of its footnotes)
   std::vector<std::string> notes;                         // the texts of its footnotes and of its section's notes
 
