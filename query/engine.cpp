@@ -10,6 +10,7 @@
 #include "query/check/check.hpp"
 #include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
+#include "query/perf/listing.hpp"
 #include "query/plan/plan.hpp"
 #include "query/rank/rank.hpp"
 
@@ -44,6 +45,11 @@ std::string_view to_string(Outcome v) {
 struct Engine::Impl {
   explicit Impl(const std::string& path) : kb(path) {}
   Kb kb;
+  std::optional<perf::PerfSet> perf;  // the measured rows and the estimator's inputs, read at their first use
+  const perf::PerfSet& perf_set() {
+    if (!perf) perf = perf::load_perf(kb);
+    return *perf;
+  }
 };
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -283,6 +289,10 @@ Listing listing(Kb& kb, const std::string& kind, const std::string& lang) {
 Listing Engine::rules(const std::string& lang) { return listing(impl_->kb, "rule", lang); }
 Listing Engine::pitfalls(const std::string& lang) { return listing(impl_->kb, "pitfall", lang); }
 SourcesReport Engine::sources() { return impl_->kb.sources_report(); }
+
+std::variant<PerfListing, Error> Engine::perf(const std::string& model, bool history) {
+  return perf::perf_listing(impl_->kb, impl_->perf_set(), model, history);
+}
 
 Response respond(Engine& engine, const std::string& question, const AskOptions& ask, const RenderOptions& ro) {
   Response out;

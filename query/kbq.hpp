@@ -250,6 +250,41 @@ struct SourcesReport {
   std::vector<Conflict> conflicts;  // by entity, field, older revision
 };
 
+// `kbq perf MODEL`: NVIDIA's measured throughput of a model, one row per
+// measured configuration (the newest release's; with `history` the older
+// releases' too), each with its source and our FLOPs count beside the
+// published one (docs/throughput.md; JSON: docs/perf.schema.json).
+struct PerfRowView {
+  long long id = 0;           // perf_rows.id
+  std::string release;        // NeMo container release, e.g. 26.08
+  std::string status;         // current | superseded (history: a newer release measured it again)
+  std::string task;           // pretrain | sft | peft
+  std::string model_written;  // the table's model, qualifier included
+  std::string system, gpu;    // as written (DGX-GB300), and the GPU key (gb300)
+  long long gpus = 0;
+  std::string precision, precision_written;  // bf16 | fp8cs | fp8mx | fp8sc | nvfp4, and as written
+  long long gbs = 0, mbs = 0, seq = 0;
+  std::optional<long long> tp, pp, cp, vp, ep, fsdp, ga;  // empty: n/a
+  double tokens_per_gpu = 0;                              // tokens / s / GPU, measured
+  double tflops_per_gpu = 0;                              // model TFLOP / s / GPU, as published
+  double flops_per_token = 0;                             // ours (query/perf/flops.hpp); 0 when it cannot be counted
+  double implied_flops_per_token = 0;                     // the published TFLOP/s over tokens/s
+  double mfu = 0;                                         // ours x tokens/s over the platform's peak (0 unknown)
+  std::string flops_note;                                 // why ours is unknown, or why the published count differs
+  std::string recipe;                                     // the benchmark recipe that runs the configuration ("" none)
+  std::vector<std::string> drift;                         // where its layout differs from that recipe's code
+  std::string note_kind;                                  // "" | caveat | regression (never used for estimates)
+  std::vector<std::string> notes;                         // footnotes and notes of the table, with file:line
+  SourceRef source;                                       // the table row (file:line)
+  std::string edition;                                    // the code snapshot whose docs the page was copied from
+};
+struct PerfListing {
+  std::string query;              // as typed
+  std::string model_key, model;   // the KB's model and its display name
+  bool history = false;           // older releases shown too
+  std::vector<PerfRowView> rows;  // newest release first, then system, GPUs, precision
+};
+
 // A bad request (exit 2): what is wrong, how to fix it, and where in the
 // question (a caret span in code points) when it is about a word of it.
 struct Error {
@@ -315,6 +350,9 @@ class Engine {
   Listing rules(const std::string& lang);
   Listing pitfalls(const std::string& lang);
   SourcesReport sources();
+  // NVIDIA's measured rows of a model (by its key, name or the tables' name);
+  // an unknown model, or one without rows, is an error naming those that have.
+  std::variant<PerfListing, Error> perf(const std::string& model, bool history);
 
   struct Impl;  // private (query/engine.cpp)
 
@@ -340,6 +378,7 @@ inline constexpr int kAnswerSchemaVersion = 2;
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o);
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);
 std::string render(const SourcesReport& s, const Labels& labels, const RenderOptions& o);
+std::string render(const PerfListing& p, const Labels& labels, const RenderOptions& o);
 // An error as kbq prints it on stderr: text ("kbq: error: ...", the question
 // with a caret under the word, "hint: ...") or JSON ({"error", "hint", "position"}).
 std::string render_error(const Error& e, const std::string& question, const RenderOptions& o);
