@@ -30,7 +30,7 @@ const std::string kKb = std::string(KB_BINARY_DIR) + "/kb.sqlite";
 
 const kbq::perf::PerfSet& perf_set() {
   static kbq::Kb kb(kKb);
-  static const kbq::perf::PerfSet set = kbq::perf::load_perf(kb);
+  static const kbq::perf::PerfSet set = kbq::perf::build_perf(kb.perf_tables());
   return set;
 }
 

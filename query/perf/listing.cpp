@@ -21,7 +21,8 @@ std::string squeeze(const std::string& s) {
 
 }  // namespace
 
-std::string find_measured_model(Kb& kb, const PerfSet& set, const std::string& name, std::vector<std::string>& candidates) {
+std::string find_measured_model(const PerfTables& tables, const PerfSet& set, const std::string& name,
+                                std::vector<std::string>& candidates) {
   const std::string want = squeeze(name);
   if (want.empty()) return {};
   std::map<std::string, std::set<std::string>> names;  // model key → its names
@@ -31,7 +32,8 @@ std::string find_measured_model(Kb& kb, const PerfSet& set, const std::string& n
     std::string written = r.model_written;
     if (auto paren = written.find(" ("); paren != std::string::npos) written = written.substr(0, paren);
     n.insert(squeeze(written));
-    if (const Model* m = kb.model(r.m.model_key)) n.insert(squeeze(m->display));
+    if (auto d = tables.model_display.find(r.m.model_key); d != tables.model_display.end() && !d->second.empty())
+      n.insert(squeeze(d->second));
   }
   std::vector<std::string> exact, prefix;
   for (const auto& [key, ns] : names) {
@@ -46,9 +48,9 @@ std::string find_measured_model(Kb& kb, const PerfSet& set, const std::string& n
   return {};
 }
 
-std::variant<PerfListing, Error> perf_listing(Kb& kb, const PerfSet& set, const std::string& model, bool history) {
+std::variant<PerfListing, Error> perf_listing(const PerfTables& tables, const PerfSet& set, const std::string& model, bool history) {
   std::vector<std::string> candidates;
-  const std::string key = find_measured_model(kb, set, model, candidates);
+  const std::string key = find_measured_model(tables, set, model, candidates);
   if (key.empty()) {
     if (!candidates.empty()) return Error{"'" + model + "' names more than one measured model", "one of: " + kb::join(candidates, ", ")};
     std::set<std::string> all;
@@ -60,21 +62,7 @@ std::variant<PerfListing, Error> perf_listing(Kb& kb, const PerfSet& set, const 
   out.query = model;
   out.model_key = key;
   out.history = history;
-  if (const Model* m = kb.model(key)) out.model = m->display;
-  std::map<long long, std::vector<std::string>> drift;
-  {
-    kb::Stmt st(kb.db(),
-                "SELECT d.row_id, d.field, d.table_value, d.code_value, d.code_at, d.note, r.recipe FROM perf_drift d "
-                "JOIN perf_rows r ON r.id = d.row_id WHERE r.model_key = ? ORDER BY d.row_id, d.field");
-    st.bind(1, key);
-    while (st.step()) {
-      if (st.text(1).empty())
-        drift[st.integer(0)].push_back(st.text(5));
-      else
-        drift[st.integer(0)].push_back(st.text(1) + " " + st.text(2) + " measured, " + st.text(3) + " in " + st.text(6) + " (" +
-                                       st.text(4) + ")");
-    }
-  }
+  if (auto d = tables.model_display.find(key); d != tables.model_display.end()) out.model = d->second;
   for (const auto& r : set.rows) {
     const Measurement& m = r.m;
     if (m.model_key != key || (!history && r.status != "current")) continue;
@@ -107,7 +95,11 @@ std::variant<PerfListing, Error> perf_listing(Kb& kb, const PerfSet& set, const 
     if (m.flops > 0 && peak != set.params.peak.end() && peak->second > 0) v.mfu = m.tokens * m.flops / 1e12 / peak->second;
     v.flops_note = !r.flops_error.empty() ? r.flops_error : r.flops_exception;
     v.recipe = r.recipe;
-    if (auto d = drift.find(m.id); d != drift.end()) v.drift = d->second;
+    if (auto d = tables.drift.find(m.id); d != tables.drift.end())
+      for (const auto& x : d->second)
+        v.drift.push_back(x.field.empty()
+                              ? x.note
+                              : x.field + " " + x.table_value + " measured, " + x.code_value + " in " + x.recipe + " (" + x.code_at + ")");
     v.note_kind = r.note_kind;
     v.notes = r.notes;
     v.source = {m.file, m.line, 0, "measured row"};

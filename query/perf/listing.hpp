@@ -7,16 +7,17 @@
 #include <string>
 #include <variant>
 
-#include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
 #include "query/perf/measured.hpp"
+#include "query/perf/tables.hpp"
 
 namespace kbq::perf {
 
-std::variant<PerfListing, Error> perf_listing(Kb& kb, const PerfSet& set, const std::string& model, bool history);
+std::variant<PerfListing, Error> perf_listing(const PerfTables& tables, const PerfSet& set, const std::string& model, bool history);
 
 // The KB model a name means among the models that have measured rows
 // ("" when none; `candidates` lists them when the name is ambiguous).
-std::string find_measured_model(Kb& kb, const PerfSet& set, const std::string& name, std::vector<std::string>& candidates);
+std::string find_measured_model(const PerfTables& tables, const PerfSet& set, const std::string& name,
+                                std::vector<std::string>& candidates);
 
 }  // namespace kbq::perf

@@ -1,11 +1,10 @@
-// The throughput estimator's inputs, read from the KB: NVIDIA's measured
-// rows (perf_rows, compiled by compiler/perf) with our FLOPs per token for
-// each (the architecture of the benchmark recipe that runs the row, through
-// the memory model's mapping of the KB's facts, and data/flops-arch.tsv), the
-// estimator's parameters (perf_params, gpu_peaks, perf_vocab's precision
-// classes, the GPUs' NVLink domains) and the platform factors fitted on the
-// rows. This is the one place the estimator's values come from the KB; the
-// estimator itself (estimate.hpp) and the FLOPs count (flops.hpp) read none.
+// The throughput estimator's inputs, computed from the KB's throughput
+// tables as values (tables.hpp, loaded by the KB reader): NVIDIA's measured
+// rows with our FLOPs per token for each (the architecture of the benchmark
+// recipe that runs the row, through the memory model's mapping of the KB's
+// facts, and data/flops-arch.tsv), the estimator's parameters (perf_params,
+// gpu_peaks, perf_vocab's precision classes, the GPUs' NVLink domains) and
+// the platform factors fitted on the rows. Pure: no database handle.
 #pragma once
 
 #include <map>
@@ -13,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "query/kb/kb.hpp"
 #include "query/memory/memory.hpp"
 #include "query/perf/estimate.hpp"
 #include "query/perf/flops.hpp"
+#include "query/perf/tables.hpp"
 
 namespace kbq::perf {
 
@@ -47,7 +46,7 @@ struct PerfSet {
   std::map<std::string, std::string> raw_params;
 };
 
-PerfSet load_perf(Kb& kb);
+PerfSet build_perf(const PerfTables& tables);
 
 // The FLOPs mode of a recipe's facts: LoRA counted at 2/3 for the
 // checkpoints and datasets data/perf-params.tsv names (the code's rule).
@@ -62,8 +61,8 @@ std::variant<double, std::string> flops_of(const PerfSet& set, const std::string
 // hybrid (Mamba or Gated DeltaNet blocks), hybrid-moe.
 std::string arch_class(const memory::Architecture& a);
 
-// The architecture of a recipe's model from the KB's facts (the memory
-// model's mapping); nullopt with `why` when it cannot be mapped.
-std::optional<memory::Architecture> architecture_of(Kb& kb, const Recipe& r, std::string& why);
+// The architecture of a recipe's model from its facts and model rows (the
+// memory model's mapping); nullopt with `why` when it cannot be mapped.
+std::optional<memory::Architecture> architecture_of(const PerfArchSource& a, std::string& why);
 
 }  // namespace kbq::perf
