@@ -185,3 +185,47 @@ TEST_CASE("throughput: the estimator's validation reaches the figures docs/throu
   band("band_same_model", lco.by_method.at(Method::SameModel));
   band("band_other_models", lmo.by_method.at(Method::OtherModels));
 }
+
+TEST_CASE("throughput: a dense model in BF16 takes the sourced FP8-over-BF16 gain, a MoE model the fitted factors", "[throughput]") {
+  using namespace kbq::perf;
+  const auto& set = perf_set();
+  REQUIRE(set.error.empty());
+  // NVIDIA measured no dense model in BF16: the class has no pair between BF16 and FP8.
+  CHECK_FALSE(set.factors.bf16_bridged.count("dense"));
+  CHECK(set.factors.bf16_bridged.count("moe"));
+  auto row = [&](const std::string& model, const std::string& gpu, const std::string& precision) -> const Measurement* {
+    const Measurement* found = nullptr;
+    for (const auto& m : set.measurements)
+      if (m.model_key == model && m.gpu == gpu && m.precision == precision && m.task == "pretrain" && m.usable &&
+          (!found || m.release_order > found->release_order))
+        found = &m;
+    return found;
+  };
+  // Llama 3 70B on 64 H100: the FP8-CS row, asked in BF16 with the same layout.
+  const Measurement* fp8 = row("llama3_70b", "h100", "fp8cs");
+  REQUIRE(fp8);
+  Target t = target_of(*fp8);
+  t.precision = "bf16";
+  const double gain = set.params.fp8_gain_over_bf16.at({"dense", "h100"});
+  const Estimate e = estimate(t, set.measurements, set.factors, set.params);
+  REQUIRE(e.basis == Basis::Estimated);
+  CHECK(e.sources.front() == fp8->id);
+  CHECK(e.precision_gain == Approx(gain));
+  // Same GPU and layout: the BF16 estimate is the FP8 measurement over the gain.
+  CHECK(e.tokens_per_gpu == Approx(fp8->tokens / gain).epsilon(1e-9));
+  CHECK(e.band_pct == Approx(std::hypot(set.params.band_same_model, set.params.band_precision_prior)));
+  // Without the gain row the fitted (MoE) factors would make BF16 nearly as fast as FP8.
+  Params no_gain = set.params;
+  no_gain.fp8_gain_over_bf16.clear();
+  const Estimate fitted = estimate(t, set.measurements, set.factors, no_gain);
+  CHECK(fitted.precision_gain == 0);
+  CHECK(fitted.tokens_per_gpu > e.tokens_per_gpu * 1.5);
+  // Qwen3-235B-A22B (MoE) in BF16 on H100: its class has pairs, the fitted factors stand.
+  const Measurement* moe = row("qwen3_235b_a22b", "h100", "fp8cs");
+  REQUIRE(moe);
+  Target m = target_of(*moe);
+  m.precision = "bf16";
+  const Estimate em = estimate(m, set.measurements, set.factors, set.params);
+  REQUIRE(em.basis == Basis::Estimated);
+  CHECK(em.precision_gain == 0);
+}

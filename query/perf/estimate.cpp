@@ -18,6 +18,11 @@ double peak_of(const Params& p, const std::string& gpu, const std::string& preci
   return it == p.peak.end() ? 0 : it->second;
 }
 
+std::string precision_class_of(const Params& p, const std::string& precision) {
+  auto it = p.precision_class.find(precision);
+  return it == p.precision_class.end() ? precision : it->second;
+}
+
 double bubble_of(const Measurement& m) { return bubble(m.gpus, m.gbs, m.mbs, m.tp, m.pp, m.cp, m.vp); }
 double bubble_of(const Target& t) { return bubble(t.gpus, t.gbs, t.mbs, t.tp, t.pp, t.cp, t.vp); }
 
@@ -56,11 +61,8 @@ double distance(const Measurement& s, const Target& t, int target_release, const
     if (generation(p, s.gpu) != generation(p, t.gpu)) d += p.w_gpu_generation;
   }
   if (s.precision != t.precision) {
-    auto cls = [&](const std::string& prec) {
-      auto it = p.precision_class.find(prec);
-      return it == p.precision_class.end() ? prec : it->second;
-    };
-    d += cls(s.precision) != cls(t.precision) ? p.w_precision_class : p.w_precision;  // another datasheet rate, or the same
+    d += precision_class_of(p, s.precision) != precision_class_of(p, t.precision) ? p.w_precision_class
+                                                                                  : p.w_precision;  // another datasheet rate, or the same
   }
   if (s.gpus != t.gpus && s.gpus > 0 && t.gpus > 0)
     d += p.w_gpus * std::fabs(std::log2(static_cast<double>(s.gpus) / static_cast<double>(t.gpus)));
@@ -80,15 +82,55 @@ double factor(const PlatformFactors& f, const std::string& plat) {
   return it == f.log_factor.end() ? 0 : it->second;
 }
 
+// The FP8 platform of a GPU with the most measured pairs ("" none).
+std::string fp8_platform(const PlatformFactors& f, const Params& p, const std::string& gpu) {
+  std::string best;
+  int most = -1;
+  for (const auto& [pl, lf] : f.log_factor) {
+    const auto slash = pl.find('/');
+    if (pl.compare(0, slash, gpu) != 0 || slash != gpu.size() || precision_class_of(p, pl.substr(slash + 1)) != "fp8") continue;
+    auto n = f.pairs.find(pl);
+    const int count = n == f.pairs.end() ? 0 : n->second;
+    if (count > most) {
+      most = count;
+      best = pl;
+    }
+  }
+  return best;
+}
+
+// The log factor of the target's platform over the source's. Across BF16 and
+// a lower precision, for an architecture class no measured pair bridges, the
+// fitted BF16 factors are another class's: the BF16 side is then its GPU's
+// FP8 platform with the class's sourced FP8-over-BF16 gain (*gain set).
+double log_factor_between(const Measurement& s, const Target& t, const PlatformFactors& f, const Params& p, double* gain) {
+  const double fitted = factor(f, platform(t.gpu, t.precision)) - factor(f, platform(s.gpu, s.precision));
+  const bool s_bf16 = precision_class_of(p, s.precision) == "bf16", t_bf16 = precision_class_of(p, t.precision) == "bf16";
+  if (s_bf16 == t_bf16 || f.bf16_bridged.count(t.arch_class)) return fitted;
+  const std::string& gpu = t_bf16 ? t.gpu : s.gpu;
+  auto g = p.fp8_gain_over_bf16.find({t.arch_class, gpu});
+  const std::string fp8 = fp8_platform(f, p, gpu);
+  if (g == p.fp8_gain_over_bf16.end() || fp8.empty()) return fitted;
+  const std::string bf16 = platform(gpu, t_bf16 ? t.precision : s.precision);
+  // MFU(bf16) / MFU(fp8) on one GPU = (peak fp8 / peak bf16) / gain.
+  const double bf16_over_fp8 =
+      std::log(peak_of(p, gpu, fp8.substr(gpu.size() + 1)) / peak_of(p, gpu, bf16.substr(gpu.size() + 1)) / g->second);
+  if (gain) *gain = g->second;
+  return t_bf16 ? factor(f, fp8) + bf16_over_fp8 - factor(f, platform(s.gpu, s.precision))
+                : factor(f, platform(t.gpu, t.precision)) - factor(f, fp8) - bf16_over_fp8;
+}
+
 // tokens/s/GPU of the target from one source's MFU.
 double transfer(const Measurement& s, const Target& t, const PlatformFactors& f, const Params& p, Estimate* e = nullptr) {
-  const double lf = factor(f, platform(t.gpu, t.precision)) - factor(f, platform(s.gpu, s.precision));
+  double gain = 0;
+  const double lf = log_factor_between(s, t, f, p, &gain);
   const double mfu = std::exp(log_mfu(s, p) + lf) / (1 + bubble_of(t));
   if (e) {
     e->platform_factor = std::exp(lf);
     e->bubble_source = bubble_of(s);
     e->bubble_target = bubble_of(t);
     e->flops_ratio = s.flops / t.flops;
+    e->precision_gain = gain;
   }
   return mfu * peak_of(p, t.gpu, t.precision) * 1e12 / t.flops;
 }
@@ -97,6 +139,11 @@ void finish(Estimate& e, const Target& t, const Params& p) {
   if (t.flops > 0) e.tflops_per_gpu = e.tokens_per_gpu * t.flops / 1e12;
   const double peak = peak_of(p, t.gpu, t.precision);
   if (peak > 0 && e.tflops_per_gpu > 0) e.mfu = e.tflops_per_gpu / peak;
+}
+
+// The error band of a method, widened (root sum of squares) by a sourced precision gain's.
+double band(double method_band, const Estimate& e, const Params& p) {
+  return e.precision_gain > 0 ? std::hypot(method_band, p.band_precision_prior) : method_band;
 }
 
 // A task's measurements may stand in for another's: the same task, or
@@ -167,7 +214,9 @@ std::variant<Params, std::string> params_from_rows(const std::map<std::string, s
                              {"w_ep_fabric", &Params::w_ep_fabric},
                              {"band_same_configuration", &Params::band_same_configuration},
                              {"band_same_model", &Params::band_same_model},
-                             {"band_other_models", &Params::band_other_models}};
+                             {"band_other_models", &Params::band_other_models},
+                             {"band_precision_prior", &Params::band_precision_prior},
+                             {"slow_plan_ratio", &Params::slow_plan_ratio}};
   for (const auto& k : keys)
     if (auto err = num(k.name, p.*(k.member)); !err.empty()) return err;
   double n = 0;
@@ -184,6 +233,18 @@ std::variant<Params, std::string> params_from_rows(const std::map<std::string, s
     if (auto err = num(key.c_str(), g); !err.empty()) return err;
     p.generation[key.substr(kGen.size())] = static_cast<int>(g);
   }
+  for (const auto& [key, value] : rows) {
+    static const std::string kGain = "fp8_gain_over_bf16.";
+    if (key.rfind(kGain, 0) != 0) continue;
+    const std::string rest = key.substr(kGain.size());
+    const auto dot = rest.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == rest.size())
+      return "perf-params.tsv: " + key + " is not fp8_gain_over_bf16.<architecture class>.<gpu>";
+    double g = 0;
+    if (auto err = num(key.c_str(), g); !err.empty()) return err;
+    if (g <= 0) return "perf-params.tsv: " + key + " is not a positive number";
+    p.fp8_gain_over_bf16[{rest.substr(0, dot), rest.substr(dot + 1)}] = g;
+  }
   for (const auto& [precision, cls] : precision_class)
     for (const auto& [gp, tflops] : peaks)
       if (gp.second == cls) p.peak[platform(gp.first, precision)] = tflops;
@@ -193,16 +254,19 @@ std::variant<Params, std::string> params_from_rows(const std::map<std::string, s
 }
 
 PlatformFactors fit_platform_factors(const std::vector<Measurement>& ms, const Params& p) {
-  // Pairs: one model, variant, task, release and sequence; two platforms.
-  std::map<std::tuple<std::string, std::string, std::string, int, long long>, std::vector<const Measurement*>> groups;
+  // Pairs: one model, variant, task, release, sequence and GPU count; two platforms.
+  std::map<std::tuple<std::string, std::string, std::string, int, long long, long long>, std::vector<const Measurement*>> groups;
   for (const auto& m : ms)
-    if (can_source(m, p)) groups[{m.model_key, m.variant, m.task, m.release_order, m.seq}].push_back(&m);
+    if (can_source(m, p)) groups[{m.model_key, m.variant, m.task, m.release_order, m.seq, m.gpus}].push_back(&m);
   std::map<std::pair<std::string, std::string>, std::vector<double>> ratios;
+  PlatformFactors f;
   for (const auto& [key, rows] : groups)
     for (const auto* a : rows)
       for (const auto* b : rows) {
         const std::string pa = platform(a->gpu, a->precision), pb = platform(b->gpu, b->precision);
         if (pa < pb) ratios[{pa, pb}].push_back(log_mfu(*a, p) - log_mfu(*b, p));
+        if (precision_class_of(p, a->precision) == "bf16" && precision_class_of(p, b->precision) != "bf16")
+          f.bf16_bridged.insert(a->arch_class);
       }
   struct Eq {
     std::string a, b;
@@ -210,7 +274,6 @@ PlatformFactors fit_platform_factors(const std::vector<Measurement>& ms, const P
     double weight;
   };
   std::vector<Eq> eqs;
-  PlatformFactors f;
   std::set<std::string> platforms;
   for (auto& [ab, v] : ratios) {
     std::sort(v.begin(), v.end());
@@ -234,29 +297,40 @@ PlatformFactors fit_platform_factors(const std::vector<Measurement>& ms, const P
       }
   }
   if (!platforms.count(p.reference_platform)) return f;
-  for (const auto& pl : reached) f.log_factor[pl] = 0;
-  // Weighted least squares of f[a] - f[b] = median, by Gauss-Seidel sweeps (the reference fixed at 0).
+  // Weighted least squares of f[a] - f[b] = median, by Gauss-Seidel sweeps
+  // (the reference fixed at 0), over the reached platforms by index.
+  std::vector<std::string> names(reached.begin(), reached.end());
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < names.size(); ++i) index[names[i]] = static_cast<int>(i);
+  struct Edge {
+    int other;
+    double sign_median;  // f[this] - f[other] = sign_median
+    double weight;
+  };
+  std::vector<std::vector<Edge>> edges(names.size());
+  for (const auto& e : eqs) {
+    auto ia = index.find(e.a), ib = index.find(e.b);
+    if (ia == index.end() || ib == index.end()) continue;
+    edges[static_cast<size_t>(ia->second)].push_back({ib->second, e.median, e.weight});
+    edges[static_cast<size_t>(ib->second)].push_back({ia->second, -e.median, e.weight});
+  }
+  std::vector<double> value(names.size(), 0.0);
+  const int ref = index.at(p.reference_platform);
   for (int sweep = 0; sweep < 500; ++sweep) {
     double moved = 0;
-    for (auto& [pl, value] : f.log_factor) {
-      if (pl == p.reference_platform) continue;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (static_cast<int>(i) == ref || edges[i].empty()) continue;
       double num = 0, den = 0;
-      for (const auto& e : eqs) {
-        if (e.a == pl && f.log_factor.count(e.b)) {
-          num += e.weight * (e.median + f.log_factor[e.b]);
-          den += e.weight;
-        } else if (e.b == pl && f.log_factor.count(e.a)) {
-          num += e.weight * (f.log_factor[e.a] - e.median);
-          den += e.weight;
-        }
+      for (const auto& e : edges[i]) {
+        num += e.weight * (e.sign_median + value[static_cast<size_t>(e.other)]);
+        den += e.weight;
       }
-      if (den > 0) {
-        moved = std::max(moved, std::fabs(num / den - value));
-        value = num / den;
-      }
+      moved = std::max(moved, std::fabs(num / den - value[i]));
+      value[i] = num / den;
     }
     if (moved < 1e-9) break;
   }
+  for (size_t i = 0; i < names.size(); ++i) f.log_factor[names[i]] = value[i];
   return f;
 }
 
@@ -312,7 +386,7 @@ Estimate estimate(const Target& t, const std::vector<Measurement>& ms, const Pla
     e.method = Method::SameConfiguration;
     e.tokens_per_gpu = transfer(*same_config, t, f, p, &e);
     e.sources = {same_config->id};
-    e.band_pct = p.band_same_configuration;
+    e.band_pct = band(p.band_same_configuration, e, p);
     finish(e, t, p);
     return e;
   }
@@ -332,7 +406,7 @@ Estimate estimate(const Target& t, const std::vector<Measurement>& ms, const Pla
     e.method = Method::SameModel;
     e.tokens_per_gpu = transfer(*best, t, f, p, &e);
     e.sources = {best->id};
-    e.band_pct = p.band_same_model;
+    e.band_pct = band(p.band_same_model, e, p);
     finish(e, t, p);
     return e;
   }
@@ -364,7 +438,7 @@ Estimate estimate(const Target& t, const std::vector<Measurement>& ms, const Pla
   e.basis = Basis::Estimated;
   e.method = Method::OtherModels;
   e.tokens_per_gpu = std::exp(log_sum / static_cast<double>(near.size()));
-  e.band_pct = p.band_other_models;
+  e.band_pct = band(p.band_other_models, e, p);
   finish(e, t, p);
   return e;
 }

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -80,7 +81,14 @@ struct Params {
   double w_gpus = 0, w_seq = 0, w_gbs = 0, w_release = 0, w_flops = 0, w_ep_fabric = 0;
   int neighbours = 1;                                                              // other models averaged for a cross-model estimate
   double band_same_configuration = 0, band_same_model = 0, band_other_models = 0;  // error bands, percent
-  std::map<std::string, int> generation;               // gpu → its generation (data/perf-params.tsv gpu_generation.*)
+  std::map<std::string, int> generation;  // gpu → its generation (data/perf-params.tsv gpu_generation.*)
+  // (architecture class, gpu) → FP8's throughput over BF16's on that GPU, for
+  // a class no measured pair bridges (data/perf-params.tsv
+  // fp8_gain_over_bf16.<class>.<gpu>, each with its sources), and the error
+  // band such a sourced gain adds (band_precision_prior, percent).
+  std::map<std::pair<std::string, std::string>, double> fp8_gain_over_bf16;
+  double band_precision_prior = 0;
+  double slow_plan_ratio = 0;                          // a plan is slow when a nearby layout runs this many times faster (answers' caveat)
   std::map<std::string, std::string> precision_class;  // precision → datasheet class (bf16, fp8, fp4)
 };
 
@@ -100,6 +108,9 @@ std::variant<Params, std::string> params_from_rows(const std::map<std::string, s
 struct PlatformFactors {
   std::map<std::string, double> log_factor;  // platform → log of its factor
   std::map<std::string, int> pairs;          // platform → pairs that informed it
+  // Architecture classes with a pair between BF16 and a lower precision: for
+  // the others the fitted BF16 factors (another class's) are not theirs.
+  std::set<std::string> bf16_bridged;
 };
 PlatformFactors fit_platform_factors(const std::vector<Measurement>& ms, const Params& p);
 
@@ -134,6 +145,7 @@ struct Estimate {
   double platform_factor = 1;                   // target platform's factor over the source's (product of the adjustments)
   double bubble_source = 0, bubble_target = 0;  // pipeline bubble fractions
   double flops_ratio = 1;                       // source FLOPs per token over the target's
+  double precision_gain = 0;                    // the sourced FP8-over-BF16 gain used across precisions (0: the fitted factors)
 };
 
 // The estimate for one target.

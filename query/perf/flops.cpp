@@ -21,7 +21,8 @@ bool to_int(const std::string& s, long long& v) {
 // the vocabulary rounded up to a multiple of divisor x TP.
 double padded_vocab(long long vocab, long long divisor, long long tp) {
   const long long m = std::max(1LL, divisor) * std::max(1LL, tp);
-  return static_cast<double>((vocab + m - 1) / m * m);
+  const long long padded = (vocab + m - 1) / m * m;  // a whole number of multiples (integer division on purpose)
+  return static_cast<double>(padded);
 }
 
 // flop_utils.py:1073-1165, the dsv4_hybrid branch: projections and the
