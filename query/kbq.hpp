@@ -153,6 +153,32 @@ struct ScorePart {
   std::string why;   // what it compared, in the answer's language
 };
 
+// The throughput a result's layout is expected to reach (query/perf,
+// docs/throughput.md): measured by NVIDIA for this configuration, estimated
+// from the nearest measurements, or none (with the reason).
+enum class ThroughputBasis : std::uint8_t { Measured, Estimated, None };
+inline constexpr std::array<std::pair<ThroughputBasis, std::string_view>, 3> kThroughputBasisNames{
+    {{ThroughputBasis::Measured, "measured"}, {ThroughputBasis::Estimated, "estimated"}, {ThroughputBasis::None, "none"}}};
+std::string_view to_string(ThroughputBasis v);
+struct Throughput {
+  ThroughputBasis basis = ThroughputBasis::None;
+  double tokens_per_s_per_gpu = 0;  // tokens / s / GPU
+  double tokens_per_s = 0;          // for the job (× its GPUs)
+  double tflops_per_gpu = 0;        // model TFLOP / s / GPU (our FLOPs count)
+  double mfu = 0;                   // over the platform's dense peak (0 unknown)
+  double step_time_s = 0;           // one step: GBS × sequence tokens
+  double error_band_pct = 0;        // estimated: the validation's band (0 for measured)
+  std::string method;               // same_configuration | same_model | other_models ("" for none)
+  std::string how;                  // one line in the answer's language: the row measured, what was scaled, or why none
+  double bubble_pct = 0;            // the layout's pipeline bubble, percent of the compute
+  std::vector<SourceRef> sources;   // the measured rows used, nearest first (file:line)
+};
+// The time to train a token budget the question gives at that throughput.
+struct TimeToTrain {
+  double tokens = 0;   // the budget (× its epochs)
+  double seconds = 0;  // 0 when there is no throughput
+};
+
 // One recommended recipe with its layout, memory, batch, command and checks.
 struct Result {
   Recipe recipe;
@@ -173,7 +199,9 @@ struct Result {
   std::vector<std::string> caveats;     // at most three, for this answer (the default text shows them)
   std::vector<std::string> notes;       // everything else worth knowing (--explain)
   std::vector<SourceRef> sources;
-  long long min_gpus = 0;  // not runnable: the fewest GPUs of this hardware it runs on (0 = none up to the limit)
+  long long min_gpus = 0;                    // not runnable: the fewest GPUs of this hardware it runs on (0 = none up to the limit)
+  Throughput throughput;                     // expected speed of the layout (docs/throughput.md)
+  std::optional<TimeToTrain> time_to_train;  // when the question gives a token budget
   bool any_fail() const;
 };
 
@@ -215,6 +243,7 @@ struct Answer {
   long long min_gpus = 0;                 // not_possible: the fewest GPUs the best match runs on
   std::vector<Alternative> alternatives;  // not_possible: what fits instead
   std::string no_match;                   // no_match: what exists instead, in the answer's language
+  double token_budget = 0;                // tokens the question asks to train on (budget × epochs), 0 none
 };
 
 // `kbq rules` / `kbq pitfalls`: the documented rules or pitfalls in a language.
@@ -373,7 +402,7 @@ struct RenderOptions {
 };
 
 // The JSON outputs' schema versions (docs/*.schema.json).
-inline constexpr int kAnswerSchemaVersion = 2;
+inline constexpr int kAnswerSchemaVersion = 3;
 
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o);
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);

@@ -97,16 +97,16 @@ void resolve_perf(PerfCompiled& p, const CodeFacts& code) {
     PerfRow& row = p.rows[i];
     if (auto it = runs.find({row.recipe_model, row.task, std::to_string(row.gpus), row.gpu, row.precision}); it != runs.end())
       row.recipe = it->second->name;
-    // The architecture: the same model and task, the same GPU type first.
+    // The architecture: one benchmark recipe per model and task (the first by name), so that every
+    // row of a model maps its architecture from the same facts (and kbq maps each model once).
     const CodeRecipe* arch = nullptr;
     for (const auto& r : snap->recipes) {
       if (r.kind != RecipeKind::Benchmark || r.model != row.recipe_model) continue;
-      const int rank = (r.task == row.task ? 0 : 2) + (r.hardware == row.gpu ? 0 : 1) + (r.variant.empty() ? 0 : 4);
-      const int best_rank =
-          arch ? (arch->task == row.task ? 0 : 2) + (arch->hardware == row.gpu ? 0 : 1) + (arch->variant.empty() ? 0 : 4) : 99;
-      if (rank < best_rank) arch = &r;
+      const int rank = (r.task == row.task ? 0 : 2) + (r.variant.empty() ? 0 : 1);
+      const int best_rank = arch ? (arch->task == row.task ? 0 : 2) + (arch->variant.empty() ? 0 : 1) : 99;
+      if (rank < best_rank) arch = &r;  // the recipes are sorted by name: the first of the best rank
     }
-    row.arch_recipe = !row.recipe.empty() ? row.recipe : arch ? arch->name : std::string{};
+    row.arch_recipe = arch ? arch->name : std::string{};
     if (row.status != PerfStatus::Current) continue;
     if (row.recipe.empty()) {
       p.drift.push_back({static_cast<int>(i), "",
