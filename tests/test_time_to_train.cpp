@@ -18,13 +18,13 @@ namespace {
 
 struct Case {
   const char* question;
-  const char* recipe;             // the result the question must get
-  const char* source;             // the measured row: file:line
-  double tokens_per_gpu;          // as the table writes it
-  long long gpus, gbs, seq;       // of the configuration
-  double budget;                  // tokens × epochs, by hand
-  double seconds;                 // budget / (tokens_per_gpu × gpus), by hand
-  const char* duration;           // in the text answer
+  const char* recipe;        // the result the question must get
+  const char* source;        // the measured row: file:line
+  double tokens_per_gpu;     // as the table writes it
+  long long gpus, gbs, seq;  // of the configuration
+  double budget;             // tokens × epochs, by hand
+  double seconds;            // budget / (tokens_per_gpu × gpus), by hand
+  const char* duration;      // in the text answer
 };
 
 constexpr const char* kNew = "upstream/megatron-bridge/067f987df/docs/performance-summary.md";
@@ -52,20 +52,20 @@ TEST_CASE("time to train: ten budgets in four languages equal the hand arithmeti
       {"benchmark nemotron 3 nano 8 gb300 mxfp8 3 époques de 100 milliards de jetons", "nemotron_3_nano_pretrain_8gpu_gb300_fp8mx_config",
        nullptr, 39936, 8, 512, 8192, 3e11, 939002.4038461539, "10.9 jours"},
       // 1e12 / (6288 × 256) = 621,222.96 s = 7.2 天
-      {"基准测试 deepseek v3 256张gb300 mxfp8 1万亿个token需要多久", "deepseek_v3_pretrain_256gpu_gb300_fp8mx_config", nullptr, 6288, 256, 4096,
-       4096, 1e12, 621222.9643765903, "7.2 天"},
+      {"基准测试 deepseek v3 256张gb300 mxfp8 1万亿个token需要多久", "deepseek_v3_pretrain_256gpu_gb300_fp8mx_config", nullptr, 6288, 256,
+       4096, 4096, 1e12, 621222.9643765903, "7.2 天"},
       // 5e11 / (28672 × 64) = 272,478.38 s = 3.2 天
-      {"基准测试 gpt-oss 120b 64张gb200 mxfp8 5000亿token", "gpt_oss_120b_pretrain_64gpu_gb200_fp8mx_config", nullptr, 28672, 64, 1280, 4096,
-       5e11, 272478.3761160714, "3.2 天"},
+      {"基准测试 gpt-oss 120b 64张gb200 mxfp8 5000亿token", "gpt_oss_120b_pretrain_64gpu_gb200_fp8mx_config", nullptr, 28672, 64, 1280,
+       4096, 5e11, 272478.3761160714, "3.2 天"},
       // 2e12 / (8816 × 256) = 886,172.87 s = 10.3 日
-      {"ベンチマーク qwen3 235b-a22b 256枚 gb300 mxfp8 2兆トークン", "qwen3_235b_a22b_pretrain_256gpu_gb300_fp8mx_config", nullptr, 8816, 256,
-       8192, 4096, 2e12, 886172.8675136116, "10.3 日"},
+      {"ベンチマーク qwen3 235b-a22b 256枚 gb300 mxfp8 2兆トークン", "qwen3_235b_a22b_pretrain_256gpu_gb300_fp8mx_config", nullptr, 8816,
+       256, 8192, 4096, 2e12, 886172.8675136116, "10.3 日"},
       // 3 × 1e11 = 3e11; 3e11 / (10240 × 64) = 457,763.67 s = 5.3 日
-      {"ベンチマーク nemotron 3 super 64 枚 gb300 nvfp4 3 エポック 1000億トークン", "nemotron_3_super_pretrain_64gpu_gb300_nvfp4_config", nullptr,
-       10240, 64, 512, 8192, 3e11, 457763.671875, "5.3 日"},
+      {"ベンチマーク nemotron 3 super 64 枚 gb300 nvfp4 3 エポック 1000億トークン", "nemotron_3_super_pretrain_64gpu_gb300_nvfp4_config",
+       nullptr, 10240, 64, 512, 8192, 3e11, 457763.671875, "5.3 日"},
   };
   const std::vector<std::string> sources = {at(kNew, 66), at(kNew, 46), at(kArchive, 189), at(kNew, 67), at(kNew, 80),
-                                            at(kNew, 45),  at(kNew, 60), at(kNew, 73),     at(kNew, 93)};
+                                            at(kNew, 45), at(kNew, 60), at(kNew, 73),      at(kNew, 93)};
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     INFO(c.question);
@@ -80,8 +80,8 @@ TEST_CASE("time to train: ten budgets in four languages equal the hand arithmeti
     CHECK(t["tokens_per_s_per_gpu"].get<double>() == c.tokens_per_gpu);
     CHECK(t["tokens_per_s"].get<double>() == c.tokens_per_gpu * static_cast<double>(c.gpus));
     // One step: GBS × sequence tokens at the job's rate.
-    CHECK(std::fabs(t["step_time_s"].get<double>() - static_cast<double>(c.gbs * c.seq) / (c.tokens_per_gpu * static_cast<double>(c.gpus))) <
-          1e-9);
+    CHECK(std::fabs(t["step_time_s"].get<double>() -
+                    static_cast<double>(c.gbs * c.seq) / (c.tokens_per_gpu * static_cast<double>(c.gpus))) < 1e-9);
     REQUIRE(top["time_to_train"].is_object());
     CHECK(top["time_to_train"]["tokens"].get<double>() == c.budget);
     CHECK(std::fabs(top["time_to_train"]["seconds"].get<double>() / c.seconds - 1) < 1e-9);
