@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "base/dsl/parse.hpp"
@@ -14,6 +15,8 @@
 #include "query/check/check.hpp"
 #include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
+#include "query/perf/listing.hpp"
+#include "query/perf/throughput.hpp"
 #include "query/plan/plan.hpp"
 #include "query/rank/rank.hpp"
 #include "query/stage.hpp"
@@ -49,6 +52,11 @@ std::string_view to_string(Outcome v) {
 struct Engine::Impl {
   explicit Impl(const std::string& path) : kb(path) {}
   Kb kb;
+  std::optional<perf::PerfSet> perf;  // the measured rows and the estimator's inputs, read at their first use
+  const perf::PerfSet& perf_set() {
+    if (!perf) perf = perf::build_perf(kb.perf_tables());
+    return *perf;
+  }
 
   // What every stage of an answer in `lang` shares.
   Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), kb.cited_texts(lang), lang}; }
@@ -58,6 +66,10 @@ struct Engine::Impl {
   }
   // One planned recipe checked.
   void check(const Context& c, Planned& p) { kbq::check(c, p.model, kb.drift(p.result.recipe.name), p.result); }
+  // Its expected throughput and time to train (query/perf/throughput.hpp), for a result kept in the answer.
+  void throughput(const Context& c, const std::optional<memory::Architecture>& arch, double budget, Result& r) {
+    perf::add_throughput(c, perf_set(), kb.data_of(r.recipe), arch ? &*arch : nullptr, budget, r);
+  }
 };
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -143,9 +155,19 @@ Answer one_recipe_answer(Request request, const std::string& recipe, const std::
 // Checks, ranks and concludes an answer of one planned result.
 void finish_one(Engine::Impl& e, const Context& c, const Ask& ask, Planned& p, Answer& a) {
   e.check(c, p);
+  e.throughput(c, p.arch, a.token_budget, p.result);
   a.results.push_back(std::move(p.result));
   rank(c, ask, {}, a.results);
   conclude(e, c, ask, a);
+}
+
+// The tokens a question asks to train on: its budget (tokens:) times its
+// epochs (epochs:, 1 when it gives none); 0 without a budget.
+double token_budget(const kbq::dsl::Query& q) {
+  const auto tokens = q.filters.find("tokens");
+  if (tokens == q.filters.end()) return 0;
+  const auto epochs = q.filters.find("epochs");
+  return std::atof(tokens->second.c_str()) * (epochs == q.filters.end() ? 1.0 : std::atof(epochs->second.c_str()));
 }
 
 // One result per model, mode, sequence and precision class (distinct_key),
@@ -168,10 +190,14 @@ void keep_distinct(const Context& c, size_t limit, std::vector<Result>& results)
 // last one: ranked, they give the answer planning all would. Each gets its
 // verdicts (what ranking reads); the fewest GPUs of one that does not fit
 // are searched, and its pitfalls, caveats and citations written, only if it
-// is shown (finish_shown; `deferred` keeps the searches).
+// is shown, and so is its throughput (finish_shown; `later` keeps what
+// they read).
+struct Later {
+  std::shared_ptr<const FewestSearch> fewest;  // set when it does not fit
+  std::optional<memory::Architecture> arch;    // the model as sized (the throughput's FLOPs)
+};
 std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask, const QuickRefPicks& picks,
-                               const std::vector<Candidate>& cands, size_t limit,
-                               std::map<std::string, std::shared_ptr<const FewestSearch>>& deferred) {
+                               const std::vector<Candidate>& cands, size_t limit, std::map<std::string, Later>& later) {
   struct Bounded {
     const Candidate* cand;
     std::vector<ScorePart> parts;
@@ -187,7 +213,7 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
   for (const auto& b : order) {
     if (last && ranks_before(last->parts, last->recipe.name, b.parts, b.cand->recipe->name)) break;
     Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later);
-    if (p.fewest) deferred.emplace(p.result.recipe.name, p.fewest);
+    later.emplace(p.result.recipe.name, Later{p.fewest, std::move(p.arch)});
     check_verdicts(c, p.model, p.result);
     p.result.parts = score_parts(c, ask, picks, p.result);
     auto at = std::upper_bound(planned.begin(), planned.end(), p.result, [](const Result& x, const Result& y) {
@@ -206,12 +232,15 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
 }
 
 // The shown results completed as check() would have: the fewest GPUs of
-// those that do not fit, then their pitfalls, caveats and citations.
-void finish_shown(Engine::Impl& e, const Context& c, const std::map<std::string, std::shared_ptr<const FewestSearch>>& deferred,
+// those that do not fit, then their pitfalls, caveats and citations; then
+// their throughput and time to train a token budget of `budget` tokens.
+void finish_shown(Engine::Impl& e, const Context& c, const std::map<std::string, Later>& later, double budget,
                   std::vector<Result>& results) {
   for (auto& r : results) {
-    if (auto it = deferred.find(r.recipe.name); it != deferred.end()) r.min_gpus = fewest_gpus(c, *it->second);
+    const auto it = later.find(r.recipe.name);
+    if (it != later.end() && it->second.fewest) r.min_gpus = fewest_gpus(c, *it->second.fewest);
     annotate(c, e.kb.drift(r.recipe.name), r);
+    if (it != later.end()) e.throughput(c, it->second.arch, budget, r);
   }
 }
 
@@ -239,12 +268,13 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   const auto cands = candidates(c, ask, recipes, a);
   const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);
   const auto limit = static_cast<size_t>(std::max(opts.limit, 1));
-  std::map<std::string, std::shared_ptr<const FewestSearch>> deferred;
-  a.results = plan_shown(*impl_, c, ask, picks, cands, limit, deferred);
+  std::map<std::string, Later> later;
+  a.results = plan_shown(*impl_, c, ask, picks, cands, limit, later);
   // rank
   rank(c, ask, picks, a.results);
   keep_distinct(c, limit, a.results);
-  finish_shown(*impl_, c, deferred, a.results);
+  a.token_budget = token_budget(q);
+  finish_shown(*impl_, c, later, a.token_budget, a.results);
   conclude(*impl_, c, ask, a);
   return a;
 }
@@ -356,6 +386,10 @@ Listing listing(Kb& kb, const std::string& kind, const std::string& lang) {
 Listing Engine::rules(const std::string& lang) { return listing(impl_->kb, "rule", lang); }
 Listing Engine::pitfalls(const std::string& lang) { return listing(impl_->kb, "pitfall", lang); }
 SourcesReport Engine::sources() { return impl_->kb.sources_report(); }
+
+std::variant<PerfListing, Error> Engine::perf(const std::string& model, bool history) {
+  return perf::perf_listing(impl_->kb.perf_tables(), impl_->perf_set(), model, history);
+}
 
 Response respond(Engine& engine, const std::string& question, const AskOptions& ask, const RenderOptions& ro) {
   Response out;

@@ -216,6 +216,6 @@ TEST_CASE("kbq exit codes", "[answers]") {
   // --version names the KB's schema version.
   const auto version = kbtest::run(KBQ_PATH, {"--version"});
   CHECK(version.exit_code == 0);
-  CHECK(version.out.find("schema version 5") != std::string::npos);
+  CHECK(version.out.find("schema version 6") != std::string::npos);
   CHECK(kbtest::run(KBQ_PATH, {"--help"}).exit_code == 0);
 }

@@ -20,6 +20,7 @@
 #include "base/sqlite.hpp"
 #include "query/kb/snapshot.hpp"
 #include "query/kbq.hpp"
+#include "query/perf/tables.hpp"
 
 namespace kbq {
 
@@ -70,6 +71,10 @@ class Kb {
   // Source files of the KB (editions and data), by path.
   std::vector<std::string> source_files();
 
+  // --- throughput (query/kb/perf.cpp) ------------------------------------------------
+  // NVIDIA's measured rows and the throughput estimator's data (read once).
+  const perf::PerfTables& perf_tables();
+
  private:
   const CodeFacts& facts(const std::string& target);
   void read_cited(const std::string& kind, const std::string& lang, const std::string& base, CitedTexts& out);
@@ -93,6 +98,7 @@ class Kb {
   std::optional<CodeConfigKeys> code_keys_;
   std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;
   std::map<std::string, CitedTexts> cited_texts_;  // by language
+  std::unique_ptr<perf::PerfTables> perf_;
 };
 
 }  // namespace kbq

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -89,6 +90,7 @@ struct Planned {
   // Set when the result does not fit and its fewest GPUs (min_gpus) were
   // not searched yet (Fewest::Later): fewest_gpus() searches them.
   std::shared_ptr<const FewestSearch> fewest;
+  std::optional<memory::Architecture> arch;  // the model as sized (the throughput stage's FLOPs); empty when it could not be
 };
 // Whether to search the fewest GPUs a result that does not fit needs (a
 // search over world sizes, the costliest part of a plan) now, or only if the
