@@ -213,7 +213,7 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
   for (const auto& b : order) {
     if (last && ranks_before(last->parts, last->recipe.name, b.parts, b.cand->recipe->name)) break;
     Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later);
-    later.emplace(p.result.recipe.name, Later{p.fewest, std::move(p.arch)});
+    later.emplace(p.result.recipe.name, Later{p.fewest, p.arch});
     check_verdicts(c, p.model, p.result);
     p.result.parts = score_parts(c, ask, picks, p.result);
     auto at = std::upper_bound(planned.begin(), planned.end(), p.result, [](const Result& x, const Result& y) {
