@@ -142,7 +142,7 @@ BENCH_ARGS   ?=
 bench:
 	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
-	cmake --build build-bench -j $(JOBS) --target kbc kbq
+	cmake --build build-bench -j $(JOBS) --target kbc kbq kb_dsl_bench
 	bench/run.sh --build build-bench --runs $(BENCH_RUNS) --scales "$(BENCH_SCALES)" $(BENCH_ARGS)
 
 # `make fuzz`: the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/

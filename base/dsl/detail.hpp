@@ -43,6 +43,11 @@ struct WordInfo {
 
 inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
 
+// Words longer than this many code points are never compared for a
+// suggestion (Lexicon::Impl::suggest): no lexicon word is that long, and
+// the scanner need not read further than this to know it.
+inline constexpr std::size_t kMaxSuggestLength = 64;
+
 // Field names of the filters that have a slot of their own in Constraints,
 // and the numeric parallelism fields (identifiers of the KB schema, the
 // values of `filter` rows).

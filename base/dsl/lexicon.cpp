@@ -265,9 +265,8 @@ struct Cost {  // no default member initializers: rows below stay uninitialized 
   bool operator<(const Cost& o) const { return edits != o.edits ? edits < o.edits : far < o.far; }
 };
 
-// Words longer than this are never compared (no allocation per call).
-constexpr std::size_t kMaxSuggestLength = 64;
-
+// Words longer than kMaxSuggestLength are never compared (no allocation
+// per call).
 Cost edit_cost(std::u32string_view a, std::u32string_view b, int limit) {
   if (b.size() > kMaxSuggestLength) return {limit + 1, 0};
   std::array<Cost, kMaxSuggestLength + 1> row_a, row_b;

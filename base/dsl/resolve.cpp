@@ -442,11 +442,14 @@ class Resolver {
     const char32_t first = decode_at(w, 0, len);
     if (is_cjk_cp(first) && static_cast<std::size_t>(len) == w.size()) {
       if (cjk_run_end_ == p.b && !q_.terms.empty() && q_.terms.back().kind == TermKind::FreeText) {
+        // The run grows by this code point: appended, not copied again
+        // (a copy of the whole run per code point made a long run of
+        // unknown CJK text quadratic).
         Term& t = q_.terms.back();
         t.span = n_.span(cjk_run_begin_, p.e);
-        t.text = std::string(n_.original(orig_, t.span));
-        t.value = std::string(text(cjk_run_begin_, p.e));
-        q_.free_text.back() = t.value;
+        t.text.append(n_.original(orig_, n_.span(p.b, p.e)));
+        t.value.append(w);
+        q_.free_text.back().append(w);
       } else {
         cjk_run_begin_ = p.b;
         add(TermKind::FreeText, p.b, p.e, std::string(w));
