@@ -72,6 +72,18 @@ inline constexpr std::uint64_t kArenaMaxAlloc = 256 * 1024;
 // reserves no more than this, and a longer list grows as it is read.
 inline constexpr long long kMaxReservedRows = 1 << 16;
 
+// --- kbq: what a user types ----------------------------------------------
+// A question (the argument, each line of --batch), a recipe name (show,
+// check), a --hardware value and each KEY=VALUE override of check: at most
+// this many bytes and words (runs of text between spaces), checked before
+// anything is parsed or looked up (kbq::dsl::check_input). The longest
+// question of the tests is 120 bytes and 21 words; a long question in
+// Japanese, 60 characters, is 180 bytes. The parser is linear in its input
+// (make bench), so the limit bounds what one question costs, not a
+// weakness of the parser: a 1 KiB question parses in well under 1 ms.
+inline constexpr std::size_t kMaxQuestionBytes = 1024;
+inline constexpr std::size_t kMaxQuestionWords = 64;
+
 // --- the ranges of KB values (query/kb/kb.cpp validates them when read) ----
 // A parallel size (TP, PP, CP, EP, VP): 1 .. 2^20. Three of them multiply
 // to at most 2^60, so no product kbq forms can overflow.

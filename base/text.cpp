@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "base/files.hpp"
@@ -246,6 +247,41 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     }
   }
   return row[b.size()];
+}
+
+size_t edit_distance(std::string_view a, std::string_view b, size_t max) {
+  if (a.size() < b.size()) std::swap(a, b);  // the row runs over the shorter
+  if (a.size() - b.size() > max) return max + 1;
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    size_t row_min = row[0];
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+      row_min = std::min(row_min, row[j]);
+    }
+    if (row_min > max) return max + 1;  // every later row is at least as far
+  }
+  return std::min(row[b.size()], max + 1);
+}
+
+std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates, size_t n) {
+  std::vector<std::pair<size_t, std::string_view>> best;  // sorted, at most n
+  for (const auto& c : candidates) {
+    const size_t limit = best.size() < n ? std::numeric_limits<size_t>::max() - 1 : best.back().first;
+    const std::pair<size_t, std::string_view> key{edit_distance(word, c, limit), c};
+    if (best.size() == n && !(key < best.back())) continue;
+    if (std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.second == key.second; }) != best.end()) continue;
+    best.insert(std::upper_bound(best.begin(), best.end(), key), key);
+    if (best.size() > n) best.pop_back();
+  }
+  std::vector<std::string> out;
+  for (const auto& b : best) out.emplace_back(b.second);
+  return out;
 }
 
 std::string upper_ascii(std::string_view s) {

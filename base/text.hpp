@@ -51,6 +51,14 @@ std::optional<std::string> read_file(const std::string& path, std::uint64_t max_
 
 // Levenshtein distance in bytes (for ASCII identifiers: nearest-key hints).
 size_t edit_distance(std::string_view a, std::string_view b);
+// The same, but stops past `max`: min(distance, max + 1), in time
+// O(min(|a|, |b|) x max) at worst and O(1) when the lengths differ by more.
+size_t edit_distance(std::string_view a, std::string_view b, size_t max);
+// The `n` candidates nearest `word` by edit distance (ties: the smaller
+// candidate first), each once. Candidates far from the best found so far
+// cost O(1) (bounded distance), so a long word does not cost its length
+// times every candidate's.
+std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates, size_t n);
 
 // ASCII letters upper-cased, '_' as a space: a short name of a data key ("a100_40gb" → "A100 40GB").
 std::string upper_ascii(std::string_view s);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 
 #include "base/escape.hpp"
 #include "base/schema_version.hpp"
@@ -86,7 +87,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
+    // CLI11 quotes the arguments it refuses: its message is escaped (an
+    // argument holding ESC bytes would otherwise reach the terminal raw).
+    std::ostringstream said, complained;
+    const int rc = app.exit(e, said, complained);
+    std::fputs(kb::escape_controls(said.str()).c_str(), stdout);
+    std::fputs(kb::escape_controls(complained.str()).c_str(), stderr);
     return rc == 0 ? 0 : kExitError;
   }
 

@@ -19,9 +19,11 @@
 #include <cstring>
 #include <iostream>
 #include <new>
+#include <sstream>
 
 #include "base/checked.hpp"
 #include "base/diag.hpp"
+#include "base/dsl/parse.hpp"
 #include "base/escape.hpp"
 #include "base/limits.hpp"
 #include "base/sqlite.hpp"
@@ -171,30 +173,89 @@ int kb_error(const std::string& message, const kbq::RenderOptions& ro) {
   return kb::kExitError;
 }
 
+// Reads one line of `in` (without its line feed) into `line`, keeping at
+// most `keep` bytes of it: a longer line is read to its end but not held
+// (a 10 MB line once cost 3 GB). `total` is the line's whole length. False
+// at the end of input.
+bool read_line(std::FILE* in, std::string& line, std::size_t keep, std::size_t& total) {
+  line.clear();
+  total = 0;
+  int c = 0;
+  while ((c = getc_unlocked(in)) != EOF && c != '\n') {
+    if (line.size() < keep) line += static_cast<char>(c);
+    ++total;
+  }
+  return c != EOF || total > 0;
+}
+
+// The record of one --batch line: what a single `kbq --format json
+// "QUESTION"` would print and exit with, whatever goes wrong (a question
+// over the limits, not UTF-8, a KB value kbq cannot use): one line's
+// failure never ends the batch.
+nlohmann::json batch_record(kbq::Engine& engine, const std::string& line, std::size_t total, const kbq::AskOptions& ask,
+                            kbq::RenderOptions ro, const std::string& where) {
+  nlohmann::json rec;
+  // The question as read; a line that is not UTF-8 with its bytes escaped
+  // (\xff: JSON holds only UTF-8 text), one over the length limit cut
+  // there, with "…".
+  const bool cut = total > line.size();
+  std::string shown = line;
+  if (cut)  // a code point the cut split in two is left out
+    if (const auto bad = kb::find_invalid_utf8(shown); bad && *bad + 4 > shown.size() && !kb::find_invalid_utf8(shown.substr(0, *bad)))
+      shown.resize(*bad);
+  if (kb::find_invalid_utf8(shown)) shown = kb::escape_controls(shown);
+  rec["question"] = cut ? shown + "…" : shown;
+  ro.format = kbq::Format::Json;
+  auto error_record = [&](const kbq::Error& e) {
+    rec["exit"] = kb::kExitError;
+    rec["answer"] = nlohmann::json::parse(kbq::render_error(e, line, ro));
+  };
+  try {
+    if (cut) {
+      // The line was read no further than the limit: the error check_input
+      // gives for the whole line.
+      const auto e = kbq::dsl::too_long("the question", total);
+      error_record({e.message, e.hint});
+      return rec;
+    }
+    auto res = engine.ask(line, ask);
+    if (auto* err = std::get_if<kbq::Error>(&res)) {
+      error_record(*err);
+      return rec;
+    }
+    const auto& answer = std::get<kbq::Answer>(res);
+    const kbq::Labels labels = engine.labels(answer.lang);
+    rec["exit"] = answer.verdict == kbq::Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
+    rec["answer"] = nlohmann::json::parse(kbq::render(answer, labels, ro));
+    ro.format = kbq::Format::Text;
+    rec["text"] = kbq::render(answer, labels, ro);
+    return rec;
+  } catch (const kb::KbValueError& e) {
+    error_record({where + ": error: " + e.what(), {}});
+  } catch (const kb::SqliteError& e) {
+    error_record({where + ": error: cannot read the knowledge base: " + e.what(), {}});
+  } catch (const std::bad_alloc&) {
+    error_record({where + ": error: out of memory reading the knowledge base", {}});
+  } catch (const nlohmann::json::exception& e) {
+    error_record({where + ": error: kb: a text value cannot be written as JSON (" + std::string(e.what()) + ")", {}});
+  }
+  rec.erase("text");  // an error has no text answer
+  return rec;
+}
+
 // --batch: one JSON Lines record per line of standard input, in order.
-int batch(kbq::Engine& engine, const kbq::AskOptions& ask, kbq::RenderOptions ro) {
+int batch(kbq::Engine& engine, const kbq::AskOptions& ask, kbq::RenderOptions ro, const std::string& where) {
   output = Output::Json;
   ro.color = false;
   std::string line;
-  while (std::getline(std::cin, line)) {
-    while (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    nlohmann::json rec;
-    rec["question"] = line;
-    ro.format = kbq::Format::Json;
-    auto res = engine.ask(line, ask);
-    if (auto* err = std::get_if<kbq::Error>(&res)) {
-      rec["exit"] = kb::kExitError;
-      rec["answer"] = nlohmann::json::parse(kbq::render_error(*err, line, ro));
-    } else {
-      const auto& answer = std::get<kbq::Answer>(res);
-      const kbq::Labels labels = engine.labels(answer.lang);
-      rec["exit"] = answer.verdict == kbq::Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
-      rec["answer"] = nlohmann::json::parse(kbq::render(answer, labels, ro));
-      ro.format = kbq::Format::Text;
-      rec["text"] = kbq::render(answer, labels, ro);
+  std::size_t total = 0;
+  while (read_line(stdin, line, kb::limits::kMaxQuestionBytes, total)) {
+    while (!line.empty() && line.back() == '\r' && total == line.size()) {
+      line.pop_back();
+      --total;
     }
-    emit(stdout, rec.dump() + "\n");
+    if (total == 0) continue;
+    emit(stdout, batch_record(engine, line, total, ask, ro, where).dump() + "\n");
   }
   return kb::kExitOk;
 }
@@ -212,7 +273,7 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   app.add_option("--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
   app.add_option("--limit", a.limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
-  app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
+  auto* kb_option = app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
   app.add_flag("--explain", a.explain, "also print why each recipe is placed where it is (its score parts); JSON always has them");
   app.add_flag("--version", a.version, "print kbq's version, the KB's schema version and its sources");
   app.add_flag("--batch", a.batch,
@@ -234,8 +295,19 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
+    // CLI11 quotes the arguments it refuses: its message goes out through
+    // emit, escaped like everything else (an argument holding ESC bytes
+    // would otherwise reach the terminal raw).
+    std::ostringstream out, err;
+    const int rc = app.exit(e, out, err);
+    emit(stdout, out.str());
+    emit(stderr, err.str());
     return rc == 0 ? kb::kExitOk : kb::kExitError;
+  }
+  // `--kb ""` names no file: an error, not the embedded KB.
+  if (kb_option->count() > 0 && a.kb_path.empty()) {
+    emit(stderr, "kbq: error: --kb needs a file name (it was given an empty one)\n");
+    return kb::kExitError;
   }
   a.question = kb::join(a.words, " ");
   kbq::RenderOptions ro;
@@ -258,7 +330,9 @@ int run(int argc, char** argv) {
     }
     const auto& langs = engine.languages();
     if (!a.lang.empty() && std::find(langs.begin(), langs.end(), a.lang) == langs.end())
-      return fail({"unknown --lang '" + a.lang + "'", "the knowledge base has " + kb::join(langs, ", ")}, {}, ro);
+      return fail({"unknown --lang '" + kb::first_code_points(kb::escape_controls(a.lang), 60) + "'",
+                   "the knowledge base has " + kb::join(langs, ", ")},
+                  {}, ro);
     const std::string lang = a.lang.empty() ? "en" : a.lang;
 
     if (*show || *check) {
@@ -266,7 +340,9 @@ int run(int argc, char** argv) {
       for (const auto& kv : a.overrides) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)
-          return fail({"override '" + kv + "' is not KEY=VALUE", "e.g. model.tensor_model_parallel_size=4"}, {}, ro);
+          return fail({"override '" + kb::first_code_points(kb::escape_controls(kv), 60) + "' is not KEY=VALUE",
+                       "e.g. model.tensor_model_parallel_size=4"},
+                      {}, ro);
         overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
       }
       auto res = *show ? engine.show(a.recipe, lang) : engine.check(a.recipe, a.gpus, overrides, a.hardware, lang);
@@ -288,8 +364,10 @@ int run(int argc, char** argv) {
     ask.lang = a.lang;
     if (a.batch) {
       if (!a.words.empty())
-        return fail({"--batch reads its questions from standard input, one per line", "drop '" + a.question + "' or pipe it in"}, {}, ro);
-      return batch(engine, ask, ro);
+        return fail({"--batch reads its questions from standard input, one per line",
+                     "drop '" + kb::first_code_points(kb::escape_controls(a.question), 60) + "' or pipe it in"},
+                    {}, ro);
+      return batch(engine, ask, ro, where);
     }
     const kbq::Response r = kbq::respond(engine, a.question, ask, ro);
     emit(stderr, r.err);

@@ -128,7 +128,8 @@ Outcome run_limited(const std::string& program, const std::vector<std::string>& 
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     ::close(exec_done[0]);
-    const int null = ::open("/dev/null", O_RDONLY);
+    const int null = ::open(limits.stdin_path.empty() ? "/dev/null" : limits.stdin_path.c_str(), O_RDONLY);
+    if (null < 0) ::_exit(124);
     ::dup2(null, 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);

@@ -48,12 +48,14 @@ struct Limits {
   std::vector<std::string> env;  // extra NAME=VALUE entries
   bool unprivileged = false;     // when running as root: run as nobody (so file permissions apply)
   std::string cwd;               // working folder ("" = the runner's)
+  std::string stdin_path;        // a file read as standard input ("" = /dev/null)
 };
 
 // Runs a program (no shell) with a time and a memory limit: the child's
 // VmHWM is read from /proc every few milliseconds (wait4's ru_maxrss would
 // carry the runner's own peak over fork and exec), and the child is killed
-// with SIGKILL when it passes either limit. stdin is /dev/null.
+// with SIGKILL when it passes either limit. stdin is /dev/null, or
+// limits.stdin_path.
 Outcome run_limited(const std::string& program, const std::vector<std::string>& args, const Limits& limits);
 Outcome run_limited(const std::string& program, const std::vector<std::string>& args, double limit_seconds);
 

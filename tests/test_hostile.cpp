@@ -30,6 +30,8 @@
 //     arg: ARG                    one argument each ({tmp}, {root}, {data})
 //     arg-bytes: BYTES            one argument in the BYTES notation
 //     env: NAME=VALUE             in its environment
+//     stdin: PATH                 this file as its standard input (default
+//                                 /dev/null)
 //     unprivileged                when the tests run as root, run as nobody
 //                                 (so that a folder of mode 000 is unreadable)
 //     seconds: S                  time ceiling (default 10; ×6 under ASan)
@@ -40,6 +42,7 @@
 //     stderr: LINE                the exact stderr, line by line ('*' matches
 //                                 any run of characters); none = empty
 //     stdout-has: TEXT            (any number); without one, stdout is empty
+//     stdout-lines: N             stdout holds exactly N lines (--batch records)
 //     writes: PATH                the run may create, change or delete under
 //                                 PATH (default: nothing under {tmp} changes)
 //     kind: PATH KIND             after the run PATH is: absent | file | dir |
@@ -403,6 +406,7 @@ void run_case(const fs::path& file) {
   limits.seconds = 10;
   long mib = 256;
   int exit_code = -1;
+  long stdout_lines = -1;
   std::vector<std::string> stderr_lines, stdout_has, writes, cmark_dirs;
   std::vector<std::pair<std::string, std::string>> kinds;
   std::vector<std::string> chmods;  // applied last (after the folder is handed to nobody)
@@ -461,6 +465,8 @@ void run_case(const fs::path& file) {
       args.push_back(decode_bytes(v));
     } else if (d.key == "env") {
       limits.env.push_back(v);
+    } else if (d.key == "stdin") {
+      limits.stdin_path = under(tmp, v);
     } else if (d.key == "unprivileged") {
       limits.unprivileged = true;
     } else if (d.key == "seconds") {
@@ -473,6 +479,8 @@ void run_case(const fs::path& file) {
       stderr_lines.push_back(v);
     } else if (d.key == "stdout-has") {
       stdout_has.push_back(v);
+    } else if (d.key == "stdout-lines") {
+      stdout_lines = std::stol(v);
     } else if (d.key == "writes") {
       writes.push_back(under(tmp, v));
     } else if (d.key == "kind") {
@@ -516,7 +524,8 @@ void run_case(const fs::path& file) {
     INFO("stderr line " << i + 1 << " should match: " << stderr_lines[i]);
     CHECK(glob_match(stderr_lines[i], err[i]));
   }
-  if (stdout_has.empty()) CHECK(r.out.empty());
+  if (stdout_has.empty() && stdout_lines < 0) CHECK(r.out.empty());
+  if (stdout_lines >= 0) CHECK(static_cast<long>(lines_of(r.out).size()) == stdout_lines);
   for (const auto& s : stdout_has) {
     INFO("stdout should contain: " << s);
     CHECK(r.out.find(substitute(s, tmp)) != std::string::npos);

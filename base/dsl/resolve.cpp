@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 
 #include "base/dsl/detail.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 
 namespace kbq::dsl {
@@ -518,6 +520,35 @@ std::string Resolver::guess_language() const {
 }
 
 }  // namespace
+
+ParseError too_long(std::string_view what, std::size_t bytes) {
+  return ParseError{std::string(what) + " is " + std::to_string(bytes) + " bytes long, over the limit of " +
+                        std::to_string(kb::limits::kMaxQuestionBytes),
+                    "shorten it: a question needs a mode, a model, the GPUs and a few words more", Span{0, 0}};
+}
+
+std::optional<ParseError> check_input(std::string_view text, std::string_view what) {
+  using kb::limits::kMaxQuestionWords;
+  const std::string name(what);
+  if (text.size() > kb::limits::kMaxQuestionBytes) return too_long(what, text.size());
+  if (const auto bad = kb::find_invalid_utf8(text)) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[*bad])));
+    return ParseError{name + " is not valid UTF-8 (byte " + byte + ")", "re-type it: kbq reads UTF-8 text",
+                      Span{kb::code_point_column(text, *bad) + 1, 1}};
+  }
+  std::size_t words = 0;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const bool space = is_space_cp(kb::next_code_point(text, i));
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  if (words > kMaxQuestionWords)
+    return ParseError{name + " has " + std::to_string(words) + " words, over the limit of " + std::to_string(kMaxQuestionWords),
+                      "shorten it: a question needs a mode, a model, the GPUs and a few words more", Span{0, 0}};
+  return std::nullopt;
+}
 
 ParseResult parse(const Lexicon& lexicon, std::string_view text) {
   ParseResult r;
