@@ -1,13 +1,22 @@
-// Nothing raw reaches a terminal or a page: the control characters kbc
-// refuses in sources and kbq escapes in everything it prints. A control
-// character here is one that a terminal or a text viewer acts on instead of
-// showing: the C0 controls but tab and line feed (ESC starts the CSI and OSC
-// sequences that move the cursor, retitle the window or write the
-// clipboard), DEL, the C1 controls U+0080..U+009F (U+009B is CSI on its
-// own), and the bidirectional embedding, override and isolate controls
-// U+202A..U+202E, U+2066..U+2069 (they reorder what a reader sees, e.g. a
-// launch command, without changing what is copied). A byte of invalid
-// UTF-8 is treated as one too (a lone 0x9B is CSI to an 8-bit terminal).
+// Nothing raw reaches a terminal or a page: the invisible and control
+// characters kbc refuses in sources and kbq escapes in everything it
+// prints. The class is Unicode's, read from ICU's character database at
+// build time (base/unicode_gen.cpp writes base/invisible.hpp):
+//   - Cc, the controls but tab and line feed: ESC starts the CSI and OSC
+//     sequences that move the cursor, retitle the window or write the
+//     clipboard; DEL; the C1 controls (U+009B is CSI on its own);
+//   - Cf, the format characters: zero-width space, joiners, the
+//     bidirectional marks, embeddings, overrides and isolates (U+200E,
+//     U+200F, U+061C, U+202A..U+202E, U+2066..U+2069: they reorder what a
+//     reader sees, e.g. of a launch command, without changing what is
+//     copied), the byte order mark U+FEFF, the soft hyphen, tags;
+//   - Zl and Zp, U+2028 and U+2029 (a line break to some viewers, none to
+//     others);
+//   - the other default-ignorable code points (fillers such as U+3164),
+//     but not the variation selectors, which pick a glyph's form (the
+//     emoji "⚠️") and hide nothing.
+// A byte of invalid UTF-8 is treated as one too (a lone 0x9B is CSI to an
+// 8-bit terminal). "Control character" below means any of these.
 #pragma once
 
 #include <cstddef>
@@ -33,18 +42,19 @@ std::string code_point_name(char32_t cp);
 enum class EscapeNewlines { No, Yes };
 
 // The text with every control character written visibly, as the C escape
-// kbq users can read and search for: \x1b, \x7f, \u009b, \u202e; a byte of
-// invalid UTF-8 as \xNN. With EscapeNewlines::Yes (one-line output: file
-// names, diagnostics) also \n, \r, \t. Text without any comes back as is.
+// kbq users can read and search for: \x1b, \x7f, \u009b, \u202e,
+// \U000e0001 (past U+FFFF); a byte of invalid UTF-8 as \xNN. With
+// EscapeNewlines::Yes (one-line output: file names, diagnostics) also \n,
+// \r, \t. Text without any comes back as is.
 std::string escape_controls(std::string_view text, EscapeNewlines newlines = EscapeNewlines::No);
 
 // escape_controls for a terminal in colour: the exact sequences of `keep`
 // (kbq's own SGR colour codes) pass through, every other control is escaped.
 std::string escape_controls_keeping(std::string_view text, const std::vector<std::string_view>& keep);
 
-// JSON text as a serializer wrote it (C0 controls already \u00XX): the C1
-// and bidirectional controls inside its strings written as \u escapes too,
-// which leaves the JSON value unchanged.
+// JSON text as a serializer wrote it (C0 controls already \u00XX): the
+// other control characters inside its strings written as \u escapes too
+// (a surrogate pair past U+FFFF), which leaves the JSON value unchanged.
 std::string escape_json_controls(std::string_view json);
 
 // The first n code points of valid UTF-8 text, with "…" when cut.
