@@ -203,4 +203,68 @@ std::string first_code_points(std::string_view s, std::size_t n) {
   return i >= s.size() ? std::string(s) : std::string(s.substr(0, i)) + "…";
 }
 
+std::string shell_quote(std::string_view v) {
+  std::string q = "'";
+  for (char ch : v) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+namespace {
+bool plain_shell_char(char ch) {
+  const auto u = static_cast<unsigned char>(ch);
+  return (u >= '0' && u <= '9') || (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || ch == '_' || ch == '.' || ch == '/' || ch == ':' ||
+         ch == '=' || ch == '-' || ch == ',' || ch == '+';
+}
+bool name_start(char ch) { return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '_'; }
+}  // namespace
+
+std::string shell_word(std::string_view v) {
+  const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), plain_shell_char);
+  return plain ? std::string(v) : shell_quote(v);
+}
+
+std::optional<std::string> shell_problem(std::string_view text) {
+  auto at = [&](std::string_view what, std::size_t i) { return std::string(what) + " at byte " + std::to_string(i + 1); };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (plain_shell_char(ch) || ch == ' ' || ch == '@' || ch == '%') continue;
+    if (ch == '\\' && i + 1 < text.size() && text[i + 1] == '\n' && i > 0 && text[i - 1] == ' ') {
+      ++i;  // a line continuation: " \\" then the line feed
+      continue;
+    }
+    if (ch == '\\' && i + 1 < text.size() && text[i + 1] == '\'') {
+      ++i;  // an escaped quote, as shell_quote writes between quoted parts
+      continue;
+    }
+    if (ch == '$' && i + 1 < text.size() && name_start(text[i + 1])) {
+      while (i + 1 < text.size() && (name_start(text[i + 1]) || (text[i + 1] >= '0' && text[i + 1] <= '9'))) ++i;
+      continue;
+    }
+    if (ch == '\'') {
+      const std::size_t close = text.find('\'', i + 1);
+      if (close == std::string_view::npos) return at("an unclosed quote", i);
+      // Inside single quotes the shell reads every byte as it is; a control
+      // character would still reach the terminal.
+      if (const auto bad = find_control(text.substr(i + 1, close - i - 1))) return at("a control character", i + 1 + *bad);
+      i = close;
+      continue;
+    }
+    if (ch == '\n') return at("a line feed without a continuation", i);
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u >= 0x7F) return at("a byte that is not printable ASCII", i);
+    return at("'" + std::string(1, ch) + "'", i);
+  }
+  return std::nullopt;
+}
+
+bool is_shell_option(std::string_view name) {
+  std::size_t i = 0;
+  while (i < name.size() && i < 2 && name[i] == '-') ++i;
+  if (i == 0 || i >= name.size()) return false;
+  const auto alnum = [](char ch) { return (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z'); };
+  if (!alnum(name[i])) return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(i), name.end(),
+                     [&](char ch) { return alnum(ch) || ch == '_' || ch == '-'; });
+}
+
 }  // namespace kb

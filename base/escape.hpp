@@ -57,6 +57,29 @@ std::string escape_controls_keeping(std::string_view text, const std::vector<std
 // (a surrogate pair past U+FFFF), which leaves the JSON value unchanged.
 std::string escape_json_controls(std::string_view json);
 
+// --- shell text: what may reach a command kbq prints ----------------------
+// A command is built from a KB's text (a document's entry-point command,
+// the planner's multi-node flags, the launcher's option names) and values
+// (recipe names, dataset presets, sizes, the user's overrides). The text is
+// checked, the values are quoted, so that a crafted KB cannot make a
+// printed command do more than run the launcher with its arguments.
+
+// `v` in single quotes for a POSIX shell ('it'\''s').
+std::string shell_quote(std::string_view v);
+// `v` as one shell word: as it is when it holds only [A-Za-z0-9_./:=,+-],
+// else shell_quote(v).
+std::string shell_word(std::string_view v);
+// What in command text would be shell syntax, or nullopt: the text may hold
+// letters, digits, spaces, the punctuation of options and paths
+// (- _ . / : = , + @ %), a line continuation (" \" at a line's end), a
+// variable of the environment ($NODE_RANK, $MASTER_ADDR: '$' and a name,
+// never "$(" or "${"), and single-quoted words (what shell_word writes).
+// Anything else (; | & < > ( ) ` " * ? [ ] { } ~ # ! a lone '\' or a line
+// feed, a control character) is named: "';' at byte 12".
+std::optional<std::string> shell_problem(std::string_view text);
+// Is `name` an option name: "-" or "--", then [A-Za-z0-9][A-Za-z0-9_-]*?
+bool is_shell_option(std::string_view name);
+
 // The first n code points of valid UTF-8 text, with "…" when cut.
 std::string first_code_points(std::string_view text, std::size_t n);
 

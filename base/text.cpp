@@ -284,6 +284,30 @@ std::vector<std::string> nearest(std::string_view word, const std::vector<std::s
   return out;
 }
 
+std::string fill_placeholders(std::string_view text, const std::vector<std::pair<std::string, std::string>>& vars) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t open = text.find('{', i);
+    if (open == std::string_view::npos) break;
+    const size_t close = text.find('}', open + 1);
+    if (close == std::string_view::npos) break;
+    // The innermost "{": in "{{name}" the placeholder is the second.
+    const size_t inner = text.rfind('{', close);
+    out.append(text, i, inner - i);
+    const std::string_view name = text.substr(inner + 1, close - inner - 1);
+    const auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& kv) { return kv.first == name; });
+    if (it != vars.end())
+      out += it->second;
+    else
+      out.append(text, inner, close + 1 - inner);
+    i = close + 1;
+  }
+  out.append(text, i, std::string_view::npos);
+  return out;
+}
+
 std::string upper_ascii(std::string_view s) {
   std::string out(s);
   for (char& ch : out) ch = ch == '_' ? ' ' : (ch >= 'a' && ch <= 'z') ? static_cast<char>(ch - 'a' + 'A') : ch;

@@ -60,6 +60,13 @@ size_t edit_distance(std::string_view a, std::string_view b, size_t max);
 // times every candidate's.
 std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates, size_t n);
 
+// `text` with each "{name}" of `vars` replaced by its value, in one pass:
+// a value is never read again for placeholders, so a value holding
+// "{other}" (a crafted KB's label or name) stays as it is, and the result
+// is at most |text| + (placeholders in text) x (longest value) bytes. An
+// unknown "{name}" stays as written.
+std::string fill_placeholders(std::string_view text, const std::vector<std::pair<std::string, std::string>>& vars);
+
 // ASCII letters upper-cased, '_' as a space: a short name of a data key ("a100_40gb" → "A100 40GB").
 std::string upper_ascii(std::string_view s);
 

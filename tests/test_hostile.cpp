@@ -611,8 +611,8 @@ TEST_CASE("hostile: escaping keeps text, colour codes and JSON values, and nothi
 
 TEST_CASE("hostile: invisible characters are Unicode's class, escaped in text and JSON", "[hostile]") {
   // Cc, Cf, Zl, Zp and the default-ignorable code points (base/unicode_gen.cpp).
-  for (char32_t cp : {0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF, 0x061C, 0x00AD, 0x2060, 0x2066, 0x202E, 0x3164,
-                      0x115F, 0xE0001, 0xE0041, 0x1D173, 0x0001, 0x009B, 0x007F})
+  for (char32_t cp : {0x200B, 0x200C, 0x200D, 0x200E, 0x200F,  0x2028,  0x2029,  0xFEFF, 0x061C, 0x00AD, 0x2060,
+                      0x2066, 0x202E, 0x3164, 0x115F, 0xE0001, 0xE0041, 0x1D173, 0x0001, 0x009B, 0x007F})
     CHECK(kb::is_control(cp));
   // Visible text, tab and line feed, and the variation selectors (the emoji
   // form of a sign the sources use: "⚠️") are not.
@@ -641,4 +641,26 @@ TEST_CASE("hostile: a statement past its budget is stopped with a clear error", 
   } catch (const kb::SqliteError& e) {
     CHECK(std::string(e.what()).find("ran past its budget") != std::string::npos);
   }
+}
+
+TEST_CASE("hostile: command text from a KB holds no shell syntax; values are quoted", "[hostile]") {
+  // What the real commands hold passes.
+  CHECK_FALSE(
+      kb::shell_problem("uv run python -m torch.distributed.run --nnodes=2 --node_rank=$NODE_RANK "
+                        "--rdzv_endpoint=$MASTER_ADDR:29500 --nproc_per_node=8 scripts/training/run_recipe.py \\\n"
+                        "    --recipe llama3_8b_pretrain_config -tp 4 \\\n    'model.x=a b' 'it'\\''s'"));
+  // Every kind of shell syntax is named with its byte.
+  CHECK(kb::shell_problem("run x; id") == std::optional<std::string>("';' at byte 6"));
+  for (const char* bad : {"a | b", "a && b", "a > f", "a < f", "$(id)", "${HOME}", "`id`", "a\nb",  "a \\ b", "\"x\"",       "*",
+                          "a?",    "~/x",    "#c",    "!1",    "(x)",   "[x]",     "{x}",  "'open", "a\x1b",  "'a\x1b[2Jb'", "caf\xc3\xa9"})
+    CHECK(kb::shell_problem(bad).has_value());
+  CHECK(kb::shell_word("qwen3_8b_peft_config") == "qwen3_8b_peft_config");
+  CHECK(kb::shell_word("x; rm -rf ~") == "'x; rm -rf ~'");
+  CHECK(kb::shell_word("it's") == "'it'\\''s'");
+  CHECK(kb::shell_word("") == "''");
+  CHECK_FALSE(kb::shell_problem(kb::shell_word("$(id); `x` | y")));
+  CHECK(kb::is_shell_option("-tp"));
+  CHECK(kb::is_shell_option("--context_parallel_size"));
+  CHECK(kb::is_shell_option("--dry-run"));
+  for (const char* bad : {"tp", "-", "--", "---x", "-tp;id", "--x y", "-$(id)", "--_x"}) CHECK_FALSE(kb::is_shell_option(bad));
 }

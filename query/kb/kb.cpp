@@ -554,24 +554,16 @@ std::vector<std::string> superseded_notes(Kb& kb, const std::string& kind, const
   std::vector<std::string> out;
   for (const auto& s : kb.superseded(kind, key)) {
     if (!fields.empty() && std::find(fields.begin(), fields.end(), s.field) == fields.end()) continue;
-    std::string text = kb.label(lang, "superseded");
     const std::string what = (name_entity ? kind + " " + key + " " : std::string{}) + s.field + " " + s.value;
-    for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-             {"{rev}", std::to_string(s.revision)}, {"{where}", s.file + ":" + std::to_string(s.line)}, {"{value}", what}}) {
-      const auto at = text.find(k);
-      if (at != std::string::npos) text.replace(at, k.size(), v);
-    }
+    const std::string text = fill(kb.label(lang, "superseded"),
+                                  {{"rev", std::to_string(s.revision)}, {"where", s.file + ":" + std::to_string(s.line)}, {"value", what}});
     if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
   }
   return out;
 }
 
 std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars) {
-  for (const auto& [k, v] : vars) {
-    const std::string token = "{" + k + "}";
-    for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
-  }
-  return text;
+  return kb::fill_placeholders(text, vars);  // one pass: no value expands into another
 }
 
 std::string Kb::label(const std::string& lang, const std::string& key) {

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "base/checked.hpp"
+#include "base/escape.hpp"
 #include "base/limits.hpp"
 #include "base/text.hpp"
 #include "query/plan/layout.hpp"
@@ -50,19 +51,8 @@ bool in_family(const std::string& name, const std::string& prefix) {
   return !prefix_ends_in_digit && std::isdigit(static_cast<unsigned char>(next)) != 0;
 }
 
-std::string quote(const std::string& kv) {
-  std::string q = "'";
-  for (char ch : kv) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return q + "'";
-}
-
-// A flag's value as one shell word: as is when it is plain, quoted otherwise.
-std::string shell_word(const std::string& v) {
-  const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char ch) {
-    return std::isalnum(ch) || ch == '_' || ch == '.' || ch == '/' || ch == ':' || ch == '=' || ch == '-' || ch == ',' || ch == '+';
-  });
-  return plain ? v : quote(v);
-}
+std::string quote(const std::string& kv) { return kb::shell_quote(kv); }
+std::string shell_word(const std::string& v) { return kb::shell_word(v); }
 
 // Replaces the value that follows `flag` (as `flag=value` or `flag value`).
 bool set_flag(std::string& cmd, const std::string& flag, const std::string& value) {
@@ -523,6 +513,23 @@ void overrides_of(Context& c, Result& res, const Recipe& r, const Plan& p, const
   for (const auto& [key, value] : p.other) res.overrides.push_back(make_override(c, key, value, ""));
 }
 
+// A command kbq prints is the KB's command text with values quoted
+// (shell_word): text of a crafted KB that would be shell syntax there (a
+// ';', '$(', a backtick, a redirection, an unquoted placeholder) or an
+// option name that is not one is an error naming the entity, never a
+// command that runs something else.
+void check_command(const std::string& cmd, const std::string& ref) {
+  if (const auto problem = kb::shell_problem(cmd))
+    throw kb::KbValueError("entity_texts", "parts", ref, "the launch command would hold shell syntax (" + *problem + ")");
+}
+
+// The launcher's option for a flag, checked: an option name, or an error.
+std::string option_name(const Flag& f) {
+  const std::string& name = !f.short_option.empty() ? f.short_option : f.long_option;
+  if (!kb::is_shell_option(name)) throw kb::KbValueError("launcher", "value", f.item, "not an option name (-x or --name)");
+  return name;
+}
+
 // The launch command, from the newest revision's entry-point command of the
 // recipe's kind, with the launcher's own flags for each size and change.
 void build_command(Context& c, Result& res, const std::string& launch_mode) {
@@ -544,6 +551,7 @@ void build_command(Context& c, Result& res, const std::string& launch_mode) {
     set_flag(cmd, kb.planner("bench_gpus_per_node_flag"), std::to_string(L.nproc));
     set_flag(cmd, kb.planner("recipe_flag"), r.name);
     if (!r.launch_mode.empty()) set_flag(cmd, kb.planner("bench_mode_flag"), r.launch_mode);
+    check_command(cmd, ref);
     res.command = cmd;
     return;
   }
@@ -554,27 +562,32 @@ void build_command(Context& c, Result& res, const std::string& launch_mode) {
     const std::string flag = kb.planner("nproc_flag");
     const auto at = cmd.find(flag);
     const std::string extra = fill(kb.planner("multi_node_flags"), {{"nodes", std::to_string(L.nodes)}});
+    if (const auto problem = kb::shell_problem(extra))
+      throw kb::KbValueError("planner", "value", "multi_node_flags", "the launch command would hold shell syntax (" + *problem + ")");
     if (at != std::string::npos && !extra.empty()) cmd.insert(at, extra + " ");
   }
   while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == ' ')) cmd.pop_back();
   // Flags of the launcher on one line, KEY=VALUE overrides one per line.
   std::vector<std::string> flags, kvs;
   if (launch_mode != r.launch_mode && !launch_mode.empty()) {
-    if (auto f = kb.flag_named(kb.planner("launch_mode_flag")); f)
-      flags.push_back((f->long_option.empty() ? f->short_option : f->long_option) + " " + shell_word(launch_mode));
+    if (auto f = kb.flag_named(kb.planner("launch_mode_flag")); f) {
+      Flag g = *f;  // the long spelling first here
+      if (!g.long_option.empty()) g.short_option.clear();
+      flags.push_back(option_name(g) + " " + shell_word(launch_mode));
+    }
   }
   for (const auto& o : res.overrides) {
     if (o.key == "peft") continue;  // --mode, above
     auto f = kb.flag_for(o.key);
     if (f) {
-      const std::string name = !f->short_option.empty() ? f->short_option : f->long_option;
-      flags.push_back(name + " " + shell_word(o.value));
+      flags.push_back(option_name(*f) + " " + shell_word(o.value));
     } else {
       kvs.push_back(quote(o.key + "=" + o.value));
     }
   }
   if (!flags.empty()) cmd += " \\\n    " + kb::join(flags, " ");
   for (const auto& kv : kvs) cmd += " \\\n    " + kv;
+  check_command(cmd, ref);
   res.command = cmd;
 }
 

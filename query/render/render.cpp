@@ -23,12 +23,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars) {
-  for (const auto& [k, v] : vars) {
-    const std::string token = "{" + k + "}";
-    for (auto at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
-  }
-  return text;
+std::string fill(const std::string& text, const std::vector<std::pair<std::string, std::string>>& vars) {
+  return kb::fill_placeholders(text, vars);  // one pass: no value expands into another
 }
 
 std::string str(std::string_view v) { return std::string(v); }
