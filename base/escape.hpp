@@ -33,7 +33,9 @@ bool is_control(char32_t cp);
 
 // Byte offset of the first control character of source text, or nullopt.
 // Tab, line feed and carriage return are allowed (line ends are checked by
-// the ingest stage); invalid UTF-8 is checked there too and skipped here.
+// the ingest stage), and so is a byte order mark at the very start (a
+// file's encoding signature); invalid UTF-8 is checked there too and
+// skipped here.
 std::optional<std::size_t> find_control(std::string_view text);
 
 // "U+001B".
@@ -56,6 +58,12 @@ std::string escape_controls_keeping(std::string_view text, const std::vector<std
 // other control characters inside its strings written as \u escapes too
 // (a surrogate pair past U+FFFF), which leaves the JSON value unchanged.
 std::string escape_json_controls(std::string_view json);
+
+// A name kbq prints inside code spans and launch commands (a recipe, its
+// function, a model key, a dataset preset, a GPU key): letters, digits,
+// '_', '.' and '-', not starting with '.' or '-' (an option), at most
+// limits::kMaxNameBytes. The empty name (no value) is one too.
+bool is_name(std::string_view s);
 
 // --- shell text: what may reach a command kbq prints ----------------------
 // A command is built from a KB's text (a document's entry-point command,

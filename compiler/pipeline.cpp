@@ -13,6 +13,7 @@
 #include "base/limits.hpp"
 #include "base/text.hpp"
 #include "compiler/derive/derive.hpp"
+#include "compiler/extract/unicode.hpp"
 #include "compiler/ingest/ingest.hpp"
 
 namespace kb {
@@ -101,9 +102,6 @@ void check_revision_dates(const std::vector<Document>& docs, const std::string& 
                   "check the revision and the date of both editions");
   }
 }
-
-// "U+001B" for the code point at a byte offset of valid UTF-8.
-std::string code_point_at(std::string_view text, std::size_t offset) { return code_point_name(next_code_point(text, offset)); }
 
 // Does a file name say it is a source (*.md but README.md, *.txt)?
 bool source_name(const fs::path& p) {
@@ -328,10 +326,11 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
       continue;
     }
     if (diags.error_count() > before) continue;  // a document with errors contributes no facts
-    // A control character would reach terminals (kbq) and pages (generate)
-    // through every fact of the document.
+    // A control or invisible character (base/escape.hpp: Unicode's Cc, Cf,
+    // Zl, Zp) would reach terminals (kbq) and pages (generate) through every
+    // fact of the document.
     if (auto at = find_control(bytes)) {
-      diags.error(span_of_byte(rel, bytes, *at), "control character " + code_point_at(bytes, *at) + " in a source",
+      diags.error(span_of_byte(rel, bytes, *at), "control character " + describe_code_point(bytes, *at) + " in a source",
                   "remove it: source text reaches terminals and generated pages");
       continue;
     }

@@ -49,6 +49,8 @@
 //                                 link | fifo | char-device
 //     cmark: DIR                  every .md under DIR rendered with
 //                                 cmark-gfm --unsafe holds no raw HTML
+//     stdout-cmark                stdout (kbq --format markdown) rendered the
+//                                 same way holds no raw HTML either
 //
 // Always checked too: no signal, no hang, no blow-up, and not one raw
 // control character (ESC, C1, bidirectional controls) on stdout or stderr.
@@ -71,6 +73,8 @@
 #include <vector>
 
 #include "base/escape.hpp"
+#include "base/kb_schema.hpp"
+#include "base/limits.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "cases.hpp"
@@ -407,6 +411,7 @@ void run_case(const fs::path& file) {
   long mib = 256;
   int exit_code = -1;
   long stdout_lines = -1;
+  bool stdout_cmark = false;
   std::vector<std::string> stderr_lines, stdout_has, writes, cmark_dirs;
   std::vector<std::pair<std::string, std::string>> kinds;
   std::vector<std::string> chmods;  // applied last (after the folder is handed to nobody)
@@ -488,6 +493,8 @@ void run_case(const fs::path& file) {
       kinds.emplace_back(under(tmp, v.substr(0, space)), v.substr(space + 1));
     } else if (d.key == "cmark") {
       cmark_dirs.push_back(under(tmp, v));
+    } else if (d.key == "stdout-cmark") {
+      stdout_cmark = true;
     } else {
       FAIL("unknown directive '" << d.key << "' at line " << d.line);
     }
@@ -567,6 +574,11 @@ void run_case(const fs::path& file) {
     CHECK(is == kind);
   }
   for (const auto& d : cmark_dirs) check_no_raw_html(d);
+  if (stdout_cmark) {
+    fs::create_directories(tmp + "/stdout-cmark");
+    kbtest::write_file(tmp + "/stdout-cmark/stdout.md", r.out);
+    check_no_raw_html(tmp + "/stdout-cmark");
+  }
 }
 
 }  // namespace
@@ -663,4 +675,39 @@ TEST_CASE("hostile: command text from a KB holds no shell syntax; values are quo
   CHECK(kb::is_shell_option("--context_parallel_size"));
   CHECK(kb::is_shell_option("--dry-run"));
   for (const char* bad : {"tp", "-", "--", "---x", "-tp;id", "--x y", "-$(id)", "--_x"}) CHECK_FALSE(kb::is_shell_option(bad));
+}
+
+TEST_CASE("hostile: kbq reads no table the content check leaves out", "[hostile]") {
+  // kb::kb_content_problem skips the tables of limits::kKbTablesNotRead
+  // (they cost an answer nothing): a statement of the query engine or the
+  // query language that read one would read a table no limit bounds.
+  std::vector<fs::path> files;
+  for (const char* dir : {"query", "base/dsl"})
+    for (const auto& e : fs::recursive_directory_iterator(kRoot + "/" + dir))
+      if (e.path().extension() == ".cpp" || e.path().extension() == ".hpp") files.push_back(e.path());
+  REQUIRE(files.size() > 10);
+  for (const auto& f : files) {
+    const std::string text = kbtest::read_file(f.string());
+    for (const auto& table : kb::limits::kKbTablesNotRead) {
+      const std::regex read("(FROM|JOIN)\\s+" + std::string(table) + "\\b", std::regex::icase);
+      INFO(f.string() << " reads table " << table);
+      CHECK_FALSE(std::regex_search(text, read));
+    }
+  }
+}
+
+TEST_CASE("hostile: the real KB holds a quarter of each limit at most", "[hostile]") {
+  // A source change that brings the real KB near a limit of what a KB may
+  // hold fails here first, long before kbc build refuses to write it.
+  kb::Db db(std::string(KB_BINARY_DIR) + "/kb.sqlite", kb::Db::Mode::ReadOnly);
+  for (const auto& l : kb::limits::kKbTableLimits) {
+    kb::Stmt st(db, "SELECT count(*) FROM \"" + std::string(l.table) + "\"");
+    REQUIRE(st.step());
+    INFO("table " << l.table);
+    CHECK(st.integer(0) * 4 <= l.rows);
+  }
+  kb::Stmt lex(db, "SELECT total(length(CAST(word AS BLOB)) + length(CAST(value AS BLOB))) FROM lexicon");
+  REQUIRE(lex.step());
+  CHECK(lex.real(0) * 4 <= static_cast<double>(kb::limits::kMaxLexiconTextBytes));
+  CHECK(kb::kb_content_problem(db).empty());
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/escape.hpp"
 #include "base/text.hpp"
 #include "base/tsv.hpp"
 
@@ -80,6 +81,18 @@ void read_recipes(const TsvTable& t, CodeSnapshot& s, Diagnostics& diags) {
     r.variant = t.get(row, "variant");
     r.step = t.get(row, "step");
     r.line = row.line;
+    // kbq prints these in code spans and launch commands: each must be a
+    // name, like every name of the recipe index (a --kb file with another
+    // is refused too: base/limits.hpp, kKbNameColumns).
+    bool names_ok = true;
+    for (const char* column : {"name", "target", "alias_of"})
+      if (!kb::is_name(t.get(row, column))) {
+        diags.error(t.span(row, column), std::string("recipe ") + column + " '" + t.get(row, column) + "' is not a name",
+                    "letters, digits, '_', '.', '-', not starting with '.' or '-', at most " + std::to_string(limits::kMaxNameBytes) +
+                        " bytes: rerun kbc extract-code");
+        names_ok = false;
+      }
+    if (!names_ok) continue;
     s.recipes.push_back(std::move(r));
   }
   std::sort(s.recipes.begin(), s.recipes.end(),

@@ -524,6 +524,10 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
       fill(db);
       db.exec("COMMIT");
       db.exec("INSERT INTO search(search) VALUES ('optimize')");
+      // kbq refuses a --kb file past the limits of what a KB may hold
+      // (base/limits.hpp): kbc never writes one.
+      if (const std::string problem = kb_content_problem(db); !problem.empty())
+        throw std::runtime_error("it would pass a limit of what kbq reads: " + problem);
     }
     // Make the new file durable before it replaces the old one.
     if (FILE* f = std::fopen(tmp.c_str(), "rb")) {

@@ -10,6 +10,7 @@
 
 #include "base/choose.hpp"
 #include "base/escape.hpp"
+#include "base/markdown.hpp"
 #include "base/text.hpp"
 #include "compiler/extract/extract.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -413,156 +414,13 @@ void Context::build_index() {
 
 // --- Markdown, YAML and text helpers ----------------------------------------------------
 
-namespace {
-
-bool special(char ch, bool in_table) {
-  switch (ch) {
-    case '\\':
-    case '`':
-    case '*':
-    case '_':
-    case '[':
-    case ']':
-    case '<':
-    case '&':
-    case '~':
-      return true;
-    case '|':
-      return in_table;
-    default:
-      return false;
-  }
-}
-
-std::string escape_chars(std::string_view s, bool in_table) {
-  std::string out;
-  for (char ch : s) {
-    if (special(ch, in_table)) out += '\\';
-    out += ch;
-  }
-  return out;
-}
-
-long count(std::string_view s, char ch) { return static_cast<long>(std::count(s.begin(), s.end(), ch)); }
-
-// One run of printable ASCII (no backtick): an identifier-like core with
-// '_' or '*' becomes a code span; sentence punctuation around it stays text.
-std::string escape_run(std::string_view run, bool in_table) {
-  size_t b = 0, e = run.size();
-  for (bool changed = true; changed && b < e;) {
-    changed = false;
-    const std::string_view core = run.substr(b, e - b);
-    const char first = run[b], last = run[e - 1];
-    if (first == '(' && last == ')' && core.size() > 2 && count(core, '(') == 1 && count(core, ')') == 1) {
-      ++b;  // "(path)": the parentheses are prose
-      --e;
-      changed = true;
-    } else if (first == '"' || first == '\'' || (first == '(' && count(core, '(') > count(core, ')')) ||
-               (first == '[' && count(core, '[') > count(core, ']'))) {
-      ++b;
-      changed = true;
-    } else if (std::string_view(".,;:!?\"'").find(last) != std::string_view::npos || (last == ')' && count(core, ')') > count(core, '(')) ||
-               (last == ']' && count(core, ']') > count(core, '['))) {
-      --e;
-      changed = true;
-    }
-  }
-  const std::string_view core = run.substr(b, e - b);
-  const bool code_like = (core.find('_') != std::string_view::npos || core.find('*') != std::string_view::npos) &&
-                         std::any_of(core.begin(), core.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); });
-  if (!code_like) return escape_chars(run, in_table);
-  return escape_chars(run.substr(0, b), in_table) + md_code(std::string(core), in_table) + escape_chars(run.substr(e), in_table);
-}
-
-std::string escape_line(std::string_view line, bool in_table) {
-  std::string out;
-  size_t i = 0;
-  while (i < line.size()) {
-    const char ch = line[i];
-    if (ch > 0x20 && ch < 0x7F && ch != '`') {
-      size_t j = i;
-      while (j < line.size() && line[j] > 0x20 && line[j] < 0x7F && line[j] != '`') ++j;
-      out += escape_run(line.substr(i, j - i), in_table);
-      i = j;
-      continue;
-    }
-    if (ch == '`') out += '\\';
-    out += ch;
-    ++i;
-  }
-  if (in_table) return out;
-  // Neutralize what would open a block at the start of a line.
-  if (!out.empty() && std::string_view("#>-+=").find(out[0]) != std::string_view::npos) return "\\" + out;
-  size_t d = 0;
-  while (d < out.size() && std::isdigit(static_cast<unsigned char>(out[d]))) ++d;
-  if (d > 0 && d < 10 && d < out.size() && (out[d] == '.' || out[d] == ')')) return out.substr(0, d) + "\\" + out.substr(d);
-  return out;
-}
-
-}  // namespace
-
-std::string md_code(const std::string& text, bool in_table) {
-  size_t longest = 0, run = 0;
-  for (char ch : text) {
-    run = ch == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  const std::string fence(longest + 1, '`');
-  std::string body = text;
-  if (in_table) {
-    std::string t;
-    for (char ch : body) {
-      if (ch == '|') t += '\\';
-      t += ch;
-    }
-    body = t;
-  }
-  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
-  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
-}
-
-std::string md_text(const std::string& text, bool in_table) {
-  std::vector<std::string> lines;
-  for (const auto& l : split(text, '\n')) {
-    auto t = trim(l);
-    if (!t.empty()) lines.push_back(t);
-  }
-  if (in_table) {
-    std::string joined = join(lines, " ");
-    return escape_line(joined, true);
-  }
-  std::vector<std::string> out;
-  for (const auto& l : lines) out.push_back(escape_line(l, false));
-  return join(out, "\n");
-}
-
-std::string md_fence(const std::string& code, const std::string& raw_info) {
-  // The info string is one line of text: a backtick in it would end a
-  // backtick fence's opening line early (CommonMark), and what followed
-  // would be read as Markdown, raw HTML included. Such an info string gets
-  // a tilde fence, where backticks are plain text; the fence is longer
-  // than any run of its character in the code, so the code cannot close it.
-  const std::string info = escape_controls(trim(raw_info), EscapeNewlines::Yes);
-  const char mark = info.find('`') == std::string::npos ? '`' : '~';
-  size_t longest = 0, run = 0;
-  for (char ch : code) {
-    run = ch == mark ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  const std::string fence(std::max<size_t>(3, longest + 1), mark);
-  return fence + info + "\n" + code + "\n" + fence;
-}
-
+// Markdown escaping has one home, base/markdown.hpp (kbq --format markdown
+// uses it too); these are its names here.
+std::string md_text(const std::string& text, bool in_table) { return md::text(text, in_table); }
+std::string md_code(const std::string& text, bool in_table) { return md::code(text, in_table); }
+std::string md_fence(const std::string& code, const std::string& info) { return md::fence(code, info); }
 std::string md_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
-  auto line = [](const std::vector<std::string>& cells) {
-    std::string s = "|";
-    for (const auto& cell : cells) s += " " + cell + " |";
-    return s;
-  };
-  std::string out = line(header) + "\n|";
-  for (size_t i = 0; i < header.size(); ++i) out += "---|";
-  for (const auto& r : rows) out += "\n" + line(r);
-  return out;
+  return md::table(header, rows);
 }
 
 std::string anchor(const std::string& heading) {

@@ -81,9 +81,10 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
       throw std::runtime_error(where + ": error: knowledge base has schema version " + std::to_string(version) +
                                ", this kbq reads version " + std::to_string(kSchemaVersion) + " (rebuild it with a matching kbc)");
     // A file: exactly the tables, columns and indexes of base/schema.sql,
-    // no view or trigger, and sound pages (a damaged, partial or crafted KB
-    // fails here with one line, not in the middle of an answer). The
-    // embedded KB was built and checked with this program.
+    // no view or trigger, sound pages, and content within the limits (a
+    // damaged, partial or crafted KB fails here with one line, not in the
+    // middle of an answer). The embedded KB was built and checked with this
+    // program (kbc build runs the same content check).
     if (!path.empty()) {
       if (const std::string problem = kb::kb_structure_problem(db_); !problem.empty())
         throw std::runtime_error(where + ": error: " + problem);
@@ -93,6 +94,17 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   } catch (const kb::SqliteError& e) {
     throw std::runtime_error(where + ": error: not a readable SQLite knowledge base (" +
                              kb::escape_controls(e.what(), kb::EscapeNewlines::Yes) + ")");
+  }
+  // What a file holds: rows, bytes, values and names within base/limits.hpp.
+  if (!path.empty()) {
+    std::string problem;
+    try {
+      problem = kb::kb_content_problem(db_);
+    } catch (const kb::SqliteError& e) {  // a value past SQLite's own length limit, the budget
+      throw std::runtime_error(where +
+                               ": error: cannot read the knowledge base: " + kb::escape_controls(e.what(), kb::EscapeNewlines::Yes));
+    }
+    if (!problem.empty()) throw std::runtime_error(where + ": error: " + problem);
   }
   where_ = where;
   try {
