@@ -1,0 +1,98 @@
+// The launch command (see command.hpp).
+#include "query/plan/command.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "base/checked.hpp"
+#include "base/escape.hpp"
+#include "base/text.hpp"
+
+namespace kbq {
+
+namespace {
+
+std::string quote(const std::string& kv) { return kb::shell_quote(kv); }
+
+// A command kbq prints is the KB's command text with values quoted
+// (shell_word): text of a crafted KB that would be shell syntax there (a
+// ';', '$(', a backtick, a redirection, an unquoted placeholder) is an
+// error naming the entity or the planner row, never a command that runs
+// something else (docs/security.md, "Commands kbq prints").
+void check_shell(const std::string& text, const char* table, const char* column, const std::string& row) {
+  if (const auto problem = kb::shell_problem(text))
+    throw kb::KbValueError(table, column, row, "the launch command would hold shell syntax (" + *problem + ")");
+}
+
+// The launcher's option for a flag, checked: an option name, or an error.
+std::string option_name(const Flag& f, bool long_first) {
+  const std::string& name = long_first ? (f.long_option.empty() ? f.short_option : f.long_option)
+                                       : (!f.short_option.empty() ? f.short_option : f.long_option);
+  if (!kb::is_shell_option(name)) throw kb::KbValueError("launcher", "value", f.item, "not an option name (-x or --name)");
+  return name;
+}
+
+// Replaces the value that follows `flag` (as `flag=value` or `flag value`).
+bool set_flag(std::string& cmd, const std::string& flag, const std::string& value) {
+  if (flag.empty()) return false;
+  size_t at = cmd.find(flag);
+  while (at != std::string::npos) {
+    const size_t end_flag = at + flag.size();
+    if (end_flag < cmd.size() && (cmd[end_flag] == '=' || cmd[end_flag] == ' ')) {
+      size_t vstart = end_flag + 1;
+      while (vstart < cmd.size() && cmd[vstart] == ' ') ++vstart;
+      size_t vend = vstart;
+      while (vend < cmd.size() && cmd[vend] != ' ' && cmd[vend] != '\n' && cmd[vend] != '\\') ++vend;
+      cmd.replace(vstart, vend - vstart, shell_word(value));
+      return true;
+    }
+    at = cmd.find(flag, end_flag);
+  }
+  return false;
+}
+
+std::string benchmark_command(const LaunchSpec& spec, const Settings& s) {
+  std::string cmd = spec.entry;
+  set_flag(cmd, s.bench_nodes_flag, std::to_string(spec.nodes));
+  set_flag(cmd, s.bench_gpus_per_node_flag, std::to_string(spec.nproc));
+  set_flag(cmd, s.recipe_flag, spec.recipe);
+  if (!spec.recipe_mode.empty()) set_flag(cmd, s.bench_mode_flag, spec.recipe_mode);
+  check_shell(cmd, "entity_texts", "parts", spec.entry_ref);
+  return cmd;
+}
+
+}  // namespace
+
+std::string shell_word(const std::string& v) { return kb::shell_word(v); }
+
+std::string launch_command(const LaunchSpec& spec, const Snapshot& kb) {
+  const Settings& s = kb.settings;
+  if (spec.kind == RecipeKind::Benchmark) return benchmark_command(spec, s);
+  std::string cmd = spec.entry;
+  set_flag(cmd, s.nproc_flag, std::to_string(spec.nproc));
+  set_flag(cmd, s.recipe_flag, spec.recipe);
+  if (!spec.dataset.empty()) set_flag(cmd, s.dataset_flag, spec.dataset);
+  if (spec.nodes > 1) {
+    const auto at = cmd.find(s.nproc_flag);
+    const std::string extra = fill(s.multi_node_flags, {{"nodes", std::to_string(spec.nodes)}});
+    check_shell(extra, "planner", "value", "multi_node_flags");
+    if (at != std::string::npos && !extra.empty()) cmd.insert(at, extra + " ");
+  }
+  while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == ' ')) cmd.pop_back();
+  // Flags of the launcher on one line, KEY=VALUE overrides one per line.
+  std::vector<std::string> flags, kvs;
+  if (spec.launch_mode != spec.recipe_mode && !spec.launch_mode.empty())
+    if (auto f = kb.flag_named(s.launch_mode_flag)) flags.push_back(option_name(*f, true) + " " + shell_word(spec.launch_mode));
+  for (const auto& [key, value] : spec.changes) {
+    if (const Flag* f = kb.flag_for(key))
+      flags.push_back(option_name(*f, false) + " " + shell_word(value));
+    else
+      kvs.push_back(quote(key + "=" + value));
+  }
+  if (!flags.empty()) cmd += " \\\n    " + kb::join(flags, " ");
+  for (const auto& kv : kvs) cmd += " \\\n    " + kv;
+  check_shell(cmd, "entity_texts", "parts", spec.entry_ref);
+  return cmd;
+}
+
+}  // namespace kbq
