@@ -370,8 +370,8 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
 }
 
 void write_kb(const Compilation& c, const std::string& path) {
-  EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, &c.extracted.entities, c.data_files, &c.code, &c.drift};
-  in.perf_pages = c.perf.files;
+  EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, &c.extracted.entities,
+               c.data_files, &c.code,  &c.drift,    c.perf.files};
   write_kb_file(path, [&](Db& db) {
     emit_tables(db, in);
     emit_perf(db, c.perf, c.perf_data);

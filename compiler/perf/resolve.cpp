@@ -23,6 +23,10 @@ namespace {
 
 std::string show(const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string("n/a"); }
 
+// A row by its index (rows point at each other with int indices).
+PerfRow& row(PerfCompiled& p, int i) { return p.rows[static_cast<size_t>(i)]; }
+const PerfRow& row(const PerfCompiled& p, int i) { return p.rows[static_cast<size_t>(i)]; }
+
 // A dimension the table leaves unset ("n/a") or sets to 1 runs without it.
 long long dim(const std::optional<long long>& v) { return v.value_or(1); }
 
@@ -36,8 +40,8 @@ std::string number(double v) {
 bool newer(const PerfRow& a, const PerfRow& b) { return std::tie(a.release_key, a.edition) > std::tie(b.release_key, b.edition); }
 
 void compare_copies(PerfCompiled& p, int older, int newer_row) {
-  const PerfRow& o = p.rows[older];
-  const PerfRow& n = p.rows[newer_row];
+  const PerfRow& o = row(p, older);
+  const PerfRow& n = row(p, newer_row);
   auto diff = [&](const char* field, const std::string& a, const std::string& b) {
     if (a != b) p.conflicts.push_back({older, newer_row, field, a, b});
   };
@@ -59,15 +63,15 @@ void resolve_perf(PerfCompiled& p, const CodeFacts& code) {
   std::map<std::string, std::vector<int>> by_config;
   for (size_t i = 0; i < p.rows.size(); ++i) by_config[p.rows[i].config()].push_back(static_cast<int>(i));
   for (auto& [config, idx] : by_config) {
-    std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return newer(p.rows[a], p.rows[b]); });
-    const PerfRow& top = p.rows[idx.front()];  // the newest release, in its newest edition
+    std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return newer(row(p, a), row(p, b)); });
+    const PerfRow& top = row(p, idx.front());  // the newest release, in its newest edition
     for (int i : idx) {
-      PerfRow& r = p.rows[i];
+      PerfRow& r = row(p, i);
       // The same release and batch in a newer edition: this row is an older copy of it.
       int copy_of = -1;
       for (int j : idx)
-        if (p.rows[j].release_key == r.release_key && p.rows[j].gbs == r.gbs && p.rows[j].edition > r.edition &&
-            (copy_of < 0 || p.rows[j].edition > p.rows[copy_of].edition))
+        if (row(p, j).release_key == r.release_key && row(p, j).gbs == r.gbs && row(p, j).edition > r.edition &&
+            (copy_of < 0 || row(p, j).edition > row(p, copy_of).edition))
           copy_of = j;
       if (copy_of >= 0) {
         r.status = PerfStatus::Copy;
@@ -78,10 +82,10 @@ void resolve_perf(PerfCompiled& p, const CodeFacts& code) {
     }
     // Each row points at the current row of its configuration: the one with its batch, else the first.
     for (int i : idx) {
-      PerfRow& r = p.rows[i];
+      PerfRow& r = row(p, i);
       r.winner = -1;
       for (int j : idx)
-        if (p.rows[j].status == PerfStatus::Current && (r.winner < 0 || p.rows[j].gbs == r.gbs)) r.winner = j;
+        if (row(p, j).status == PerfStatus::Current && (r.winner < 0 || row(p, j).gbs == r.gbs)) r.winner = j;
       if (r.status == PerfStatus::Current) r.winner = i;
     }
   }
@@ -144,21 +148,21 @@ void resolve_perf(PerfCompiled& p, const CodeFacts& code) {
 
 std::vector<std::string> perf_lint_lines(const PerfCompiled& p) {
   std::vector<std::string> out;
-  auto loc = [&](int i) { return p.rows[i].file + ":" + std::to_string(p.rows[i].line); };
+  auto loc = [&](int i) { return row(p, i).file + ":" + std::to_string(row(p, i).line); };
   auto what = [&](int i) {
-    const PerfRow& r = p.rows[i];
+    const PerfRow& r = row(p, i);
     return r.model_written + " " + r.task + " " + std::to_string(r.gpus) + " " + r.gpu + " " + r.precision + " (release " + r.release + ")";
   };
   for (const auto& c : p.conflicts)
     out.push_back(loc(c.older) + ": perf-conflict: " + what(c.older) + " " + c.field + ": '" + c.older_value + "' (edition " +
-                  p.rows[c.older].commit + ") -> '" + c.newer_value + "' (edition " + p.rows[c.newer].commit + ", " + loc(c.newer) +
+                  row(p, c.older).commit + ") -> '" + c.newer_value + "' (edition " + row(p, c.newer).commit + ", " + loc(c.newer) +
                   ", wins)");
   for (const auto& d : p.drift) {
     if (d.field.empty())
       out.push_back(loc(d.row) + ": drift: perf-recipe " + what(d.row) + ": " + d.note);
     else
-      out.push_back(loc(d.row) + ": drift: perf-layout " + p.rows[d.row].recipe + " " + d.field + ": table '" + d.table_value +
-                    "' (release " + p.rows[d.row].release + ") -> code '" + d.code_value + "' (" + d.code_at + ")");
+      out.push_back(loc(d.row) + ": drift: perf-layout " + row(p, d.row).recipe + " " + d.field + ": table '" + d.table_value +
+                    "' (release " + row(p, d.row).release + ") -> code '" + d.code_value + "' (" + d.code_at + ")");
   }
   return out;
 }

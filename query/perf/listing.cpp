@@ -14,8 +14,10 @@ namespace {
 // Letters and digits, lower-cased: how names are compared.
 std::string squeeze(const std::string& s) {
   std::string out;
-  for (unsigned char c : kb::fold(s))
-    if (std::isalnum(c) || c >= 0x80) out += static_cast<char>(c);
+  for (char ch : kb::fold(s)) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c >= 0x80) out += ch;
+  }
   return out;
 }
 

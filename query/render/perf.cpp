@@ -38,8 +38,8 @@ json opt(const std::optional<long long>& v) { return v ? json(*v) : json(nullptr
 
 size_t width(const std::string& s) {  // code points: close enough for the labels' scripts
   size_t n = 0;
-  for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++n;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
   return n;
 }
 
