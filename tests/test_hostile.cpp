@@ -25,6 +25,8 @@
 //                                 the case is skipped otherwise)
 //     sentinel: PATH              a file with known bytes; like everything
 //                                 under {tmp} it must be unchanged after the run
+//     replace: PATH: "OLD" "NEW"  every OLD in the file becomes NEW (BYTES
+//                                 notation; e.g. a label of data/ui.tsv)
 //   the run:
 //     run: kbq | kbc              the program (the build's own)
 //     arg: ARG                    one argument each ({tmp}, {root}, {data})
@@ -46,6 +48,12 @@
 //                                 link | fifo | char-device
 //     cmark: DIR                  every .md under DIR rendered with
 //                                 cmark-gfm --unsafe holds no raw HTML
+//     myst: DIR                   the pages under DIR built with Sphinx + MyST
+//                                 as the site is (site/conf.py) hold nothing
+//                                 the generator did not write, and no file of
+//                                 the machine (tests/site/check_myst_inert.py;
+//                                 skipped when Sphinx or myst-parser is missing)
+//     myst-shows: TEXT            and show TEXT as written (any number)
 //
 // Always checked too: no signal, no hang, no blow-up, and not one raw
 // control character (ESC, C1, bidirectional controls) on stdout or stderr.
@@ -379,6 +387,44 @@ void check_no_raw_html(const std::string& dir) {
   CHECK(pages > 0);
 }
 
+// --- the pages under Sphinx + MyST ----------------------------------------------------
+
+const char* const kSentinel = "sentinel: kbc and kbq must never touch this file\n";
+
+// Builds the generated pages under `dir` with Sphinx + MyST and the site's
+// own configuration, and fails on anything in the HTML the generator did
+// not write: a script, an element a directive or a role made, a file of the
+// machine included (the sentinel files' text is the canary), or a text of
+// `shows` not shown as written.
+void check_myst_inert(const std::string& dir, const std::string& tmp, const std::vector<std::string>& shows) {
+  std::vector<std::string> args = {kRoot + "/tests/site/check_myst_inert.py",
+                                   "--conf",
+                                   kRoot + "/site",
+                                   "--src",
+                                   dir,
+                                   "--out",
+                                   tmp + "/myst-site",
+                                   "--canary",
+                                   std::string(kSentinel, std::strlen(kSentinel) - 1)};
+  for (const auto& s : shows) {
+    args.push_back("--shows");
+    args.push_back(s);
+  }
+  const auto r = kbtest::run(kbtest::python3(), args);
+  if (r.exit_code == 77 || r.exit_code == 127)
+    return kbtest::skip("the Sphinx + MyST build of the pages is skipped: " +
+                        (r.out.empty() ? std::string("no python3") : r.out.substr(0, r.out.find('\n'))));
+  INFO("tests/site/check_myst_inert.py:\n" << r.out << r.err);
+  CHECK(r.exit_code == 0);
+}
+
+// "OLD" "NEW" → the two decoded pieces.
+std::pair<std::string, std::string> two_pieces(const std::string& spec) {
+  size_t i = spec.find('"'), j = i + 1;
+  while (j < spec.size() && spec[j] != '"') j += spec[j] == '\\' ? 2 : 1;
+  return {decode_bytes(spec.substr(i, j - i + 1)), decode_bytes(spec.substr(j + 1))};
+}
+
 // --- one case ---------------------------------------------------------------------------
 
 void copy_tree(const std::string& from, const std::string& to) {
@@ -403,7 +449,7 @@ void run_case(const fs::path& file) {
   limits.seconds = 10;
   long mib = 256;
   int exit_code = -1;
-  std::vector<std::string> stderr_lines, stdout_has, writes, cmark_dirs;
+  std::vector<std::string> stderr_lines, stdout_has, writes, cmark_dirs, myst_dirs, myst_shows;
   std::vector<std::pair<std::string, std::string>> kinds;
   std::vector<std::string> chmods;  // applied last (after the folder is handed to nobody)
 
@@ -452,7 +498,14 @@ void run_case(const fs::path& file) {
       chmods.push_back(v);
     } else if (d.key == "sentinel") {
       fs::create_directories(fs::path(under(tmp, v)).parent_path());
-      kbtest::write_file(under(tmp, v), "sentinel: kbc and kbq must never touch this file\n");
+      kbtest::write_file(under(tmp, v), kSentinel);
+    } else if (d.key == "replace") {
+      const auto [name, rest] = path_and_rest(v);
+      const auto [from, to] = two_pieces(rest);
+      std::string text = kbtest::read_file(under(tmp, name));
+      REQUIRE(text.find(from) != std::string::npos);
+      for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+      kbtest::write_file(under(tmp, name), text);
     } else if (d.key == "run") {
       program = v == "kbq" ? KBQ_PATH : v == "kbc" ? KBC_PATH : v;
     } else if (d.key == "arg") {
@@ -480,6 +533,10 @@ void run_case(const fs::path& file) {
       kinds.emplace_back(under(tmp, v.substr(0, space)), v.substr(space + 1));
     } else if (d.key == "cmark") {
       cmark_dirs.push_back(under(tmp, v));
+    } else if (d.key == "myst") {
+      myst_dirs.push_back(under(tmp, v));
+    } else if (d.key == "myst-shows") {
+      myst_shows.push_back(d.value);
     } else {
       FAIL("unknown directive '" << d.key << "' at line " << d.line);
     }
@@ -487,7 +544,7 @@ void run_case(const fs::path& file) {
   REQUIRE_FALSE(program.empty());
   REQUIRE(exit_code >= 0);
   // Every case has a sentinel beside its files.
-  kbtest::write_file(tmp + "/sentinel.txt", "sentinel: kbc and kbq must never touch this file\n");
+  kbtest::write_file(tmp + "/sentinel.txt", kSentinel);
   if (limits.unprivileged && ::geteuid() == 0) chown_tree(tmp);
   for (const auto& c : chmods) {
     const auto space = c.rfind(' ');
@@ -558,6 +615,7 @@ void run_case(const fs::path& file) {
     CHECK(is == kind);
   }
   for (const auto& d : cmark_dirs) check_no_raw_html(d);
+  for (const auto& d : myst_dirs) check_myst_inert(d, tmp, myst_shows);
 }
 
 }  // namespace
