@@ -17,6 +17,9 @@
 //                                 into one overflow chain made into a cycle
 //     sources: PATH               tests/fixtures/good/minimal with a copy of
 //                                 kb-sources/data as PATH/data
+//     snapshot: PATH              a small code snapshot (kbc extract-code's
+//                                 files) of one recipe, llama3_8b_pretrain_config
+//                                 (TP 2, PP 1, CP 1, EP 1), as PATH/
 //     write: PATH: BYTES          a file (BYTES as in tests/bad-queries:
 //     append: PATH: BYTES           "piece"*N "\x1b" ...)
 //     big-file: PATH: N           a file of N bytes ('x' lines)
@@ -425,6 +428,36 @@ std::pair<std::string, std::string> two_pieces(const std::string& spec) {
   return {decode_bytes(spec.substr(i, j - i + 1)), decode_bytes(spec.substr(j + 1))};
 }
 
+// --- a code snapshot -------------------------------------------------------------------
+
+// The files `kbc extract-code` writes for a snapshot, with one recipe:
+// what a hostile case then breaks (a fact, a link) one thing at a time.
+void write_snapshot(const std::string& dir) {
+  fs::create_directories(dir);
+  kbtest::write_file(dir + "/snapshot.tsv",
+                     "# a test snapshot\nkey\tvalue\nrepo\tNVIDIA-NeMo/Megatron-Bridge\n"
+                     "commit\tabcdef1234567890abcdef1234567890abcdef12\ndate\t2026-08-22\nextractor\t1\n");
+  kbtest::write_file(dir + "/recipes.tsv",
+                     "name\tkind\ttarget\tdefined_at\texported_at\talias_of\tmode\tfamily\tmodel\ttask\tgpus\thardware\tprecision\tvariant\tstep\n"
+                     "llama3_8b_pretrain_config\tlibrary\tm.llama3.llama3_8b_pretrain_config\tsrc/m/llama3.py:10\tsrc/m/__init__.py:1\t\t"
+                     "pretrain\t\t\t\t\t\t\t\t\n");
+  std::string facts = "target\tfield\tstate\tvalue\ttype\tat\tnote\n";
+  for (const auto& [field, value] : std::vector<std::pair<std::string, std::string>>{{"cp", "1"},
+                                                                                     {"ep", "1"},
+                                                                                     {"global_batch_size", "128"},
+                                                                                     {"micro_batch_size", "1"},
+                                                                                     {"pp", "1"},
+                                                                                     {"seq_length", "8192"},
+                                                                                     {"tp", "2"}})
+    facts += "m.llama3.llama3_8b_pretrain_config\t" + field + "\tvalue\t" + value + "\tint\tsrc/m/llama3.py:20\t\n";
+  facts += "m.llama3.llama3_8b_pretrain_config\tvp\tdefault\tnone\tnone\tsrc/m/llama3.py:21\t\n";
+  kbtest::write_file(dir + "/recipe-facts.tsv", facts);
+  kbtest::write_file(dir + "/launcher.tsv", "section\titem\tattribute\tvalue\tat\n");
+  kbtest::write_file(dir + "/config-keys.tsv", "key\tkind\tclass\ttype\tdefault\tsource\tat\n");
+  kbtest::write_file(dir + "/datasets.tsv", "preset\tattribute\tvalue\tat\tnote\n");
+  kbtest::write_file(dir + "/providers.tsv", "provider\tfield\tstate\tvalue\ttype\tat\tnote\ttargets\n");
+}
+
 // --- one case ---------------------------------------------------------------------------
 
 void copy_tree(const std::string& from, const std::string& to) {
@@ -468,6 +501,8 @@ void run_case(const fs::path& file) {
     } else if (d.key == "sources") {
       copy_tree(kRoot + "/tests/fixtures/good/minimal", under(tmp, v));
       copy_tree(kRoot + "/kb-sources/data", under(tmp, v) + "/data");
+    } else if (d.key == "snapshot") {
+      write_snapshot(under(tmp, v));
     } else if (d.key == "write" || d.key == "append") {
       const auto [name, bytes] = path_and_rest(v);
       const std::string path = under(tmp, name);
