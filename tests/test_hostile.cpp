@@ -47,6 +47,7 @@
 //     stdout-has: TEXT            (any number); without one, stdout is empty
 //     writes: PATH                the run may create, change or delete under
 //                                 PATH (default: nothing under {tmp} changes)
+//     keeps: PATH                 but not this file: it is there, unchanged
 //     kind: PATH KIND             after the run PATH is: absent | file | dir |
 //                                 link | fifo | char-device
 //     cmark: DIR                  every .md under DIR rendered with
@@ -482,7 +483,7 @@ void run_case(const fs::path& file) {
   limits.seconds = 10;
   long mib = 256;
   int exit_code = -1;
-  std::vector<std::string> stderr_lines, stdout_has, writes, cmark_dirs, myst_dirs, myst_shows;
+  std::vector<std::string> stderr_lines, stdout_has, writes, keeps, cmark_dirs, myst_dirs, myst_shows;
   std::vector<std::pair<std::string, std::string>> kinds;
   std::vector<std::string> chmods;  // applied last (after the folder is handed to nobody)
 
@@ -563,6 +564,8 @@ void run_case(const fs::path& file) {
       stdout_has.push_back(v);
     } else if (d.key == "writes") {
       writes.push_back(under(tmp, v));
+    } else if (d.key == "keeps") {
+      keeps.push_back(under(tmp, v));
     } else if (d.key == "kind") {
       const auto space = v.rfind(' ');
       kinds.emplace_back(under(tmp, v.substr(0, space)), v.substr(space + 1));
@@ -635,6 +638,11 @@ void run_case(const fs::path& file) {
     if (allowed(path)) continue;
     INFO("created: " << path);
     CHECK(before.count(path) == 1);
+  }
+  for (const auto& path : keeps) {
+    INFO("must be kept unchanged: " << path);
+    REQUIRE(before.count(path) == 1);
+    CHECK((after.count(path) == 1 && after.at(path) == before.at(path)));
   }
   for (const auto& [path, kind] : kinds) {
     struct stat st {};
