@@ -44,6 +44,8 @@
 //     exit: N
 //     stderr: LINE                the exact stderr, line by line ('*' matches
 //                                 any run of characters); none = empty
+//     stderr-tail: LINE           instead, the last lines of stderr (what comes
+//                                 before is free: a Python traceback)
 //     stdout-has: TEXT            (any number); without one, stdout is empty
 //     writes: PATH                the run may create, change or delete under
 //                                 PATH (default: nothing under {tmp} changes)
@@ -483,7 +485,7 @@ void run_case(const fs::path& file) {
   limits.seconds = 10;
   long mib = 256;
   int exit_code = -1;
-  std::vector<std::string> stderr_lines, stdout_has, writes, keeps, cmark_dirs, myst_dirs, myst_shows;
+  std::vector<std::string> stderr_lines, stderr_tail, stdout_has, writes, keeps, cmark_dirs, myst_dirs, myst_shows;
   std::vector<std::pair<std::string, std::string>> kinds;
   std::vector<std::string> chmods;  // applied last (after the folder is handed to nobody)
 
@@ -560,6 +562,8 @@ void run_case(const fs::path& file) {
       exit_code = std::stoi(v);
     } else if (d.key == "stderr") {
       stderr_lines.push_back(v);
+    } else if (d.key == "stderr-tail") {
+      stderr_tail.push_back(v);
     } else if (d.key == "stdout-has") {
       stdout_has.push_back(v);
     } else if (d.key == "writes") {
@@ -604,12 +608,22 @@ void run_case(const fs::path& file) {
   CHECK_FALSE(r.over_memory);
   CHECK(r.exit_code == exit_code);
 
-  // Exactly the expected stderr lines.
+  // Exactly the expected stderr lines (or its last lines).
   const auto err = lines_of(r.err);
-  CHECK(err.size() == stderr_lines.size());
-  for (size_t i = 0; i < std::min(err.size(), stderr_lines.size()); ++i) {
-    INFO("stderr line " << i + 1 << " should match: " << stderr_lines[i]);
-    CHECK(glob_match(stderr_lines[i], err[i]));
+  if (stderr_tail.empty()) {
+    CHECK(err.size() == stderr_lines.size());
+    for (size_t i = 0; i < std::min(err.size(), stderr_lines.size()); ++i) {
+      INFO("stderr line " << i + 1 << " should match: " << stderr_lines[i]);
+      CHECK(glob_match(stderr_lines[i], err[i]));
+    }
+  } else {
+    REQUIRE(stderr_lines.empty());
+    REQUIRE(err.size() >= stderr_tail.size());
+    const size_t skip = err.size() - stderr_tail.size();
+    for (size_t i = 0; i < stderr_tail.size(); ++i) {
+      INFO("stderr line " << skip + i + 1 << " should match: " << stderr_tail[i]);
+      CHECK(glob_match(stderr_tail[i], err[skip + i]));
+    }
   }
   if (stdout_has.empty()) CHECK(r.out.empty());
   for (const auto& s : stdout_has) {

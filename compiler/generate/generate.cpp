@@ -38,8 +38,13 @@ class TempDir {
  public:
   TempDir() {
     std::string pattern = (fs::temp_directory_path() / "kbc-generate-XXXXXX").string();
+    // What a SIGTERM or Ctrl-C removes: the KB written into it (its
+    // temporary file registers itself), then the folder.
+    const SignalsHeld held;
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
     path_ = pattern;
+    folder_.emplace(path_, true);
+    kb_.emplace(path_ + "/kb.sqlite");
   }
   ~TempDir() {
     std::error_code ec;
@@ -51,6 +56,7 @@ class TempDir {
 
  private:
   std::string path_;
+  std::optional<SignalCleanup> folder_, kb_;
 };
 
 // --- the manifest of kbc generate's own outputs -----------------------------------------
