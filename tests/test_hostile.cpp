@@ -36,7 +36,10 @@
 //     arg-bytes: BYTES            one argument in the BYTES notation
 //     env: NAME=VALUE             in its environment
 //     unprivileged                when the tests run as root, run as nobody
-//                                 (so that a folder of mode 000 is unreadable)
+//                                 (so that a folder of mode 000 is unreadable);
+//                                 the program is run from a copy nobody can
+//                                 reach, wherever the clone is (skipped with a
+//                                 message if no such copy can be made)
 //     seconds: S                  time ceiling (default 10; ×6 under ASan)
 //     mib: M                      memory ceiling, peak resident set (default
 //                                 256; ×4 under ASan)
@@ -76,6 +79,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -475,6 +479,35 @@ void chown_tree(const std::string& root) {
     ::lchown(it->path().c_str(), 65534, 65534);
 }
 
+// A copy of `program` that the unprivileged user can run: the clone (and
+// the build in it) may be in a folder only its owner can enter (mktemp -d,
+// root's home), where nobody gets exit 127. The copy is in its own folder
+// of the system temporary folder, mode 0755; "" with `why` when it cannot
+// be made or nobody cannot run it.
+std::string reachable_copy(const std::string& program, const kbtest::TempDir& bin, std::string& why) {
+  std::error_code ec;
+  const fs::path copy = bin.path() / fs::path(program).filename();
+  fs::copy_file(program, copy, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    why = "cannot copy " + program + " to " + copy.string() + ": " + ec.message();
+    return {};
+  }
+  if (::chmod(bin.str().c_str(), 0755) != 0 || ::chmod(copy.c_str(), 0755) != 0) {
+    why = "cannot make " + copy.string() + " reachable: " + std::strerror(errno);
+    return {};
+  }
+  kbtest::Limits probe;
+  probe.unprivileged = true;
+  probe.seconds = 30 * kSlowdown;
+  const auto r = kbtest::run_limited(copy.string(), {"--version"}, probe);
+  if (r.exit_code != 0) {
+    why = "nobody cannot run " + copy.string() + " (exit " + std::to_string(r.exit_code) + "): is " + bin.str() +
+          " on a file system mounted noexec, or not reachable by others?";
+    return {};
+  }
+  return copy.string();
+}
+
 void run_case(const fs::path& file) {
   const auto directives = parse_case(kbtest::read_file(file.string()));
   kbtest::TempDir dir("kbtests-hostile");
@@ -585,6 +618,13 @@ void run_case(const fs::path& file) {
   }
   REQUIRE_FALSE(program.empty());
   REQUIRE(exit_code >= 0);
+  std::optional<kbtest::TempDir> bin;
+  if (limits.unprivileged && ::geteuid() == 0) {
+    bin.emplace("kbtests-bin");
+    std::string why;
+    program = reachable_copy(program, *bin, why);
+    if (program.empty()) return kbtest::skip("this case runs kbc as nobody, and " + why);
+  }
   // Every case has a sentinel beside its files.
   kbtest::write_file(tmp + "/sentinel.txt", kSentinel);
   if (limits.unprivileged && ::geteuid() == 0) chown_tree(tmp);
