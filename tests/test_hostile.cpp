@@ -722,8 +722,19 @@ KB_REGISTER_CASES(register_hostile) {
     kbtest::add_case("hostile: " + f.stem().string(), "[hostile]", [f] { run_case(f); });
 }
 
-TEST_CASE("hostile: the corpus holds every case of issue 12", "[hostile]") {
-  CHECK(kbtest::files_in(kRoot + "/tests/fixtures/hostile", ".case").size() >= 30);
+TEST_CASE("hostile: the corpus holds a case for every kind of input and every prefix", "[hostile]") {
+  // kb-: a KB file; src-: sources; build-, generate-: output folders and
+  // pages; dump-, check-: kbq and kbc dump; extract-code-: the extractor.
+  std::map<std::string, int> by_prefix;
+  for (const auto& f : kbtest::files_in(kRoot + "/tests/fixtures/hostile", ".case")) {
+    const std::string name = f.stem().string();
+    ++by_prefix[name.substr(0, name.find('-'))];
+  }
+  for (const char* prefix : {"kb", "src", "build", "generate", "dump", "check", "extract"}) {
+    INFO(prefix);
+    CHECK(by_prefix[prefix] >= 2);
+  }
+  CHECK(kbtest::files_in(kRoot + "/tests/fixtures/hostile", ".case").size() >= 70);
 }
 
 TEST_CASE("hostile: the harness's time and memory ceilings hold", "[hostile]") {
