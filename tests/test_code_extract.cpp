@@ -1,5 +1,5 @@
-// Tests of the code front end, compiler/code/extract_mbridge.py, run as a process
-// (`python3 extract_mbridge.py ...`) on the fake Megatron Bridge checkouts of
+// Tests of the code front end, compiler/code/extract_mbridge.py (and its package
+// mbridge_extractor/), run as a process (`python3 extract_mbridge.py ...`) on the fake Megatron Bridge checkouts of
 // tests/fixtures/mbridge/<case>/checkout (written by make_fixtures.py there).
 //
 // Good cases: the extractor writes into a temp folder and every file must be
@@ -12,6 +12,8 @@
 // checked-in folder is missing.
 #include <catch2/catch.hpp>
 
+#include "base/text.hpp"
+#include "base/tsv.hpp"
 #include "process.hpp"
 
 #include <algorithm>
@@ -42,9 +44,10 @@ struct TempDir : kbtest::TempDir {
   TempDir() : kbtest::TempDir("kbtests-code") {}
 };
 
-// python3 extract_mbridge.py ARGS, found on PATH through /usr/bin/env.
+// python3 -B extract_mbridge.py ARGS, found on PATH through /usr/bin/env (-B:
+// no __pycache__ written into the source tree).
 kbtest::RunResult extract(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"python3", kScript};
+  std::vector<std::string> argv = {"python3", "-B", kScript};
   argv.insert(argv.end(), args.begin(), args.end());
   return kbtest::run("/usr/bin/env", argv);
 }
@@ -169,7 +172,7 @@ TEST_CASE("code: the checked-in facts of snapshot 067f987df are what the extract
   const auto r = extract({"--mbridge", snapshot, "--fields", kFields, "--commit", commit, "--date", date, "--check", facts});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 0);
-  // The same through kbc, which runs its embedded copy of the extractor.
+  // The same through kbc, which runs the extractor of the source tree it was built from.
   const auto k = kbtest::run(
       KBC_PATH, {"extract-code", "--mbridge", snapshot, "--sources", kRoot + "/kb-sources", "--commit", commit, "--date", date, "--check"});
   INFO("kbc stdout: " << k.out << "\nkbc stderr: " << k.err);
@@ -186,5 +189,97 @@ TEST_CASE("code: kbc extract-code reports a syntax error at its line and writes 
   INFO(r.err);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find(": error: ") != std::string::npos);
-  CHECK_FALSE(fs::exists(sources + "/code/0123456789"));
+  // Nothing under code/, whatever the snapshot folder would have been named.
+  CHECK(files_in(sources + "/code").empty());
+  CHECK_FALSE(fs::exists(sources + "/code"));
+}
+
+TEST_CASE("code: the extractor reads data files by kbc's one TSV rule", "[code]") {
+  TempDir tmp;
+  kb::Diagnostics diags;
+  const auto fields = kb::load_tsv(kFields, diags);
+  REQUIRE(fields);
+  REQUIRE_FALSE(diags.has_errors());
+  const std::string alias = kFixtures + "/alias-chain";
+  const std::vector<std::string> args = {"--mbridge", alias + "/checkout", "--commit", kFixtureCommit, "--date", kFixtureDate};
+
+  SECTION("a byte-order mark, CRLF line ends and cells padded with spaces read as the plain file") {
+    std::string text = "\xEF\xBB\xBF";
+    for (const auto& line : kb::split(kbtest::read_file(kFields), '\n')) {
+      if (line.empty()) continue;
+      std::string padded = line;
+      if (line[0] != '#') {
+        padded.clear();
+        for (const auto& cell : kb::split(line, '\t')) padded += (padded.empty() ? "" : "\t") + std::string(" ") + cell + "  ";
+      }
+      text += padded + "\r\n";
+    }
+    const std::string path = tmp / "code-fields.tsv";
+    kbtest::write_file(path, text);
+    kb::Diagnostics d;
+    const auto base = kb::load_tsv(path, d);
+    REQUIRE(base);
+    CHECK_FALSE(d.has_errors());
+    CHECK(base->header == fields->header);
+    REQUIRE(base->rows.size() == fields->rows.size());
+    for (size_t i = 0; i < base->rows.size(); ++i) CHECK(base->rows[i].cells == fields->rows[i].cells);
+    auto argv = args;
+    argv.insert(argv.end(), {"--fields", path, "--layout", kRoot + "/kb-sources/data/code-layout.tsv", "--out", tmp / "out"});
+    const auto r = extract(argv);
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    for (const auto& f : files_in(alias + "/expected")) {
+      INFO(f);
+      CHECK(kbtest::read_file(tmp / ("out/" + f)) == kbtest::read_file(alias + "/expected/" + f));
+    }
+  }
+
+  SECTION("a row with fewer or more cells than the header is the same error at the same line in both") {
+    for (const int delta : {-1, +1}) {
+      std::string text = kbtest::read_file(kFields);
+      const size_t cells = fields->header.size() + static_cast<size_t>(delta);
+      std::vector<std::string> row(cells, "x");
+      text += kb::join(row, "\t") + "\n";
+      const int line = static_cast<int>(kb::split(text, '\n').size()) - 1;
+      const std::string path = tmp / "ragged.tsv";
+      kbtest::write_file(path, text);
+      kb::Diagnostics d;
+      kb::load_tsv(path, d);
+      REQUIRE(d.error_count() == 1);
+      const kb::Diagnostic& e = d.all().front();
+      CHECK(e.span.line == line);
+      auto argv = args;
+      argv.insert(argv.end(), {"--fields", path, "--layout", kRoot + "/kb-sources/data/code-layout.tsv", "--out", tmp / "out-ragged"});
+      const auto r = extract(argv);
+      INFO("stderr: " << r.err);
+      CHECK(r.exit_code == 2);
+      CHECK(first_line(r.err) == path + ":" + std::to_string(line) + ": error: " + e.message);
+      CHECK_FALSE(fs::exists(tmp / "out-ragged"));
+    }
+  }
+}
+
+// kbc runs the extractor by its path, never from stdin: a Python traceback
+// names the real file and line (with `python3 -` it would say `<stdin>`).
+TEST_CASE("code: kbc extract-code runs the extractor by path, so a traceback names its file", "[code]") {
+  kbtest::TempDir tmp("kbtests-code");
+  const std::string script = tmp / "extract_mbridge.py";
+  kbtest::write_file(script, "import sys\n\n\ndef crash():\n    raise RuntimeError('boom')\n\n\ncrash()\n");
+  const auto r = kbtest::run(KBC_PATH, {"extract-code", "--mbridge", kRoot + "/tests/fixtures/mbridge/alias-chain/checkout", "--sources",
+                                        tmp / "sources", "--commit", std::string(40, '0'), "--date", "2026-01-01", "--extractor", script});
+  INFO(r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("File \"" + script + "\", line 5, in crash") != std::string::npos);
+  CHECK(r.err.find("<stdin>") == std::string::npos);
+}
+
+TEST_CASE("code: kbc extract-code names the extractor it cannot find", "[code]") {
+  kbtest::TempDir tmp("kbtests-code");
+  const std::string missing = tmp / "nowhere/extract_mbridge.py";
+  const auto r = kbtest::run(KBC_PATH, {"extract-code", "--mbridge", kRoot + "/tests/fixtures/mbridge/alias-chain/checkout", "--sources",
+                                        tmp / "sources", "--commit", std::string(40, '0'), "--date", "2026-01-01", "--extractor", missing});
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("cannot find the extractor extract_mbridge.py (looked at " + missing + ")") != std::string::npos);
+  CHECK(r.err.find("hint: ") != std::string::npos);
 }

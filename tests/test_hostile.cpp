@@ -737,6 +737,23 @@ TEST_CASE("hostile: the corpus holds a case for every kind of input and every pr
   CHECK(kbtest::files_in(kRoot + "/tests/fixtures/hostile", ".case").size() >= 70);
 }
 
+TEST_CASE("hostile: every limit of base/limits.hpp is listed in docs/security.md", "[hostile]") {
+  // "Every limit it names must be enforced in code" and every limit the
+  // code enforces is listed with its value: a limit added without its row
+  // fails here.
+  const std::string limits = kbtest::read_file(kRoot + "/base/limits.hpp"), doc = kbtest::read_file(kRoot + "/docs/security.md");
+  const std::regex constant(R"(inline constexpr [^=]*\b(k[A-Z][A-Za-z0-9]*) =)");
+  size_t n = 0;
+  for (auto it = std::sregex_iterator(limits.begin(), limits.end(), constant); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1];
+    if (name == "kMiB") continue;  // a unit
+    ++n;
+    INFO(name << " is not in docs/security.md");
+    CHECK(doc.find("`" + name + "`") != std::string::npos);
+  }
+  CHECK(n >= 30);
+}
+
 TEST_CASE("hostile: the harness's time and memory ceilings hold", "[hostile]") {
   // A process past the memory ceiling is killed and reported, not waited for.
   kbtest::Limits l;

@@ -1,7 +1,10 @@
 // `kbc extract-code` (see extract.hpp). The extractor is a Python program
-// run as a child process: its stdin is the embedded script, its stdout and
-// stderr go to kbc's, so its `path:line: error:` diagnostics reach the user
-// unchanged.
+// (compiler/code/extract_mbridge.py and its package mbridge_extractor/) run
+// by its path as a child process, so a traceback names its real files; its
+// stdout and stderr go to kbc's, so its `path:line: error:` diagnostics reach
+// the user unchanged. The end of its stderr is kept too: a crash (a Python
+// traceback, a signal) is reported as the extractor's failure, never taken
+// for a finding of --check (Python exits 1 on an uncaught exception).
 #include "compiler/code/extract.hpp"
 
 #include <fcntl.h>
@@ -20,7 +23,10 @@
 
 #include "base/escape.hpp"
 #include "base/text.hpp"
-#include "compiler/code/extractor_py.hpp"
+
+#ifndef KB_EXTRACTOR_SOURCE
+#error "KB_EXTRACTOR_SOURCE must name compiler/code/extract_mbridge.py of the source tree"
+#endif
 
 extern char** environ;
 
@@ -179,6 +185,25 @@ std::vector<std::pair<std::string, std::string>> snapshots(const fs::path& code)
   return out;
 }
 
+// The extractor's entry script: --extractor when given; else the installed
+// copy beside kbc (<prefix>/bin/kbc -> <prefix>/share/kbq/extractor/); else
+// the source tree kbc was built from. "" when none exists.
+std::string find_extractor(const std::string& given, std::vector<std::string>& tried) {
+  std::error_code ec;
+  if (!given.empty()) {
+    tried.push_back(given);
+    return fs::is_regular_file(given, ec) ? given : std::string{};
+  }
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "kbq" / "extractor" / "extract_mbridge.py";
+    tried.push_back(installed.string());
+    if (fs::is_regular_file(installed, ec)) return installed.string();
+  }
+  tried.push_back(KB_EXTRACTOR_SOURCE);
+  return fs::is_regular_file(KB_EXTRACTOR_SOURCE, ec) ? std::string(KB_EXTRACTOR_SOURCE) : std::string{};
+}
+
 }  // namespace
 
 int extract_code(const ExtractOptions& o, Diagnostics& diags) {
@@ -196,18 +221,38 @@ int extract_code(const ExtractOptions& o, Diagnostics& diags) {
                 "pass --commit SHA --date YYYY-MM-DD");
     return kExitError;
   }
+  std::vector<std::string> tried;
+  const std::string script = find_extractor(o.extractor, tried);
+  if (script.empty()) {
+    std::string where;
+    for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t;
+    diags.error({tried.back(), 0, 0}, "cannot find the extractor extract_mbridge.py (looked at " + where + ")",
+                "reinstall kbq, or pass --extractor PATH/compiler/code/extract_mbridge.py of a kbq source tree");
+    return kExitError;
+  }
   const fs::path data = fs::path(o.sources) / "data";
   const fs::path code = fs::path(o.sources) / "code";
   const std::string folder = (code / commit.substr(0, 9)).string();
-  std::vector<std::string> argv{o.python,    "-",
-                                "--mbridge", o.checkout,
-                                "--fields",  (data / "code-fields.tsv").string(),
-                                "--layout",  (data / "code-layout.tsv").string(),
-                                "--commit",  commit,
-                                "--date",    date};
+  // -B: no __pycache__ written beside the scripts; -E -s: no PYTHON* variables
+  // or user site-packages change what runs.
+  std::vector<std::string> argv{o.python,
+                                "-B",
+                                "-E",
+                                "-s",
+                                script,
+                                "--mbridge",
+                                o.checkout,
+                                "--fields",
+                                (data / "code-fields.tsv").string(),
+                                "--layout",
+                                (data / "code-layout.tsv").string(),
+                                "--commit",
+                                commit,
+                                "--date",
+                                date};
   argv.push_back(o.check ? "--check" : "--out");
   argv.push_back(folder);
-  const Ran ran = run(argv, kExtractorPy);
+  const Ran ran = run(argv, {});
   const int rc = ran.code;
   if (rc < 0) {
     diags.error({o.python, 0, 0}, std::string("cannot run Python 3: ") + std::strerror(errno), "install python3 (make deps does)");
@@ -225,9 +270,9 @@ int extract_code(const ExtractOptions& o, Diagnostics& diags) {
   for (size_t i = 1; i < snaps.size(); ++i) {
     const std::string& a = snaps[i - 1].second;
     const std::string& b = snaps[i].second;
-    const Ran c = run({o.python, "-", "--compare", (code / a).string(), (code / b).string(), "--out",
+    const Ran c = run({o.python, "-B", "-E", "-s", script, "--compare", (code / a).string(), (code / b).string(), "--out",
                        (code / ("changes-" + a + "-" + b + ".tsv")).string()},
-                      kExtractorPy);
+                      {});
     if (const auto crash = crash_of(c)) {
       report_crash(o.checkout, o.python, c, *crash, diags);
       return kExitError;

@@ -478,17 +478,22 @@ bool apply_sidecar(const std::string& path, std::string_view yaml, const Edition
 // --- bounds checked before cmark-gfm parses a body --------------------------
 
 // Where the content of a line starts after its container markers (block
-// quotes '>', list items "- ", "* ", "+ ", "1. ", "1) "), and how many there are.
-size_t after_markers(std::string_view line, int& depth) {
+// quotes '>', list items "- ", "* ", "+ ", "1. ", "1) "), how many there
+// are, and where the one past kMaxBlockNesting starts (npos when none).
+size_t after_markers(std::string_view line, int& depth, size_t& too_deep_at) {
   size_t i = 0;
   depth = 0;
+  too_deep_at = std::string_view::npos;
+  const auto count = [&](size_t at) {
+    if (++depth == limits::kMaxBlockNesting + 1) too_deep_at = at;
+  };
   for (;;) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
     if (i >= line.size()) return i;
     const char c = line[i];
     if (c == '>') {
+      count(i);
       ++i;
-      ++depth;
       continue;
     }
     size_t j = i;
@@ -500,8 +505,8 @@ size_t after_markers(std::string_view line, int& depth) {
       ++j;
     }
     if (j < line.size() && line[j] != ' ' && line[j] != '\t') return i;
+    count(i);
     i = j;
-    ++depth;
   }
 }
 
@@ -545,8 +550,9 @@ bool within_parse_bounds(const std::string& path, std::string_view body, int bod
   size_t fence_len = 0;  // the open fence's length, 0 outside fences
   for (size_t i = 0; i < lines.lines.size(); ++i) {
     int depth = 0;
+    size_t too_deep_at = 0;
     const std::string_view line = lines.lines[i];
-    const std::string_view rest = trim_view(line.substr(after_markers(line, depth)));
+    const std::string_view rest = trim_view(line.substr(after_markers(line, depth, too_deep_at)));
     char ch = 0;
     const size_t run = fence_run(rest, ch);
     if (fence_len) {
@@ -564,7 +570,9 @@ bool within_parse_bounds(const std::string& path, std::string_view body, int bod
       continue;
     }
     if (depth > limits::kMaxBlockNesting) {
-      diags.error(at(i), "blocks nested more than " + std::to_string(limits::kMaxBlockNesting) + " levels deep",
+      Span where = at(i);
+      where.col = code_point_column(line, too_deep_at) + 1;  // the marker past the limit
+      diags.error(where, "blocks nested more than " + std::to_string(limits::kMaxBlockNesting) + " levels deep",
                   "flatten the nested lists or block quotes");
       return false;
     }
