@@ -98,7 +98,8 @@ std::string int_cell_problem(const IntRange& r, std::string_view cell, long long
   if (t.empty()) return r.null_ok ? std::string() : "an empty cell where a whole number belongs";
   long long v = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec == std::errc::result_out_of_range) return "'" + first_code_points(t, 40) + "' is out of range (" + std::to_string(r.lo) + " to " + std::to_string(r.hi) + ")";
+  if (ec == std::errc::result_out_of_range)
+    return "'" + first_code_points(t, 40) + "' is out of range (" + std::to_string(r.lo) + " to " + std::to_string(r.hi) + ")";
   if (ec != std::errc() || end != t.data() + t.size()) return "'" + first_code_points(t, 40) + "' where a whole number belongs";
   if (value) *value = v;
   return range_problem(r, v);
@@ -115,7 +116,8 @@ std::string real_cell_problem(const RealRange& r, std::string_view cell) {
 
 std::optional<long long> kb_opt_int(const Stmt& st, int c, const IntRange& r, int row_col, std::string_view row) {
   const ValueAt at{r.table, r.column, row_col, row};
-  if (!r.null_ok && st.type(c) == SQLITE_NULL) throw KbValueError(at.table, at.column, row_name(st, at), "NULL where a whole number belongs");
+  if (!r.null_ok && st.type(c) == SQLITE_NULL)
+    throw KbValueError(at.table, at.column, row_name(st, at), "NULL where a whole number belongs");
   return kb_opt_int(st, c, at, r.lo, r.hi);
 }
 

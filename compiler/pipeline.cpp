@@ -185,27 +185,30 @@ bool check_vocab_values(const Vocab& v, Diagnostics& diags) {
         // KV heads may be written "mla:N" (kept as written in kv_heads_raw,
         // docs/schema.md): N is the count.
         if (r->column == "num_key_value_heads")
-          if (const auto colon = cell.find(':'); colon != std::string_view::npos && colon > 0 &&
-                                                 cell.substr(0, colon).find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string_view::npos)
+          if (const auto colon = cell.find(':');
+              colon != std::string_view::npos && colon > 0 &&
+              cell.substr(0, colon).find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string_view::npos)
             cell.remove_prefix(colon + 1);
         if (const std::string problem = int_cell_problem(*r, cell); !problem.empty())
-            diags.error(t.span(row, r->column), std::string(r->column) + ": " + problem,
-                        "it becomes " + std::string(r->table) + "." + std::string(r->column) + ", which kbq reads only as a whole number from " +
-                            std::to_string(r->lo) + " to " + std::to_string(r->hi) + (r->null_ok ? " (or an empty cell)" : ""));
+          diags.error(t.span(row, r->column), std::string(r->column) + ": " + problem,
+                      "it becomes " + std::string(r->table) + "." + std::string(r->column) +
+                          ", which kbq reads only as a whole number from " + std::to_string(r->lo) + " to " + std::to_string(r->hi) +
+                          (r->null_ok ? " (or an empty cell)" : ""));
       }
       for (const RealRange* r : reals)
         if (t.column(r->column) >= 0)
           if (const std::string problem = real_cell_problem(*r, t.get(row, r->column)); !problem.empty())
-            diags.error(t.span(row, r->column), std::string(r->column) + ": " + problem,
-                        "it becomes " + std::string(r->table) + "." + std::string(r->column) + ", which kbq reads only as a number in range");
+            diags.error(
+                t.span(row, r->column), std::string(r->column) + ": " + problem,
+                "it becomes " + std::string(r->table) + "." + std::string(r->column) + ", which kbq reads only as a number in range");
     }
   };
   for (const TsvTable* m : {&v.models, &v.models_extra})
-    numbers(*m,
-            {&int_range("models", "num_layers"), &int_range("models", "num_attention_heads"), &int_range("models", "num_key_value_heads"),
-             &int_range("models", "num_experts"), &int_range("models", "experts_per_token"),
-             &int_range("models", "max_position_embeddings")},
-            {&real_range("models", "total_params_b"), &real_range("models", "active_params_b")});
+    numbers(
+        *m,
+        {&int_range("models", "num_layers"), &int_range("models", "num_attention_heads"), &int_range("models", "num_key_value_heads"),
+         &int_range("models", "num_experts"), &int_range("models", "experts_per_token"), &int_range("models", "max_position_embeddings")},
+        {&real_range("models", "total_params_b"), &real_range("models", "active_params_b")});
   numbers(v.gpus, {&int_range("gpus", "nvlink_domain_size"), &int_range("gpus", "gpus_per_node")},
           {&real_range("gpus", "memory_gb"), &real_range("gpus", "bf16_dense_tflops")});
   return diags.error_count() == before;

@@ -407,15 +407,9 @@ const char* const kSentinel = "sentinel: kbc and kbq must never touch this file\
 // machine included (the sentinel files' text is the canary), or a text of
 // `shows` not shown as written.
 void check_myst_inert(const std::string& dir, const std::string& tmp, const std::vector<std::string>& shows) {
-  std::vector<std::string> args = {kRoot + "/tests/site/check_myst_inert.py",
-                                   "--conf",
-                                   kRoot + "/site",
-                                   "--src",
-                                   dir,
-                                   "--out",
-                                   tmp + "/myst-site",
-                                   "--canary",
-                                   std::string(kSentinel, std::strlen(kSentinel) - 1)};
+  std::vector<std::string> args = {
+      kRoot + "/tests/site/check_myst_inert.py",         "--conf", kRoot + "/site", "--src", dir, "--out", tmp + "/myst-site", "--canary",
+      std::string(kSentinel, std::strlen(kSentinel) - 1)};
   for (const auto& s : shows) {
     args.push_back("--shows");
     args.push_back(s);
@@ -444,10 +438,11 @@ void write_snapshot(const std::string& dir) {
   kbtest::write_file(dir + "/snapshot.tsv",
                      "# a test snapshot\nkey\tvalue\nrepo\tNVIDIA-NeMo/Megatron-Bridge\n"
                      "commit\tabcdef1234567890abcdef1234567890abcdef12\ndate\t2026-08-22\nextractor\t1\n");
-  kbtest::write_file(dir + "/recipes.tsv",
-                     "name\tkind\ttarget\tdefined_at\texported_at\talias_of\tmode\tfamily\tmodel\ttask\tgpus\thardware\tprecision\tvariant\tstep\n"
-                     "llama3_8b_pretrain_config\tlibrary\tm.llama3.llama3_8b_pretrain_config\tsrc/m/llama3.py:10\tsrc/m/__init__.py:1\t\t"
-                     "pretrain\t\t\t\t\t\t\t\t\n");
+  kbtest::write_file(
+      dir + "/recipes.tsv",
+      "name\tkind\ttarget\tdefined_at\texported_at\talias_of\tmode\tfamily\tmodel\ttask\tgpus\thardware\tprecision\tvariant\tstep\n"
+      "llama3_8b_pretrain_config\tlibrary\tm.llama3.llama3_8b_pretrain_config\tsrc/m/llama3.py:10\tsrc/m/__init__.py:1\t\t"
+      "pretrain\t\t\t\t\t\t\t\t\n");
   std::string facts = "target\tfield\tstate\tvalue\ttype\tat\tnote\n";
   for (const auto& [field, value] : std::vector<std::pair<std::string, std::string>>{{"cp", "1"},
                                                                                      {"ep", "1"},

@@ -100,8 +100,9 @@ TEST_CASE("interrupt: SIGTERM or SIGINT during kbc build leaves no FILE.tmp.XXXX
   for (const int sig : {SIGTERM, SIGINT})
     for (const auto delay : {0ms, 5ms, 50ms}) {
       INFO("signal " << sig << " " << delay.count() << " ms after the temporary file appears");
-      const int ended = interrupt({KBC_PATH, "build", "--sources", kRoot + "/kb-sources", "-o", out}, {},
-                                  [&] { return !named(tmp / "out", ".tmp.").empty(); }, delay, sig);
+      const int ended = interrupt(
+          {KBC_PATH, "build", "--sources", kRoot + "/kb-sources", "-o", out}, {}, [&] { return !named(tmp / "out", ".tmp.").empty(); },
+          delay, sig);
       if (ended == sig) ++interrupted;
       CHECK(named(tmp / "out", ".tmp.").empty());
       if (ended == sig) CHECK(kbtest::read_file(out) == "the previous knowledge base\n");
@@ -117,8 +118,9 @@ TEST_CASE("interrupt: SIGTERM or SIGINT during kbc generate leaves no kbc-genera
       kbtest::TempDir tmp("kbtests-interrupt");
       fs::create_directories(tmp / "t");
       INFO("signal " << sig << " " << delay.count() << " ms after kbc-generate-XXXXXX appears");
-      const int ended = interrupt({KBC_PATH, "generate", "--sources", kRoot + "/kb-sources", "-o", tmp / "gen"}, {"TMPDIR=" + tmp / "t"},
-                                  [&] { return !named(tmp / "t", "kbc-generate-").empty(); }, delay, sig);
+      const int ended = interrupt(
+          {KBC_PATH, "generate", "--sources", kRoot + "/kb-sources", "-o", tmp / "gen"}, {"TMPDIR=" + tmp / "t"},
+          [&] { return !named(tmp / "t", "kbc-generate-").empty(); }, delay, sig);
       if (ended == sig) ++interrupted;
       CHECK(fs::is_empty(tmp / "t"));
       CHECK(named(tmp / "gen", ".tmp.").empty());
@@ -127,8 +129,9 @@ TEST_CASE("interrupt: SIGTERM or SIGINT during kbc generate leaves no kbc-genera
   for (const int sig : {SIGTERM, SIGINT}) {
     kbtest::TempDir tmp("kbtests-interrupt");
     fs::create_directories(tmp / "t");
-    const int ended = interrupt({KBC_PATH, "generate", "--sources", kRoot + "/kb-sources", "-o", tmp / "gen"}, {"TMPDIR=" + tmp / "t"},
-                                [&] { return fs::exists(tmp / "gen"); }, 0ms, sig);
+    const int ended = interrupt(
+        {KBC_PATH, "generate", "--sources", kRoot + "/kb-sources", "-o", tmp / "gen"}, {"TMPDIR=" + tmp / "t"},
+        [&] { return fs::exists(tmp / "gen"); }, 0ms, sig);
     if (ended == sig) ++interrupted;
     CHECK(fs::is_empty(tmp / "t"));
     CHECK(named(tmp / "gen", ".tmp.").empty());

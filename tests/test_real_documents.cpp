@@ -262,7 +262,8 @@ KB_REGISTER_CASES(register_heading_cases) {
                      "[real-documents][headings]", [h] { check_heading(h); });
 }
 
-TEST_CASE("real documents: revision 4 with every heading reworded compiles to the same facts, or names the headings it skips", "[real-documents]") {
+TEST_CASE("real documents: revision 4 with every heading reworded compiles to the same facts, or names the headings it skips",
+          "[real-documents]") {
   // Both trees put the files at the upstream path, so data/editions.tsv
   // gives both the same language, revision and date.
   TempDir a, b;
@@ -470,10 +471,12 @@ KB_REGISTER_CASES(register_notes_cases) {
       {"16 个 GPU，TP1/PP1/EP8", "ep=8 pp=1 tp=1", "16", 0},  // zh: the counter 个 is a stopword
       {"8–16 GPUs", "", "8-16", 0},
   };
-  for (const auto& n : cases) kbtest::add_case("real documents: notes cell '" + n.text + "'", "[real-documents][notes]", [n] { check_notes(n); });
+  for (const auto& n : cases)
+    kbtest::add_case("real documents: notes cell '" + n.text + "'", "[real-documents][notes]", [n] { check_notes(n); });
 }
 
-TEST_CASE("real documents: the Moonlight rows keep their parallelism; the older EP 8 of the PEFT row is a conflict, not lost", "[real-documents]") {
+TEST_CASE("real documents: the Moonlight rows keep their parallelism; the older EP 8 of the PEFT row is a conflict, not lost",
+          "[real-documents]") {
   const auto& r = real();
   const RecipeRow* p = find_recipe(*r.c, "moonlight_16b_pretrain_config", "pretrain");
   REQUIRE(p);
@@ -594,7 +597,8 @@ TEST_CASE("real documents: an empty recipe index in the newest revision keeps ev
   CHECK(count_lines(x.lint, ": fallback: revision 2 does not list recipe qwen3_30b_a3b_") == 3);
 }
 
-TEST_CASE("real documents: a quick-reference GPU cell the newest revision cannot read takes the older value, reported", "[real-documents]") {
+TEST_CASE("real documents: a quick-reference GPU cell the newest revision cannot read takes the older value, reported",
+          "[real-documents]") {
   TempDir tmp;
   const std::string table_head =
       "# T\n\n## Quick Reference: Which Recipe for My Situation?\n\n| I want to... | Start with | GPUs needed |\n|---|---|---|\n";

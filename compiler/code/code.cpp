@@ -227,8 +227,7 @@ std::optional<CodeSnapshot> read_snapshot(const fs::path& dir, const std::string
   if (auto t = load("recipe-facts.tsv", diags, {"target", "field", "state", "value", "type", "at", "note"})) read_facts(*t, s, diags);
   if (recipes) check_layouts(*recipes, s, diags);
   if (auto t = load("launcher.tsv", diags, {"section", "item", "attribute", "value", "at"})) s.launcher = rows_of(*t);
-  if (auto t = load("config-keys.tsv", diags, {"key", "kind", "class", "type", "default", "source", "at"}))
-    s.config_keys = rows_of(*t);
+  if (auto t = load("config-keys.tsv", diags, {"key", "kind", "class", "type", "default", "source", "at"})) s.config_keys = rows_of(*t);
   if (auto t = load("datasets.tsv", diags, {"preset", "attribute", "value", "at", "note"})) s.datasets = rows_of(*t);
   if (auto t = load("providers.tsv", diags, {"provider", "field", "state", "value", "type", "at", "note", "targets"}))
     s.providers = rows_of(*t);

@@ -38,9 +38,9 @@ namespace {
 
 // How a child process ended, and the end of what it wrote on stderr.
 struct Ran {
-  int code = -1;        // exit status; 128 + N when killed by signal N; -1 when it could not start
-  int signal = 0;       // the signal that killed it, or 0
-  std::string err_tail;  // the last kErrTail bytes of its stderr (which is also passed on to kbc's)
+  int code = -1;           // exit status; 128 + N when killed by signal N; -1 when it could not start
+  int signal = 0;          // the signal that killed it, or 0
+  std::string err_tail;    // the last kErrTail bytes of its stderr (which is also passed on to kbc's)
   bool traceback = false;  // did its stderr hold a Python traceback?
   static constexpr size_t kErrTail = 64 * 1024;
 };
@@ -126,8 +126,9 @@ Ran run(const std::vector<std::string>& argv, const std::string& input, std::str
       ran.err_tail.append(chunk);
       constexpr std::string_view kTraceback = "Traceback (most recent call last):";
       if (!ran.traceback)
-        ran.traceback = ran.err_tail.find(kTraceback, ran.err_tail.size() - std::min(ran.err_tail.size(), chunk.size() + kTraceback.size())) !=
-                        std::string::npos;
+        ran.traceback =
+            ran.err_tail.find(kTraceback, ran.err_tail.size() - std::min(ran.err_tail.size(), chunk.size() + kTraceback.size())) !=
+            std::string::npos;
       if (ran.err_tail.size() > 2 * Ran::kErrTail) ran.err_tail.erase(0, ran.err_tail.size() - Ran::kErrTail);
     }
   }

@@ -135,10 +135,9 @@ void derive_recipes(kb::Db& db) {
   // kbc checked against kbq's ranges when it read the snapshot).
   std::string numeric;
   for (const auto& n : kNumericFacts) numeric += std::string(n.range.column) + ", ";
-  kb::Stmt insert(db,
-                  "INSERT INTO recipes(name, kind, target, mode, launch_mode, model_key, modality, moe, sp, " + numeric +
-                      "dataset, precision, low_precision, native_gpus, native_hardware, native_precision, variant, min_gpus) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  kb::Stmt insert(db, "INSERT INTO recipes(name, kind, target, mode, launch_mode, model_key, modality, moe, sp, " + numeric +
+                          "dataset, precision, low_precision, native_gpus, native_hardware, native_precision, variant, min_gpus) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   while (recipes.step()) {
     const std::string name = recipes.text(0), target = recipes.text(2), launch_mode = recipes.text(3);
     std::map<std::string, std::pair<std::string, std::string>> f;  // field → (value, type) of single values and defaults

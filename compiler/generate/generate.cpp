@@ -249,8 +249,8 @@ int generate(const Compilation& c, const std::string& out_dir, bool check, Diagn
     std::fprintf(stderr, "%s: note: no longer generated, but changed since kbc wrote it: left alone\n",
                  (fs::path(root) / escape_controls(rel, EscapeNewlines::Yes)).generic_string().c_str());
   if (stale.unlisted)
-    std::fprintf(stderr, "kbc: %s had no %s (a first run): %zu file(s) kbc did not generate were left alone\n", root.c_str(),
-                 kManifest, stale.unlisted);
+    std::fprintf(stderr, "kbc: %s had no %s (a first run): %zu file(s) kbc did not generate were left alone\n", root.c_str(), kManifest,
+                 stale.unlisted);
   std::fprintf(stderr, "kbc: generated %zu files in %s (%zu written, %zu removed)\n", files.size(), root.c_str(), stale.changed.size(),
                stale.extra.size());
   return kExitOk;

@@ -32,7 +32,8 @@ std::vector<Gpu> read_gpus(kb::Db& db) {
           kb::kb_int(st, 4, kb::int_range("gpus", "gpus_per_node"), 0),
           st.integer(5) != 0,
           st.text(6)};
-    if (!kb::range_problem(kb::real_range("gpus", "memory_gb"), g.memory_gib).empty()) throw kb::KbValueError("gpus", "memory_gb", g.key, "not a memory size in GB");
+    if (!kb::range_problem(kb::real_range("gpus", "memory_gb"), g.memory_gib).empty())
+      throw kb::KbValueError("gpus", "memory_gb", g.key, "not a memory size in GB");
     out.push_back(std::move(g));
   }
   return out;
