@@ -64,11 +64,11 @@ struct Inside {
 };
 
 // A file of a snapshot: a regular file inside the code-facts folder, read
-// within the data-file size limit (a FIFO or a device is an error, never
-// a wait or an endless read).
+// within kMaxCodeFileBytes (a FIFO or a device is an error, never a wait or
+// an endless read).
 std::optional<std::string> read_code_file(const fs::path& p, const std::string& shown, const Inside& inside, Diagnostics& diags) {
   if (!inside.holds(p, shown, diags)) return std::nullopt;
-  FileRead read = read_regular_file(p.string(), limits::kMaxDataFileBytes);
+  FileRead read = read_regular_file(p.string(), limits::kMaxCodeFileBytes);
   if (!read.bytes) {
     diags.error({shown, 0, 0}, "cannot read a file of a code snapshot: " + read.error, "rerun kbc extract-code for this checkout");
     return std::nullopt;
