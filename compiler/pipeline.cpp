@@ -317,6 +317,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   if (!check_data_folder(real_root, data_dir, !opts.data.empty(), diags)) return nullptr;
   if (!load_vocab(data_dir, c->vocab, diags)) return nullptr;
   if (!check_vocab_values(c->vocab, diags)) return nullptr;
+  if (!load_perf_data(data_dir, c->perf_data, diags)) return nullptr;
   for (const auto& entry : fs::directory_iterator(data_dir, ec)) {
     if (!entry.is_regular_file()) continue;
     auto bytes = read_file(entry.path().string(), limits::kMaxDataFileBytes);
@@ -356,6 +357,13 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
     }
     SourceFile sf{rel, bytes};
     const int before = diags.error_count();
+    if (const PerfSource* perf = c->perf_data.source(rel)) {  // a performance page, not an edition (compiler/perf)
+      if (auto page = ingest_markdown_page(sf, diags); page && diags.error_count() == before) {
+        const auto edition = static_cast<int>(perf - c->perf_data.files.data());
+        extract_perf(*page, *perf, edition, c->perf_data, c->perf, diags);
+      }
+      continue;
+    }
     std::optional<Document> doc =
         f.extension() == ".md" ? ingest_markdown(sf, diags, c->vocab.markdown_edition(rel)) : ingest_text_export(sf, hints, diags);
     if (!doc) continue;
@@ -396,13 +404,16 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   c->resolved = resolve(c->extracted, c->vocab, diags);
   c->code = load_code_facts(opts.sources, opts.code, diags);
   c->drift = find_drift(c->extracted, c->resolved, c->code, c->vocab);
+  resolve_perf(c->perf, c->code);
   return c;
 }
 
 void write_kb(const Compilation& c, const std::string& path) {
-  const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, &c.extracted.entities, c.data_files, &c.code, &c.drift};
+  EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, &c.extracted.entities,
+               c.data_files, &c.code,  &c.drift,    c.perf.files};
   write_kb_file(path, [&](Db& db) {
     emit_tables(db, in);
+    emit_perf(db, c.perf, c.perf_data);
     derive(db);
   });
 }
@@ -453,6 +464,7 @@ std::vector<std::string> lint_lines(const Compilation& c) {
                     (r.field.empty() ? "" : " " + r.field) +
                     (r.old_value.empty() && r.new_value.empty() ? "" : ": '" + r.old_value + "' -> '" + r.new_value + "'") + " (" +
                     ch.old_commit + " -> " + ch.new_commit + ")");
+  for (auto& line : perf_lint_lines(c.perf)) out.push_back(std::move(line));  // measured rows (compiler/perf)
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -99,7 +99,7 @@ constexpr const char* kUsage =
     "kbq: recipes, launch commands and sizing-rule checks for Megatron Bridge\n"
     "\n"
     "usage: kbq [OPTIONS] QUESTION\n"
-    "       kbq show RECIPE | check RECIPE --gpus N [KEY=VALUE...] | rules | pitfalls | sources\n"
+    "       kbq show RECIPE | check RECIPE --gpus N [KEY=VALUE...] | perf MODEL [--history] | rules | pitfalls | sources\n"
     "\n"
     "examples:\n"
     "  kbq \"peft qwen3 1 gpu\"\n"
@@ -108,6 +108,7 @@ constexpr const char* kUsage =
     "  kbq \"mode:sft gpus:16 tp:2 family:qwen3\" --format json\n"
     "  kbq show qwen3_30b_a3b_sft_config\n"
     "  kbq check llama3_70b_pretrain_config --gpus 64 model.tensor_model_parallel_size=16\n"
+    "  kbq perf llama3_70b\n"
     "  printf 'peft qwen3 1 gpu\\nsft llama3 70b 2 gpus\\n' | kbq --batch\n"
     "\n"
     "exit codes: 0 answered, 1 nothing matched (or check found a failing rule), 2 error\n"
@@ -155,7 +156,8 @@ struct Args {
   int limit = 3;
   long long gpus = 0;
   std::vector<std::string> overrides;
-  bool version = false, explain = false, batch = false;
+  bool version = false, explain = false, batch = false, history = false;
+  std::string model;  // kbq perf MODEL
 };
 
 int fail(const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
@@ -227,6 +229,9 @@ int run(int argc, char** argv) {
   check->add_option("--gpus", a.gpus, "world size (number of GPUs)")->required()->check(CLI::Range(1LL, 1000000LL));
   check->add_option("--hardware", a.hardware, "GPU type, e.g. h100, gb200 (default from the KB)");
   check->add_option("overrides", a.overrides, "KEY=VALUE overrides, e.g. model.tensor_model_parallel_size=4");
+  auto* perf = app.add_subcommand("perf", "NVIDIA's measured throughput of a model (docs/throughput.md)");
+  perf->add_option("model", a.model, "model key or name, e.g. llama3_70b, \"Llama 3 70B\", DeepSeekV3")->required();
+  perf->add_flag("--history", a.history, "also the older releases' rows of each configuration");
   auto* rules = app.add_subcommand("rules", "the sizing rules");
   auto* pitfalls = app.add_subcommand("pitfalls", "the common pitfalls");
   auto* sources = app.add_subcommand("sources", "editions, revisions, missing translations and conflicts");
@@ -274,6 +279,12 @@ int run(int argc, char** argv) {
       const auto& answer = std::get<kbq::Answer>(res);
       emit(stdout, kbq::render(answer, engine.labels(lang), ro));
       return *check && answer.verdict != kbq::Outcome::Ok ? kb::kExitNoMatch : kb::kExitOk;
+    }
+    if (*perf) {
+      auto res = engine.perf(a.model, a.history);
+      if (auto* err = std::get_if<kbq::Error>(&res)) return fail(*err, {}, ro);
+      emit(stdout, kbq::render(std::get<kbq::PerfListing>(res), engine.labels(lang), ro));
+      return kb::kExitOk;
     }
     if (*rules || *pitfalls) {
       emit(stdout, kbq::render(*rules ? engine.rules(lang) : engine.pitfalls(lang), engine.labels(lang), ro));

@@ -2,8 +2,10 @@
 // is described in docs/kbq.md, and JSON answers carry every field that
 // docs/answer.schema.json marks required.
 #include <catch2/catch.hpp>
+
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -37,6 +39,12 @@ void check_required(const json& schema, const json& defs, const json& value, con
   if (schema.contains("$ref")) {
     const std::string ref = schema["$ref"];
     check_required(defs[ref.substr(ref.rfind('/') + 1)], defs, value, path);
+    return;
+  }
+  if (value.is_null()) {  // allowed only where the type says so ("type": ["object", "null"])
+    INFO(path << " is null");
+    CHECK((schema.contains("type") && schema["type"].is_array() &&
+           std::find(schema["type"].begin(), schema["type"].end(), "null") != schema["type"].end()));
     return;
   }
   if (schema.contains("required"))

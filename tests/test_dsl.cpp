@@ -168,6 +168,30 @@ const std::vector<DslCase> kDslCases = {
     {"gpus:", nullptr, nullptr, "has no value", 1},
     {"llama3 qwen3", nullptr, nullptr, "conflicting models", 8},
     {"8b 70b", nullptr, nullptr, "conflicting model sizes", 4},
+    // --- token budgets (time to train) ------------------------------------
+    {"how long to pretrain llama3 70b on 1T tokens with 64 H100",
+     "mode:pretrain model:llama3 70b gpus:64 hardware:h100 tokens:1000000000000", "en", nullptr, 0},
+    {"sft qwen3 8b for 50B tokens", "mode:sft model:qwen3 8b tokens:50000000000", "en", nullptr, 0},
+    {"3 epochs of 2B tokens sft qwen3 8b", "mode:sft model:qwen3 8b epochs:3 tokens:2000000000", "en", nullptr, 0},
+    {"pretrain llama3 8b 1.5T tokens", "mode:pretrain model:llama3 8b tokens:1500000000000", "en", nullptr, 0},
+    {"pretrain llama3 8b 2 trillion tokens", "mode:pretrain model:llama3 8b tokens:2000000000000", "en", nullptr, 0},
+    {"sft llama3 8b 8192 tokens", "mode:sft model:llama3 8b seq:8192", "en", nullptr, 0},  // no magnitude: a sequence
+    {"sft llama3 8b 16K tokens", "mode:sft model:llama3 8b seq:16384", "en", nullptr, 0},
+    {"tokens:1t epochs:2", "epochs:2 tokens:1000000000000", nullptr, nullptr, 0},
+    {"combien de temps pour pré-entraîner llama3 70b sur 50 milliards de jetons avec 64 H100",
+     "mode:pretrain model:llama3 70b gpus:64 hardware:h100 tokens:50000000000", "fr", nullptr, 0},
+    {"sft qwen3 8b 3 époques de 2 milliards de jetons", "mode:sft model:qwen3 8b epochs:3 tokens:2000000000", "fr", nullptr, 0},
+    {"用64张H100预训练llama3 70b 1万亿个token需要多久", "mode:pretrain model:llama3 70b gpus:64 hardware:h100 tokens:1000000000000", "zh",
+     nullptr, 0},
+    {"sft qwen3 8b 3个epoch 20亿token", "mode:sft model:qwen3 8b epochs:3 tokens:2000000000", nullptr, nullptr, 0},
+    {"llama3 70b を 64 枚の H100 で 1兆トークン 事前学習", "mode:pretrain model:llama3 70b gpus:64 hardware:h100 tokens:1000000000000",
+     "ja", nullptr, 0},
+    {"qwen3 8b 2 エポック 5億トークン sft", "mode:sft model:qwen3 8b epochs:2 tokens:500000000", nullptr, nullptr, 0},
+    {"pretrain llama3 8b 0T tokens", nullptr, nullptr, "a token budget must be between 1 and 1e18 tokens", 20},
+    {"tokens:2000000t", nullptr, nullptr, "a token budget must be between 1 and 1e18 tokens", 8},
+    {"tokens:lots", nullptr, nullptr, "filter 'tokens' needs a number of tokens", 8},
+    {"1T tokens 2T tokens", nullptr, nullptr, "conflicting filters", 11},
+    {"0 epochs", nullptr, nullptr, "epoch count must be a positive whole number", 1},
 };
 
 // The lexicon the tests run with, loaded once.

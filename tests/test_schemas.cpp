@@ -84,6 +84,8 @@ TEST_CASE("schemas: every subcommand's JSON and a JSON error validate", "[schema
       {{"rules", "--format", "json", "--lang", "ja"}, "listing.schema.json", false},
       {{"pitfalls", "--format", "json", "--lang", "fr"}, "listing.schema.json", false},
       {{"sources", "--format", "json"}, "sources.schema.json", false},
+      {{"perf", "deepseek_v3", "--history", "--format", "json"}, "perf.schema.json", false},
+      {{"perf", "no such model", "--format", "json"}, "error.schema.json", true},
       {{"sft peft", "--format", "json"}, "error.schema.json", true},
       {{"show", "no_such_recipe_config", "--format", "json"}, "error.schema.json", true},
   };

@@ -59,6 +59,8 @@ inline constexpr std::string_view kIntent = "intent";
 inline constexpr std::string_view kScale = "scale";
 inline constexpr std::string_view kKind = "kind";
 inline constexpr std::string_view kLang = "lang";
+inline constexpr std::string_view kTokens = "tokens";  // a token budget (TermKind::Budget), in tokens
+inline constexpr std::string_view kEpochs = "epochs";  // passes over it (TermKind::Epochs)
 inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep", "etp", "vp"};
 }  // namespace field
 
@@ -133,6 +135,8 @@ enum class PieceKind : std::uint8_t {
   Free,      // an unknown word (or one CJK code point)
   Quoted,    // "free text"
   Range,     // "<n>-<m> <unit>": a range of counts (rejected)
+  Budget,    // "<n><count magnitude> [particle] <token unit>": a token budget
+  Epochs,    // "<n> [particle] <epoch unit>": passes over the budget
 };
 
 // One recognized term, before the resolver gives it a meaning.
@@ -141,7 +145,7 @@ struct Piece {
   std::size_t b = 0, e = 0;                                      // extent in the normalized text
   std::uint32_t word = kNoWord;                                  // Word/Hardware: word id; Filter: key id; Free: suggested id
   Num num;                                                       // Gpus/Nodes/Seq/Size: the number; Range: the lower end
-  double mult = 1;                                               // Seq/Size: magnitude multiplier
+  double mult = 1;                                               // Seq/Size/Budget: magnitude multiplier
   std::uint32_t mag = kNoWord;                                   // Size: magnitude word id
   Num active;                                                    // Size: the active part's number; Range: the upper end
   double active_mult = 0;                                        // Size: the active part's multiplier
@@ -157,6 +161,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text);
 bool parse_number_value(std::string_view v, Num& out);
 bool parse_seq_value(const Lexicon::Impl& lex, std::string_view v, Num& out, double& mult);
 bool parse_size_value(const Lexicon::Impl& lex, std::string_view v, Piece& out);
+bool parse_budget_value(const Lexicon::Impl& lex, std::string_view v, Num& out, double& mult);
 
 // The size token of a Size piece: number + magnitude spelling
 // ["_a" number + magnitude spelling], '.' as 'p'.

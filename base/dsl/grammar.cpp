@@ -8,7 +8,7 @@
 //   term  = longest(key_value, bad_key_value, count_times_hw, hw_times_count,
 //                   count_hw, count_gpus, gpus_count, count_nodes, nodes_count,
 //                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
-//                   lexicon_word)
+//                   budget, epochs, lexicon_word)
 //         | quoted | fallback
 //
 // `longest` tries every alternative at the same place and keeps the one
@@ -425,6 +425,28 @@ bool make_size(Scratch& s, const Lexicon::Impl& lex, Extent at) {
   return true;
 }
 
+// "<n><count magnitude> [particle] <token unit>": a token budget ("1T tokens",
+// "50 milliards de tokens", "1万亿个token"); "<n> [particle] <epoch unit>".
+void make_budget(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Budget;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.mult = magnitude(lex, s.t2.id, WordKind::CountMagnitude);
+  p.also = {s.t1.id, s.t2.id, s.t3.id};
+  s.count = 1;
+}
+void make_epochs(Scratch& s, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Epochs;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.also = {s.t1.id, s.t3.id, kNoWord};
+  s.count = 1;
+}
+
 // "key:value": a Filter piece (known key) or a BadKey piece.
 void make_filter(Scratch& s, PieceKind kind, Extent at) {
   Piece& p = s.out[0] = Piece{};
@@ -488,6 +510,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const word_piece = [s](auto&) { make_word(*s); };
   auto const set_active = [s](auto&) { s->active = true; };
   auto const range_piece = [s, base](auto& ctx) { make_range(*s, where(ctx, base)); };
+  auto const budget_piece = [s, lx, base](auto& ctx) { make_budget(*s, *lx, where(ctx, base)); };
+  auto const epochs_piece = [s, base](auto& ctx) { make_epochs(*s, where(ctx, base)); };
 
   auto const key = tok(WordKind::Filter, &s->t1);
   auto const hardware = tok(WordKind::Hardware, &s->t1);
@@ -548,11 +572,16 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const seq_unit_after = x3::raw[count >> -gap >> seq_unit >> bound][seq_piece];
   // <n><m>[-a<n><m>]
   auto const model_size = x3::raw[size_count >> -gap >> param_mag >> -active_part >> bound][size_piece];
+  // <n><count magnitude> [particle] <token unit>, <n> [particle] <epoch unit> (after the sequence
+  // alternatives: "8192 tokens", with no magnitude, stays a sequence length)
+  auto const budget = x3::raw[size_count >> -gap >> tok(WordKind::CountMagnitude, &s->t2) >> -gap >> -(particle >> -gap) >>
+                              tok(WordKind::TokenUnit, &s->t1) >> bound][budget_piece];
+  auto const epochs = x3::raw[count >> -gap >> -(particle >> -gap) >> tok(WordKind::EpochUnit, &s->t1) >> bound][epochs_piece];
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
   return longest(s, win, key_value, bad_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count, count_nodes,
-                 nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, lexicon_word);
+                 nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, budget, epochs, lexicon_word);
 }
 
 }  // namespace
@@ -606,6 +635,17 @@ bool parse_seq_value(const Lexicon::Impl& lex, std::string_view v, Num& out, dou
   auto const seq_mag = tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::SeqMagnitude)]), &mag};
   const bool ok = x3::parse(first, base + v.size(), number >> -seq_mag >> x3::eoi);
   mult = mag.id == kNoWord ? 1 : magnitude(lex, mag.id, WordKind::SeqMagnitude);
+  return ok;
+}
+
+bool parse_budget_value(const Lexicon::Impl& lex, std::string_view v, Num& out, double& mult) {
+  const It base = v.data();
+  It first = base;
+  Tok mag;
+  auto const number = num_parser{{}, base, false, true, &out};
+  auto const count_mag = tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::CountMagnitude)]), &mag};
+  const bool ok = x3::parse(first, base + v.size(), number >> -count_mag >> x3::eoi);
+  mult = mag.id == kNoWord ? 1 : magnitude(lex, mag.id, WordKind::CountMagnitude);
   return ok;
 }
 

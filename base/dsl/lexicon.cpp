@@ -153,6 +153,9 @@ constexpr std::array<KindName, kWordKindCount> kKindNames{{
     {WordKind::Stopword, "stopword"},
     {WordKind::OpenMax, "open_max"},
     {WordKind::RangeSep, "range_sep"},
+    {WordKind::TokenUnit, "token_unit"},
+    {WordKind::EpochUnit, "epoch_unit"},
+    {WordKind::CountMagnitude, "count_magnitude"},
 }};
 
 // Which meaning a bare word takes when it has several, best first.
@@ -163,16 +166,17 @@ constexpr std::array<WordKind, 7> kBarePriority{WordKind::Mode,   WordKind::Mode
 // number, before ':'), where any word of the kind works.
 bool is_rule_kind(WordKind k) {
   return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::ParamMagnitude ||
-         k == WordKind::SeqMagnitude || k == WordKind::Filter;
+         k == WordKind::SeqMagnitude || k == WordKind::Filter || k == WordKind::TokenUnit || k == WordKind::EpochUnit ||
+         k == WordKind::CountMagnitude;
 }
 
 // Kinds whose values are ids (compared after lower-casing).
-bool is_id_kind(WordKind k) { return k != WordKind::ParamMagnitude && k != WordKind::SeqMagnitude; }
+bool is_id_kind(WordKind k) { return k != WordKind::ParamMagnitude && k != WordKind::SeqMagnitude && k != WordKind::CountMagnitude; }
 
 // Unit kinds may have an empty value.
 bool value_optional(WordKind k) {
   return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::Stopword || k == WordKind::OpenMax ||
-         k == WordKind::RangeSep;
+         k == WordKind::RangeSep || k == WordKind::TokenUnit || k == WordKind::EpochUnit;
 }
 
 std::shared_ptr<const Lexicon::Impl> empty_impl() {

@@ -55,8 +55,11 @@ enum class WordKind : std::uint8_t {
   Stopword,        // known word with no meaning for the search (particles, fillers)
   OpenMax,         // "at least" marker next to a count ("<n>+ <unit>"); read as a particle, ranges are not in the AST
   RangeSep,        // range separator between two numbers; recognized, read as a particle
+  TokenUnit,       // marks a token budget: "<n> <count magnitude> [particle] <token unit>" ("1T tokens", "1兆トークン")
+  EpochUnit,       // counts passes over the budget: "<n> [particle] <epoch unit>" ("3 epochs")
+  CountMagnitude,  // multiplier of a token budget; value the multiplier ("1e12" for T, 兆, trillion)
 };
-inline constexpr int kWordKindCount = 16;  // number of WordKind members
+inline constexpr int kWordKindCount = 19;  // number of WordKind members
 
 // The data spelling of a kind ("gpu_unit"), and back (nullopt if unknown).
 std::string_view to_string(WordKind kind);
@@ -143,6 +146,8 @@ enum class TermKind : std::uint8_t {
   Intent,     // an intent word (may be several words)
   Scale,      // a scale word
   Filter,     // an explicit `key:value`, or a bare recipe-kind word
+  Budget,     // a token budget: "<n><count magnitude> <token unit>"; value the tokens (filter field `tokens`)
+  Epochs,     // passes over the budget: "<n> <epoch unit>"; value the count (filter field `epochs`)
   FreeText,   // a word the lexicon does not know, kept for text search
   Stopword,   // a known word without meaning here (particles, bare units)
   Unknown,    // an unknown word that looks like a typo of a lexicon word
@@ -215,6 +220,8 @@ struct ParseResult {
 
 // Counts above this are rejected as absurd (GPUs, nodes, parallel sizes).
 inline constexpr std::int64_t kMaxCount = 1000000;
+// The largest token budget a question may give (1e18 tokens: far above any training run).
+inline constexpr double kMaxTokenBudget = 1e18;
 
 // Parses a query. Never throws for bad input.
 ParseResult parse(const Lexicon& lexicon, std::string_view text);

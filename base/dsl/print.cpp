@@ -58,6 +58,10 @@ std::string_view to_string(TermKind kind) {
       return "scale";
     case TermKind::Filter:
       return "filter";
+    case TermKind::Budget:
+      return "budget";
+    case TermKind::Epochs:
+      return "epochs";
     case TermKind::FreeText:
       return "free_text";
     case TermKind::Stopword:

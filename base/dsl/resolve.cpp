@@ -51,6 +51,10 @@ class Resolver {
       case PieceKind::Range:
         return fail(n_.span(p.b, p.e), "ranges of counts are not supported: " + quote(text(p.b, p.e)),
                     "give one count (the number you have)");
+      case PieceKind::Budget:
+        return budget(p);
+      case PieceKind::Epochs:
+        return epochs(p);
     }
     return true;
   }
@@ -253,6 +257,35 @@ class Resolver {
     return set_int(q_.seq_len, *v, "sequence lengths", span);
   }
 
+  // A token budget: "<n><magnitude> <token unit>", a whole number of tokens up to kMaxTokenBudget.
+  std::optional<std::string> budget_tokens(const Num& num, double mult, std::string_view written, Span span) {
+    const double v = std::round(num.value * mult);
+    if (num.neg || num.overflow || !(v >= 1) || v > kMaxTokenBudget) {
+      fail(span, "a token budget must be between 1 and 1e18 tokens, got " + quote(written), "e.g. 1T tokens, 50B tokens");
+      return std::nullopt;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return std::string(buf);
+  }
+
+  bool budget(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const auto v = budget_tokens(p.num, p.mult, text(p.b, p.e), span);
+    if (!v) return false;
+    return set_filter(std::string(field::kTokens), *v, add(TermKind::Budget, p.b, p.e, *v, std::string(field::kTokens)).span);
+  }
+
+  bool epochs(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const auto v = count(p.num, "epoch count", text(p.num.b, p.num.e), span);
+    if (!v) return false;
+    return set_filter(std::string(field::kEpochs), std::to_string(*v),
+                      add(TermKind::Epochs, p.b, p.e, std::to_string(*v), std::string(field::kEpochs)).span);
+  }
+
   bool size(const Piece& p) {
     note_words(p);
     const Span span = n_.span(p.b, p.e);
@@ -313,7 +346,15 @@ class Resolver {
     const KeyValue kv{p, key.word, f, v, vspan};
 
     const bool parallel = std::find(field::kParallel.begin(), field::kParallel.end(), f) != field::kParallel.end();
-    if (f == field::kGpus || f == field::kNodes || parallel) return count_filter(kv);
+    if (f == field::kGpus || f == field::kNodes || f == field::kEpochs || parallel) return count_filter(kv);
+    if (f == field::kTokens) {  // tokens:<n>[<count magnitude>]
+      Num num;
+      double mult = 1;
+      if (!parse_budget_value(lex_, kv.value, num, mult))
+        return fail(kv.vspan, "filter " + quote(f) + " needs a number of tokens, got " + quote(kv.value), "write " + kv.key + ":1t");
+      const auto t = budget_tokens(num, mult, kv.value, kv.vspan);
+      return t && set_filter(f, *t, filter_term(kv, *t));
+    }
     if (f == field::kSeq) return seq_filter(kv);
     if (f == field::kSize) return size_filter(kv);
     if (f == field::kModel) return model_filter(kv);

@@ -149,6 +149,11 @@ class Writer {
       st.bind(1, id).bind(2, path).bind(3, "data").bind_null(4).bind_null(5).bind_null(6).bind_null(7).bind_null(8).bind_null(9);
       st.bind(10, sha).run();
     }
+    for (const auto& [path, sha] : in_.perf_pages) {  // NVIDIA's performance tables (compiler/perf), after the data files
+      ids_[path] = ++id;
+      st.bind(1, id).bind(2, path).bind(3, "perf-table").bind_null(4).bind_null(5).bind_null(6).bind_null(7).bind_null(8).bind_null(9);
+      st.bind(10, sha).run();
+    }
   }
 
   void sections() {

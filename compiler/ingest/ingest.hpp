@@ -36,6 +36,12 @@ struct EditionRow {
 // Errors go to `diags`; nullopt when the document cannot be used at all.
 std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags, const EditionRow* sidecar = nullptr);
 
+// A markdown page that is no edition (NVIDIA's performance tables, kept as
+// published: no front matter, no language or revision): its blocks only,
+// read through cmark-gfm's AST as an edition's body is. Byte-level problems
+// are errors; nullopt when the bytes cannot be read.
+std::optional<Document> ingest_markdown_page(const SourceFile& file, Diagnostics& diags);
+
 // What the text-export front end needs to know that a text export lost:
 // the edition facts (from data/editions.tsv, keyed by file name) and the
 // known section headings with their levels (data/sections.tsv joined with

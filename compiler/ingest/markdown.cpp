@@ -660,4 +660,16 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
   return doc;
 }
 
+std::optional<Document> ingest_markdown_page(const SourceFile& file, Diagnostics& diags) {
+  std::string_view text = file.bytes;
+  if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+  if (!readable_bytes(file.path, text, diags)) return std::nullopt;
+  Document doc;
+  doc.path = file.path;
+  doc.sha256 = sha256_hex(file.bytes);
+  doc.meta.span = {file.path, 1, 1};
+  read_body(file.path, text, 1, doc, diags);
+  return doc;
+}
+
 }  // namespace kb

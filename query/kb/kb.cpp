@@ -319,7 +319,7 @@ SourcesReport Kb::sources_report() {
   {
     kb::Stmt st(db_,
                 "SELECT path, format, coalesce(lang,''), coalesce(revision,0), coalesce(date,''), coalesce(translated_from,'') "
-                "FROM sources WHERE format != 'data' ORDER BY revision DESC, path");
+                "FROM sources WHERE format IN ('markdown', 'text-export') ORDER BY revision DESC, path");
     while (st.step()) r.editions.push_back({st.text(0), st.text(2), st.text(4), st.text(5), static_cast<int>(st.integer(3))});
   }
   {

@@ -266,6 +266,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   p.gpu = gpu ? *gpu : Gpu{hw, hw, 0, 0, 0, false, ""};
   p.sizing = size_recipe(d);
   out.model = p.sizing.rules;
+  if (p.sizing.sized) out.arch = p.sizing.arch;
   search_input(c, r, ask, start_shape(c, r, ask, p), p);
   const Shown shown = place_on_world(c, r, ask, p, res);
   fill_layout(c, r, ask, p, shown.placement.shape, res);

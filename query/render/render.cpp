@@ -146,6 +146,25 @@ json result_json(const Result& r) {
   j["caveats"] = r.caveats;
   j["notes"] = r.notes;
   j["min_gpus"] = r.min_gpus > 0 ? json(r.min_gpus) : json(nullptr);
+  {  // docs/throughput.md
+    const Throughput& T = r.throughput;
+    json tsrc = json::array();
+    for (const auto& s : T.sources) tsrc.push_back({{"file", s.file}, {"line", s.line}, {"what", s.what}});
+    j["throughput"] = {
+        {"basis", str(to_string(T.basis))},
+        {"tokens_per_s_per_gpu", T.tokens_per_s_per_gpu},
+        {"tokens_per_s", T.tokens_per_s},
+        {"tflops_per_gpu", T.tflops_per_gpu},
+        {"mfu", T.mfu},
+        {"step_time_s", T.step_time_s},
+        {"error_band_pct", T.error_band_pct},
+        {"method", T.method},
+        {"bubble_pct", T.bubble_pct},
+        {"how", T.how},
+        {"source", T.sources.empty() ? json(nullptr) : json(T.sources.front().file + ":" + std::to_string(T.sources.front().line))},
+        {"sources", tsrc}};
+    j["time_to_train"] = r.time_to_train ? json{{"tokens", r.time_to_train->tokens}, {"seconds", r.time_to_train->seconds}} : json(nullptr);
+  }
   json src = json::array();
   for (const auto& s : r.sources) src.push_back({{"file", s.file}, {"line", s.line}, {"revision", s.revision}, {"what", s.what}});
   j["sources"] = src;
@@ -224,6 +243,7 @@ class TextWriter {
     line(where(lb_, r) + ": " + sizes(r));
     memory(r);
     batch(r);
+    throughput(r);
     line(lb_("line.command"));
     if (md_)
       out += "```bash\n" + r.command + "\n```\n";
@@ -269,6 +289,56 @@ class TextWriter {
                                     {"accum", std::to_string(B.grad_accum)}}));
     else
       line(fill(lb_("line.batch_uneven"), {{"gbs", std::to_string(B.gbs)}, {"mbs", std::to_string(B.mbs)}, {"dp", std::to_string(B.dp)}}));
+  }
+
+  // Expected speed and the time to train the question's budget (docs/throughput.md).
+  void throughput(const Result& r) {
+    const Throughput& T = r.throughput;
+    if (T.basis == ThroughputBasis::None) {
+      if (!T.how.empty()) line(fill(lb_("line.throughput_none"), {{"why", T.how}}));
+    } else {
+      line(fill(lb_(T.basis == ThroughputBasis::Measured ? "line.throughput" : "line.throughput_estimated"),
+                {{"tokens", count(T.tokens_per_s_per_gpu)},
+                 {"job", count(T.tokens_per_s)},
+                 {"step", seconds(T.step_time_s)},
+                 {"band", num(T.error_band_pct)},
+                 {"how", T.how}}));
+    }
+    if (!r.time_to_train) return;
+    const TimeToTrain& t = *r.time_to_train;
+    if (t.seconds > 0)
+      line(fill(lb_("line.time_to_train"), {{"tokens", count(t.tokens)}, {"duration", duration(t.seconds)}}));
+    else
+      line(fill(lb_("line.time_to_train_unknown"), {{"tokens", count(t.tokens)}}));
+  }
+
+  // 6288, 1.61 M, 50 B, 1 T
+  static std::string count(double v) {
+    static const std::pair<double, const char*> units[] = {{1e15, " P"}, {1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
+    char buf[48];
+    for (const auto& [scale, unit] : units)
+      if (v >= scale) {
+        const double x = v / scale;
+        std::snprintf(buf, sizeof buf, x >= 100 ? "%.0f%s" : x >= 10 ? "%.1f%s" : "%.2f%s", x, unit);
+        return buf;
+      }
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  static std::string seconds(double s) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, s >= 100 ? "%.0f" : s >= 10 ? "%.1f" : "%.2f", s);
+    return buf;
+  }
+  // The time in days (from one day on) or hours, in the answer's words.
+  std::string duration(double s) const {
+    char buf[48];
+    if (s >= 86400) {
+      std::snprintf(buf, sizeof buf, s >= 8640000 ? "%.0f" : "%.1f", s / 86400);  // whole days from 100 on
+      return fill(lb_("unit.days"), {{"n", buf}});
+    }
+    std::snprintf(buf, sizeof buf, "%.1f", s / 3600);
+    return fill(lb_("unit.hours"), {{"n", buf}});
   }
 
   void explain(const Result& r) {
