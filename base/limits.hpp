@@ -21,12 +21,34 @@ inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t kMaxSourceFileBytes = 16 * kMiB;
 // One TSV file of the data folder (the largest real one is 40 KB).
 inline constexpr std::uint64_t kMaxDataFileBytes = 16 * kMiB;
+// One file of a code snapshot (code/<commit>/*.tsv, written by kbc
+// extract-code): 067f987df's recipe-facts.tsv is 16.3 MB for 741 recipe
+// functions, so room for four times as many.
+inline constexpr std::uint64_t kMaxCodeFileBytes = 64 * kMiB;
 // Every file of one build together (1000x synthetic sources: 60 MB).
 inline constexpr std::uint64_t kMaxSourcesBytes = 1024 * kMiB;
 // Files (.md, .txt) one build compiles (1000x: 5 000).
 inline constexpr int kMaxSourceFiles = 100000;
 // Folder depth under the sources root (the real tree is 2 deep).
 inline constexpr int kMaxFolderDepth = 32;
+
+// --- kbc: what cmark-gfm is given (compiler/ingest/markdown.cpp) -----------
+// cmark-gfm allocates a node per block, inline delimiter and table cell: up
+// to about 230 bytes of memory per byte of a markdown body (a run of '['),
+// and Debian's cmark-gfm pads every table row to its header's width, so a
+// table costs columns x rows however short its rows are (4 000 x 4 000 in a
+// 28 KB file: 3.7 GB, 14 s), and a row's cells cost their square in time.
+// These bounds are checked on the raw lines before cmark-gfm parses them.
+// A markdown edition (the largest real one is 60 KB; 1 MiB of '[' costs
+// cmark-gfm 240 MB).
+inline constexpr std::uint64_t kMaxMarkdownBytes = kMiB;
+// Columns of a table, cells of one table row (the widest real table has 12).
+inline constexpr int kMaxTableColumns = 64;
+// Cells cmark-gfm makes for the tables of one document, columns x rows
+// (the real editions have at most 718).
+inline constexpr long long kMaxTableCells = 500000;
+// Lists and block quotes nested in one another (the real editions nest 2).
+inline constexpr int kMaxBlockNesting = 64;
 
 // --- kbq (and kbc dump): a KB file ---------------------------------------
 // A KB given with --kb (1000x: 145 MB).

@@ -13,6 +13,13 @@ namespace kb::md {
 
 namespace {
 
+// Characters escaped wherever they are. CommonMark's own: '\\', '`', '*',
+// '_', '[', ']', '<', '&', '~'. MyST's (docs/security.md, "Generated
+// pages"): '{' starts a role (`{name}` + code span), a substitution
+// (`{{ x }}`) or an attribute block, '$' a math span (dollarmath). A
+// backslash before any ASCII punctuation is CommonMark's escape, so the
+// text renders the same, and markdown-it's escape rule consumes `\{`
+// before the role rule could see the brace.
 bool special(char ch, bool in_table) {
   switch (ch) {
     case '\\':
@@ -24,6 +31,8 @@ bool special(char ch, bool in_table) {
     case '<':
     case '&':
     case '~':
+    case '{':
+    case '$':
       return true;
     case '|':
       return in_table;
@@ -89,8 +98,14 @@ std::string escape_line(std::string_view line, bool in_table) {
     ++i;
   }
   if (in_table) return out;
-  // Neutralize what would open a block at the start of a line.
-  if (!out.empty() && std::string_view("#>-+=").find(out[0]) != std::string_view::npos) return "\\" + out;
+  // Neutralize what would open a block at the start of a line: CommonMark's
+  // headings, quotes, lists, breaks and tables ('#', '>', '-', '+', '=',
+  // '|'), and MyST's (markdown-it-py and mdit_py_plugins, as Sphinx reads
+  // the pages): ':' opens a colon fence (`:::{directive}`), a field list or
+  // a definition, '%' a comment that hides the line, `(name)=` a reference
+  // target, `+++` a block break.
+  if (!out.empty() && std::string_view("#>-+=|:%").find(out[0]) != std::string_view::npos) return "\\" + out;
+  if (!out.empty() && out[0] == '(' && ends_with(trim(out), ")=")) return "\\" + out;
   size_t d = 0;
   while (d < out.size() && std::isdigit(static_cast<unsigned char>(out[d]))) ++d;
   if (d > 0 && d < 10 && d < out.size() && (out[d] == '.' || out[d] == ')')) return out.substr(0, d) + "\\" + out.substr(d);
@@ -144,7 +159,19 @@ std::string fence(const std::string& body, const std::string& raw_info) {
   // would be read as Markdown, raw HTML included. Such an info string gets
   // a tilde fence, where backticks are plain text; the fence is longer
   // than any run of its character in the code, so the code cannot close it.
-  const std::string info = escape_controls(trim(raw_info), EscapeNewlines::Yes);
+  //
+  // MyST runs a fence whose info string starts with '{' as a directive
+  // (`{raw} html`, `{include} /etc/passwd`, `{eval-rst}`): a '{' of the
+  // source's info string is written `\{`, which CommonMark reads back as
+  // '{' and MyST does not take for a directive (it reads the info string
+  // raw); '\\' and '&' are escaped too, so the info string reads back as
+  // it was. The generator's own directives (toctree, raw html) are written
+  // without md_fence.
+  std::string info;
+  for (char ch : escape_controls(trim(raw_info), EscapeNewlines::Yes)) {
+    if (ch == '{' || ch == '\\' || ch == '&') info += '\\';
+    info += ch;
+  }
   const char mark = info.find('`') == std::string::npos ? '`' : '~';
   size_t longest = 0, run = 0;
   for (char ch : body) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "base/escape.hpp"
+#include "base/files.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
 #include "compiler/code/extract.hpp"
@@ -40,6 +41,7 @@ std::string shown(const std::string& s) { return kb::escape_controls(s, kb::Esca
 int main(int argc, char** argv) {
   using namespace kb;
   std::signal(SIGPIPE, SIG_IGN);
+  install_signal_cleanup();  // SIGTERM, Ctrl-C: no temporary file or folder left behind (base/files.hpp)
   CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources"};
   app.require_subcommand(0, 1);
   bool version = false;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -154,6 +155,11 @@ TEST_CASE("architecture: kbq and the generated skill show the same rule and pitf
   for (const auto& lang : engine.languages()) {
     std::string page = kbtest::read_file(kRoot + "/generated/skill/SKILL." + lang + ".md");
     page.erase(std::remove(page.begin(), page.end(), '`'), page.end());
+    // Markdown's backslash escapes (the page writes '{' as "\{" for MyST).
+    std::string plain;
+    for (size_t i = 0; i < page.size(); ++i)
+      if (!(page[i] == '\\' && i + 1 < page.size() && std::ispunct(static_cast<unsigned char>(page[i + 1])))) plain += page[i];
+    page = plain;
     for (const auto& listing : {engine.rules(lang), engine.pitfalls(lang)})
       for (const auto& item : listing.items) {
         INFO(lang << ": " << item.prose.text);

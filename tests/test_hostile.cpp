@@ -17,6 +17,9 @@
 //                                 into one overflow chain made into a cycle
 //     sources: PATH               tests/fixtures/good/minimal with a copy of
 //                                 kb-sources/data as PATH/data
+//     snapshot: PATH              a small code snapshot (kbc extract-code's
+//                                 files) of one recipe, llama3_8b_pretrain_config
+//                                 (TP 2, PP 1, CP 1, EP 1), as PATH/
 //     write: PATH: BYTES          a file (BYTES as in tests/bad-queries:
 //     append: PATH: BYTES           "piece"*N "\x1b" ...)
 //     big-file: PATH: N           a file of N bytes ('x' lines)
@@ -25,6 +28,8 @@
 //                                 the case is skipped otherwise)
 //     sentinel: PATH              a file with known bytes; like everything
 //                                 under {tmp} it must be unchanged after the run
+//     replace: PATH: "OLD" "NEW"  every OLD in the file becomes NEW (BYTES
+//                                 notation; e.g. a label of data/ui.tsv)
 //   the run:
 //     run: kbq | kbc              the program (the build's own)
 //     arg: ARG                    one argument each ({tmp}, {root}, {data})
@@ -33,7 +38,10 @@
 //     stdin: PATH                 this file as its standard input (default
 //                                 /dev/null)
 //     unprivileged                when the tests run as root, run as nobody
-//                                 (so that a folder of mode 000 is unreadable)
+//                                 (so that a folder of mode 000 is unreadable);
+//                                 the program is run from a copy nobody can
+//                                 reach, wherever the clone is (skipped with a
+//                                 message if no such copy can be made)
 //     seconds: S                  time ceiling (default 10; ×6 under ASan)
 //     mib: M                      memory ceiling, peak resident set (default
 //                                 256; ×4 under ASan)
@@ -41,16 +49,25 @@
 //     exit: N
 //     stderr: LINE                the exact stderr, line by line ('*' matches
 //                                 any run of characters); none = empty
+//     stderr-tail: LINE           instead, the last lines of stderr (what comes
+//                                 before is free: a Python traceback)
 //     stdout-has: TEXT            (any number); without one, stdout is empty
 //     stdout-lines: N             stdout holds exactly N lines (--batch records)
 //     writes: PATH                the run may create, change or delete under
 //                                 PATH (default: nothing under {tmp} changes)
+//     keeps: PATH                 but not this file: it is there, unchanged
 //     kind: PATH KIND             after the run PATH is: absent | file | dir |
 //                                 link | fifo | char-device
 //     cmark: DIR                  every .md under DIR rendered with
 //                                 cmark-gfm --unsafe holds no raw HTML
 //     stdout-cmark                stdout (kbq --format markdown) rendered the
 //                                 same way holds no raw HTML either
+//     myst: DIR                   the pages under DIR built with Sphinx + MyST
+//                                 as the site is (site/conf.py) hold nothing
+//                                 the generator did not write, and no file of
+//                                 the machine (tests/site/check_myst_inert.py;
+//                                 skipped when Sphinx or myst-parser is missing)
+//     myst-shows: TEXT            and show TEXT as written (any number)
 //
 // Always checked too: no signal, no hang, no blow-up, and not one raw
 // control character (ESC, C1, bidirectional controls) on stdout or stderr.
@@ -67,6 +84,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -386,6 +404,69 @@ void check_no_raw_html(const std::string& dir) {
   CHECK(pages > 0);
 }
 
+// --- the pages under Sphinx + MyST ----------------------------------------------------
+
+const char* const kSentinel = "sentinel: kbc and kbq must never touch this file\n";
+
+// Builds the generated pages under `dir` with Sphinx + MyST and the site's
+// own configuration, and fails on anything in the HTML the generator did
+// not write: a script, an element a directive or a role made, a file of the
+// machine included (the sentinel files' text is the canary), or a text of
+// `shows` not shown as written.
+void check_myst_inert(const std::string& dir, const std::string& tmp, const std::vector<std::string>& shows) {
+  std::vector<std::string> args = {
+      kRoot + "/tests/site/check_myst_inert.py",         "--conf", kRoot + "/site", "--src", dir, "--out", tmp + "/myst-site", "--canary",
+      std::string(kSentinel, std::strlen(kSentinel) - 1)};
+  for (const auto& s : shows) {
+    args.push_back("--shows");
+    args.push_back(s);
+  }
+  const auto r = kbtest::run(kbtest::python3(), args);
+  if (r.exit_code == 77 || r.exit_code == 127)
+    return kbtest::skip("the Sphinx + MyST build of the pages is skipped: " +
+                        (r.out.empty() ? std::string("no python3") : r.out.substr(0, r.out.find('\n'))));
+  INFO("tests/site/check_myst_inert.py:\n" << r.out << r.err);
+  CHECK(r.exit_code == 0);
+}
+
+// "OLD" "NEW" → the two decoded pieces.
+std::pair<std::string, std::string> two_pieces(const std::string& spec) {
+  size_t i = spec.find('"'), j = i + 1;
+  while (j < spec.size() && spec[j] != '"') j += spec[j] == '\\' ? 2 : 1;
+  return {decode_bytes(spec.substr(i, j - i + 1)), decode_bytes(spec.substr(j + 1))};
+}
+
+// --- a code snapshot -------------------------------------------------------------------
+
+// The files `kbc extract-code` writes for a snapshot, with one recipe:
+// what a hostile case then breaks (a fact, a link) one thing at a time.
+void write_snapshot(const std::string& dir) {
+  fs::create_directories(dir);
+  kbtest::write_file(dir + "/snapshot.tsv",
+                     "# a test snapshot\nkey\tvalue\nrepo\tNVIDIA-NeMo/Megatron-Bridge\n"
+                     "commit\tabcdef1234567890abcdef1234567890abcdef12\ndate\t2026-08-22\nextractor\t1\n");
+  kbtest::write_file(
+      dir + "/recipes.tsv",
+      "name\tkind\ttarget\tdefined_at\texported_at\talias_of\tmode\tfamily\tmodel\ttask\tgpus\thardware\tprecision\tvariant\tstep\n"
+      "llama3_8b_pretrain_config\tlibrary\tm.llama3.llama3_8b_pretrain_config\tsrc/m/llama3.py:10\tsrc/m/__init__.py:1\t\t"
+      "pretrain\t\t\t\t\t\t\t\t\n");
+  std::string facts = "target\tfield\tstate\tvalue\ttype\tat\tnote\n";
+  for (const auto& [field, value] : std::vector<std::pair<std::string, std::string>>{{"cp", "1"},
+                                                                                     {"ep", "1"},
+                                                                                     {"global_batch_size", "128"},
+                                                                                     {"micro_batch_size", "1"},
+                                                                                     {"pp", "1"},
+                                                                                     {"seq_length", "8192"},
+                                                                                     {"tp", "2"}})
+    facts += "m.llama3.llama3_8b_pretrain_config\t" + field + "\tvalue\t" + value + "\tint\tsrc/m/llama3.py:20\t\n";
+  facts += "m.llama3.llama3_8b_pretrain_config\tvp\tdefault\tnone\tnone\tsrc/m/llama3.py:21\t\n";
+  kbtest::write_file(dir + "/recipe-facts.tsv", facts);
+  kbtest::write_file(dir + "/launcher.tsv", "section\titem\tattribute\tvalue\tat\n");
+  kbtest::write_file(dir + "/config-keys.tsv", "key\tkind\tclass\ttype\tdefault\tsource\tat\n");
+  kbtest::write_file(dir + "/datasets.tsv", "preset\tattribute\tvalue\tat\tnote\n");
+  kbtest::write_file(dir + "/providers.tsv", "provider\tfield\tstate\tvalue\ttype\tat\tnote\ttargets\n");
+}
+
 // --- one case ---------------------------------------------------------------------------
 
 void copy_tree(const std::string& from, const std::string& to) {
@@ -400,6 +481,35 @@ void chown_tree(const std::string& root) {
     ::lchown(it->path().c_str(), 65534, 65534);
 }
 
+// A copy of `program` that the unprivileged user can run: the clone (and
+// the build in it) may be in a folder only its owner can enter (mktemp -d,
+// root's home), where nobody gets exit 127. The copy is in its own folder
+// of the system temporary folder, mode 0755; "" with `why` when it cannot
+// be made or nobody cannot run it.
+std::string reachable_copy(const std::string& program, const kbtest::TempDir& bin, std::string& why) {
+  std::error_code ec;
+  const fs::path copy = bin.path() / fs::path(program).filename();
+  fs::copy_file(program, copy, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    why = "cannot copy " + program + " to " + copy.string() + ": " + ec.message();
+    return {};
+  }
+  if (::chmod(bin.str().c_str(), 0755) != 0 || ::chmod(copy.c_str(), 0755) != 0) {
+    why = "cannot make " + copy.string() + " reachable: " + std::strerror(errno);
+    return {};
+  }
+  kbtest::Limits probe;
+  probe.unprivileged = true;
+  probe.seconds = 30 * kSlowdown;
+  const auto r = kbtest::run_limited(copy.string(), {"--version"}, probe);
+  if (r.exit_code != 0) {
+    why = "nobody cannot run " + copy.string() + " (exit " + std::to_string(r.exit_code) + "): is " + bin.str() +
+          " on a file system mounted noexec, or not reachable by others?";
+    return {};
+  }
+  return copy.string();
+}
+
 void run_case(const fs::path& file) {
   const auto directives = parse_case(kbtest::read_file(file.string()));
   kbtest::TempDir dir("kbtests-hostile");
@@ -412,7 +522,7 @@ void run_case(const fs::path& file) {
   int exit_code = -1;
   long stdout_lines = -1;
   bool stdout_cmark = false;
-  std::vector<std::string> stderr_lines, stdout_has, writes, cmark_dirs;
+  std::vector<std::string> stderr_lines, stderr_tail, stdout_has, writes, keeps, cmark_dirs, myst_dirs, myst_shows;
   std::vector<std::pair<std::string, std::string>> kinds;
   std::vector<std::string> chmods;  // applied last (after the folder is handed to nobody)
 
@@ -431,6 +541,8 @@ void run_case(const fs::path& file) {
     } else if (d.key == "sources") {
       copy_tree(kRoot + "/tests/fixtures/good/minimal", under(tmp, v));
       copy_tree(kRoot + "/kb-sources/data", under(tmp, v) + "/data");
+    } else if (d.key == "snapshot") {
+      write_snapshot(under(tmp, v));
     } else if (d.key == "write" || d.key == "append") {
       const auto [name, bytes] = path_and_rest(v);
       const std::string path = under(tmp, name);
@@ -461,7 +573,14 @@ void run_case(const fs::path& file) {
       chmods.push_back(v);
     } else if (d.key == "sentinel") {
       fs::create_directories(fs::path(under(tmp, v)).parent_path());
-      kbtest::write_file(under(tmp, v), "sentinel: kbc and kbq must never touch this file\n");
+      kbtest::write_file(under(tmp, v), kSentinel);
+    } else if (d.key == "replace") {
+      const auto [name, rest] = path_and_rest(v);
+      const auto [from, to] = two_pieces(rest);
+      std::string text = kbtest::read_file(under(tmp, name));
+      REQUIRE(text.find(from) != std::string::npos);
+      for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+      kbtest::write_file(under(tmp, name), text);
     } else if (d.key == "run") {
       program = v == "kbq" ? KBQ_PATH : v == "kbc" ? KBC_PATH : v;
     } else if (d.key == "arg") {
@@ -482,12 +601,16 @@ void run_case(const fs::path& file) {
       exit_code = std::stoi(v);
     } else if (d.key == "stderr") {
       stderr_lines.push_back(v);
+    } else if (d.key == "stderr-tail") {
+      stderr_tail.push_back(v);
     } else if (d.key == "stdout-has") {
       stdout_has.push_back(v);
     } else if (d.key == "stdout-lines") {
       stdout_lines = std::stol(v);
     } else if (d.key == "writes") {
       writes.push_back(under(tmp, v));
+    } else if (d.key == "keeps") {
+      keeps.push_back(under(tmp, v));
     } else if (d.key == "kind") {
       const auto space = v.rfind(' ');
       kinds.emplace_back(under(tmp, v.substr(0, space)), v.substr(space + 1));
@@ -495,14 +618,25 @@ void run_case(const fs::path& file) {
       cmark_dirs.push_back(under(tmp, v));
     } else if (d.key == "stdout-cmark") {
       stdout_cmark = true;
+    } else if (d.key == "myst") {
+      myst_dirs.push_back(under(tmp, v));
+    } else if (d.key == "myst-shows") {
+      myst_shows.push_back(d.value);
     } else {
       FAIL("unknown directive '" << d.key << "' at line " << d.line);
     }
   }
   REQUIRE_FALSE(program.empty());
   REQUIRE(exit_code >= 0);
+  std::optional<kbtest::TempDir> bin;
+  if (limits.unprivileged && ::geteuid() == 0) {
+    bin.emplace("kbtests-bin");
+    std::string why;
+    program = reachable_copy(program, *bin, why);
+    if (program.empty()) return kbtest::skip("this case runs kbc as nobody, and " + why);
+  }
   // Every case has a sentinel beside its files.
-  kbtest::write_file(tmp + "/sentinel.txt", "sentinel: kbc and kbq must never touch this file\n");
+  kbtest::write_file(tmp + "/sentinel.txt", kSentinel);
   if (limits.unprivileged && ::geteuid() == 0) chown_tree(tmp);
   for (const auto& c : chmods) {
     const auto space = c.rfind(' ');
@@ -524,12 +658,22 @@ void run_case(const fs::path& file) {
   CHECK_FALSE(r.over_memory);
   CHECK(r.exit_code == exit_code);
 
-  // Exactly the expected stderr lines.
+  // Exactly the expected stderr lines (or its last lines).
   const auto err = lines_of(r.err);
-  CHECK(err.size() == stderr_lines.size());
-  for (size_t i = 0; i < std::min(err.size(), stderr_lines.size()); ++i) {
-    INFO("stderr line " << i + 1 << " should match: " << stderr_lines[i]);
-    CHECK(glob_match(stderr_lines[i], err[i]));
+  if (stderr_tail.empty()) {
+    CHECK(err.size() == stderr_lines.size());
+    for (size_t i = 0; i < std::min(err.size(), stderr_lines.size()); ++i) {
+      INFO("stderr line " << i + 1 << " should match: " << stderr_lines[i]);
+      CHECK(glob_match(stderr_lines[i], err[i]));
+    }
+  } else {
+    REQUIRE(stderr_lines.empty());
+    REQUIRE(err.size() >= stderr_tail.size());
+    const size_t skip = err.size() - stderr_tail.size();
+    for (size_t i = 0; i < stderr_tail.size(); ++i) {
+      INFO("stderr line " << skip + i + 1 << " should match: " << stderr_tail[i]);
+      CHECK(glob_match(stderr_tail[i], err[skip + i]));
+    }
   }
   if (stdout_has.empty() && stdout_lines < 0) CHECK(r.out.empty());
   if (stdout_lines >= 0) CHECK(static_cast<long>(lines_of(r.out).size()) == stdout_lines);
@@ -560,6 +704,11 @@ void run_case(const fs::path& file) {
     INFO("created: " << path);
     CHECK(before.count(path) == 1);
   }
+  for (const auto& path : keeps) {
+    INFO("must be kept unchanged: " << path);
+    REQUIRE(before.count(path) == 1);
+    CHECK((after.count(path) == 1 && after.at(path) == before.at(path)));
+  }
   for (const auto& [path, kind] : kinds) {
     struct stat st {};
     const bool exists = ::lstat(path.c_str(), &st) == 0;
@@ -579,6 +728,7 @@ void run_case(const fs::path& file) {
     kbtest::write_file(tmp + "/stdout-cmark/stdout.md", r.out);
     check_no_raw_html(tmp + "/stdout-cmark");
   }
+  for (const auto& d : myst_dirs) check_myst_inert(d, tmp, myst_shows);
 }
 
 }  // namespace
@@ -588,8 +738,36 @@ KB_REGISTER_CASES(register_hostile) {
     kbtest::add_case("hostile: " + f.stem().string(), "[hostile]", [f] { run_case(f); });
 }
 
-TEST_CASE("hostile: the corpus holds every case of issue 12", "[hostile]") {
-  CHECK(kbtest::files_in(kRoot + "/tests/fixtures/hostile", ".case").size() >= 30);
+TEST_CASE("hostile: the corpus holds a case for every kind of input and every prefix", "[hostile]") {
+  // kb-: a KB file; src-: sources; build-, generate-: output folders and
+  // pages; dump-, check-: kbq and kbc dump; extract-code-: the extractor.
+  std::map<std::string, int> by_prefix;
+  for (const auto& f : kbtest::files_in(kRoot + "/tests/fixtures/hostile", ".case")) {
+    const std::string name = f.stem().string();
+    ++by_prefix[name.substr(0, name.find('-'))];
+  }
+  for (const char* prefix : {"kb", "src", "build", "generate", "dump", "check", "extract"}) {
+    INFO(prefix);
+    CHECK(by_prefix[prefix] >= 2);
+  }
+  CHECK(kbtest::files_in(kRoot + "/tests/fixtures/hostile", ".case").size() >= 70);
+}
+
+TEST_CASE("hostile: every limit of base/limits.hpp is listed in docs/security.md", "[hostile]") {
+  // "Every limit it names must be enforced in code" and every limit the
+  // code enforces is listed with its value: a limit added without its row
+  // fails here.
+  const std::string limits = kbtest::read_file(kRoot + "/base/limits.hpp"), doc = kbtest::read_file(kRoot + "/docs/security.md");
+  const std::regex constant(R"(inline constexpr [^=]*\b(k[A-Z][A-Za-z0-9]*) =)");
+  size_t n = 0;
+  for (auto it = std::sregex_iterator(limits.begin(), limits.end(), constant); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1];
+    if (name == "kMiB") continue;  // a unit
+    ++n;
+    INFO(name << " is not in docs/security.md");
+    CHECK(doc.find("`" + name + "`") != std::string::npos);
+  }
+  CHECK(n >= 30);
 }
 
 TEST_CASE("hostile: the harness's time and memory ceilings hold", "[hostile]") {

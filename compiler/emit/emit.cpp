@@ -520,7 +520,8 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
   // A new file with a unique name beside the target (mkstemp: created
   // exclusively, never through a planted link), renamed over it at the end.
-  const std::string tmp = make_temp_beside(path);
+  std::optional<SignalCleanup> cleanup;  // a SIGTERM or Ctrl-C leaves no FILE.tmp.XXXXXX
+  const std::string tmp = make_temp_beside(path, &cleanup);
   try {
     {
       Db db(tmp, Db::Mode::ReadWriteCreate);

@@ -164,11 +164,15 @@ class Context {
 // Escapes plain text for a Markdown paragraph, list item, heading or (with
 // `in_table`) table cell so that cmark reads back exactly `text`:
 // identifier-like runs with '_' or '*' become code spans, other specials are
-// backslash-escaped, and line-start block markers are neutralized.
+// backslash-escaped, and line-start block markers are neutralized. The text
+// is inert under MyST too (Sphinx + myst-parser, as the site reads it): no
+// role, substitution or math ('{', '$' escaped), no colon fence, comment,
+// target or block break at a line start (docs/security.md).
 std::string md_text(const std::string& text, bool in_table = false);
 // A code span holding `text` literally.
 std::string md_code(const std::string& text, bool in_table = false);
-// A fenced code block.
+// A fenced code block; a '{' of `info` is escaped, so MyST never reads a
+// source's info string as a directive.
 std::string md_fence(const std::string& code, const std::string& info);
 // A GitHub-style table.
 std::string md_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
