@@ -1,5 +1,6 @@
 // Test helper: run a program with arguments, capture stdout, stderr and
-// the exit code (no shell involved, so arguments need no quoting).
+// the exit code (no shell involved, so arguments need no quoting), through
+// base/process.hpp; and a temporary folder.
 #pragma once
 
 #include <filesystem>

@@ -9,7 +9,6 @@
 #include "process.hpp"
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +25,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/process.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/pipeline.hpp"
@@ -114,28 +114,17 @@ bool has_lint_line(const std::vector<std::string>& lines, std::initializer_list<
   });
 }
 
-// Runs a program with stdout and stderr sent to /dev/null; returns its pid.
+// Starts a program with stdout and stderr sent to /dev/null; returns its pid.
 pid_t spawn_quiet(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (FILE* devnull = std::fopen("/dev/null", "w")) {
-      ::dup2(fileno(devnull), 1);
-      ::dup2(fileno(devnull), 2);
-    }
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  return pid;
+  kb::SpawnOptions o;
+  o.out = o.err = kb::Stream::Null;
+  return kb::spawn(argv, o).pid;
 }
 
+// The exit status, or minus the signal that ended it.
 int wait_exit_code(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  const kb::ExitStatus s = kb::wait_for(pid);
+  return s.signal ? -s.signal : s.code;
 }
 
 std::string integrity_check(const std::string& path) {

@@ -4,20 +4,15 @@
 // unchanged.
 #include "compiler/code/extract.hpp"
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <vector>
 
+#include "base/process.hpp"
 #include "base/text.hpp"
 #include "compiler/code/extractor_py.hpp"
-
-extern char** environ;
 
 namespace kb {
 
@@ -25,47 +20,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs `argv` with `input` on its stdin; returns its exit code (-1 if it
-// could not start; 128 + signal when killed). Captures stdout when asked.
+// Runs `argv` with `input` on its stdin, its stderr kbc's; returns its exit
+// code (-1 if it could not start, errno set; 128 + signal when killed).
+// Captures stdout when asked, else it is kbc's.
 int run(const std::vector<std::string>& argv, const std::string& input, std::string* out = nullptr) {
-  int in[2], outp[2];
-  if (::pipe(in) != 0 || ::pipe(outp) != 0) return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-  posix_spawn_file_actions_addclose(&fa, in[1]);
-  if (out) {
-    posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-  }
-  posix_spawn_file_actions_addclose(&fa, outp[0]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(in[0]);
-  ::close(outp[1]);
-  if (rc != 0) {
-    ::close(in[1]);
-    ::close(outp[0]);
+  RunOptions o;
+  o.in = Stream::Pipe;
+  o.input = input;
+  if (out) o.out = Stream::Pipe;
+  const RunResult r = kb::run(argv, o);
+  if (r.error) {
+    errno = r.error;
     return -1;
   }
-  size_t done = 0;
-  while (done < input.size()) {
-    const ssize_t n = ::write(in[1], input.data() + done, input.size() - done);
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  ::close(in[1]);
-  char buf[4096];
-  for (ssize_t n; (n = ::read(outp[0], buf, sizeof buf)) > 0;)
-    if (out) out->append(buf, static_cast<size_t>(n));
-  ::close(outp[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (out) *out = r.out;
+  return r.status.shell_code();
 }
 
 std::string git(const std::string& checkout, const std::vector<std::string>& args) {
