@@ -115,50 +115,6 @@ std::vector<Directive> parse_case(const std::string& text) {
   return out;
 }
 
-// `"abc"*3 "\x00"` → the bytes (the tests/bad-queries notation).
-std::string decode_bytes(const std::string& spec) {
-  std::string out;
-  size_t i = 0;
-  auto hex = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
-  while (i < spec.size()) {
-    while (i < spec.size() && spec[i] == ' ') ++i;
-    if (i >= spec.size()) break;
-    if (spec[i] != '"') throw std::runtime_error("bytes: expected '\"' in: " + spec);
-    ++i;
-    std::string piece;
-    while (i < spec.size() && spec[i] != '"') {
-      const char c = spec[i++];
-      if (c != '\\') {
-        piece += c;
-        continue;
-      }
-      const char e = spec[i++];
-      if (e == 'n')
-        piece += '\n';
-      else if (e == 't')
-        piece += '\t';
-      else if (e == 'r')
-        piece += '\r';
-      else if (e == '0')
-        piece += '\0';
-      else if (e == 'x') {
-        piece += static_cast<char>(hex(spec[i]) * 16 + hex(spec[i + 1]));
-        i += 2;
-      } else
-        piece += e;  // \\ and \"
-    }
-    ++i;
-    long count = 1;
-    if (i < spec.size() && spec[i] == '*') {
-      size_t used = 0;
-      count = std::stol(spec.substr(i + 1), &used);
-      i += 1 + used;
-    }
-    for (long k = 0; k < count; ++k) out += piece;
-  }
-  return out;
-}
-
 std::string substitute(std::string s, const std::string& tmp) {
   for (const auto& [from, to] :
        std::vector<std::pair<std::string, std::string>>{{"{tmp}", tmp}, {"{root}", kRoot}, {"{data}", kRoot + "/kb-sources/data"}}) {
@@ -173,7 +129,7 @@ std::pair<std::string, std::string> path_and_rest(const std::string& v) {
   if (!v.empty() && v[0] == '"') {
     size_t i = 1;
     while (i < v.size() && v[i] != '"') i += v[i] == '\\' ? 2 : 1;
-    return {decode_bytes(v.substr(0, i + 1)), v.size() > i + 3 ? v.substr(i + 3) : std::string()};
+    return {kbtest::decode_bytes(v.substr(0, i + 1)), v.size() > i + 3 ? v.substr(i + 3) : std::string()};
   }
   const auto colon = v.find(": ");
   return {v.substr(0, colon), colon == std::string::npos ? std::string() : v.substr(colon + 2)};
@@ -427,7 +383,7 @@ void run_case(const fs::path& file) {
       const std::string path = under(tmp, name);
       fs::create_directories(fs::path(path).parent_path());
       std::ofstream out(path, std::ios::binary | (d.key == "append" ? std::ios::app : std::ios::trunc));
-      out << decode_bytes(bytes);
+      out << kbtest::decode_bytes(bytes);
     } else if (d.key == "big-file") {
       const auto colon = v.find(": ");
       std::ofstream out(under(tmp, v.substr(0, colon)), std::ios::binary | std::ios::trunc);
@@ -458,7 +414,7 @@ void run_case(const fs::path& file) {
     } else if (d.key == "arg") {
       args.push_back(v);
     } else if (d.key == "arg-bytes") {
-      args.push_back(decode_bytes(v));
+      args.push_back(kbtest::decode_bytes(v));
     } else if (d.key == "env") {
       limits.env.push_back(v);
     } else if (d.key == "unprivileged") {
