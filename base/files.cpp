@@ -151,6 +151,22 @@ std::string make_temp_beside(const std::string& path) {
   return name;
 }
 
+TempDir::TempDir(std::string_view prefix) {
+  std::string pattern = (fs::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // A folder inside made read-only (by a test of permissions) would stop
+  // remove_all; symlink_status, so that a link is never followed.
+  for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (fs::is_directory(it->symlink_status(ec))) ::chmod(it->path().c_str(), 0700);
+  ::chmod(path_.c_str(), 0700);
+  fs::remove_all(path_, ec);
+}
+
 // --- OutputTree ----------------------------------------------------------------
 
 OutputTree::OutputTree(const std::string& root, bool create) : root_(root) {

@@ -54,6 +54,25 @@ bool safe_relative_path(std::string_view rel);
 // not exist or be a regular file (never a link, a device, a FIFO, a folder).
 std::string output_file_problem(const std::string& path);
 
+// A new private folder under the system's temporary folder ($TMPDIR, else
+// /tmp): "<prefix>-XXXXXX" made with mkdtemp (a unique name, mode 0700),
+// removed with everything in it when the object goes out of scope. Folders
+// inside that were made read-only are made writable first (never through
+// a link), so nothing is left behind. Throws std::runtime_error.
+class TempDir {
+ public:
+  explicit TempDir(std::string_view prefix);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // The path of `rel` inside the folder.
+  std::string operator/(std::string_view rel) const { return path_ + "/" + std::string(rel); }
+
+ private:
+  std::string path_;
+};
+
 // A new, empty temporary file beside `path` (same folder, so a rename
 // replaces `path` atomically): "<path>.tmp.XXXXXX" made with mkstemp (a
 // unique name, created exclusively, never through a link), readable as

@@ -23,22 +23,6 @@
 
 namespace kbtest {
 
-TempDir::TempDir(const std::string& prefix) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-  path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  // Undo read-only folders a test made, so everything can be removed.
-  for (auto it = fs::recursive_directory_iterator(path_, ec); it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_directory(ec)) ::chmod(it->path().c_str(), 0755);
-  ::chmod(path_.c_str(), 0755);
-  fs::remove_all(path_, ec);
-}
-
 std::string python3() {
   if (::access("/usr/bin/python3", X_OK) == 0) return "/usr/bin/python3";
   const char* path = std::getenv("PATH");

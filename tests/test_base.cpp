@@ -1,16 +1,20 @@
 // Tests of the shared layer's own helpers (base/): starting and waiting
-// for child processes (process.hpp).
+// for child processes (process.hpp), the temporary folder (files.hpp).
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/files.hpp"
 #include "base/process.hpp"
 
 namespace {
@@ -127,4 +131,30 @@ TEST_CASE("process: ticks come while the child runs, and can stop it", "[base][p
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
   CHECK(ticks >= 20);
   CHECK(r.status.signal == SIGTERM);
+}
+
+TEST_CASE("temporary folder: removed with its content, read-only folders too, never through a link", "[base][files]") {
+  namespace fs = std::filesystem;
+  const kb::TempDir outside("kbtests-outside");
+  fs::create_directories(outside / "keep");
+  ::chmod((outside / "keep").c_str(), 0500);
+  std::string path;
+  {
+    const kb::TempDir tmp("kbtests-base");
+    path = tmp.path();
+    CHECK(fs::is_directory(path));
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0700);
+    fs::create_directories(tmp / "ro/inner");
+    std::ofstream(tmp / "ro/inner/file") << "x";
+    ::chmod((tmp / "ro/inner").c_str(), 0500);
+    ::chmod((tmp / "ro").c_str(), 0500);
+    fs::create_directory_symlink(outside / "keep", tmp / "link");
+  }
+  CHECK_FALSE(fs::exists(path));
+  struct stat st {};
+  REQUIRE(::stat((outside / "keep").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0500);  // the link's target kept its mode
+  ::chmod((outside / "keep").c_str(), 0700);
 }
