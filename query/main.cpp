@@ -26,6 +26,7 @@
 #include "base/limits.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
+#include "base/version.hpp"
 #include "query/kbq.hpp"
 
 #ifdef KBQ_ARENA
@@ -92,8 +93,6 @@ void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { arena_
 #endif
 
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 constexpr const char* kUsage =
     "kbq: recipes, launch commands and sizing-rule checks for Megatron Bridge\n"
@@ -252,7 +251,7 @@ int run(int argc, char** argv) {
     // cost more than the operating system reclaiming the memory.
     kbq::Engine& engine = *new kbq::Engine(a.kb_path.empty() ? kbq::Engine::embedded() : kbq::Engine::open(a.kb_path));
     if (a.version) {
-      emit(stdout, std::string("kbq ") + kVersion + "\nknowledge base: schema version " + std::to_string(engine.schema_version()) +
+      emit(stdout, std::string("kbq ") + kb::kVersion + "\nknowledge base: schema version " + std::to_string(engine.schema_version()) +
                        ", compiled from " + kb::join(engine.source_files(), ", ") + "\n");
       return kb::kExitOk;
     }

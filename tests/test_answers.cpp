@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "base/version.hpp"
 #include "process.hpp"
 
 using json = nlohmann::json;
@@ -180,5 +181,8 @@ TEST_CASE("kbq exit codes", "[answers]") {
   const auto version = kbtest::run(KBQ_PATH, {"--version"});
   CHECK(version.exit_code == 0);
   CHECK(version.out.find("schema version 4") != std::string::npos);
+  // Both programs print the one version of CMakeLists.txt's project().
+  CHECK(version.out.rfind(std::string("kbq ") + kb::kVersion + "\n", 0) == 0);
+  CHECK(kbtest::run(KBC_PATH, {"--version"}).out.rfind(std::string("kbc ") + kb::kVersion + "\n", 0) == 0);
   CHECK(kbtest::run(KBQ_PATH, {"--help"}).exit_code == 0);
 }
