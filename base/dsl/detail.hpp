@@ -62,11 +62,6 @@ inline constexpr std::string_view kLang = "lang";
 inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep", "etp", "vp"};
 }  // namespace field
 
-// Mode ids of the KB schema that the resolver relates: PEFT is a kind of
-// fine-tuning, so a PEFT word refines a descriptive fine-tuning word.
-inline constexpr std::string_view kSftMode = "sft";
-inline constexpr std::string_view kPeftMode = "peft";
-
 struct Lexicon::Impl {
   std::vector<WordInfo> words;                                                    // by word id
   std::unordered_map<std::string, std::uint32_t> ids;                             // spelling (words and their variants) -> id

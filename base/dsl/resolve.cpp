@@ -12,6 +12,7 @@
 #include <set>
 
 #include "base/dsl/detail.hpp"
+#include "base/kinds.hpp"
 #include "base/text.hpp"
 
 namespace kbq::dsl {
@@ -151,8 +152,8 @@ class Resolver {
       mode_explicit_ = mode_explicit_ || explicit_id;
       return true;
     }
-    const bool old_soft_sft = *q_.mode == kSftMode && !mode_explicit_ && v == kPeftMode;
-    const bool new_soft_sft = v == kSftMode && !explicit_id && *q_.mode == kPeftMode;
+    const bool old_soft_sft = *q_.mode == kb::kSftMode && !mode_explicit_ && v == kb::kPeftMode;
+    const bool new_soft_sft = v == kb::kSftMode && !explicit_id && *q_.mode == kb::kPeftMode;
     if (old_soft_sft) {
       q_.mode = v;
       mode_explicit_ = explicit_id;

@@ -14,6 +14,7 @@
 #include <set>
 #include <variant>
 
+#include "base/kinds.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -93,7 +94,7 @@ void write_finder(const Context& ctx, OutputFiles& out) {
   std::map<std::string, std::set<std::string>> modes_of;
   {
     Stmt st(db, "SELECT DISTINCT model_key, mode FROM recipes WHERE kind = ? AND model_key <> '' AND mode <> ''");
-    st.bind(1, std::string("library"));
+    st.bind(1, std::string(to_string(RecipeKind::Library)));
     while (st.step()) modes_of[st.text(0)].insert(st.text(1));
   }
   std::vector<std::string> keys;

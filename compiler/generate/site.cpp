@@ -16,6 +16,7 @@
 #include <map>
 #include <variant>
 
+#include "base/kinds.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -301,12 +302,13 @@ class SiteWriter {
     for (const auto& f : planner_words(db_, "site_code_fields")) {
       Stmt st(db_,
               "SELECT f.state, f.value, f.at FROM code_facts f JOIN code_recipes c ON c.target = f.target "
-              "WHERE c.name = ? AND c.kind = 'library' AND f.field = ?");
-      st.bind(1, name).bind(2, f);
+              "WHERE c.name = ? AND c.kind = ? AND f.field = ?");
+      st.bind(1, name).bind(2, std::string(to_string(RecipeKind::Library))).bind(3, f);
       if (!st.step()) continue;
-      const std::string state = st.text(0), value = st.text(1), at = st.text(2);
-      std::string shown = state == "unknown" ? ctx_.ui(lang, "code.unknown") : value;
-      if (state == "default") shown += " " + ctx_.ui(lang, "code.default");
+      const auto state = parse_kind<FactState>(st.text(0));
+      const std::string value = st.text(1), at = st.text(2);
+      std::string shown = state == FactState::Unknown ? ctx_.ui(lang, "code.unknown") : value;
+      if (state == FactState::Default) shown += " " + ctx_.ui(lang, "code.default");
       rows.push_back({md_code(f), md_text(shown, true), md_code(at + (commit.empty() ? "" : "@" + commit))});
     }
     if (rows.empty()) return {};
