@@ -42,9 +42,6 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // punctuation, full-width forms): text with no spaces between words.
 bool is_cjk(char32_t cp);
 
-// Hex SHA-256 of bytes.
-std::string sha256_hex(std::string_view bytes);
-
 // Reads a whole regular file of at most `max_bytes` (base/files.hpp,
 // read_regular_file, says why not); nullopt when it cannot.
 std::optional<std::string> read_file(const std::string& path, std::uint64_t max_bytes = limits::kMaxSourceFileBytes);
