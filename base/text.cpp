@@ -1,7 +1,10 @@
 // UTF-8 and text helpers (see text.hpp).
 #include "base/text.hpp"
 
+#include <utf8proc.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -94,20 +97,61 @@ std::string fold(std::string_view s) {
   out.reserve(s.size());
   size_t i = 0;
   while (i < s.size()) {
-    char32_t cp = next_code_point(s, i);
-    if (cp >= 0xFF01 && cp <= 0xFF5E)
-      cp = cp - 0xFF01 + 0x21;  // full-width ASCII
-    else if (cp == 0x3000)
-      cp = ' ';  // ideographic space
-    if (cp >= 'A' && cp <= 'Z')
-      cp = cp - 'A' + 'a';
-    else if ((cp >= 0xC0 && cp <= 0xDE && cp != 0xD7))
-      cp += 0x20;  // Latin-1 capitals
-    else if (cp >= 0x100 && cp <= 0x17F && (cp % 2 == 0) && cp != 0x130 && cp != 0x138)
-      cp += 1;
-    append_utf8(out, cp);
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {  // ASCII, most of every question and word: no table lookup
+      out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      ++i;
+      continue;
+    }
+    auto cp = static_cast<utf8proc_int32_t>(next_code_point(s, i));
+    if (utf8proc_get_property(cp)->decomp_type == UTF8PROC_DECOMP_TYPE_WIDE) {
+      utf8proc_int32_t narrow[4];
+      int last_boundclass = 0;
+      if (utf8proc_decompose_char(cp, narrow, 4, static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), &last_boundclass) == 1) cp = narrow[0];
+    }
+    append_utf8(out, static_cast<char32_t>(utf8proc_tolower(cp)));
   }
   return out;
+}
+
+namespace {
+std::string normalize(std::string_view s, utf8proc_option_t options) {
+  utf8proc_uint8_t* mapped = nullptr;
+  const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
+                                          &mapped, static_cast<utf8proc_option_t>(options | UTF8PROC_STABLE));
+  if (n < 0) return std::string(s);  // not valid UTF-8: compared as written
+  std::string out(reinterpret_cast<const char*>(mapped), static_cast<size_t>(n));
+  std::free(mapped);
+  return out;
+}
+}  // namespace
+
+std::string nfkc(std::string_view s) { return normalize(s, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT)); }
+
+std::string nfkc_casefold(std::string_view s) {
+  return normalize(s, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_IGNORE));
+}
+
+bool is_white_space(char32_t cp) {
+  if (cp == 0x85 || (cp >= 0x09 && cp <= 0x0D)) return true;
+  const utf8proc_category_t c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
+  return c == UTF8PROC_CATEGORY_ZS || c == UTF8PROC_CATEGORY_ZL || c == UTF8PROC_CATEGORY_ZP;
+}
+
+bool is_alnum(char32_t cp) {
+  const utf8proc_category_t c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
+  return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) || c == UTF8PROC_CATEGORY_ND;
+}
+
+bool is_mark(char32_t cp) {
+  const utf8proc_category_t c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
+  return c == UTF8PROC_CATEGORY_MN || c == UTF8PROC_CATEGORY_MC;
+}
+
+bool is_invisible(char32_t cp) {
+  const auto c = static_cast<utf8proc_int32_t>(cp);
+  const utf8proc_category_t cat = utf8proc_category(c);
+  return cat == UTF8PROC_CATEGORY_CC || cat == UTF8PROC_CATEGORY_CF || utf8proc_get_property(c)->ignorable;
 }
 
 static bool is_space_byte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
@@ -158,6 +202,15 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
     out += parts[i];
   }
   return out;
+}
+
+bool is_kana(char32_t cp) {
+  return (cp >= 0x3040 && cp <= 0x30FF && cp != 0x30FB) || (cp >= 0x31F0 && cp <= 0x31FF) || (cp >= 0xFF66 && cp <= 0xFF9F);
+}
+
+bool is_han(char32_t cp) {
+  return (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+         (cp >= 0x20000 && cp <= 0x2FFFF);
 }
 
 bool is_cjk(char32_t cp) {

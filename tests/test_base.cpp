@@ -1,5 +1,6 @@
 // Tests of the shared layer's own helpers (base/): starting and waiting
-// for child processes (process.hpp), the temporary folder (files.hpp).
+// for child processes (process.hpp), the temporary folder (files.hpp), the
+// folds and Unicode classes (text.hpp).
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -16,6 +17,7 @@
 
 #include "base/files.hpp"
 #include "base/process.hpp"
+#include "base/text.hpp"
 
 namespace {
 
@@ -157,4 +159,40 @@ TEST_CASE("temporary folder: removed with its content, read-only folders too, ne
   REQUIRE(::stat((outside / "keep").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0500);  // the link's target kept its mode
   ::chmod((outside / "keep").c_str(), 0700);
+}
+
+TEST_CASE("fold: full-width forms made narrow, then Unicode's lowercase, one code point for one", "[base][text]") {
+  CHECK(kb::fold("PEFT Qwen3") == "peft qwen3");
+  CHECK(kb::fold("\xEF\xBC\xB0\xEF\xBC\xA5\xEF\xBC\xA6\xEF\xBC\xB4\xE3\x80\x80\xEF\xBC\x91") == "peft 1");  // ＰＥＦＴ　１
+  CHECK(kb::fold("\xC3\x89" "COLE") == "\xC3\xA9" "cole");                                                             // ÉCOLE → école
+  CHECK(kb::fold("\xC4\xB9\xC4\xBA\xC5\xB8") == "\xC4\xBA\xC4\xBA\xC3\xBF");                               // ĹĺŸ → ĺĺÿ
+  CHECK(kb::fold("\xCE\xA3\xD0\x96") == "\xCF\x83\xD0\xB6");                                                   // ΣЖ → σж
+  CHECK(kb::fold("\xC3\x9F") == "\xC3\x9F");  // ß stays one code point (no full folding to "ss")
+  CHECK(kb::fold("\xE3\x82\xAD\xE3\x83\xA5") == "\xE3\x82\xAD\xE3\x83\xA5");  // kana unchanged
+  // Spans rely on it: the k-th code point of the fold is the k-th of the input.
+  for (const std::string s : {"\xEF\xBC\xA1\xC4\xB0\xE2\x84\xAA x", "\xEF\xBD\x9E\xEF\xBF\xA5\xE3\x80\x80", "\xC7\x85\xE1\xBA\x9E"}) {
+    INFO(s);
+    CHECK(kb::code_point_column(kb::fold(s), kb::fold(s).size()) == kb::code_point_column(s, s.size()));
+  }
+}
+
+TEST_CASE("normalization: NFKC and NFKC_Casefold as Unicode defines them", "[base][text]") {
+  CHECK(kb::nfkc("\xEF\xAC\x81") == "fi");                                               // ﬁ
+  CHECK(kb::nfkc("\xEF\xBC\x88x\xEF\xBC\x89") == "(x)");                              // （x）
+  CHECK(kb::nfkc("Qwen3") == "Qwen3");                                                      // case kept
+  CHECK(kb::nfkc_casefold("\xEF\xBC\xA8\xEF\xBC\x91\xE2\x80\x8B" "00") == "h100");   // Ｈ１ ZERO WIDTH SPACE 00
+  CHECK(kb::nfkc_casefold("Stra\xC3\x9F" "e") == "strasse");                              // full case folding
+  CHECK(kb::nfkc_casefold("\xE3\x82\xAB\xE3\x82\x99") == "\xE3\x82\xAC");          // カ + combining voicing mark → ガ
+}
+
+TEST_CASE("Unicode classes: white space, letters and digits, marks, invisible characters", "[base][text]") {
+  for (char32_t cp : {U' ', U'\t', U'\n', U'\u00A0', U'\u2003', U'\u2028', U'\u3000', U'\u0085'}) CHECK(kb::is_white_space(cp));
+  for (char32_t cp : {U'x', U'\u200B', U'\u00AD', U'_'}) CHECK_FALSE(kb::is_white_space(cp));
+  for (char32_t cp : {U'a', U'Z', U'7', U'\u00E9', U'\u4E00', U'\u30AB', U'\u0661'}) CHECK(kb::is_alnum(cp));
+  for (char32_t cp : {U'-', U' ', U'\u3001', U'\u00B2'}) CHECK_FALSE(kb::is_alnum(cp));
+  CHECK(kb::is_mark(U'\u3099'));
+  CHECK(kb::is_mark(U'\u0301'));
+  CHECK_FALSE(kb::is_mark(U'a'));
+  for (char32_t cp : {U'\u200B', U'\u00AD', U'\u202E', U'\u0007', U'\uFEFF'}) CHECK(kb::is_invisible(cp));
+  for (char32_t cp : {U'a', U' ', U'\u3000', U'\u4E00'}) CHECK_FALSE(kb::is_invisible(cp));
 }

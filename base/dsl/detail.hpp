@@ -101,8 +101,6 @@ char32_t decode_at(std::string_view s, std::size_t i, int& len);
 std::u32string to_u32(std::string_view s);
 bool is_space_cp(char32_t cp);
 bool is_cjk_cp(char32_t cp);
-bool is_kana(char32_t cp);
-bool is_han(char32_t cp);
 int cp_count(std::string_view s);
 
 // A number as written: "-?digits(.digits)?" ('p' may stand for '.' in sizes).

@@ -489,8 +489,8 @@ std::string Resolver::guess_language() const {
   for (std::size_t i = 0; i < n_.text.size();) {
     int len = 0;
     const char32_t cp = decode_at(n_.text, i, len);
-    kana = kana || is_kana(cp);
-    han = han || is_han(cp);
+    kana = kana || kb::is_kana(cp);
+    han = han || kb::is_han(cp);
     i += static_cast<std::size_t>(len);
   }
   const bool cjk = kana || han;
