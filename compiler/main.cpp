@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   extract->add_option("--commit", xo.commit, "the checkout's commit (default: git rev-parse HEAD in it)");
   extract->add_option("--date", xo.date, "its commit date, YYYY-MM-DD (default: from git)");
   extract->add_flag("--check", xo.check, "write nothing; exit 1 when the checked-in facts differ from the checkout");
+  extract->add_option("--extractor", xo.extractor,
+                      "the extractor's extract_mbridge.py (default: share/kbq/extractor beside kbc, else the source tree)");
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,5 @@
-// Tests of the code front end, compiler/code/extract_mbridge.py, run as a process
-// (`python3 extract_mbridge.py ...`) on the fake Megatron Bridge checkouts of
+// Tests of the code front end, compiler/code/extract_mbridge.py (and its package
+// mbridge_extractor/), run as a process (`python3 extract_mbridge.py ...`) on the fake Megatron Bridge checkouts of
 // tests/fixtures/mbridge/<case>/checkout (written by make_fixtures.py there).
 //
 // Good cases: the extractor writes into a temp folder and every file must be
@@ -44,9 +44,10 @@ struct TempDir : kbtest::TempDir {
   TempDir() : kbtest::TempDir("kbtests-code") {}
 };
 
-// python3 extract_mbridge.py ARGS, found on PATH through /usr/bin/env.
+// python3 -B extract_mbridge.py ARGS, found on PATH through /usr/bin/env (-B:
+// no __pycache__ written into the source tree).
 kbtest::RunResult extract(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"python3", kScript};
+  std::vector<std::string> argv = {"python3", "-B", kScript};
   argv.insert(argv.end(), args.begin(), args.end());
   return kbtest::run("/usr/bin/env", argv);
 }
@@ -171,7 +172,7 @@ TEST_CASE("code: the checked-in facts of snapshot 067f987df are what the extract
   const auto r = extract({"--mbridge", snapshot, "--fields", kFields, "--commit", commit, "--date", date, "--check", facts});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 0);
-  // The same through kbc, which runs its embedded copy of the extractor.
+  // The same through kbc, which runs the extractor of the source tree it was built from.
   const auto k = kbtest::run(
       KBC_PATH, {"extract-code", "--mbridge", snapshot, "--sources", kRoot + "/kb-sources", "--commit", commit, "--date", date, "--check"});
   INFO("kbc stdout: " << k.out << "\nkbc stderr: " << k.err);
@@ -256,4 +257,29 @@ TEST_CASE("code: the extractor reads data files by kbc's one TSV rule", "[code]"
       CHECK_FALSE(fs::exists(tmp / "out-ragged"));
     }
   }
+}
+
+// kbc runs the extractor by its path, never from stdin: a Python traceback
+// names the real file and line (with `python3 -` it would say `<stdin>`).
+TEST_CASE("code: kbc extract-code runs the extractor by path, so a traceback names its file", "[code]") {
+  kbtest::TempDir tmp("kbtests-code");
+  const std::string script = tmp / "extract_mbridge.py";
+  kbtest::write_file(script, "import sys\n\n\ndef crash():\n    raise RuntimeError('boom')\n\n\ncrash()\n");
+  const auto r = kbtest::run(KBC_PATH, {"extract-code", "--mbridge", kRoot + "/tests/fixtures/mbridge/alias-chain/checkout", "--sources",
+                                        tmp / "sources", "--commit", std::string(40, '0'), "--date", "2026-01-01", "--extractor", script});
+  INFO(r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("File \"" + script + "\", line 5, in crash") != std::string::npos);
+  CHECK(r.err.find("<stdin>") == std::string::npos);
+}
+
+TEST_CASE("code: kbc extract-code names the extractor it cannot find", "[code]") {
+  kbtest::TempDir tmp("kbtests-code");
+  const std::string missing = tmp / "nowhere/extract_mbridge.py";
+  const auto r = kbtest::run(KBC_PATH, {"extract-code", "--mbridge", kRoot + "/tests/fixtures/mbridge/alias-chain/checkout", "--sources",
+                                        tmp / "sources", "--commit", std::string(40, '0'), "--date", "2026-01-01", "--extractor", missing});
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("cannot find the extractor extract_mbridge.py (looked at " + missing + ")") != std::string::npos);
+  CHECK(r.err.find("hint: ") != std::string::npos);
 }

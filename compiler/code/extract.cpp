@@ -1,7 +1,8 @@
 // `kbc extract-code` (see extract.hpp). The extractor is a Python program
-// run as a child process: its stdin is the embedded script, its stdout and
-// stderr go to kbc's, so its `path:line: error:` diagnostics reach the user
-// unchanged.
+// (compiler/code/extract_mbridge.py and its package mbridge_extractor/) run
+// by its path as a child process, so a traceback names its real files; its
+// stdout and stderr go to kbc's, so its `path:line: error:` diagnostics reach
+// the user unchanged.
 #include "compiler/code/extract.hpp"
 
 #include <algorithm>
@@ -12,7 +13,10 @@
 
 #include "base/process.hpp"
 #include "base/text.hpp"
-#include "compiler/code/extractor_py.hpp"
+
+#ifndef KB_EXTRACTOR_SOURCE
+#error "KB_EXTRACTOR_SOURCE must name compiler/code/extract_mbridge.py of the source tree"
+#endif
 
 namespace kb {
 
@@ -20,15 +24,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs `argv` with `input` on its stdin, its stderr kbc's; returns its exit
+// Runs `argv` with stdin from /dev/null and kbc's stderr; returns its exit
 // code (-1 if it could not start, errno set; 128 + signal when killed).
 // Captures stdout when asked, else it is kbc's.
-int run(const std::vector<std::string>& argv, const std::string& input, std::string* out = nullptr) {
+int run_program(const std::vector<std::string>& argv, std::string* out = nullptr) {
   RunOptions o;
-  o.in = Stream::Pipe;
-  o.input = input;
+  o.in = Stream::Null;
   if (out) o.out = Stream::Pipe;
-  const RunResult r = kb::run(argv, o);
+  const RunResult r = run(argv, o);
   if (r.error) {
     errno = r.error;
     return -1;
@@ -41,7 +44,7 @@ std::string git(const std::string& checkout, const std::vector<std::string>& arg
   std::vector<std::string> argv{"git", "-C", checkout};
   argv.insert(argv.end(), args.begin(), args.end());
   std::string out;
-  if (run(argv, {}, &out) != 0) return {};
+  if (run_program(argv, &out) != 0) return {};
   return trim(out);
 }
 
@@ -61,6 +64,25 @@ std::vector<std::pair<std::string, std::string>> snapshots(const fs::path& code)
   return out;
 }
 
+// The extractor's entry script: --extractor when given; else the installed
+// copy beside kbc (<prefix>/bin/kbc -> <prefix>/share/kbq/extractor/); else
+// the source tree kbc was built from. "" when none exists.
+std::string find_extractor(const std::string& given, std::vector<std::string>& tried) {
+  std::error_code ec;
+  if (!given.empty()) {
+    tried.push_back(given);
+    return fs::is_regular_file(given, ec) ? given : std::string{};
+  }
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "kbq" / "extractor" / "extract_mbridge.py";
+    tried.push_back(installed.string());
+    if (fs::is_regular_file(installed, ec)) return installed.string();
+  }
+  tried.push_back(KB_EXTRACTOR_SOURCE);
+  return fs::is_regular_file(KB_EXTRACTOR_SOURCE, ec) ? std::string(KB_EXTRACTOR_SOURCE) : std::string{};
+}
+
 }  // namespace
 
 int extract_code(const ExtractOptions& o, Diagnostics& diags) {
@@ -78,18 +100,38 @@ int extract_code(const ExtractOptions& o, Diagnostics& diags) {
                 "pass --commit SHA --date YYYY-MM-DD");
     return kExitError;
   }
+  std::vector<std::string> tried;
+  const std::string script = find_extractor(o.extractor, tried);
+  if (script.empty()) {
+    std::string where;
+    for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t;
+    diags.error({tried.back(), 0, 0}, "cannot find the extractor extract_mbridge.py (looked at " + where + ")",
+                "reinstall kbq, or pass --extractor PATH/compiler/code/extract_mbridge.py of a kbq source tree");
+    return kExitError;
+  }
   const fs::path data = fs::path(o.sources) / "data";
   const fs::path code = fs::path(o.sources) / "code";
   const std::string folder = (code / commit.substr(0, 9)).string();
-  std::vector<std::string> argv{o.python,    "-",
-                                "--mbridge", o.checkout,
-                                "--fields",  (data / "code-fields.tsv").string(),
-                                "--layout",  (data / "code-layout.tsv").string(),
-                                "--commit",  commit,
-                                "--date",    date};
+  // -B: no __pycache__ written beside the scripts; -E -s: no PYTHON* variables
+  // or user site-packages change what runs.
+  std::vector<std::string> argv{o.python,
+                                "-B",
+                                "-E",
+                                "-s",
+                                script,
+                                "--mbridge",
+                                o.checkout,
+                                "--fields",
+                                (data / "code-fields.tsv").string(),
+                                "--layout",
+                                (data / "code-layout.tsv").string(),
+                                "--commit",
+                                commit,
+                                "--date",
+                                date};
   argv.push_back(o.check ? "--check" : "--out");
   argv.push_back(folder);
-  const int rc = run(argv, kExtractorPy);
+  const int rc = run_program(argv);
   if (rc < 0) {
     diags.error({o.python, 0, 0}, std::string("cannot run Python 3: ") + std::strerror(errno), "install python3 (make deps does)");
     return kExitError;
@@ -100,9 +142,8 @@ int extract_code(const ExtractOptions& o, Diagnostics& diags) {
   for (size_t i = 1; i < snaps.size(); ++i) {
     const std::string& a = snaps[i - 1].second;
     const std::string& b = snaps[i].second;
-    const int c = run({o.python, "-", "--compare", (code / a).string(), (code / b).string(), "--out",
-                       (code / ("changes-" + a + "-" + b + ".tsv")).string()},
-                      kExtractorPy);
+    const int c = run_program({o.python, "-B", "-E", "-s", script, "--compare", (code / a).string(), (code / b).string(), "--out",
+                               (code / ("changes-" + a + "-" + b + ".tsv")).string()});
     if (c != 0) {
       diags.error({(code / b).string(), 0, 0}, "cannot compare snapshot " + a + " with " + b, "see the extractor's message above");
       return kExitError;

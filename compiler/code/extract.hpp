@@ -1,5 +1,6 @@
-// `kbc extract-code`: runs the static extractor (compiler/code/extract_mbridge.py,
-// embedded in kbc) on a Megatron Bridge checkout with Python 3, writing or
+// `kbc extract-code`: runs the static extractor (compiler/code/extract_mbridge.py
+// and its package mbridge_extractor/, installed in share/kbq/extractor/) by
+// path on a Megatron Bridge checkout with Python 3, writing or
 // checking kb-sources/code/<commit>/, then refreshes the comparison of each
 // snapshot with the one before it (code/changes-<old>-<new>.tsv).
 #pragma once
@@ -17,6 +18,7 @@ struct ExtractOptions {
   std::string date;    // YYYY-MM-DD; "" = ask git
   bool check = false;  // compare with the checked-in folder instead of writing
   std::string python = "python3";
+  std::string extractor;  // extract_mbridge.py to run; "" = the installed copy, else the source tree's
 };
 
 // Exit code: 0 written (or identical with check), 1 check found a difference,

@@ -1,0 +1,220 @@
+"""Facts of one recipe function: evaluate it with its default arguments and read each field's config
+path, with its state (value, default, alternatives, unknown) and where it was set."""
+
+import ast
+
+from .errors import Budget, Raised
+from .interp.state import _RaiseResult, Frame
+from .render import class_name, render, render_short, type_name
+from .snapshot import Module
+from .values import Alt, ClassV, Const, Obj, Opt, options, Unknown, Unset
+
+
+def parse_default(text):
+    if text == "":
+        return None
+    try:
+        return Const(ast.literal_eval(text))
+    except (ValueError, SyntaxError):
+        return Const(text)
+
+
+class Fact:
+    __slots__ = ("state", "values", "at", "note")
+
+    def __init__(self, state, values, at, note):
+        self.state, self.values, self.at, self.note = state, values, at, note
+
+
+def evaluate_recipe(interp, f):
+    """Call a recipe function with its default arguments: (result value, reason when it raises)."""
+    interp.heap = []
+    interp.steps = 0
+    interp.stack = []
+    try:
+        res = interp.call_function(f, [], {}, None, None)
+    except Budget:
+        return Unknown("evaluation budget exceeded in %s" % f.qualname), None
+    finally:
+        interp.stack = []
+    if isinstance(res, _RaiseResult):
+        return Unknown("the recipe raises: %s" % res.reason), res.reason
+    return res, None
+
+
+def navigate(interp, root, spec):
+    """Opts of the value at spec.path under root (an Opt list; Unset where the code never set it)."""
+    segs = [s for s in spec.path.split(".") if s] if spec.path not in ("", "-") else []
+    vias = {}
+    if spec.via:
+        for part in spec.via.split(","):
+            p, _, fn = part.partition("=")
+            vias[p.strip()] = fn.strip()
+    cur = [Opt(root, None, "set")]
+    walked = []
+    for seg in segs:
+        prefix = ".".join(walked)
+        nxt = []
+        for o in cur:
+            v = o.value
+            if prefix in vias and isinstance(v, Const) and isinstance(v.v, str):
+                v = via_call(interp, vias[prefix], v)
+            for p in options(v):
+                pv = p.value
+                ploc = p.loc or o.loc
+                if prefix in vias and isinstance(pv, Const) and isinstance(pv.v, str):
+                    pv = via_call(interp, vias[prefix], pv)
+                if isinstance(pv, Obj) and pv.kind == "obj":
+                    s = pv.attrs.get(seg)
+                    if s is None:
+                        if isinstance(pv.cls, ClassV):
+                            ca = interp.class_attr(pv.cls, seg)
+                            if ca is not None and not isinstance(ca[1], ast.FunctionDef):
+                                try:
+                                    val = interp.class_member(pv.cls, ca, pv, Frame(ca[0].mod), ca[1])
+                                except (Raised, Budget):
+                                    val = Unknown("class attribute")
+                                nxt.append(Opt(val, ca[0].mod.loc(ca[1]), "default"))
+                                continue
+                        nxt.append(Opt(Unset(pv, seg), pv.loc, "unset"))
+                    else:
+                        for q in options(s.value):
+                            nxt.append(Opt(q.value, q.loc or s.loc, q.how if isinstance(s.value, Alt) else s.how))
+                elif isinstance(pv, Const) and pv.v is None:
+                    nxt.append(Opt(Unknown("%s is None" % (prefix or "the config")), ploc, "set"))
+                elif isinstance(pv, Unknown):
+                    nxt.append(Opt(pv, ploc, "set"))
+                elif isinstance(pv, Unset):
+                    nxt.append(Opt(Unset(pv.owner, seg), ploc, "unset"))
+                else:
+                    nxt.append(Opt(Unknown("%s is %s, not an object" % (prefix or "the config", render_short(pv))),
+                                   ploc, "set"))
+        cur = nxt
+        walked.append(seg)
+    # a `via` on the full path (rare) is applied too
+    full = ".".join(walked)
+    if full in vias:
+        cur = [Opt(via_call(interp, vias[full], o.value), o.loc, o.how) if isinstance(o.value, Const) and isinstance(
+            o.value.v, str) else o for o in cur]
+    return cur
+
+
+def via_call(interp, qualname, value):
+    mod, _, name = qualname.rpartition(".")
+    try:
+        fn = interp.module_value(mod, name)
+        return interp.call(fn, [value], {}, Frame(interp.snap.module(mod) or Module.__new__(Module)), None)
+    except (Raised, Budget) as e:
+        return Unknown("%s(%s) raises" % (qualname, render_short(value)))
+
+
+def view_values(interp, spec, opts):
+    """Apply the field's view to each alternative: [(V, loc, how)]."""
+    out = []
+    for o in opts:
+        v = o.value
+        if spec.view == "value":
+            out.append((v, o.loc, o.how))
+        elif spec.view == "class":
+            if isinstance(v, (Unknown, Unset)) or (isinstance(v, Const) and v.v is None):
+                out.append((v, o.loc, o.how))
+            else:
+                out.append((Const(class_name(v)), o.loc, o.how))
+        elif spec.view == "made-by":
+            if isinstance(v, Obj):
+                chain = [q for q in v.made_by[1:]]
+                out.append((Const(" > ".join(chain) if chain else v.made_by[0] if v.made_by else ""), v.loc, "set"))
+            else:
+                out.append((v if isinstance(v, Unknown) else Unknown("not an object"), o.loc, o.how))
+        elif spec.view.startswith("arg:"):
+            _, callee, param = spec.view.split(":", 2)
+            found = None
+            if isinstance(v, Obj):
+                for q, bound in v.calls:
+                    if q == callee or q.endswith("." + callee):
+                        found = bound.get(param)
+            if found is None:
+                if isinstance(v, (Unknown,)):
+                    out.append((v, o.loc, o.how))
+                else:
+                    out.append((Unknown("not made by %s" % callee.rpartition(".")[2]), o.loc, "na"))
+            else:
+                out.append((found, o.loc, o.how))
+        else:
+            out.append((Unknown("unknown view %s" % spec.view), o.loc, o.how))
+    return out
+
+
+def make_fact(spec, vals):
+    """Turn the viewed alternatives into a Fact with a state."""
+    rendered = []
+    for v, loc, how in vals:
+        if isinstance(v, Unset):
+            if spec.default != "":
+                owner = v.owner
+                note = "not set in code; default %s from %s" % (spec.default, spec.default_source)
+                rendered.append(("default", parse_default(spec.default), owner.loc if isinstance(owner, Obj) else loc,
+                                 note))
+            else:
+                rendered.append(("unknown", None, loc,
+                                 "not set in code on %s" % render_short(v.owner) if isinstance(v.owner, Obj)
+                                 else "not set in code"))
+        elif isinstance(v, Unknown):
+            rendered.append(("unknown", None, loc, v.reason))
+        elif how == "na":
+            rendered.append(("unknown", None, loc, "not applicable"))
+        else:
+            rendered.append(("default" if how == "default" else "value", v, loc,
+                             "dataclass default" if how == "default" else ""))
+    # dedupe identical alternatives
+    uniq = []
+    seen = set()
+    for r in rendered:
+        k = (r[0] if r[0] != "unknown" else "u", render(r[1]) if r[1] is not None else r[3], type_name(r[1]) if r[1]
+             is not None else "")
+        if k in seen:
+            continue
+        seen.add(k)
+        uniq.append(r)
+    if len(uniq) == 1:
+        st, v, loc, note = uniq[0]
+        return Fact(st, [v] if v is not None else [], loc or "", note)
+    uniq.sort(key=lambda r: (render(r[1]) if r[1] is not None else "\uffff" + r[3], r[2] or ""))
+    return Fact("alternatives", [r[1] if r[1] is not None else Unknown(r[3]) for r in uniq],
+                "|".join(r[2] or "" for r in uniq), "")
+
+
+def recipe_facts(interp, f, specs):
+    res, raised = evaluate_recipe(interp, f)
+    facts = {}
+    for spec in specs:
+        opts = navigate(interp, res, spec)
+        fact = make_fact(spec, view_values(interp, spec, opts))
+        if fact.state == "alternatives":
+            fact.note = alternatives_reason(res, spec, opts) or "alternatives"
+        facts[spec.field] = fact
+    return facts
+
+
+def alternatives_reason(root, spec, opts):
+    """Why a field has alternatives: the reasons recorded on the Alt values along its path."""
+    reasons = []
+    segs = [s for s in spec.path.split(".") if s]
+    cur = [root]
+    for seg in [None] + segs:
+        nxt = []
+        for v in cur:
+            if isinstance(v, Alt):
+                if v.reason and v.reason not in reasons:
+                    reasons.append(v.reason)
+            for o in options(v):
+                if seg is None:
+                    nxt.append(o.value)
+                    continue
+                if isinstance(o.value, Obj) and seg in o.value.attrs:
+                    nxt.append(o.value.attrs[seg].value)
+        cur = nxt if seg is not None else [o.value for v in cur for o in options(v)]
+    for v in cur:
+        if isinstance(v, Alt) and v.reason and v.reason not in reasons:
+            reasons.append(v.reason)
+    return "; ".join(reasons)

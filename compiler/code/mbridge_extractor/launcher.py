@@ -1,0 +1,228 @@
+"""What the launchers say: argparse flags, the override table, the mode rule and mode map, the runner's
+steps, the benchmark launch script, name pattern and family rule."""
+
+import ast
+import os
+
+from .errors import Budget, InputError, Raised
+from .exports import trace_binding
+from .interp.state import _ModuleLocals, Frame
+from .render import render
+from .values import BuiltinV, Const, ExtV, FuncV, PatternV, seq_items, Unknown
+
+
+def func_node(m, name):
+    for s in m.tree.body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name:
+            return s
+    return None
+
+
+def launcher_rows(interp, layout):
+    """Rows (section, item, attribute, value, at) of the launcher files."""
+    rows = []
+    snap = interp.snap
+
+    def lmod(key):
+        r = layout.one(key)
+        m = snap.module(r["value"])
+        if m is None:
+            raise InputError(layout.path, r["_line"], "launcher module %s not found in the checkout" % r["value"],
+                             "check the layout row and the checkout's scripts/ folder")
+        return m, r
+
+    # argparse flags of the parser builder functions
+    for r in layout.all("parser"):
+        m = snap.module(r["value"])
+        if m is None:
+            raise InputError(layout.path, r["_line"], "launcher module %s not found" % r["value"],
+                             "check the layout row")
+        fn = func_node(m, r["extra"])
+        if fn is None:
+            raise InputError(m.rel, 1, "function %s not found" % r["extra"], "check the layout row %d" % r["_line"])
+        rows.extend(argparse_rows(interp, m, fn, r["name"]))
+    # the table mapping convenience flags to config keys
+    for r in layout.all("override-table"):
+        m = snap.module(r["value"])
+        v = interp.global_lookup(m, r["extra"], None) if m else None
+        b = interp.binding_for(m, r["extra"], None) if m else None
+        if v is None or b is None:
+            raise InputError(layout.path, r["_line"], "table %s not found in %s" % (r["extra"], r["value"]),
+                             "check the layout row")
+        node = b[2]
+        elts = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else []
+        for i, item in enumerate(seq_items(v) or []):
+            pair = seq_items(item)
+            if pair and len(pair) == 2 and all(isinstance(p, Const) for p in pair):
+                at = m.loc(elts[i]) if i < len(elts) else m.loc(node)
+                rows.append(("flag", r["name"] + ":" + pair[0].v, "config_key", pair[1].v, at))
+    # mode inference rule: the tokens tested in order and the mode each returns
+    for r in layout.all("mode-rule"):
+        m = snap.module(r["value"])
+        fn = func_node(m, r["extra"]) if m else None
+        if fn is None:
+            raise InputError(layout.path, r["_line"], "function %s not found" % r["extra"], "check the layout row")
+        n = 0
+        for s in ast.walk(fn):
+            if isinstance(s, ast.If):
+                toks = [c.value for c in ast.walk(s.test) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+                ret = [x for x in s.body if isinstance(x, ast.Return)]
+                if toks and ret and isinstance(ret[0].value, ast.Constant):
+                    n += 1
+                    rows.append(("mode-rule", "%02d" % n, "tokens", " ".join(toks), m.loc(s)))
+                    rows.append(("mode-rule", "%02d" % n, "mode", str(ret[0].value.value), m.loc(ret[0])))
+        rows.append(("mode-rule", "function", "name", fn.name, m.loc(fn)))
+    # public modes and their task / training loop
+    for r in layout.all("mode-map"):
+        m = snap.module(r["value"])
+        fn_name = r["extra"]
+        modes_row = layout.one("modes")
+        mm = snap.module(modes_row["value"])
+        modes = interp.global_lookup(mm, modes_row["extra"], None)
+        for mode in sorted(c.v for c in (seq_items(modes) or []) if isinstance(c, Const)):
+            fn = interp.global_lookup(m, fn_name, None)
+            interp.heap, interp.steps, interp.stack = [], 0, []
+            try:
+                v = interp.call(fn, [Const(mode)], {}, Frame(m), None)
+            except Raised:
+                v = Unknown("raises")
+            rows.append(("mode", mode, r["name"], render(v), m.loc(fn.node) if isinstance(fn, FuncV) else ""))
+    # runner steps after the overrides: the calls in the entry function, in order; the step that
+    # applies the command line's KEY=VALUE overrides is marked, so what later steps assign is known to
+    # undo or rewrite an override (layout row runner-overrides)
+    override_fns = {r["extra"] for r in layout.all("runner-overrides")}
+    for r in layout.all("runner"):
+        m = snap.module(r["value"])
+        fn = func_node(m, r["extra"]) if m else None
+        if fn is None:
+            raise InputError(layout.path, r["_line"], "runner function %s not found" % r["extra"], "check the layout")
+        n = 0
+        for s in fn.body:
+            calls = []
+            if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call):
+                calls = [s.value]
+            elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+                calls = [s.value]
+            elif isinstance(s, ast.If):
+                for x in s.body:
+                    if isinstance(x, ast.Assign) and isinstance(x.value, ast.Call):
+                        calls.append(x.value)
+            for c in calls:
+                if not isinstance(c.func, ast.Name):
+                    continue
+                n += 1
+                item = "%02d" % n
+                rows.append(("runner-step", item, "call", c.func.id, m.loc(c)))
+                if c.func.id in override_fns:
+                    rows.append(("runner-step", item, "applies-overrides", "true", m.loc(c)))
+                target = interp.global_lookup(m, c.func.id, None)
+                chain = []
+                tfn = trace_binding(interp, m, c.func.id, chain) if target is not None else None
+                if isinstance(tfn, FuncV):
+                    doc = ast.get_docstring(tfn.node) or ""
+                    rows.append(("runner-step", item, "doc", doc.split("\n")[0], tfn.mod.loc(tfn.node)))
+                    for x in ast.walk(tfn.node):
+                        if isinstance(x, ast.Assign):
+                            for tg in x.targets:
+                                if isinstance(tg, ast.Attribute):
+                                    rows.append(("runner-step", item, "assigns",
+                                                 "%s = %s" % (ast.unparse(tg), ast.unparse(x.value)), tfn.mod.loc(x)))
+    # dataset presets: the --dataset choices
+    # benchmark launch script
+    for r in layout.all("launch-script"):
+        path = os.path.join(snap.root, r["value"])
+        try:
+            with open(path, encoding="utf-8") as fh:
+                lines = fh.read().split("\n")
+        except OSError:
+            raise InputError(layout.path, r["_line"], "launch script %s not found" % r["value"], "check the layout")
+        for i, line in enumerate(lines, 1):
+            if line.strip().startswith("exec "):
+                rows.append(("launch", r["name"], "exec", line.strip(), "%s:%d" % (r["value"], i)))
+    # the benchmark name pattern and family prefixes
+    for r in layout.all("name-pattern"):
+        m = snap.module(r["value"])
+        v = interp.global_lookup(m, r["extra"], None) if m else None
+        b = interp.binding_for(m, r["extra"], None) if m else None
+        if not isinstance(v, PatternV):
+            raise InputError(layout.path, r["_line"], "%s is not a re.compile() of a constant" % r["extra"],
+                             "check the layout row")
+        rows.append(("name-pattern", r["extra"], "regex", v.pattern, m.loc(b[2])))
+    for r in layout.all("family-rule"):
+        m = snap.module(r["value"])
+        fn = func_node(m, r["extra"]) if m else None
+        if fn is not None:
+            rows.append(("family-rule", "function", "name", fn.name, m.loc(fn)))
+    return rows
+
+
+def argparse_rows(interp, m, fn, prefix):
+    """Each add_argument call of a parser builder: option strings, dest, type, choices, help, group."""
+    rows = []
+    groups = {}
+    fr = Frame(m)
+    fr.locals = _ModuleLocals(interp, m, None)
+    for s in ast.walk(fn):
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute):
+            attr = s.value.func.attr
+            if attr in ("add_argument_group", "add_mutually_exclusive_group") and isinstance(s.targets[0], ast.Name):
+                title = ""
+                if s.value.args and isinstance(s.value.args[0], ast.Constant):
+                    title = s.value.args[0].value
+                parent = s.value.func.value.id if isinstance(s.value.func.value, ast.Name) else ""
+                if attr == "add_mutually_exclusive_group":
+                    title = (groups.get(parent, ("", False))[0] + " (one of)").strip()
+                req = any(k.arg == "required" and isinstance(k.value, ast.Constant) and k.value.value
+                          for k in s.value.keywords)
+                groups[s.targets[0].id] = (title, req)
+    for s in ast.walk(fn):
+        if not (isinstance(s, ast.Call) and isinstance(s.func, ast.Attribute) and s.func.attr == "add_argument"):
+            continue
+        opts = [a.value for a in s.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if not opts:
+            continue
+        kw = {k.arg: k.value for k in s.keywords if k.arg}
+        longs = [o for o in opts if o.startswith("--")]
+        dest = None
+        if "dest" in kw and isinstance(kw["dest"], ast.Constant):
+            dest = kw["dest"].value
+        elif longs:
+            dest = longs[0][2:].replace("-", "_")
+        else:
+            dest = opts[0].lstrip("-").replace("-", "_")
+        item = prefix + ":" + dest
+        at = m.loc(s)
+        rows.append(("flag", item, "options", " ".join(opts), at))
+        shorts = [o for o in opts if o.startswith("-") and not o.startswith("--")]
+        if shorts:
+            rows.append(("flag", item, "short", " ".join(shorts), at))
+        if longs:
+            rows.append(("flag", item, "long", " ".join(longs), at))
+        grp = s.func.value.id if isinstance(s.func.value, ast.Name) else ""
+        if grp in groups:
+            rows.append(("flag", item, "group", groups[grp][0], at))
+            if groups[grp][1]:
+                rows.append(("flag", item, "required", "one of the group", at))
+        for k in ("type", "action", "metavar", "help", "default", "required", "nargs"):
+            if k in kw:
+                node = kw[k]
+                if isinstance(node, ast.Constant):
+                    val = render(Const(node.value))
+                else:
+                    try:
+                        interp.heap, interp.steps, interp.stack = [], 0, []
+                        v = interp.eval(node, fr)
+                        val = ast.unparse(node) if isinstance(v, (Unknown, BuiltinV, ExtV)) else render(v)
+                    except (Raised, Budget):
+                        val = ast.unparse(node)
+                rows.append(("flag", item, k, val, m.loc(node)))
+        if "choices" in kw:
+            interp.heap, interp.steps, interp.stack = [], 0, []
+            try:
+                v = interp.eval(kw["choices"], fr)
+            except (Raised, Budget):
+                v = Unknown("choices")
+            items = seq_items(v)
+            val = " ".join(render(i) for i in items) if items is not None else "unknown: " + ast.unparse(kw["choices"])
+            rows.append(("flag", item, "choices", val, m.loc(kw["choices"])))
+    return rows
