@@ -62,7 +62,7 @@ inline constexpr long long kMaxStatementTicks = 50000;
 inline constexpr long long kQuickCheckTicksPerPage = 4;
 
 // --- kbq: memory -----------------------------------------------------------
-// kbq's bump arena (query/main.cpp): allocations of up to kArenaMaxAlloc
+// kbq's bump arena (query/arena.cpp): allocations of up to kArenaMaxAlloc
 // bytes are carved from one reserved region of kArenaBytes; past it, and
 // for larger blocks, the ordinary allocator (which frees).
 inline constexpr std::uint64_t kArenaBytes = 64 * kMiB;
