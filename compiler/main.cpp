@@ -14,7 +14,7 @@
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
 #include "base/version.hpp"
-#include "compiler/code/extract.hpp"
+#include "compiler/code/extract_code.hpp"
 #include "compiler/generate/generate.hpp"
 #include "compiler/pipeline.hpp"
 

@@ -53,7 +53,7 @@ std::string html_attr(const std::string& s) {
 
 // The words that name a model in a question: the first spelling of its key
 // whose answer (asked in each of its modes) is a recipe of that very model.
-std::string question_words(const Context& ctx, const std::string& model_key, const std::vector<std::string>& modes) {
+std::string question_words(const Inputs& ctx, const std::string& model_key, const std::vector<std::string>& modes) {
   std::vector<std::string> tries;
   std::string spaced = model_key;
   std::replace(spaced.begin(), spaced.end(), '_', ' ');
@@ -80,7 +80,7 @@ std::string question_words(const Context& ctx, const std::string& model_key, con
 
 }  // namespace
 
-void write_finder(const Context& ctx, OutputFiles& out) {
+void write_finder(const Inputs& ctx, OutputFiles& out) {
   Db db(ctx.kb_path, Db::Mode::ReadOnly);
   json index;
   json counts = json::array();

@@ -42,7 +42,7 @@ void build_files(const Compilation& c, const std::string& out_dir, gen::OutputFi
     const std::string kb_path = tmp.path() + "/kb.sqlite";
     write_kb(c, kb_path);
     kbq::Engine engine = kbq::Engine::open(kb_path);
-    gen::Context ctx(c, local, engine, kb_path);
+    gen::Inputs ctx(c, local, engine, kb_path);
     if (!local.has_errors()) {
       gen::write_index(ctx, files);
       gen::write_skill(ctx, files);

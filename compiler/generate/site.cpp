@@ -27,11 +27,11 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string plain_family(const Context& ctx, const Family* f, const std::string& lang) {
+std::string plain_family(const Inputs& ctx, const Family* f, const std::string& lang) {
   return f && f->entity ? ctx.choose(*f->entity, lang).ed->text : std::string();
 }
 
-std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) {
+std::vector<const Entity*> of_kind(const Inputs& ctx, const std::string& kind) {
   std::vector<const Entity*> out;
   for (const auto& e : ctx.c.resolved.entities)
     if (e.kind == kind && !e.superseded) out.push_back(&e);
@@ -41,7 +41,7 @@ std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) 
 
 // The launch command of a recipe in a mode: kbq's own (`kbq show`), from
 // the one command builder of the query engine.
-std::string launch(const Context& ctx, const std::string& name, const std::string& lang) {
+std::string launch(const Inputs& ctx, const std::string& name, const std::string& lang) {
   auto res = ctx.engine.show(name, lang);
   const auto* a = std::get_if<kbq::Answer>(&res);
   return a && !a->results.empty() ? a->results.front().command : std::string();
@@ -71,7 +71,7 @@ std::string toctree(const std::vector<std::string>& docs) {
 
 class SiteWriter {
  public:
-  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out), db_(ctx.kb_path, Db::Mode::ReadOnly) {}
+  SiteWriter(const Inputs& ctx, OutputFiles& out) : ctx_(ctx), out_(out), db_(ctx.kb_path, Db::Mode::ReadOnly) {}
 
   void run() {
     for (const auto& lang : ctx_.languages) {
@@ -501,7 +501,7 @@ class SiteWriter {
   // The KB itself: `kbc dump --format json` of the KB the engine reads.
   std::string kb_json() { return dump_kb(ctx_.kb_path, DumpFormat::Json); }
 
-  const Context& ctx_;
+  const Inputs& ctx_;
   OutputFiles& out_;
   mutable Db db_;  // the KB the engine reads (the lexicon, the code facts, the drift)
   mutable std::map<std::string, std::vector<std::vector<std::string>>> fewest_;  // recipe → its fewest-GPU rows
@@ -510,6 +510,6 @@ class SiteWriter {
 
 }  // namespace
 
-void write_site(const Context& ctx, OutputFiles& out) { SiteWriter(ctx, out).run(); }
+void write_site(const Inputs& ctx, OutputFiles& out) { SiteWriter(ctx, out).run(); }
 
 }  // namespace kb::gen

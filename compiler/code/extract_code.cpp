@@ -3,7 +3,7 @@
 // by its path as a child process, so a traceback names its real files; its
 // stdout and stderr go to kbc's, so its `path:line: error:` diagnostics reach
 // the user unchanged.
-#include "compiler/code/extract.hpp"
+#include "compiler/code/extract_code.hpp"
 
 #include <algorithm>
 #include <cerrno>
