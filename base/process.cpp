@@ -203,8 +203,8 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& o) {
     tick();
     int timeout = -1;
     if (ticking)
-      timeout = static_cast<int>(
-          std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now()).count()));
+      timeout =
+          static_cast<int>(std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now()).count()));
     if (::poll(fds, n, timeout) < 0) {
       if (errno == EINTR) continue;
       break;  // cannot wait for the streams: stop reading them

@@ -107,7 +107,9 @@ std::string fold(std::string_view s) {
     if (utf8proc_get_property(cp)->decomp_type == UTF8PROC_DECOMP_TYPE_WIDE) {
       utf8proc_int32_t narrow[4];
       int last_boundclass = 0;
-      if (utf8proc_decompose_char(cp, narrow, 4, static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), &last_boundclass) == 1) cp = narrow[0];
+      if (utf8proc_decompose_char(cp, narrow, 4, static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), &last_boundclass) ==
+          1)
+        cp = narrow[0];
     }
     append_utf8(out, static_cast<char32_t>(utf8proc_tolower(cp)));
   }

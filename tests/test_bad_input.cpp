@@ -227,4 +227,3 @@ KB_REGISTER_CASES(register_bad_input_cases) {
   for (const auto& name : case_names())
     kbtest::add_case("kbc build rejects bad sources: " + name, "[bad_input]", [name] { run_bad_case(name); });
 }
-

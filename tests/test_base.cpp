@@ -164,10 +164,13 @@ TEST_CASE("temporary folder: removed with its content, read-only folders too, ne
 TEST_CASE("fold: full-width forms made narrow, then Unicode's lowercase, one code point for one", "[base][text]") {
   CHECK(kb::fold("PEFT Qwen3") == "peft qwen3");
   CHECK(kb::fold("\xEF\xBC\xB0\xEF\xBC\xA5\xEF\xBC\xA6\xEF\xBC\xB4\xE3\x80\x80\xEF\xBC\x91") == "peft 1");  // ＰＥＦＴ　１
-  CHECK(kb::fold("\xC3\x89" "COLE") == "\xC3\xA9" "cole");                                                             // ÉCOLE → école
-  CHECK(kb::fold("\xC4\xB9\xC4\xBA\xC5\xB8") == "\xC4\xBA\xC4\xBA\xC3\xBF");                               // ĹĺŸ → ĺĺÿ
-  CHECK(kb::fold("\xCE\xA3\xD0\x96") == "\xCF\x83\xD0\xB6");                                                   // ΣЖ → σж
-  CHECK(kb::fold("\xC3\x9F") == "\xC3\x9F");  // ß stays one code point (no full folding to "ss")
+  CHECK(kb::fold("\xC3\x89"
+                 "COLE") ==
+        "\xC3\xA9"
+        "cole");                                                              // ÉCOLE → école
+  CHECK(kb::fold("\xC4\xB9\xC4\xBA\xC5\xB8") == "\xC4\xBA\xC4\xBA\xC3\xBF");  // ĹĺŸ → ĺĺÿ
+  CHECK(kb::fold("\xCE\xA3\xD0\x96") == "\xCF\x83\xD0\xB6");                  // ΣЖ → σж
+  CHECK(kb::fold("\xC3\x9F") == "\xC3\x9F");                                  // ß stays one code point (no full folding to "ss")
   CHECK(kb::fold("\xE3\x82\xAD\xE3\x83\xA5") == "\xE3\x82\xAD\xE3\x83\xA5");  // kana unchanged
   // Spans rely on it: the k-th code point of the fold is the k-th of the input.
   for (const std::string s : {"\xEF\xBC\xA1\xC4\xB0\xE2\x84\xAA x", "\xEF\xBD\x9E\xEF\xBF\xA5\xE3\x80\x80", "\xC7\x85\xE1\xBA\x9E"}) {
@@ -177,12 +180,14 @@ TEST_CASE("fold: full-width forms made narrow, then Unicode's lowercase, one cod
 }
 
 TEST_CASE("normalization: NFKC and NFKC_Casefold as Unicode defines them", "[base][text]") {
-  CHECK(kb::nfkc("\xEF\xAC\x81") == "fi");                                               // ﬁ
-  CHECK(kb::nfkc("\xEF\xBC\x88x\xEF\xBC\x89") == "(x)");                              // （x）
-  CHECK(kb::nfkc("Qwen3") == "Qwen3");                                                      // case kept
-  CHECK(kb::nfkc_casefold("\xEF\xBC\xA8\xEF\xBC\x91\xE2\x80\x8B" "00") == "h100");   // Ｈ１ ZERO WIDTH SPACE 00
-  CHECK(kb::nfkc_casefold("Stra\xC3\x9F" "e") == "strasse");                              // full case folding
-  CHECK(kb::nfkc_casefold("\xE3\x82\xAB\xE3\x82\x99") == "\xE3\x82\xAC");          // カ + combining voicing mark → ガ
+  CHECK(kb::nfkc("\xEF\xAC\x81") == "fi");                // ﬁ
+  CHECK(kb::nfkc("\xEF\xBC\x88x\xEF\xBC\x89") == "(x)");  // （x）
+  CHECK(kb::nfkc("Qwen3") == "Qwen3");                    // case kept
+  CHECK(kb::nfkc_casefold("\xEF\xBC\xA8\xEF\xBC\x91\xE2\x80\x8B"
+                          "00") == "h100");  // Ｈ１ ZERO WIDTH SPACE 00
+  CHECK(kb::nfkc_casefold("Stra\xC3\x9F"
+                          "e") == "strasse");                              // full case folding
+  CHECK(kb::nfkc_casefold("\xE3\x82\xAB\xE3\x82\x99") == "\xE3\x82\xAC");  // カ + combining voicing mark → ガ
 }
 
 TEST_CASE("Unicode classes: white space, letters and digits, marks, invisible characters", "[base][text]") {
