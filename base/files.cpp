@@ -230,6 +230,31 @@ SignalCleanup::~SignalCleanup() {
   if (slot_ >= 0) g_cleanup[slot_].used.store(false);
 }
 
+TempDir::TempDir(std::string_view prefix) {
+  std::string pattern = (fs::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
+  path_ = pattern;
+}
+
+TempDir::TempDir(std::string_view prefix, const std::vector<std::string>& signal_cleanup) {
+  const SignalsHeld held;
+  std::string pattern = (fs::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
+  path_ = pattern;
+  cleanups_.push_back(std::make_unique<SignalCleanup>(path_, true));
+  for (const auto& rel : signal_cleanup) cleanups_.push_back(std::make_unique<SignalCleanup>(path_ + "/" + rel));
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // A folder inside made read-only (by a test of permissions) would stop
+  // remove_all; symlink_status, so that a link is never followed.
+  for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (fs::is_directory(it->symlink_status(ec))) ::chmod(it->path().c_str(), 0700);
+  ::chmod(path_.c_str(), 0700);
+  fs::remove_all(path_, ec);
+}
+
 // --- OutputTree ----------------------------------------------------------------
 
 OutputTree::OutputTree(const std::string& root, bool create) : root_(root) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -105,6 +106,32 @@ class SignalCleanup {
 
  private:
   int slot_ = -1;
+};
+
+// A new private folder under the system's temporary folder ($TMPDIR, else
+// /tmp): "<prefix>-XXXXXX" made with mkdtemp (a unique name, mode 0700),
+// removed with everything in it when the object goes out of scope. Folders
+// inside that were made read-only are made writable first (never through
+// a link), so nothing is left behind. Throws std::runtime_error.
+//
+// With `signal_cleanup` (kbc generate's private folder), SIGTERM, SIGINT
+// and SIGHUP remove the folder too (SignalCleanup, above), and the files
+// named there inside it (a file a rename put in place registers nothing
+// itself): the signals are held from mkdtemp until all are registered.
+class TempDir {
+ public:
+  explicit TempDir(std::string_view prefix);
+  TempDir(std::string_view prefix, const std::vector<std::string>& signal_cleanup);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // The path of `rel` inside the folder.
+  std::string operator/(std::string_view rel) const { return path_ + "/" + std::string(rel); }
+
+ private:
+  std::string path_;
+  std::vector<std::unique_ptr<SignalCleanup>> cleanups_;
 };
 
 // A folder that kbc generate writes. Everything below the root is reached

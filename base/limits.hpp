@@ -241,7 +241,7 @@ inline constexpr KbColumnRef kKbNameColumns[] = {
 };
 
 // --- kbq: memory -----------------------------------------------------------
-// kbq's bump arena (query/main.cpp): allocations of up to kArenaMaxAlloc
+// kbq's bump arena (query/arena.cpp): allocations of up to kArenaMaxAlloc
 // bytes are carved from one reserved region of kArenaBytes; past it, and
 // for larger blocks, the ordinary allocator (which frees).
 inline constexpr std::uint64_t kArenaBytes = 64 * kMiB;

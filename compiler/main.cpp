@@ -15,13 +15,12 @@
 #include "base/files.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
-#include "compiler/code/extract.hpp"
+#include "base/version.hpp"
+#include "compiler/code/extract_code.hpp"
 #include "compiler/generate/generate.hpp"
 #include "compiler/pipeline.hpp"
 
 namespace {
-constexpr const char* kVersion = "0.1.0";
-
 // Writes to stdout; a closed pipe ends quietly, any other write error says
 // so (exit 2).
 int write_out(const std::string& text) {
@@ -101,7 +100,7 @@ int main(int argc, char** argv) {
   }
 
   if (version) {
-    std::printf("kbc %s\nknowledge base: writes schema version %d (base/schema.sql)\n", kVersion, kSchemaVersion);
+    std::printf("kbc %s\nknowledge base: writes schema version %d (base/schema.sql)\n", kb::kVersion, kSchemaVersion);
     return kExitOk;
   }
   if (app.get_subcommands().empty()) {

@@ -1,26 +1,26 @@
 // Test helper: run a program with arguments, capture stdout, stderr and
-// the exit code (no shell involved, so arguments need no quoting).
+// the exit code (no shell involved, so arguments need no quoting), through
+// base/process.hpp; and a temporary folder.
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "base/files.hpp"
+
 namespace kbtest {
 
-// A fresh folder under the system temp folder, removed with its content.
-class TempDir {
+// A fresh folder under the system temp folder, removed with its content
+// (base/files.hpp's TempDir) and read as a std::filesystem::path too.
+class TempDir : public kb::TempDir {
  public:
-  explicit TempDir(const std::string& prefix = "kbtests");
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
+  explicit TempDir(const std::string& prefix = "kbtests") : kb::TempDir(prefix), fs_path_(kb::TempDir::path()) {}
+  const std::filesystem::path& path() const { return fs_path_; }
+  const std::string& str() const { return kb::TempDir::path(); }
 
  private:
-  std::filesystem::path path_;
+  std::filesystem::path fs_path_;
 };
 
 struct RunResult {

@@ -108,77 +108,6 @@ struct QueryCase {
   double seconds = 10;
 };
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  throw std::runtime_error(std::string("bad hex digit '") + c + "'");
-}
-
-// `"abc"*3 "\x00"` → the bytes.
-std::string decode_arg_bytes(const std::string& spec) {
-  std::string out;
-  size_t i = 0;
-  auto skip_space = [&] {
-    while (i < spec.size() && spec[i] == ' ') ++i;
-  };
-  skip_space();
-  while (i < spec.size()) {
-    if (spec[i] != '"') throw std::runtime_error("arg-bytes: expected '\"' at " + std::to_string(i) + " in: " + spec);
-    ++i;
-    std::string piece;
-    while (i < spec.size() && spec[i] != '"') {
-      char c = spec[i++];
-      if (c != '\\') {
-        piece += c;
-        continue;
-      }
-      if (i >= spec.size()) throw std::runtime_error("arg-bytes: dangling backslash");
-      const char e = spec[i++];
-      switch (e) {
-        case 'n':
-          piece += '\n';
-          break;
-        case 't':
-          piece += '\t';
-          break;
-        case 'r':
-          piece += '\r';
-          break;
-        case '0':
-          piece += '\0';
-          break;
-        case '\\':
-          piece += '\\';
-          break;
-        case '"':
-          piece += '"';
-          break;
-        case 'x': {
-          if (i + 2 > spec.size()) throw std::runtime_error("arg-bytes: short \\x escape");
-          piece += static_cast<char>(hex_digit(spec[i]) * 16 + hex_digit(spec[i + 1]));
-          i += 2;
-          break;
-        }
-        default:
-          throw std::runtime_error(std::string("arg-bytes: unknown escape \\") + e);
-      }
-    }
-    if (i >= spec.size()) throw std::runtime_error("arg-bytes: unterminated piece in: " + spec);
-    ++i;  // closing quote
-    long count = 1;
-    if (i < spec.size() && spec[i] == '*') {
-      ++i;
-      size_t used = 0;
-      count = std::stol(spec.substr(i), &used);
-      i += used;
-    }
-    for (long k = 0; k < count; ++k) out += piece;
-    skip_space();
-  }
-  return out;
-}
-
 QueryCase parse_query_case(const std::string& text) {
   QueryCase c;
   bool has_exit = false;
@@ -190,7 +119,7 @@ QueryCase parse_query_case(const std::string& text) {
     if (key == "arg")
       c.args.push_back(value);
     else if (key == "arg-bytes")
-      c.args.push_back(decode_arg_bytes(value));
+      c.args.push_back(kbtest::decode_bytes(value));
     else if (key == "via")
       c.via_parse = value == "parse";
     else if (key == "exit") {

@@ -69,11 +69,6 @@ inline constexpr std::string_view kEpochs = "epochs";  // passes over it (TermKi
 inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep", "etp", "vp"};
 }  // namespace field
 
-// Mode ids of the KB schema that the resolver relates: PEFT is a kind of
-// fine-tuning, so a PEFT word refines a descriptive fine-tuning word.
-inline constexpr std::string_view kSftMode = "sft";
-inline constexpr std::string_view kPeftMode = "peft";
-
 struct Lexicon::Impl {
   std::vector<WordInfo> words;                                                    // by word id
   std::unordered_map<std::string, std::uint32_t> ids;                             // spelling (words and their variants) -> id
@@ -113,8 +108,6 @@ char32_t decode_at(std::string_view s, std::size_t i, int& len);
 std::u32string to_u32(std::string_view s);
 bool is_space_cp(char32_t cp);
 bool is_cjk_cp(char32_t cp);
-bool is_kana(char32_t cp);
-bool is_han(char32_t cp);
 int cp_count(std::string_view s);
 
 // A number as written: "-?digits(.digits)?" ('p' may stand for '.' in sizes).

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "base/dsl/detail.hpp"
+#include "base/kinds.hpp"
 #include "base/limits.hpp"
 #include "base/text.hpp"
 
@@ -157,8 +158,8 @@ class Resolver {
       mode_explicit_ = mode_explicit_ || explicit_id;
       return true;
     }
-    const bool old_soft_sft = *q_.mode == kSftMode && !mode_explicit_ && v == kPeftMode;
-    const bool new_soft_sft = v == kSftMode && !explicit_id && *q_.mode == kPeftMode;
+    const bool old_soft_sft = *q_.mode == kb::kSftMode && !mode_explicit_ && v == kb::kPeftMode;
+    const bool new_soft_sft = v == kb::kSftMode && !explicit_id && *q_.mode == kb::kPeftMode;
     if (old_soft_sft) {
       q_.mode = v;
       mode_explicit_ = explicit_id;
@@ -534,8 +535,8 @@ std::string Resolver::guess_language() const {
   for (std::size_t i = 0; i < n_.text.size();) {
     int len = 0;
     const char32_t cp = decode_at(n_.text, i, len);
-    kana = kana || is_kana(cp);
-    han = han || is_han(cp);
+    kana = kana || kb::is_kana(cp);
+    han = han || kb::is_han(cp);
     i += static_cast<std::size_t>(len);
   }
   const bool cjk = kana || han;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/dsl/kb_lexicon.hpp"
+#include "base/kinds.hpp"
 #include "base/text.hpp"
 #include "compiler/code/code.hpp"
 
@@ -143,7 +144,8 @@ void derive_recipes(kb::Db& db) {
     std::map<std::string, std::pair<std::string, std::string>> f;  // field → (value, type) of single values and defaults
     facts.bind(1, target);
     while (facts.step())
-      if (facts.text(1) == "value" || facts.text(1) == "default") f[facts.text(0)] = {facts.text(2), facts.text(3)};
+      if (const auto state = parse_kind<FactState>(facts.text(1)); state == FactState::Value || state == FactState::Default)
+        f[facts.text(0)] = {facts.text(2), facts.text(3)};
     facts.reset();
     auto int_of = [&](const std::string& field) -> std::optional<long long> {
       auto it = f.find(field);

@@ -43,7 +43,7 @@ std::set<std::string> split_set(const std::string& s) {
 
 // --- context ---------------------------------------------------------------------
 
-Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::string kb)
+Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::string kb)
     : c(comp), diags(d), engine(eng), kb_path(std::move(kb)), use_(comp.extracted.entities) {
   for (const auto& row : c.vocab.planner.rows)
     if (c.vocab.planner.get(row, "key") == "base_language" && !c.vocab.planner.get(row, "value").empty())
@@ -89,7 +89,7 @@ Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std:
   build_index();
 }
 
-void Context::load_ui() {
+void Inputs::load_ui() {
   const std::string path = c.vocab.dir + "/ui.tsv";
   if (auto t = load_tsv(path, diags, {"lang", "key", "text", "source"})) ui_ = std::move(*t);
   for (const auto& row : ui_.rows)
@@ -97,7 +97,7 @@ void Context::load_ui() {
       diags.error(ui_.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
 }
 
-std::string Context::ui(const std::string& lang, const std::string& key, const std::map<std::string, std::string>& args) const {
+std::string Inputs::ui(const std::string& lang, const std::string& key, const std::map<std::string, std::string>& args) const {
   const std::string* found = nullptr;
   for (const std::string& want : {lang, kBase}) {
     for (const auto& row : ui_.rows)
@@ -131,13 +131,13 @@ std::string Context::ui(const std::string& lang, const std::string& key, const s
   return out;
 }
 
-std::string Context::lang_name(const std::string& shown_in, const std::string& lang) const { return ui(shown_in, "lang." + lang); }
+std::string Inputs::lang_name(const std::string& shown_in, const std::string& lang) const { return ui(shown_in, "lang." + lang); }
 
-std::string Context::marker(const std::string& lang, const std::string& fallback) const {
+std::string Inputs::marker(const std::string& lang, const std::string& fallback) const {
   return "*" + md_text(ui(lang, "fallback", {{"lang", lang_name(lang, fallback)}})) + "*";
 }
 
-std::string Context::header(const std::string& lang, const std::string& field) const {
+std::string Inputs::header(const std::string& lang, const std::string& field) const {
   const auto& t = c.vocab.columns;
   for (const std::string& want : {lang, kBase, std::string("*"), std::string()})
     for (const auto& row : t.rows)
@@ -152,7 +152,7 @@ bool is_skill_edition(const Document& d) {
   return file == "SKILL.md" || starts_with(file, "SKILL.");
 }
 
-std::string Context::heading(const std::string& lang, const std::string& kind) const {
+std::string Inputs::heading(const std::string& lang, const std::string& kind) const {
   const SectionRecord* best = nullptr;
   auto key = [](const SectionRecord& s) { return std::make_tuple(-s.prov.revision, s.prov.translated, s.prov.file, s.prov.line); };
   std::set<std::string> skill_files;
@@ -170,7 +170,7 @@ std::string Context::heading(const std::string& lang, const std::string& kind) c
   return {};
 }
 
-std::string Context::cell_word(const std::string& lang, const std::string& field, const std::string& value) const {
+std::string Inputs::cell_word(const std::string& lang, const std::string& field, const std::string& value) const {
   const auto& t = c.vocab.cells;
   const auto want_values = split_set(value);
   for (const std::string& f : {field, std::string("*")})
@@ -180,12 +180,12 @@ std::string Context::cell_word(const std::string& lang, const std::string& field
   return {};
 }
 
-std::string Context::mode_word(const std::string& lang, const std::vector<std::string>& modes) const {
+std::string Inputs::mode_word(const std::string& lang, const std::vector<std::string>& modes) const {
   if (modes.empty() || (modes.size() == 1 && modes[0].empty())) return {};
   return cell_word(lang, "mode", join(modes, ","));
 }
 
-std::string Context::range_cell(const Range& r, const std::string& lang, const std::string& field) const {
+std::string Inputs::range_cell(const Range& r, const std::string& lang, const std::string& field) const {
   if (!r.known()) return {};
   if (!trim(r.raw).empty()) {
     auto again = parse_range(r.raw, lang, field, c.vocab);
@@ -199,7 +199,7 @@ std::string Context::range_cell(const Range& r, const std::string& lang, const s
   return format_range(r, words);
 }
 
-std::string Context::seq_cell(const RecipeRow& r) const {
+std::string Inputs::seq_cell(const RecipeRow& r) const {
   if (r.seq_len == 0) return {};
   if (const SourceRow* sr = source_row(r.prov)) {
     auto it = sr->cells.find("seq_len");
@@ -231,7 +231,7 @@ std::string Context::seq_cell(const RecipeRow& r) const {
   return std::to_string(r.seq_len);
 }
 
-std::string Context::gpu_name(const std::string& key) const {
+std::string Inputs::gpu_name(const std::string& key) const {
   const auto& t = c.vocab.cells;
   for (const auto& row : t.rows)
     if (t.get(row, "field") == "gpu_types" && t.get(row, "value") == key) return t.get(row, "word");
@@ -241,7 +241,7 @@ std::string Context::gpu_name(const std::string& key) const {
   return key;
 }
 
-std::string Context::gpu_types_cell(const RecipeRow& r, const std::string& lang) const {
+std::string Inputs::gpu_types_cell(const RecipeRow& r, const std::string& lang) const {
   std::string sep = cell_word(lang, "list_sep", ",");
   if (sep.empty()) sep = ",";
   // An ASCII separator is followed by a space; a CJK one is not.
@@ -251,7 +251,7 @@ std::string Context::gpu_types_cell(const RecipeRow& r, const std::string& lang)
   return join(names, sep);
 }
 
-std::vector<std::pair<std::string, std::set<std::string>>> Context::datasets() const {
+std::vector<std::pair<std::string, std::set<std::string>>> Inputs::datasets() const {
   std::vector<std::pair<std::string, std::set<std::string>>> out;
   const auto& t = c.vocab.datasets;
   for (const auto& row : t.rows) out.emplace_back(t.get(row, "preset"), split_set(t.get(row, "modes")));
@@ -260,25 +260,25 @@ std::vector<std::pair<std::string, std::set<std::string>>> Context::datasets() c
 
 // --- entities --------------------------------------------------------------------
 
-const Entity* Context::entity(const std::string& kind, const std::string& key) const {
+const Entity* Inputs::entity(const std::string& kind, const std::string& key) const {
   auto it = by_key_.find({kind, key});
   return it == by_key_.end() ? nullptr : it->second;
 }
 
-std::vector<std::string> Context::stale_fields(const Entity& e, const EntityEdition& ed) const { return use_.stale_fields(e, ed); }
+std::vector<std::string> Inputs::stale_fields(const Entity& e, const EntityEdition& ed) const { return use_.stale_fields(e, ed); }
 
-bool Context::stale(const Entity& e, const EntityEdition& ed) const {
+bool Inputs::stale(const Entity& e, const EntityEdition& ed) const {
   return ed.prov.revision < e.winner().prov.revision && !stale_fields(e, ed).empty();
 }
 
-Choice Context::choose(const Entity& e, const std::string& lang) const {
+Choice Inputs::choose(const Entity& e, const std::string& lang) const {
   const auto [i, shown] = choose_edition(
       e.editions, lang, kBase, [](const EntityEdition* ed) { return ed->prov.lang; },
       [&](const EntityEdition* ed) { return use_.usable(e, *ed); });
   return {e.editions.at(i), shown};
 }
 
-bool Context::neutral(const Entity& e, const std::string& text) const {
+bool Inputs::neutral(const Entity& e, const std::string& text) const {
   std::set<std::string> langs;
   for (const auto* ed : e.editions)
     if (ed->text == text) langs.insert(ed->prov.lang);
@@ -287,12 +287,12 @@ bool Context::neutral(const Entity& e, const std::string& text) const {
 
 // --- recipe rows ---------------------------------------------------------------------
 
-const SourceRow* Context::source_row(const Provenance& p) const {
+const SourceRow* Inputs::source_row(const Provenance& p) const {
   auto it = source_rows_.find({p.file, p.line});
   return it == source_rows_.end() ? nullptr : &it->second;
 }
 
-Choice Context::row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang, const RecipeRow** chosen) const {
+Choice Inputs::row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang, const RecipeRow** chosen) const {
   std::vector<const RecipeRow*> cands;
   for (const auto& r : c.extracted.recipes) {
     if (r.kind != w.kind || !same_values(r, w)) continue;
@@ -325,7 +325,7 @@ Choice Context::row_choice(const IndexEntry& e, const RecipeRow& w, const std::s
   return out;
 }
 
-std::string Context::family_heading(const Family& f, const std::string& lang, bool with_marker) const {
+std::string Inputs::family_heading(const Family& f, const std::string& lang, bool with_marker) const {
   if (!f.entity) return {};
   const Choice ch = choose(*f.entity, lang);
   std::string out = md_text(ch.ed->text);
@@ -333,13 +333,13 @@ std::string Context::family_heading(const Family& f, const std::string& lang, bo
   return out;
 }
 
-const Family* Context::family_of(const IndexEntry& e) const {
+const Family* Inputs::family_of(const IndexEntry& e) const {
   for (const auto& f : families)
     if (f.index_kind == e.index_kind && f.ordinal == e.family_ordinal) return &f;
   return nullptr;
 }
 
-void Context::build_index() {
+void Inputs::build_index() {
   auto mode_rank = [&](const std::string& m) {
     auto it = std::find(mode_order.begin(), mode_order.end(), m);
     return it == mode_order.end() ? mode_order.size() : static_cast<size_t>(it - mode_order.begin());

@@ -8,12 +8,8 @@
 // or deletes a link (docs/security.md).
 #include "compiler/generate/generate.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -31,33 +27,6 @@ namespace kb {
 namespace fs = std::filesystem;
 
 namespace {
-
-// A new private folder (mkdtemp: a unique name, mode 0700) under the system's
-// temporary folder, removed with everything in it when it goes out of scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "kbc-generate-XXXXXX").string();
-    // What a SIGTERM or Ctrl-C removes: the KB written into it (its
-    // temporary file registers itself), then the folder.
-    const SignalsHeld held;
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
-    path_ = pattern;
-    folder_.emplace(path_, true);
-    kb_.emplace(path_ + "/kb.sqlite");
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  std::optional<SignalCleanup> folder_, kb_;
-};
 
 // --- the manifest of kbc generate's own outputs -----------------------------------------
 //
@@ -111,11 +80,11 @@ void build_files(const Compilation& c, const std::string& out_dir, gen::OutputFi
   try {
     // One KB for every generator: written once into a private folder,
     // read by the query engine (commands, answers) and dumped (kb.json).
-    const TempDir tmp;
+    const TempDir tmp("kbc-generate", {"kb.sqlite"});
     const std::string kb_path = tmp.path() + "/kb.sqlite";
     write_kb(c, kb_path);
     kbq::Engine engine = kbq::Engine::open(kb_path);
-    gen::Context ctx(c, local, engine, kb_path);
+    gen::Inputs ctx(c, local, engine, kb_path);
     if (!local.has_errors()) {
       gen::write_index(ctx, files);
       gen::write_skill(ctx, files);

@@ -5,16 +5,11 @@
 // the user unchanged. The end of its stderr is kept too: a crash (a Python
 // traceback, a signal) is reported as the extractor's failure, never taken
 // for a finding of --check (Python exits 1 on an uncaught exception).
-#include "compiler/code/extract.hpp"
-
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "compiler/code/extract_code.hpp"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -22,13 +17,12 @@
 #include <vector>
 
 #include "base/escape.hpp"
+#include "base/process.hpp"
 #include "base/text.hpp"
 
 #ifndef KB_EXTRACTOR_SOURCE
 #error "KB_EXTRACTOR_SOURCE must name compiler/code/extract_mbridge.py of the source tree"
 #endif
-
-extern char** environ;
 
 namespace kb {
 
@@ -45,98 +39,28 @@ struct Ran {
   static constexpr size_t kErrTail = 64 * 1024;
 };
 
-// Runs `argv` with `input` on its stdin. Its stderr is passed on to kbc's
-// as it comes (the extractor's `path:line: error:` lines reach the user
-// unchanged) and its end kept, so a crash can be told from a finding;
-// stdout is captured when `out` is given, else passed on. One poll loop
-// feeds stdin and drains both pipes, so neither side can block the other.
-Ran run(const std::vector<std::string>& argv, const std::string& input, std::string* out = nullptr) {
+// Runs `argv` with stdin from /dev/null (base/process). Its stderr is
+// collected and passed on to kbc's (the extractor's `path:line: error:`
+// lines reach the user unchanged), and its end kept, so a crash can be told
+// from a finding; stdout is captured when `out` is given, else kbc's.
+Ran run_extractor(const std::vector<std::string>& argv, std::string* out = nullptr) {
+  RunOptions o;
+  o.in = Stream::Null;
+  o.err = Stream::Pipe;
+  if (out) o.out = Stream::Pipe;
+  const RunResult r = kb::run(argv, o);
   Ran ran;
-  int in[2], outp[2], errp[2];
-  if (::pipe(in) != 0) return ran;
-  if (::pipe(outp) != 0 || ::pipe(errp) != 0) {
-    ::close(in[0]);
-    ::close(in[1]);
+  if (r.error) {
+    errno = r.error;
     return ran;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-  posix_spawn_file_actions_addclose(&fa, in[1]);
-  if (out) posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-  posix_spawn_file_actions_addclose(&fa, outp[0]);
-  posix_spawn_file_actions_addclose(&fa, errp[0]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(in[0]);
-  ::close(outp[1]);
-  ::close(errp[1]);
-  if (rc != 0) {
-    ::close(in[1]);
-    ::close(outp[0]);
-    ::close(errp[0]);
-    errno = rc;
-    return ran;
-  }
-  ::fcntl(in[1], F_SETFL, O_NONBLOCK);
-  size_t done = 0;
-  int to_child = input.empty() ? -1 : in[1];
-  if (to_child < 0) ::close(in[1]);
-  int from_out = outp[0], from_err = errp[0];
-  char buf[4096];
-  while (to_child >= 0 || from_out >= 0 || from_err >= 0) {
-    pollfd fds[3];
-    nfds_t n = 0;
-    if (to_child >= 0) fds[n++] = {to_child, POLLOUT, 0};
-    if (from_out >= 0) fds[n++] = {from_out, POLLIN, 0};
-    if (from_err >= 0) fds[n++] = {from_err, POLLIN, 0};
-    if (::poll(fds, n, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (nfds_t k = 0; k < n; ++k) {
-      if (!fds[k].revents) continue;
-      if (fds[k].fd == to_child) {
-        const ssize_t w = ::write(to_child, input.data() + done, input.size() - done);
-        if (w > 0) done += static_cast<size_t>(w);
-        if ((w < 0 && errno != EAGAIN && errno != EINTR) || done == input.size()) {
-          ::close(to_child);  // done, or the child stopped reading (EPIPE)
-          to_child = -1;
-        }
-        continue;
-      }
-      const ssize_t r = ::read(fds[k].fd, buf, sizeof buf);
-      if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (r <= 0) {
-        ::close(fds[k].fd);
-        (fds[k].fd == from_out ? from_out : from_err) = -1;
-        continue;
-      }
-      const std::string_view chunk(buf, static_cast<size_t>(r));
-      if (fds[k].fd == from_out) {
-        if (out) out->append(chunk);
-        continue;
-      }
-      (void)!::write(2, chunk.data(), chunk.size());
-      ran.err_tail.append(chunk);
-      constexpr std::string_view kTraceback = "Traceback (most recent call last):";
-      if (!ran.traceback)
-        ran.traceback =
-            ran.err_tail.find(kTraceback, ran.err_tail.size() - std::min(ran.err_tail.size(), chunk.size() + kTraceback.size())) !=
-            std::string::npos;
-      if (ran.err_tail.size() > 2 * Ran::kErrTail) ran.err_tail.erase(0, ran.err_tail.size() - Ran::kErrTail);
-    }
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ran.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  ran.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + ran.signal;
+  std::fwrite(r.err.data(), 1, r.err.size(), stderr);
+  std::fflush(stderr);
+  ran.signal = r.status.signal;
+  ran.code = r.status.shell_code();
+  ran.traceback = r.err.find("Traceback (most recent call last):") != std::string::npos;
+  ran.err_tail = r.err.size() > Ran::kErrTail ? r.err.substr(r.err.size() - Ran::kErrTail) : r.err;
+  if (out) *out = r.out;
   return ran;
 }
 
@@ -166,7 +90,7 @@ std::string git(const std::string& checkout, const std::vector<std::string>& arg
   std::vector<std::string> argv{"git", "-C", checkout};
   argv.insert(argv.end(), args.begin(), args.end());
   std::string out;
-  if (run(argv, {}, &out).code != 0) return {};
+  if (run_extractor(argv, &out).code != 0) return {};
   return trim(out);
 }
 
@@ -253,7 +177,7 @@ int extract_code(const ExtractOptions& o, Diagnostics& diags) {
                                 date};
   argv.push_back(o.check ? "--check" : "--out");
   argv.push_back(folder);
-  const Ran ran = run(argv, {});
+  const Ran ran = run_extractor(argv);
   const int rc = ran.code;
   if (rc < 0) {
     diags.error({o.python, 0, 0}, std::string("cannot run Python 3: ") + std::strerror(errno), "install python3 (make deps does)");
@@ -271,9 +195,9 @@ int extract_code(const ExtractOptions& o, Diagnostics& diags) {
   for (size_t i = 1; i < snaps.size(); ++i) {
     const std::string& a = snaps[i - 1].second;
     const std::string& b = snaps[i].second;
-    const Ran c = run({o.python, "-B", "-E", "-s", script, "--compare", (code / a).string(), (code / b).string(), "--out",
+    const Ran c = run_extractor({o.python, "-B", "-E", "-s", script, "--compare", (code / a).string(), (code / b).string(), "--out",
                        (code / ("changes-" + a + "-" + b + ".tsv")).string()},
-                      {});
+                      nullptr);
     if (const auto crash = crash_of(c)) {
       report_crash(o.checkout, o.python, c, *crash, diags);
       return kExitError;
