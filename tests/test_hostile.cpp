@@ -389,7 +389,7 @@ void check_myst_inert(const std::string& dir, const std::string& tmp, const std:
 std::pair<std::string, std::string> two_pieces(const std::string& spec) {
   size_t i = spec.find('"'), j = i + 1;
   while (j < spec.size() && spec[j] != '"') j += spec[j] == '\\' ? 2 : 1;
-  return {decode_bytes(spec.substr(i, j - i + 1)), decode_bytes(spec.substr(j + 1))};
+  return {kbtest::decode_bytes(spec.substr(i, j - i + 1)), kbtest::decode_bytes(spec.substr(j + 1))};
 }
 
 // --- a code snapshot -------------------------------------------------------------------

@@ -196,8 +196,8 @@ int extract_code(const ExtractOptions& o, Diagnostics& diags) {
     const std::string& a = snaps[i - 1].second;
     const std::string& b = snaps[i].second;
     const Ran c = run_extractor({o.python, "-B", "-E", "-s", script, "--compare", (code / a).string(), (code / b).string(), "--out",
-                       (code / ("changes-" + a + "-" + b + ".tsv")).string()},
-                      nullptr);
+                                 (code / ("changes-" + a + "-" + b + ".tsv")).string()},
+                                nullptr);
     if (const auto crash = crash_of(c)) {
       report_crash(o.checkout, o.python, c, *crash, diags);
       return kExitError;

@@ -272,7 +272,8 @@ std::vector<std::string> superseded_notes(const std::vector<Superseded>& rows, c
   std::vector<std::string> out;
   for (const auto& s : rows) {
     const std::string what = e.kind + " " + e.key + " " + s.field + " " + s.value;
-    const std::string text = fill(label, {{"rev", std::to_string(s.revision)}, {"where", s.file + ":" + std::to_string(s.line)}, {"value", what}});
+    const std::string text =
+        fill(label, {{"rev", std::to_string(s.revision)}, {"where", s.file + ":" + std::to_string(s.line)}, {"value", what}});
     if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
   }
   return out;

@@ -26,8 +26,8 @@ void check_shell(const std::string& text, const char* table, const char* column,
 
 // The launcher's option for a flag, checked: an option name, or an error.
 std::string option_name(const Flag& f, bool long_first) {
-  const std::string& name = long_first ? (f.long_option.empty() ? f.short_option : f.long_option)
-                                       : (!f.short_option.empty() ? f.short_option : f.long_option);
+  const std::string& name =
+      long_first ? (f.long_option.empty() ? f.short_option : f.long_option) : (!f.short_option.empty() ? f.short_option : f.long_option);
   if (!kb::is_shell_option(name)) throw kb::KbValueError("launcher", "value", f.item, "not an option name (-x or --name)");
   return name;
 }
