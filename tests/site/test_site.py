@@ -84,6 +84,8 @@ PAGE_TYPES = [
     ("recipe", "site/recipes/llama3_8b_sft_config{s}.html"),
     ("finder", "site/finder{s}.html"),
     ("skill", "skill/SKILL.{lang}.html"),
+    ("recipe-index", "references/recipe-index{s}.html"),
+    ("drift", "drift{s}.html"),
     ("search", "search.html?q=llama3"),
 ]
 WIDTHS = (1280, 390)
