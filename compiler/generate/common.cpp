@@ -91,10 +91,7 @@ Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::s
 
 void Inputs::load_ui() {
   const std::string path = c.vocab.dir + "/ui.tsv";
-  if (auto t = load_tsv(path, diags, {"lang", "key", "text", "source"})) ui_ = std::move(*t);
-  for (const auto& row : ui_.rows)
-    if (ui_.get(row, "source").empty())
-      diags.error(ui_.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
+  ui_ = load_sourced_tsv(path, diags, {"lang", "key", "text"});
 }
 
 std::string Inputs::ui(const std::string& lang, const std::string& key, const std::map<std::string, std::string>& args) const {
