@@ -88,6 +88,25 @@ Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std:
   build_index();
 }
 
+std::string fill_placeholders(const std::string& t, const std::map<std::string, std::string>& args) {
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '{') {
+      const size_t close = t.find('}', i);
+      if (close != std::string::npos) {
+        auto it = args.find(t.substr(i + 1, close - i - 1));
+        if (it != args.end()) {
+          out += it->second;
+          i = close;
+          continue;
+        }
+      }
+    }
+    out += t[i];
+  }
+  return out;
+}
+
 void Context::load_ui() {
   const std::string path = c.vocab.dir + "/ui.tsv";
   if (auto t = load_tsv(path, diags, {"lang", "key", "text", "source"})) ui_ = std::move(*t);
@@ -111,23 +130,7 @@ std::string Context::ui(const std::string& lang, const std::string& key, const s
                 "add a row `" + lang + "\t" + key + "\t<text>\t<source>` to data/ui.tsv");
     return key;
   }
-  std::string out;
-  const std::string& t = *found;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i] == '{') {
-      const size_t close = t.find('}', i);
-      if (close != std::string::npos) {
-        auto it = args.find(t.substr(i + 1, close - i - 1));
-        if (it != args.end()) {
-          out += it->second;
-          i = close;
-          continue;
-        }
-      }
-    }
-    out += t[i];
-  }
-  return out;
+  return fill_placeholders(*found, args);
 }
 
 std::string Context::lang_name(const std::string& shown_in, const std::string& lang) const { return ui(shown_in, "lang." + lang); }

@@ -29,27 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A new private folder (mkdtemp: a unique name, mode 0700) under the system's
-// temporary folder, removed with everything in it when it goes out of scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "kbc-generate-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Every generated file, built in memory; errors go to `local` (a sources
 // folder given as the output, a generator that fails).
 void build_files(const Compilation& c, const std::string& out_dir, gen::OutputFiles& files, Diagnostics& local) {
@@ -63,7 +42,7 @@ void build_files(const Compilation& c, const std::string& out_dir, gen::OutputFi
   try {
     // One KB for every generator: written once into a private folder,
     // read by the query engine (commands, answers) and dumped (kb.json).
-    const TempDir tmp;
+    const gen::TempDir tmp("kbc-generate");
     const std::string kb_path = tmp.path() + "/kb.sqlite";
     write_kb(c, kb_path);
     kbq::Engine engine = kbq::Engine::open(kb_path);

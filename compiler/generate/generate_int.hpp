@@ -20,9 +20,16 @@
 // kb-sources/data; the code only arranges them.
 #pragma once
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +40,27 @@
 #include "query/kbq.hpp"
 
 namespace kb::gen {
+
+// A new private folder (mkdtemp: a unique name, mode 0700) under the system's
+// temporary folder, removed with everything in it when it goes out of scope.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix) {
+    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // Is the document an edition of the skill itself (SKILL.md, SKILL.<lang>.md),
 // not its recipe index?
@@ -160,6 +188,9 @@ class Context {
 };
 
 // --- Markdown and text helpers (common.cpp) ------------------------------------
+
+// A label's {name} placeholders filled from `args` (an unknown name is kept as written).
+std::string fill_placeholders(const std::string& text, const std::map<std::string, std::string>& args);
 
 // Escapes plain text for a Markdown paragraph, list item, heading or (with
 // `in_table`) table cell so that cmark reads back exactly `text`:
