@@ -50,6 +50,12 @@ Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std:
   languages.assign(c.vocab.languages.begin(), c.vocab.languages.end());
   for (const auto& doc : c.documents) newest_revision = std::max(newest_revision, doc.meta.revision);
   for (const auto& e : c.resolved.entities) by_key_[{e.kind, e.key}] = &e;
+  if (const CodeSnapshot* snap = c.code.newest()) {
+    has_code = true;
+    const auto modes = task_of_mode(*snap);
+    for (const auto& r : snap->recipes)
+      if (r.kind == RecipeKind::Library) code_library.emplace(r.name, code_values(*snap, r, modes));
+  }
 
   // Table rows of every document, for the cells as written.
   for (const auto& doc : c.documents) {

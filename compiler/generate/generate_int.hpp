@@ -129,6 +129,10 @@ class Context {
   std::vector<IndexEntry> entries;       // every library and benchmark entry
   std::vector<Family> families;          // in index order, then ordinal
   int newest_revision = 0;               // newest revision of any document
+  // What the newest code snapshot sets for each exported library recipe, by
+  // name (empty without a snapshot): the values the recipe tables show.
+  std::map<std::string, CodeValues> code_library;
+  bool has_code = false;  // a snapshot is compiled: names it does not export are not listed
 
   // --- data lookups ----------------------------------------------------------
   // Label of data/ui.tsv in `lang` (else en), {name} placeholders filled.
