@@ -254,3 +254,45 @@ TEST_CASE("generated recipe tables: every value of a named library recipe is wha
   const std::string index = kbtest::read_file(kRoot + "/generated/references/recipe-index.md");
   CHECK(index.find("| `llama3_8b_16k_pretrain_config` |") != std::string::npos);
 }
+
+TEST_CASE("changelog: CHANGES.md lists every table drift of the published English edition, with both lines", "[drift][generate]") {
+  // kbc lint's drift lines on the named library rows of revision 4 (the
+  // published English edition) are exactly the changes the regenerated
+  // index makes: one bullet each, citing the document line (and the code line).
+  kbtest::Limits lim;
+  lim.seconds = 240;
+  lim.cwd = kRoot;
+  const auto lint = kbtest::run_limited(KBC_PATH, {"lint"}, lim);
+  REQUIRE(lint.exit_code == 0);
+  const std::string published = "upstream/nemo-mbridge-recipe-recommender/";
+  std::vector<std::string> table_drift;
+  for (const auto& l : lines_of(lint.out)) {
+    if (l.rfind(published, 0) != 0) continue;
+    const bool value = l.find(": drift: recipe-fact ") != std::string::npos && l.find("(pattern ") == std::string::npos;
+    const bool gone = l.find(": drift: missing-recipe ") != std::string::npos && l.find("named in the text") == std::string::npos &&
+                      l.find("the pattern matches no exported recipe") == std::string::npos;
+    if (value || gone) table_drift.push_back(l);
+  }
+  REQUIRE_FALSE(table_drift.empty());
+  const std::string changes = kbtest::read_file(kRoot + "/generated/CHANGES.md");
+  std::vector<std::string> bullets;
+  for (const auto& l : lines_of(changes))
+    if (l.rfind("- ", 0) == 0) bullets.push_back(l);
+  CHECK(bullets.size() == table_drift.size());
+  CHECK(changes.find("\nchanges: " + std::to_string(table_drift.size()) + "\n") != std::string::npos);
+  CHECK(changes.find("\nagainst-revision: 4\n") != std::string::npos);
+  for (const auto& l : table_drift) {
+    INFO(l);
+    const std::string doc_at = l.substr(0, l.find(": drift: "));
+    const auto name_at = l.find(' ', l.find(": drift: ") + 9) + 1;
+    const std::string name = l.substr(name_at, l.find_first_of(" :", name_at) - name_at);
+    const auto code_open = l.find("(src/");
+    const std::string code_at = code_open == std::string::npos ? "" : l.substr(code_open + 1, l.find(')', code_open) - code_open - 1);
+    int found = 0;
+    for (const auto& b : bullets)
+      if (b.find("`" + name + "`") != std::string::npos && b.find(doc_at) != std::string::npos &&
+          (code_at.empty() || b.find(code_at) != std::string::npos))
+        ++found;
+    CHECK(found >= 1);
+  }
+}

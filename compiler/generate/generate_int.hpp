@@ -10,6 +10,7 @@
 //   skill.cpp    skill/SKILL.<lang>.md, regenerated in the newest edition's order
 //   status.cpp   translation-status.md
 //   drift.cpp    drift[.<lang>].md: the documents against the Megatron Bridge code
+//   changes.cpp  CHANGES[.<lang>].md: what the regenerated index changes against the newest edition
 //   site.cpp     site/: recipe pages, family pages, kb.json, search-records.json
 //   answers.cpp  site/answers/: kbq's JSON answers to the quick-reference questions
 //
@@ -247,6 +248,7 @@ void write_index(const Context& ctx, OutputFiles& out);
 void write_skill(const Context& ctx, OutputFiles& out);
 void write_status(const Context& ctx, OutputFiles& out);
 void write_drift(const Context& ctx, OutputFiles& out);
+void write_changes(const Context& ctx, OutputFiles& out);
 void write_site(const Context& ctx, OutputFiles& out);
 void write_answers(const Context& ctx, OutputFiles& files);
 void write_finder(const Context& ctx, OutputFiles& out);
