@@ -13,7 +13,7 @@
 
 namespace kb::gen {
 
-void write_changes(const Context& ctx, OutputFiles& out) {
+void write_changelog(const Inputs& ctx, OutputFiles& out) {
   std::map<std::tuple<std::string, int, std::string>, const RecipeRow*> rows;  // (file, line, name) → the table row
   for (const auto& r : ctx.c.extracted.recipes)
     if (r.mentioned_in.empty()) rows[{r.prov.file, r.prov.line, r.name}] = &r;

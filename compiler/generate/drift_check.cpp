@@ -11,8 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "base/files.hpp"
 #include "base/text.hpp"
-#include "compiler/code/extract.hpp"
+#include "compiler/code/extract_code.hpp"
 #include "compiler/generate/generate_int.hpp"
 
 namespace kb {
@@ -197,7 +198,7 @@ int drift_check(const DriftCheckOptions& o, std::string& out, Diagnostics& diags
     return kExitError;
   }
   try {
-    const gen::TempDir tmp("kbc-drift");
+    const TempDir tmp("kbc-drift");
     std::string code = o.code;
     if (!o.mbridge.empty()) {
       // The extractor reads <sources>/data/code-fields.tsv and writes
