@@ -21,9 +21,10 @@ DEB_PACKAGES_HARDEN := clang libclang-rt-14-dev llvm python3 time
 DEB_PACKAGES_LINT := clang-format clang-tidy
 
 # What `make site` and `make site-test` need (docs/site.md): Sphinx and MyST,
-# jieba for the Chinese search index, headless Chromium driven by Selenium
+# the furo theme and sphinx-copybutton (as near Megatron Bridge's docs/conf.py
+# as Debian has), jieba for the Chinese search index, headless Chromium driven by Selenium
 # (and a CJK font, so that the screenshots of the ja and zh pages are legible).
-DEB_PACKAGES_SITE := python3-sphinx python3-myst-parser python3-jieba
+DEB_PACKAGES_SITE := python3-sphinx python3-myst-parser python3-jieba furo python3-sphinx-copybutton
 DEB_PACKAGES_SITE_TEST := chromium chromium-driver python3-selenium fonts-wqy-zenhei
 # Debian's Python, where the packages above are (not a pyenv or venv one).
 SITE_PYTHON ?= /usr/bin/python3

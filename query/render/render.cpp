@@ -227,6 +227,17 @@ class TextWriter {
   void item(const std::string& s, int indent = 4) {
     out += (md_ ? "- " + kb::md::text(s) : std::string(static_cast<size_t>(indent), ' ') + "- " + s) + "\n";
   }
+  // One field of a result (layout, memory, batch, throughput): a line, or
+  // in Markdown an item of the result's list, so that each field renders
+  // on its own line.
+  void field(const std::string& s) { out += (md_ ? "- " + kb::md::text(s) : "  " + s) + "\n"; }
+  // A label over a block (command, caveats): in Markdown its own paragraph.
+  void label(const std::string& s) {
+    if (md_)
+      out += "\n" + kb::md::text(s) + "\n\n";
+    else
+      line(s);
+  }
   void heading(const std::string& key) {
     if (md_)
       out += "\n**" + kb::md::text(lb_(key)) + "**\n\n";
@@ -242,17 +253,17 @@ class TextWriter {
              kb::md::text(r.why) + "\n\n";
     else
       out += st_.bold(title) + " — " + r.why + "\n";
-    line(where(lb_, r) + ": " + sizes(r));
+    field(where(lb_, r) + ": " + sizes(r));
     memory(r);
     batch(r);
     throughput(r);
-    line(lb_("line.command"));
+    label(lb_("line.command"));
     if (md_)
       out += kb::md::fence(r.command, "bash") + "\n";
     else
       for (const auto& l : kb::split(r.command, '\n')) out += "      " + l + "\n";
     if (!r.caveats.empty()) {
-      line(lb_("line.caveats"));
+      label(lb_("line.caveats"));
       for (const auto& c : r.caveats) item(c);
     }
     if (o_.explain) explain(r);
@@ -272,7 +283,7 @@ class TextWriter {
   void memory(const Result& r) {
     const Memory& M = r.memory;
     if (!M.known) {
-      line(fill(lb_("line.memory_unknown"), {{"reason", M.unknown_reason}}));
+      field(fill(lb_("line.memory_unknown"), {{"reason", M.unknown_reason}}));
       return;
     }
     const std::string parts = fill(lb_("line.memory_parts"), {{"weights", num(M.weights)},
@@ -280,41 +291,41 @@ class TextWriter {
                                                               {"optimizer", num(M.optimizer)},
                                                               {"activations", num(M.activations)},
                                                               {"overhead", num(M.overhead)}});
-    line(fill(lb_(M.fits ? "line.memory" : "line.memory_over"),
-              {{"per_gpu", num(M.per_gpu_gib)}, {"capacity", num(M.capacity_gib)}, {"parts", parts}}));
+    field(fill(lb_(M.fits ? "line.memory" : "line.memory_over"),
+               {{"per_gpu", num(M.per_gpu_gib)}, {"capacity", num(M.capacity_gib)}, {"parts", parts}}));
   }
 
   void batch(const Result& r) {
     const Batch& B = r.batch;
     if (B.gbs <= 0) return;
     if (B.grad_accum > 0)
-      line(fill(lb_("line.batch"), {{"gbs", std::to_string(B.gbs)},
-                                    {"mbs", std::to_string(B.mbs)},
-                                    {"dp", std::to_string(B.dp)},
-                                    {"accum", std::to_string(B.grad_accum)}}));
+      field(fill(lb_("line.batch"), {{"gbs", std::to_string(B.gbs)},
+                                     {"mbs", std::to_string(B.mbs)},
+                                     {"dp", std::to_string(B.dp)},
+                                     {"accum", std::to_string(B.grad_accum)}}));
     else
-      line(fill(lb_("line.batch_uneven"), {{"gbs", std::to_string(B.gbs)}, {"mbs", std::to_string(B.mbs)}, {"dp", std::to_string(B.dp)}}));
+      field(fill(lb_("line.batch_uneven"), {{"gbs", std::to_string(B.gbs)}, {"mbs", std::to_string(B.mbs)}, {"dp", std::to_string(B.dp)}}));
   }
 
   // Expected speed and the time to train the question's budget (docs/throughput.md).
   void throughput(const Result& r) {
     const Throughput& T = r.throughput;
     if (T.basis == ThroughputBasis::None) {
-      if (!T.how.empty()) line(fill(lb_("line.throughput_none"), {{"why", T.how}}));
+      if (!T.how.empty()) field(fill(lb_("line.throughput_none"), {{"why", T.how}}));
     } else {
-      line(fill(lb_(T.basis == ThroughputBasis::Measured ? "line.throughput" : "line.throughput_estimated"),
-                {{"tokens", count(T.tokens_per_s_per_gpu)},
-                 {"job", count(T.tokens_per_s)},
-                 {"step", seconds(T.step_time_s)},
-                 {"band", num(T.error_band_pct)},
-                 {"how", T.how}}));
+      field(fill(lb_(T.basis == ThroughputBasis::Measured ? "line.throughput" : "line.throughput_estimated"),
+                 {{"tokens", count(T.tokens_per_s_per_gpu)},
+                  {"job", count(T.tokens_per_s)},
+                  {"step", seconds(T.step_time_s)},
+                  {"band", num(T.error_band_pct)},
+                  {"how", T.how}}));
     }
     if (!r.time_to_train) return;
     const TimeToTrain& t = *r.time_to_train;
     if (t.seconds > 0)
-      line(fill(lb_("line.time_to_train"), {{"tokens", count(t.tokens)}, {"duration", duration(t.seconds)}}));
+      field(fill(lb_("line.time_to_train"), {{"tokens", count(t.tokens)}, {"duration", duration(t.seconds)}}));
     else
-      line(fill(lb_("line.time_to_train_unknown"), {{"tokens", count(t.tokens)}}));
+      field(fill(lb_("line.time_to_train_unknown"), {{"tokens", count(t.tokens)}}));
   }
 
   // 6288, 1.61 M, 50 B, 1 T
@@ -408,7 +419,7 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
                                                  {"min", std::to_string(a.min_gpus)}})
              : fill(lb("verdict.not_possible_any"),
                     {{"gpus", std::to_string(best.layout.gpus)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}}));
-    w.out += (md ? kb::md::text(verdict) : verdict) + "\n";
+    w.out += md ? kb::md::text(verdict) + "\n\n" : verdict + "\n";
     if (!a.alternatives.empty()) {
       w.line(lb("line.fits_instead"), 0);
       for (size_t i = 0; i < a.alternatives.size(); ++i) {
@@ -416,9 +427,10 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
         w.item(x.why, 2);
         // The first (the same recipe on more GPUs, when it fits there) with its command.
         if (i == 0 && !x.command.empty()) {
-          if (md)
-            w.out += "\n" + kb::md::fence(x.command, "bash") + "\n";
-          else
+          if (md) {  // inside its list item: every line indented as the item's text
+            w.out += "\n";
+            for (const auto& l : kb::split(kb::md::fence(x.command, "bash"), '\n')) w.out += "  " + l + "\n";
+          } else
             for (const auto& l : kb::split(x.command, '\n')) w.out += "      " + l + "\n";
         }
       }
