@@ -1,7 +1,8 @@
 // kbc: the knowledge-base compiler's command line. Subcommands build (the
 // KB), lint (conflicts and missing translations), dump (deterministic text
-// export) and generate (docs and site files from the KB). Exit codes: 0 ok,
-// 1 stale (generate --check), 2 error (usage, bad input).
+// export), generate (docs and site files from the KB) and drift (a published
+// skill against a Megatron Bridge checkout). Exit codes: 0 ok, 1 stale
+// (generate --check) or disagreeing (drift --check), 2 error (usage, bad input).
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
@@ -17,6 +18,7 @@
 #include "base/text.hpp"
 #include "base/version.hpp"
 #include "compiler/code/extract_code.hpp"
+#include "compiler/generate/drift_check.hpp"
 #include "compiler/generate/generate.hpp"
 #include "compiler/pipeline.hpp"
 
@@ -87,6 +89,29 @@ int main(int argc, char** argv) {
   extract->add_option("--extractor", xo.extractor,
                       "the extractor's extract_mbridge.py (default: share/kbq/extractor beside kbc, else the source tree)");
 
+  DriftCheckOptions dco;
+  dco.tool_version = kb::kVersion;
+  std::string drift_format = "text";
+  auto* drift =
+      app.add_subcommand("drift", "check a published skill against a Megatron Bridge checkout: exit 1 (with --check) when they disagree");
+  drift->add_option("--skill", dco.skill, "the published skill folder (SKILL.md, references/)")->required();
+  auto* drift_mb = drift->add_option("--mbridge", dco.mbridge, "a Megatron Bridge checkout (read with Python 3, as extract-code does)");
+  auto* drift_code = drift->add_option("--code", dco.code,
+                                       "instead of --mbridge: snapshots already extracted (a kb-sources/code folder; the newest is used)");
+  drift_mb->excludes(drift_code);
+  drift->add_option("--data", dco.data, "kbq's data folder (default: kb-sources/data)");
+  drift->add_option("--lang", dco.lang,
+                    "language of skill files whose front matter states none, and of the messages (default: base_language)");
+  drift->add_option("--revision", dco.revision, "revision of skill files whose front matter states none (default: 1)");
+  drift->add_option("--commit", dco.commit, "the checkout's commit (default: git rev-parse HEAD in it)");
+  drift->add_option("--date", dco.date, "its commit date, YYYY-MM-DD (default: from git)");
+  drift->add_option("--extractor", dco.extractor, "the extractor's extract_mbridge.py (default: as extract-code)");
+  std::vector<std::string> drift_format_names;
+  for (const auto& [f, name] : kDriftFormatNames) drift_format_names.emplace_back(name);
+  drift->add_option("--format", drift_format, "text (file:line: warning: ...), github (workflow annotations) or sarif (SARIF 2.1.0)")
+      ->check(CLI::IsMember(drift_format_names));
+  drift->add_flag("--check", dco.check, "exit 1 when the skill disagrees with the code");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -114,6 +139,15 @@ int main(int argc, char** argv) {
     if (rc == kExitNoMatch)
       std::fprintf(stderr, "kbc: the facts in %s/code differ from %s; regenerate with kbc extract-code\n", xo.sources.c_str(),
                    xo.checkout.c_str());
+    return rc;
+  }
+  if (*drift) {
+    dco.format = *parse_drift_format(drift_format);  // --format is checked
+    std::string text;
+    const int rc = drift_check(dco, text, diags);
+    diags.print(stderr);
+    if (rc == kExitError) return rc;
+    if (const int w = write_out(text); w != kExitOk) return w;
     return rc;
   }
   if (*build) {
