@@ -100,6 +100,7 @@ constexpr const char* kUsage =
     "\n"
     "usage: kbq [OPTIONS] QUESTION\n"
     "       kbq show RECIPE | check RECIPE --gpus N [KEY=VALUE...] | perf MODEL [--history] | rules | pitfalls | sources\n"
+    "       kbq list [MODE] [MODEL] [--hardware GPU] [--kind library|benchmark]\n"
     "\n"
     "examples:\n"
     "  kbq \"peft qwen3 1 gpu\"\n"
@@ -109,6 +110,7 @@ constexpr const char* kUsage =
     "  kbq show qwen3_30b_a3b_sft_config\n"
     "  kbq check llama3_70b_pretrain_config --gpus 64 model.tensor_model_parallel_size=16\n"
     "  kbq perf llama3_70b\n"
+    "  kbq list peft qwen3\n"
     "  printf 'peft qwen3 1 gpu\\nsft llama3 70b 2 gpus\\n' | kbq --batch\n"
     "\n"
     "exit codes: 0 answered, 1 nothing matched (or check found a failing rule), 2 error\n"
@@ -158,6 +160,7 @@ struct Args {
   std::vector<std::string> overrides;
   bool version = false, explain = false, batch = false, history = false;
   std::string model;  // kbq perf MODEL
+  kbq::ListOptions list;
 };
 
 int fail(const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
@@ -232,6 +235,10 @@ int run(int argc, char** argv) {
   auto* perf = app.add_subcommand("perf", "NVIDIA's measured throughput of a model (docs/throughput.md)");
   perf->add_option("model", a.model, "model key or name, e.g. llama3_70b, \"Llama 3 70B\", DeepSeekV3")->required();
   perf->add_flag("--history", a.history, "also the older releases' rows of each configuration");
+  auto* list = app.add_subcommand("list", "the recipes the code exports, one line of facts each (docs/kbq.md#kbq-list)");
+  list->add_option("words", a.list.words, "mode, model, size or words of recipe names, e.g. peft qwen3, sft llama3 8b");
+  list->add_option("--hardware", a.list.hardware, "GPU type: drop recipes whose name encodes another one (e.g. h100, gb200)");
+  list->add_option("--kind", a.list.kind, "library or benchmark (default both, or what the words say)");
   auto* rules = app.add_subcommand("rules", "the sizing rules");
   auto* pitfalls = app.add_subcommand("pitfalls", "the common pitfalls");
   auto* sources = app.add_subcommand("sources", "editions, revisions, missing translations and conflicts");
@@ -285,6 +292,14 @@ int run(int argc, char** argv) {
       if (auto* err = std::get_if<kbq::Error>(&res)) return fail(*err, {}, ro);
       emit(stdout, kbq::render(std::get<kbq::PerfListing>(res), engine.labels(lang), ro));
       return kb::kExitOk;
+    }
+    if (*list) {
+      a.list.lang = lang;
+      auto res = engine.list(a.list);
+      if (auto* err = std::get_if<kbq::Error>(&res)) return fail(*err, kb::join(a.list.words, " "), ro);
+      const auto& listed = std::get<kbq::RecipeList>(res);
+      emit(stdout, kbq::render(listed, engine.labels(lang), ro));
+      return listed.recipes.empty() ? kb::kExitNoMatch : kb::kExitOk;
     }
     if (*rules || *pitfalls) {
       emit(stdout, kbq::render(*rules ? engine.rules(lang) : engine.pitfalls(lang), engine.labels(lang), ro));
