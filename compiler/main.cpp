@@ -39,7 +39,7 @@ std::string shown(const std::string& s) { return kb::escape_controls(s, kb::Esca
 int main(int argc, char** argv) {
   using namespace kb;
   std::signal(SIGPIPE, SIG_IGN);
-  CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources"};
+  CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources", "kbc"};
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "print kbc's version and the KB schema version it writes");

@@ -381,6 +381,8 @@ class Engine {
   // The KB's schema version and the sources it was compiled from (for --version).
   int schema_version() const;
   std::vector<std::string> source_files() const;
+  // The GPU types the KB knows, by key (h100, gb200, ...).
+  std::vector<std::string> gpu_keys();
   Labels labels(const std::string& lang);
 
   // parse → plan → check → rank.

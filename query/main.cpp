@@ -23,6 +23,7 @@
 #include "base/checked.hpp"
 #include "base/diag.hpp"
 #include "base/escape.hpp"
+#include "base/kinds.hpp"
 #include "base/limits.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
@@ -151,6 +152,9 @@ void emit(std::FILE* to, const std::string& raw) {
   }
 }
 
+// The values of --format.
+const std::vector<std::string> kFormats = {"text", "markdown", "json"};
+
 // The raw arguments, as CLI11 reads them; validated into a Request below.
 struct Args {
   std::vector<std::string> words;  // the question, quoted or not: `kbq peft qwen3 1 gpu`
@@ -161,7 +165,54 @@ struct Args {
   bool version = false, explain = false, batch = false, history = false;
   std::string model;  // kbq perf MODEL
   kbq::ListOptions list;
+  std::string completion;  // --completion-words WHAT
 };
+
+// `--completion-words WHAT`: subcommands, options[:SUBCOMMAND], formats,
+// kinds, languages, gpus, recipes; one per line. Hidden (the completions'
+// interface, not the user's).
+int completion_words(const CLI::App& app, kbq::Engine& engine, const std::string& what) {
+  std::vector<std::string> words;
+  const auto options_of = [&](const CLI::App& from) {
+    for (const auto* o : from.get_options())
+      if (!o->get_group().empty()) {
+        for (const auto& n : o->get_snames()) words.push_back("-" + n);
+        for (const auto& n : o->get_lnames()) words.push_back("--" + n);
+      }
+  };
+  if (what == "subcommands") {
+    for (const auto* sub : app.get_subcommands({})) words.push_back(sub->get_name());
+  } else if (what == "options") {
+    options_of(app);
+  } else if (kb::starts_with(what, "options:")) {
+    const std::string name = what.substr(8);
+    for (const auto* sub : app.get_subcommands({}))
+      if (sub->get_name() == name) options_of(*sub);
+    options_of(app);
+  } else if (what == "formats") {
+    words = kFormats;
+  } else if (what == "kinds") {
+    for (const auto& [kind, name] : kb::kRecipeKindNames) words.emplace_back(name);
+  } else if (what == "languages") {
+    words = engine.languages();
+  } else if (what == "gpus") {
+    words = engine.gpu_keys();
+  } else if (what == "recipes") {
+    auto res = engine.list({});
+    if (const auto* l = std::get_if<kbq::RecipeList>(&res))
+      for (const auto& r : l->recipes) words.push_back(r.name);
+  } else {
+    emit(stderr, "kbq: error: unknown --completion-words '" + what +
+                     "'\n  hint: subcommands, options, options:SUBCOMMAND, formats, kinds, languages, gpus, recipes\n");
+    return kb::kExitError;
+  }
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  std::string out;
+  for (const auto& w : words) out += w + "\n";
+  emit(stdout, out);
+  return kb::kExitOk;
+}
 
 int fail(const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
   emit(stderr, kbq::render_error(e, question, ro));
@@ -209,20 +260,22 @@ int run(int argc, char** argv) {
     emit(stderr, kUsage);
     return kb::kExitError;
   }
-  CLI::App app{"kbq: recipes, launch commands and sizing-rule checks for Megatron Bridge, from the knowledge base"};
+  CLI::App app{"kbq: recipes, launch commands and sizing-rule checks for Megatron Bridge, from the knowledge base", "kbq"};
   app.footer(std::string("\n") + kUsage);
   Args a;
   app.add_option("query", a.words, "the question, e.g. peft qwen3 1 gpu, quoted or not (see docs/query-language.md)");
-  app.add_option("--format", a.format, "text, markdown or json (errors too: JSON on stderr)")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
-  app.add_option("--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
-  app.add_option("--limit", a.limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
+  app.add_option("-f,--format", a.format, "text, markdown or json (errors too: JSON on stderr)")->check(CLI::IsMember(kFormats));
+  app.add_option("-l,--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
+  app.add_option("-n,--limit", a.limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
   app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
-  app.add_flag("--explain", a.explain, "also print why each recipe is placed where it is (its score parts); JSON always has them");
+  app.add_flag("-e,--explain", a.explain, "also print why each recipe is placed where it is (its score parts); JSON always has them");
   app.add_flag("--version", a.version, "print kbq's version, the KB's schema version and its sources");
   app.add_flag("--batch", a.batch,
                "answer the questions of standard input, one per line, with one JSON Lines record each: the question, the exit "
                "code kbq would give, the JSON answer (or error) and the text answer (a documentation site's recipe finder)");
+  // For the shell completions (packaging/completions): the words of one
+  // kind, one per line, from this command line's own definitions and the KB.
+  app.add_option("--completion-words", a.completion, "")->group("");
   app.fallthrough();
 
   auto* show = app.add_subcommand("show", "all facts of one recipe");
@@ -263,6 +316,7 @@ int run(int argc, char** argv) {
     // answer, and tearing down the lexicon and the statement cache would
     // cost more than the operating system reclaiming the memory.
     kbq::Engine& engine = *new kbq::Engine(a.kb_path.empty() ? kbq::Engine::embedded() : kbq::Engine::open(a.kb_path));
+    if (!a.completion.empty()) return completion_words(app, engine, a.completion);
     if (a.version) {
       emit(stdout, std::string("kbq ") + kVersion + "\nknowledge base: schema version " + std::to_string(engine.schema_version()) +
                        ", compiled from " + kb::join(engine.source_files(), ", ") + "\n");
