@@ -86,6 +86,7 @@ const std::vector<std::string>& Engine::languages() const { return impl_->kb.lan
 int Engine::schema_version() const { return kb::kSchemaVersion; }
 std::vector<std::string> Engine::source_files() const { return impl_->kb.source_files(); }
 Labels Engine::labels(const std::string& lang) { return impl_->kb.labels(lang); }
+std::vector<Engine::CodeSnapshot> Engine::code_snapshots() { return impl_->kb.code_snapshots(); }
 std::vector<std::string> Engine::gpu_keys() {
   std::vector<std::string> out;
   for (const auto& g : impl_->kb.snapshot().gpus) out.push_back(g.key);

@@ -381,6 +381,12 @@ class Engine {
   // The KB's schema version and the sources it was compiled from (for --version).
   int schema_version() const;
   std::vector<std::string> source_files() const;
+  // The Megatron Bridge snapshots the KB's code facts come from, newest first.
+  struct CodeSnapshot {
+    std::string commit, date, repo;
+    bool newest = false;  // its facts are the recipes kbq answers from
+  };
+  std::vector<CodeSnapshot> code_snapshots();
   // The GPU types the KB knows, by key (h100, gb200, ...).
   std::vector<std::string> gpu_keys();
   Labels labels(const std::string& lang);

@@ -18,7 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <new>
+#include <set>
 
 #include "base/checked.hpp"
 #include "base/diag.hpp"
@@ -167,6 +169,35 @@ struct Args {
   kbq::ListOptions list;
   std::string completion;  // --completion-words WHAT
 };
+
+// `kbq --version`: kbq's own version, then what the KB was compiled from:
+// its schema version, the Megatron Bridge commit(s) of its code facts (the
+// newest is the one answers come from), the skill's revisions with their
+// languages and dates, and how many source files.
+std::string version_text(kbq::Engine& engine, const std::string& where) {
+  std::string out = std::string("kbq ") + kVersion + "\n";
+  out += "knowledge base: " + where + ", schema version " + std::to_string(engine.schema_version()) + "\n";
+  std::vector<std::string> commits;
+  for (const auto& snap : engine.code_snapshots())
+    commits.push_back(snap.commit + " (" + snap.date + (snap.repo.empty() ? "" : ", " + snap.repo) +
+                      (snap.newest ? "; the recipes kbq answers from" : "") + ")");
+  out += "Megatron Bridge: " + (commits.empty() ? std::string("none (no code facts)") : kb::join(commits, ", ")) + "\n";
+  // Revision → its editions' languages and date, newest revision first.
+  std::map<int, std::pair<std::set<std::string>, std::string>, std::greater<>> revisions;
+  const auto report = engine.sources();
+  for (const auto& e : report.editions) {
+    auto& [langs, date] = revisions[e.revision];
+    langs.insert(e.lang);
+    date = std::max(date, e.date);
+  }
+  std::vector<std::string> revs;
+  for (const auto& [rev, v] : revisions)
+    revs.push_back(std::to_string(rev) + " (" + kb::join(std::vector<std::string>(v.first.begin(), v.first.end()), " ") +
+                   (v.second.empty() ? "" : ", " + v.second) + ")");
+  out += "skill revisions: " + kb::join(revs, ", ") + "\n";
+  out += "sources: " + std::to_string(engine.source_files().size()) + " files (kbq sources lists the editions)\n";
+  return out;
+}
 
 // `--completion-words WHAT`: subcommands, options[:SUBCOMMAND], formats,
 // kinds, languages, gpus, recipes; one per line. Hidden (the completions'
@@ -318,8 +349,7 @@ int run(int argc, char** argv) {
     kbq::Engine& engine = *new kbq::Engine(a.kb_path.empty() ? kbq::Engine::embedded() : kbq::Engine::open(a.kb_path));
     if (!a.completion.empty()) return completion_words(app, engine, a.completion);
     if (a.version) {
-      emit(stdout, std::string("kbq ") + kVersion + "\nknowledge base: schema version " + std::to_string(engine.schema_version()) +
-                       ", compiled from " + kb::join(engine.source_files(), ", ") + "\n");
+      emit(stdout, version_text(engine, a.kb_path.empty() ? std::string("embedded in kbq") : where));
       return kb::kExitOk;
     }
     const auto& langs = engine.languages();
