@@ -140,8 +140,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : kExitError;
+    // --help: CLI11 prints it; any other parse error in kbc's own form.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e) == 0 ? kExitOk : kExitError;
+    std::fprintf(stderr, "kbc: error: %s\n  hint: kbc --help lists the subcommands, kbc SUBCOMMAND --help a subcommand's options\n",
+                 shown(e.what()).c_str());
+    return kExitError;
   }
 
   if (version) {
@@ -172,7 +175,7 @@ int main(int argc, char** argv) {
     const bool ok = build_kb(opts, out, diags);
     diags.print(stderr, /*errors_only=*/quiet);
     if (!ok) {
-      std::fprintf(stderr, "kbc: %d error(s); %s left unchanged\n", diags.error_count(), shown(out).c_str());
+      std::fprintf(stderr, "kbc: error: %d error(s) in the sources (above); %s left unchanged\n", diags.error_count(), shown(out).c_str());
       return kExitError;
     }
     if (!quiet) std::fprintf(stderr, "kbc: wrote %s\n", shown(out).c_str());
@@ -191,7 +194,8 @@ int main(int argc, char** argv) {
     try {
       text = dump_kb(kb_path, *parse_dump_format(format));  // --format is checked
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: error: %s\n", shown(kb_path).c_str(), shown(e.what()).c_str());
+      std::fprintf(stderr, "kbc: error: %s: %s\n  hint: kbc dump --kb FILE reads a KB written by kbc build\n", shown(kb_path).c_str(),
+                   shown(e.what()).c_str());
       return kExitError;
     }
     return write_out(text);

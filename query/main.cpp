@@ -116,7 +116,8 @@ constexpr const char* kUsage =
     "  kbq list peft qwen3\n"
     "  printf 'peft qwen3 1 gpu\\nsft llama3 70b 2 gpus\\n' | kbq --batch\n"
     "\n"
-    "exit codes: 0 answered, 1 nothing matched (or check found a failing rule), 2 error\n"
+    "exit codes: 0 answered; 1 not possible (nothing matched, no layout fits the GPUs asked, check found a failing rule, list\n"
+    "            matched no recipe); 2 error (usage, bad KB, bad input)\n"
     "more: kbq --help, docs/kbq.md, docs/query-language.md\n";
 
 // How text reaches the terminal or file: everything kbq writes passes
@@ -252,9 +253,15 @@ int fail(const kbq::Error& e, const std::string& question, const kbq::RenderOpti
 
 // An error of the KB (it names the file): one line on stderr, or the JSON
 // error object; exit 2.
+// Text: "kbq: error: FILE: what" and a hint line.
 int kb_error(const std::string& message, const kbq::RenderOptions& ro) {
   if (ro.format == kbq::Format::Json) return fail({message, {}}, {}, ro);
-  emit(stderr, "kbq: " + message + "\n");
+  std::string text = message;
+  if (kb::starts_with(text, "error: ")) text = text.substr(7);
+  if (const auto at = text.find(": error: "); at != std::string::npos) text.replace(at, 9, ": ");
+  emit(stderr, "kbq: error: " + text +
+                   "\n  hint: use a knowledge base written by the kbc of this kbq (kbc build -o FILE), or leave out --kb for the "
+                   "embedded one\n");
   return kb::kExitError;
 }
 
@@ -295,7 +302,8 @@ int run(int argc, char** argv) {
   app.footer(std::string("\n") + kUsage);
   Args a;
   app.add_option("query", a.words, "the question, e.g. peft qwen3 1 gpu, quoted or not (see docs/query-language.md)");
-  app.add_option("-f,--format", a.format, "text, markdown or json (errors too: JSON on stderr)")->check(CLI::IsMember(kFormats));
+  app.add_option("-f,--format", a.format, "text, markdown or json (errors too: JSON on stderr)")
+      ->transform(CLI::IsMember(kFormats, CLI::ignore_case));
   app.add_option("-l,--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
   app.add_option("-n,--limit", a.limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
   app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
@@ -330,9 +338,14 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? kb::kExitOk : kb::kExitError;
+    // --help: CLI11 prints it. Any other parse error in kbq's own form,
+    // its text escaped (an argument's control bytes never reach the terminal).
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e) == 0 ? kb::kExitOk : kb::kExitError;
+    emit(stderr, "kbq: error: " + std::string(e.what()) +
+                     "\n  hint: kbq --help lists the options and subcommands, kbq SUBCOMMAND --help a subcommand's\n");
+    return kb::kExitError;
   }
+  a.lang = kb::fold(a.lang);  // --lang FR is --lang fr
   a.question = kb::join(a.words, " ");
   kbq::RenderOptions ro;
   ro.format = a.format == "json" ? kbq::Format::Json : a.format == "markdown" ? kbq::Format::Markdown : kbq::Format::Text;
@@ -433,9 +446,7 @@ int run(int argc, char** argv) {
     // The KB could not be opened or read: its message names the file.
     std::string msg = e.what();
     if (kb::starts_with(msg, "error: ")) msg = msg.substr(7);
-    if (ro.format == kbq::Format::Json) return fail({msg, {}}, {}, ro);
-    emit(stderr, "kbq: " + std::string(e.what()) + "\n");
-    return kb::kExitError;
+    return kb_error(msg, ro);
   }
 }
 
