@@ -175,7 +175,7 @@ int main(int argc, char** argv) {
     const bool ok = build_kb(opts, out, diags);
     diags.print(stderr, /*errors_only=*/quiet);
     if (!ok) {
-      std::fprintf(stderr, "kbc: error: %d error(s) in the sources (above); %s left unchanged\n", diags.error_count(), shown(out).c_str());
+      std::fprintf(stderr, "kbc: %d error(s); %s left unchanged\n", diags.error_count(), shown(out).c_str());
       return kExitError;
     }
     if (!quiet) std::fprintf(stderr, "kbc: wrote %s\n", shown(out).c_str());
