@@ -30,7 +30,7 @@ SITE_PYTHON ?= /usr/bin/python3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build kb test run install uninstall clean golden generate check-generated extract-code check-code-facts asan bench fuzz format lint site site-test
+.PHONY: all deps configure build kb test run install uninstall deb clean golden generate check-generated extract-code check-code-facts asan bench fuzz format lint site site-test
 
 all: build
 
@@ -79,6 +79,13 @@ install: deps configure
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix $(PREFIX)
 	@{ cat $(BUILD)/install_manifest.txt; echo; echo "$(PREFIX)/share/kbq/install_manifest.txt"; } > "$(INSTALL_MANIFEST)"
 	@echo "make install: $$(wc -l < "$(INSTALL_MANIFEST)") files under $(DESTDIR)$(PREFIX) (list: $(INSTALL_MANIFEST))"
+
+# `make deb`: build/kbq_VERSION_ARCH.deb (CPack; packaging/install.cmake),
+# the same files as make install under /usr, without the debug files.
+deb: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target kbq kbc man
+	cd $(BUILD) && rm -f kbq_*.deb && KB_INSTALL_NO_DEBUG_FILES=1 cpack -G DEB
+	@ls -l $(BUILD)/kbq_*.deb
 
 uninstall:
 	@m="$(INSTALL_MANIFEST)"; [ -f "$$m" ] || m=$(BUILD)/install_manifest.txt; \

@@ -59,6 +59,14 @@ install(CODE "
   set(root \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")
   foreach(prog kbq kbc)
     set(bin \"\${root}/${CMAKE_INSTALL_BINDIR}/\${prog}\")
+    if(DEFINED ENV{KB_INSTALL_NO_DEBUG_FILES})
+      execute_process(COMMAND \"\${strip}\" --strip-debug --strip-unneeded \"\${bin}\" RESULT_VARIABLE rc)
+      if(NOT rc EQUAL 0)
+        message(FATAL_ERROR \"cannot strip \${bin}\")
+      endif()
+      message(STATUS \"Stripped: \${bin} (debug info left out)\")
+      continue()
+    endif()
     execute_process(COMMAND readelf -n \"\${bin}\" OUTPUT_VARIABLE notes)
     if(notes MATCHES \"Build ID: ([0-9a-f][0-9a-f])([0-9a-f]+)\")
       set(debug \"\${root}/${CMAKE_INSTALL_LIBDIR}/debug/.build-id/\${CMAKE_MATCH_1}/\${CMAKE_MATCH_2}.debug\")
@@ -81,3 +89,21 @@ install(CODE "
     list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${installed}\")
   endforeach()
 ")
+
+# `make deb`: a Debian package of the same install (CPack), kbq_VERSION_ARCH.deb
+# in the build folder, installed under /usr; its dependencies from
+# dpkg-shlibdeps on the binaries. The split debug info stays out of it (a
+# Debian package ships it in a separate -dbgsym package): the install step
+# above leaves it out when KB_INSTALL_NO_DEBUG_FILES is set, as `make deb` does.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME kbq)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "offline recipe recommender for Megatron Bridge: kbq (query) and kbc (compiler)")
+set(CPACK_PACKAGE_CONTACT "kbq maintainers <kbq@example.invalid>")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+# kbc extract-code and kbc build --mbridge run the extractor with Python 3.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3")
+include(CPack)
