@@ -32,7 +32,7 @@ bool has(const std::string& text, const std::string& what) { return text.find(wh
 
 }  // namespace
 
-TEST_CASE("make install into a prefix gives working, stripped programs, man pages and completions; make uninstall removes them",
+TEST_CASE("make install into a prefix gives working, stripped programs, man pages and completions, and make uninstall removes them",
           "[install]") {
   if (!fs::exists("/usr/bin/make") || !fs::exists("/usr/bin/help2man")) {
     kbtest::skip("make or help2man is not installed (make deps installs them)");
