@@ -10,19 +10,20 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include <unistd.h>
 
 #include "base/escape.hpp"
+#include "base/files.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
-#include "compiler/code/extract.hpp"
+#include "base/version.hpp"
+#include "compiler/code/extract_code.hpp"
 #include "compiler/generate/generate.hpp"
 #include "compiler/pipeline.hpp"
 
 namespace {
-constexpr const char* kVersion = "0.1.0";
-
 // Writes to stdout; a closed pipe ends quietly, any other write error says
 // so (exit 2).
 int write_out(const std::string& text) {
@@ -86,6 +87,7 @@ bool extract_for_build(kb::ExtractOptions xo, kb::CompileOptions& opts, const Te
 int main(int argc, char** argv) {
   using namespace kb;
   std::signal(SIGPIPE, SIG_IGN);
+  install_signal_cleanup();  // SIGTERM, Ctrl-C: no temporary file or folder left behind (base/files.hpp)
   CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources", "kbc"};
   app.require_subcommand(0, 1);
   bool version = false;
@@ -140,15 +142,23 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help: CLI11 prints it; any other parse error in kbc's own form.
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e) == 0 ? kExitOk : kExitError;
+    // --help: CLI11 prints it (escaped); any other parse error in kbc's own
+    // form, escaped too (an argument holding ESC bytes would otherwise reach
+    // the terminal raw).
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      std::ostringstream said, complained;
+      const int rc = app.exit(e, said, complained);
+      std::fputs(kb::escape_controls(said.str()).c_str(), stdout);
+      std::fputs(kb::escape_controls(complained.str()).c_str(), stderr);
+      return rc == 0 ? 0 : kExitError;
+    }
     std::fprintf(stderr, "kbc: error: %s\n  hint: kbc --help lists the subcommands, kbc SUBCOMMAND --help a subcommand's options\n",
                  shown(e.what()).c_str());
     return kExitError;
   }
 
   if (version) {
-    std::printf("kbc %s\nknowledge base: writes schema version %d (base/schema.sql)\n", kVersion, kSchemaVersion);
+    std::printf("kbc %s\nknowledge base: writes schema version %d (base/schema.sql)\n", kb::kVersion, kSchemaVersion);
     return kExitOk;
   }
   if (app.get_subcommands().empty()) {

@@ -12,7 +12,9 @@
 #include "base/files.hpp"
 #include "base/limits.hpp"
 #include "base/text.hpp"
+#include "base/value_ranges.hpp"
 #include "compiler/derive/derive.hpp"
+#include "compiler/extract/unicode.hpp"
 #include "compiler/ingest/ingest.hpp"
 
 namespace kb {
@@ -102,9 +104,6 @@ void check_revision_dates(const std::vector<Document>& docs, const std::string& 
   }
 }
 
-// "U+001B" for the code point at a byte offset of valid UTF-8.
-std::string code_point_at(std::string_view text, std::size_t offset) { return code_point_name(next_code_point(text, offset)); }
-
 // Does a file name say it is a source (*.md but README.md, *.txt)?
 bool source_name(const fs::path& p) {
   const auto ext = p.extension().string();
@@ -173,6 +172,43 @@ bool check_vocab_values(const Vocab& v, Diagnostics& diags) {
   };
   long_cells(v.lexicon, {"word", "value"});
   long_cells(v.gpus, {"gpu_key"});
+  // The numbers emit writes into models and gpus: in the range kbq checks
+  // when it reads them (base/value_ranges.hpp), never a word that would
+  // become NULL silently.
+  const auto numbers = [&](const TsvTable& t, std::initializer_list<const IntRange*> ints, std::initializer_list<const RealRange*> reals) {
+    for (const auto& row : t.rows) {
+      for (const IntRange* r : ints) {
+        if (t.column(r->column) < 0) continue;
+        std::string_view cell = t.get(row, r->column);
+        // KV heads may be written "mla:N" (kept as written in kv_heads_raw,
+        // docs/schema.md): N is the count.
+        if (r->column == "num_key_value_heads")
+          if (const auto colon = cell.find(':');
+              colon != std::string_view::npos && colon > 0 &&
+              cell.substr(0, colon).find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string_view::npos)
+            cell.remove_prefix(colon + 1);
+        if (const std::string problem = int_cell_problem(*r, cell); !problem.empty())
+          diags.error(t.span(row, r->column), std::string(r->column) + ": " + problem,
+                      "it becomes " + std::string(r->table) + "." + std::string(r->column) +
+                          ", which kbq reads only as a whole number from " + std::to_string(r->lo) + " to " + std::to_string(r->hi) +
+                          (r->null_ok ? " (or an empty cell)" : ""));
+      }
+      for (const RealRange* r : reals)
+        if (t.column(r->column) >= 0)
+          if (const std::string problem = real_cell_problem(*r, t.get(row, r->column)); !problem.empty())
+            diags.error(
+                t.span(row, r->column), std::string(r->column) + ": " + problem,
+                "it becomes " + std::string(r->table) + "." + std::string(r->column) + ", which kbq reads only as a number in range");
+    }
+  };
+  for (const TsvTable* m : {&v.models, &v.models_extra})
+    numbers(
+        *m,
+        {&int_range("models", "num_layers"), &int_range("models", "num_attention_heads"), &int_range("models", "num_key_value_heads"),
+         &int_range("models", "num_experts"), &int_range("models", "experts_per_token"), &int_range("models", "max_position_embeddings")},
+        {&real_range("models", "total_params_b"), &real_range("models", "active_params_b")});
+  numbers(v.gpus, {&int_range("gpus", "nvlink_domain_size"), &int_range("gpus", "gpus_per_node")},
+          {&real_range("gpus", "memory_gb"), &real_range("gpus", "bf16_dense_tflops")});
   return diags.error_count() == before;
 }
 
@@ -336,10 +372,11 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
       continue;
     }
     if (diags.error_count() > before) continue;  // a document with errors contributes no facts
-    // A control character would reach terminals (kbq) and pages (generate)
-    // through every fact of the document.
+    // A control or invisible character (base/escape.hpp: Unicode's Cc, Cf,
+    // Zl, Zp) would reach terminals (kbq) and pages (generate) through every
+    // fact of the document.
     if (auto at = find_control(bytes)) {
-      diags.error(span_of_byte(rel, bytes, *at), "control character " + code_point_at(bytes, *at) + " in a source",
+      diags.error(span_of_byte(rel, bytes, *at), "control character " + describe_code_point(bytes, *at) + " in a source",
                   "remove it: source text reaches terminals and generated pages");
       continue;
     }

@@ -124,16 +124,22 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   a.alternatives = alternatives(c, ask, best, e.kb.catalog(RecipeKind::Library), e.kb.catalog(best.recipe.kind), plan);
 }
 
-// The exported names nearest a name the code does not export.
+// The exported names nearest a name the code does not export (a bounded
+// edit distance: a name of kMaxQuestionBytes costs no more than a short one).
 std::vector<std::string> nearest_names(Kb& kb, const std::string& name) {
-  std::vector<std::pair<size_t, std::string>> near;
+  std::vector<std::string> names;
   for (RecipeKind kind : {RecipeKind::Library, RecipeKind::Benchmark})
-    for (const auto& r : kb.catalog(kind).recipes) near.emplace_back(kb::edit_distance(name, r.name), r.name);
-  std::sort(near.begin(), near.end());
-  std::vector<std::string> out;
-  for (size_t i = 0; i < near.size() && out.size() < 3; ++i)
-    if (std::find(out.begin(), out.end(), near[i].second) == out.end()) out.push_back(near[i].second);
-  return out;
+    for (const auto& r : kb.catalog(kind).recipes) names.push_back(r.name);
+  return kb::nearest(name, names, 3);
+}
+
+// A text the user gave (a question, a recipe name, an override) over the
+// limits of kbq::dsl::check_input: the error, else nothing. Only a
+// question is printed back with a caret under the offending byte.
+std::optional<Error> input_error(std::string_view text, std::string_view what, bool question = false) {
+  const auto e = kbq::dsl::check_input(text, what);
+  if (!e) return std::nullopt;
+  return Error{e->message, e->hint, question ? e->span.col : 0, question ? e->span.len : 0};
 }
 
 Error unknown_recipe(Kb& kb, const std::string& name) {
@@ -189,6 +195,7 @@ void keep_distinct(const Context& c, size_t limit, std::vector<Result>& results)
 }  // namespace
 
 std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOptions& opts) {
+  if (auto err = input_error(question, "the question", true)) return *err;
   Kb& kb = impl_->kb;
   // parse
   const auto parsed = kbq::dsl::parse(kb.lexicon(), question);
@@ -228,6 +235,7 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
 }
 
 std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::string& lang) {
+  if (auto err = input_error(recipe, "the recipe name")) return *err;
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
@@ -253,6 +261,7 @@ std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::s
 }
 
 std::variant<Answer, Error> Engine::fewest(const std::string& recipe, const std::string& hardware, const std::string& lang) {
+  if (auto err = input_error(recipe, "the recipe name")) return *err;
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
@@ -269,6 +278,10 @@ std::variant<Answer, Error> Engine::fewest(const std::string& recipe, const std:
 
 std::variant<Answer, Error> Engine::check(const std::string& recipe, long long gpus, const KeyValues& overrides,
                                           const std::string& hardware, const std::string& lang) {
+  if (auto err = input_error(recipe, "the recipe name")) return *err;
+  if (auto err = input_error(hardware, "the --hardware value")) return *err;
+  for (const auto& [k, v] : overrides)
+    if (auto err = input_error(k + "=" + v, "the override")) return *err;
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);

@@ -424,6 +424,12 @@ class Engine {
 // Render
 
 enum class Format : std::uint8_t { Text, Markdown, Json };
+// Format's spellings (kbq --format, docs/kbq.md), in declaration order.
+inline constexpr std::array<std::pair<Format, std::string_view>, 3> kFormatNames{{
+    {Format::Text, "text"},
+    {Format::Markdown, "markdown"},
+    {Format::Json, "json"},
+}};
 
 struct RenderOptions {
   Format format = Format::Text;

@@ -471,3 +471,43 @@ TEST_CASE("dsl: the inputs fuzz_dsl once failed on now round-trip", "[dsl]") {
     CHECK(again.query.constraints() == r.query.constraints());
   }
 }
+
+TEST_CASE("dsl: long runs are read like short ones", "[dsl]") {
+  // The scanner reads a run of unknown text only as far as it needs (its
+  // first joiner and the longest word a suggestion can be made for), so a
+  // long hyphenated run is linear, not quadratic (make bench). What it
+  // yields is what reading the whole run yielded: one free word per piece.
+  const Lexicon& lex = test_lexicon();
+  const std::string z(100, 'z');
+  auto r = parse(lex, z + "-8b");
+  REQUIRE(r);
+  CHECK(r.query.free_text == std::vector<std::string>{z});
+  CHECK(r.query.size_token == "8b");
+  // A run longer than any word, then a joiner: cut at the joiner.
+  r = parse(lex, "zorglub-" + z + "-qwen3");
+  REQUIRE(r);
+  CHECK(r.query.free_text == std::vector<std::string>{"zorglub", z});
+  CHECK(r.query.model == "qwen3");
+  // A typo before a joiner still gets its suggestion.
+  r = parse(lex, "qwne3-" + z);
+  REQUIRE(r);
+  REQUIRE(r.query.warnings.size() == 1);
+  CHECK(r.query.warnings.front().suggestion == "qwen3");
+  // Many joined pieces: one free word each (each piece is one term).
+  std::string run;
+  for (int i = 0; i < 500; ++i) run += "x-";
+  r = parse(lex, run + "x");
+  REQUIRE(r);
+  CHECK(r.query.free_text.size() == 501);
+  // A run of unknown CJK code points is one free word, its text and span whole.
+  std::string cjk;
+  for (int i = 0; i < 300; ++i) cjk += "\xe9\xbe\x98";  // 龘
+  r = parse(lex, "qwen3 " + cjk);
+  REQUIRE(r);
+  REQUIRE(r.query.free_text.size() == 1);
+  CHECK(r.query.free_text.front() == cjk);
+  const auto& t = r.query.terms.back();
+  CHECK(t.text == cjk);
+  CHECK(t.value == cjk);
+  CHECK(t.span == kbq::dsl::Span{7, 300});
+}

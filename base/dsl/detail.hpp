@@ -43,6 +43,11 @@ struct WordInfo {
 
 inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
 
+// Words longer than this many code points are never compared for a
+// suggestion (Lexicon::Impl::suggest): no lexicon word is that long, and
+// the scanner need not read further than this to know it.
+inline constexpr std::size_t kMaxSuggestLength = 64;
+
 // Field names of the filters that have a slot of their own in Constraints,
 // and the numeric parallelism fields (identifiers of the KB schema, the
 // values of `filter` rows).
@@ -63,11 +68,6 @@ inline constexpr std::string_view kTokens = "tokens";  // a token budget (TermKi
 inline constexpr std::string_view kEpochs = "epochs";  // passes over it (TermKind::Epochs)
 inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep", "etp", "vp"};
 }  // namespace field
-
-// Mode ids of the KB schema that the resolver relates: PEFT is a kind of
-// fine-tuning, so a PEFT word refines a descriptive fine-tuning word.
-inline constexpr std::string_view kSftMode = "sft";
-inline constexpr std::string_view kPeftMode = "peft";
 
 struct Lexicon::Impl {
   std::vector<WordInfo> words;                                                    // by word id
@@ -108,8 +108,6 @@ char32_t decode_at(std::string_view s, std::size_t i, int& len);
 std::u32string to_u32(std::string_view s);
 bool is_space_cp(char32_t cp);
 bool is_cjk_cp(char32_t cp);
-bool is_kana(char32_t cp);
-bool is_han(char32_t cp);
 int cp_count(std::string_view s);
 
 // A number as written: "-?digits(.digits)?" ('p' may stand for '.' in sizes).

@@ -32,21 +32,9 @@ std::u32string to_u32(std::string_view s) {
   return out;
 }
 
-bool is_space_cp(char32_t cp) {
-  return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || cp == '\v' || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
-}
+bool is_space_cp(char32_t cp) { return kb::is_white_space(cp); }
 
 bool is_cjk_cp(char32_t cp) { return kb::is_cjk(cp); }
-
-bool is_kana(char32_t cp) {
-  return (cp >= 0x3040 && cp <= 0x30FF && cp != 0x30FB) || (cp >= 0x31F0 && cp <= 0x31FF) || (cp >= 0xFF66 && cp <= 0xFF9F);
-}
-
-bool is_han(char32_t cp) {
-  return (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-         (cp >= 0x20000 && cp <= 0x2FFFF);
-}
 
 int cp_count(std::string_view s) { return kb::code_point_column(s, s.size()); }
 
@@ -269,9 +257,8 @@ struct Cost {  // no default member initializers: rows below stay uninitialized 
   bool operator<(const Cost& o) const { return edits != o.edits ? edits < o.edits : far < o.far; }
 };
 
-// Words longer than this are never compared (no allocation per call).
-constexpr std::size_t kMaxSuggestLength = 64;
-
+// Words longer than kMaxSuggestLength are never compared (no allocation
+// per call).
 Cost edit_cost(std::u32string_view a, std::u32string_view b, int limit) {
   if (b.size() > kMaxSuggestLength) return {limit + 1, 0};
   std::array<Cost, kMaxSuggestLength + 1> row_a, row_b;

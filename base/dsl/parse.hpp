@@ -223,8 +223,21 @@ inline constexpr std::int64_t kMaxCount = 1000000;
 // The largest token budget a question may give (1e18 tokens: far above any training run).
 inline constexpr double kMaxTokenBudget = 1e18;
 
-// Parses a query. Never throws for bad input.
+// Parses a query. Never throws for bad input. Linear in the text, whatever
+// its length (make bench); kbq bounds the length first (check_input).
 ParseResult parse(const Lexicon& lexicon, std::string_view text);
+
+// What every text a user gives kbq passes before it is parsed or looked up
+// (a question, a recipe name, a --hardware value, an override): valid UTF-8
+// (else an error at the first invalid byte's column), at most
+// kb::limits::kMaxQuestionBytes bytes and kMaxQuestionWords words (runs of
+// text between spaces). `what` names the text in the message ("the
+// question"). An error about the length has no span: the text is not
+// printed back.
+std::optional<ParseError> check_input(std::string_view text, std::string_view what);
+// check_input's error for a text of `bytes` bytes over the length limit
+// (for a reader that stops holding a line at the limit: kbq --batch).
+ParseError too_long(std::string_view what, std::size_t bytes);
 
 // The constraints as a query, in a fixed order, as `key:value` filters where
 // the lexicon has a key for the field, else as lexicon words: mode, model,

@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 
 #include "base/dsl/detail.hpp"
+#include "base/kinds.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 
 namespace kbq::dsl {
@@ -155,8 +158,8 @@ class Resolver {
       mode_explicit_ = mode_explicit_ || explicit_id;
       return true;
     }
-    const bool old_soft_sft = *q_.mode == kSftMode && !mode_explicit_ && v == kPeftMode;
-    const bool new_soft_sft = v == kSftMode && !explicit_id && *q_.mode == kPeftMode;
+    const bool old_soft_sft = *q_.mode == kb::kSftMode && !mode_explicit_ && v == kb::kPeftMode;
+    const bool new_soft_sft = v == kb::kSftMode && !explicit_id && *q_.mode == kb::kPeftMode;
     if (old_soft_sft) {
       q_.mode = v;
       mode_explicit_ = explicit_id;
@@ -483,11 +486,14 @@ class Resolver {
     const char32_t first = decode_at(w, 0, len);
     if (is_cjk_cp(first) && static_cast<std::size_t>(len) == w.size()) {
       if (cjk_run_end_ == p.b && !q_.terms.empty() && q_.terms.back().kind == TermKind::FreeText) {
+        // The run grows by this code point: appended, not copied again
+        // (a copy of the whole run per code point made a long run of
+        // unknown CJK text quadratic).
         Term& t = q_.terms.back();
         t.span = n_.span(cjk_run_begin_, p.e);
-        t.text = std::string(n_.original(orig_, t.span));
-        t.value = std::string(text(cjk_run_begin_, p.e));
-        q_.free_text.back() = t.value;
+        t.text.append(n_.original(orig_, n_.span(p.b, p.e)));
+        t.value.append(w);
+        q_.free_text.back().append(w);
       } else {
         cjk_run_begin_ = p.b;
         add(TermKind::FreeText, p.b, p.e, std::string(w));
@@ -529,8 +535,8 @@ std::string Resolver::guess_language() const {
   for (std::size_t i = 0; i < n_.text.size();) {
     int len = 0;
     const char32_t cp = decode_at(n_.text, i, len);
-    kana = kana || is_kana(cp);
-    han = han || is_han(cp);
+    kana = kana || kb::is_kana(cp);
+    han = han || kb::is_han(cp);
     i += static_cast<std::size_t>(len);
   }
   const bool cjk = kana || han;
@@ -556,6 +562,35 @@ std::string Resolver::guess_language() const {
 }
 
 }  // namespace
+
+ParseError too_long(std::string_view what, std::size_t bytes) {
+  return ParseError{std::string(what) + " is " + std::to_string(bytes) + " bytes long, over the limit of " +
+                        std::to_string(kb::limits::kMaxQuestionBytes),
+                    "shorten it: a question needs a mode, a model, the GPUs and a few words more", Span{0, 0}};
+}
+
+std::optional<ParseError> check_input(std::string_view text, std::string_view what) {
+  using kb::limits::kMaxQuestionWords;
+  const std::string name(what);
+  if (text.size() > kb::limits::kMaxQuestionBytes) return too_long(what, text.size());
+  if (const auto bad = kb::find_invalid_utf8(text)) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[*bad])));
+    return ParseError{name + " is not valid UTF-8 (byte " + byte + ")", "re-type it: kbq reads UTF-8 text",
+                      Span{kb::code_point_column(text, *bad) + 1, 1}};
+  }
+  std::size_t words = 0;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const bool space = is_space_cp(kb::next_code_point(text, i));
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  if (words > kMaxQuestionWords)
+    return ParseError{name + " has " + std::to_string(words) + " words, over the limit of " + std::to_string(kMaxQuestionWords),
+                      "shorten it: a question needs a mode, a model, the GPUs and a few words more", Span{0, 0}};
+  return std::nullopt;
+}
 
 ParseResult parse(const Lexicon& lexicon, std::string_view text) {
   ParseResult r;

@@ -14,6 +14,7 @@
 #include <set>
 #include <variant>
 
+#include "base/kinds.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -52,7 +53,7 @@ std::string html_attr(const std::string& s) {
 
 // The words that name a model in a question: the first spelling of its key
 // whose answer (asked in each of its modes) is a recipe of that very model.
-std::string question_words(const Context& ctx, const std::string& model_key, const std::vector<std::string>& modes) {
+std::string question_words(const Inputs& ctx, const std::string& model_key, const std::vector<std::string>& modes) {
   std::vector<std::string> tries;
   std::string spaced = model_key;
   std::replace(spaced.begin(), spaced.end(), '_', ' ');
@@ -79,7 +80,7 @@ std::string question_words(const Context& ctx, const std::string& model_key, con
 
 }  // namespace
 
-void write_finder(const Context& ctx, OutputFiles& out) {
+void write_finder(const Inputs& ctx, OutputFiles& out) {
   Db db(ctx.kb_path, Db::Mode::ReadOnly);
   json index;
   json counts = json::array();
@@ -93,7 +94,7 @@ void write_finder(const Context& ctx, OutputFiles& out) {
   std::map<std::string, std::set<std::string>> modes_of;
   {
     Stmt st(db, "SELECT DISTINCT model_key, mode FROM recipes WHERE kind = ? AND model_key <> '' AND mode <> ''");
-    st.bind(1, std::string("library"));
+    st.bind(1, std::string(to_string(RecipeKind::Library)));
     while (st.step()) modes_of[st.text(0)].insert(st.text(1));
   }
   std::vector<std::string> keys;

@@ -16,6 +16,7 @@
 #include <map>
 #include <variant>
 
+#include "base/kinds.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -26,11 +27,11 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string plain_family(const Context& ctx, const Family* f, const std::string& lang) {
+std::string plain_family(const Inputs& ctx, const Family* f, const std::string& lang) {
   return f && f->entity ? ctx.choose(*f->entity, lang).ed->text : std::string();
 }
 
-std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) {
+std::vector<const Entity*> of_kind(const Inputs& ctx, const std::string& kind) {
   std::vector<const Entity*> out;
   for (const auto& e : ctx.c.resolved.entities)
     if (e.kind == kind && !e.superseded) out.push_back(&e);
@@ -40,7 +41,7 @@ std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) 
 
 // The launch command of a recipe in a mode: kbq's own (`kbq show`), from
 // the one command builder of the query engine.
-std::string launch(const Context& ctx, const std::string& name, const std::string& lang) {
+std::string launch(const Inputs& ctx, const std::string& name, const std::string& lang) {
   auto res = ctx.engine.show(name, lang);
   const auto* a = std::get_if<kbq::Answer>(&res);
   return a && !a->results.empty() ? a->results.front().command : std::string();
@@ -70,7 +71,7 @@ std::string toctree(const std::vector<std::string>& docs) {
 
 class SiteWriter {
  public:
-  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out), db_(ctx.kb_path, Db::Mode::ReadOnly) {}
+  SiteWriter(const Inputs& ctx, OutputFiles& out) : ctx_(ctx), out_(out), db_(ctx.kb_path, Db::Mode::ReadOnly) {}
 
   void run() {
     for (const auto& lang : ctx_.languages) {
@@ -301,12 +302,13 @@ class SiteWriter {
     for (const auto& f : planner_words(db_, "site_code_fields")) {
       Stmt st(db_,
               "SELECT f.state, f.value, f.at FROM code_facts f JOIN code_recipes c ON c.target = f.target "
-              "WHERE c.name = ? AND c.kind = 'library' AND f.field = ?");
-      st.bind(1, name).bind(2, f);
+              "WHERE c.name = ? AND c.kind = ? AND f.field = ?");
+      st.bind(1, name).bind(2, std::string(to_string(RecipeKind::Library))).bind(3, f);
       if (!st.step()) continue;
-      const std::string state = st.text(0), value = st.text(1), at = st.text(2);
-      std::string shown = state == "unknown" ? ctx_.ui(lang, "code.unknown") : value;
-      if (state == "default") shown += " " + ctx_.ui(lang, "code.default");
+      const auto state = parse_kind<FactState>(st.text(0));
+      const std::string value = st.text(1), at = st.text(2);
+      std::string shown = state == FactState::Unknown ? ctx_.ui(lang, "code.unknown") : value;
+      if (state == FactState::Default) shown += " " + ctx_.ui(lang, "code.default");
       rows.push_back({md_code(f), md_text(shown, true), md_code(at + (commit.empty() ? "" : "@" + commit))});
     }
     if (rows.empty()) return {};
@@ -499,7 +501,7 @@ class SiteWriter {
   // The KB itself: `kbc dump --format json` of the KB the engine reads.
   std::string kb_json() { return dump_kb(ctx_.kb_path, DumpFormat::Json); }
 
-  const Context& ctx_;
+  const Inputs& ctx_;
   OutputFiles& out_;
   mutable Db db_;  // the KB the engine reads (the lexicon, the code facts, the drift)
   mutable std::map<std::string, std::vector<std::vector<std::string>>> fewest_;  // recipe → its fewest-GPU rows
@@ -508,6 +510,6 @@ class SiteWriter {
 
 }  // namespace
 
-void write_site(const Context& ctx, OutputFiles& out) { SiteWriter(ctx, out).run(); }
+void write_site(const Inputs& ctx, OutputFiles& out) { SiteWriter(ctx, out).run(); }
 
 }  // namespace kb::gen

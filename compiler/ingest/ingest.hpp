@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/diag.hpp"
@@ -62,5 +63,9 @@ struct TextExportHints {
 // headings, `# comment` + command lines and indented continuations → code,
 // box-drawing trees → a text code block, `•` and `1.` lines → list items.
 std::optional<Document> ingest_text_export(const SourceFile& file, const TextExportHints& hints, Diagnostics& diags);
+
+// The lowercase hex SHA-256 of `bytes` (nettle): the digest the KB records
+// for every source and data file (docs/schema.md, `sha256`).
+std::string sha256_hex(std::string_view bytes);
 
 }  // namespace kb

@@ -238,6 +238,8 @@ void fill_command(const Context& c, const std::string& launch_mode, Result& res)
   res.sources.push_back({t.file, t.line, t.revision, "entry-point command"});
   LaunchSpec spec;
   spec.entry = it == t.parts.end() ? t.text : it->second;
+  const EntityRef& ref = bench ? c.settings().benchmark_command : c.settings().library_command;
+  spec.entry_ref = ref.kind + "/" + ref.key;
   spec.kind = r.kind;
   spec.recipe = r.name;
   spec.recipe_mode = r.launch_mode;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/markdown.hpp"
 #include "base/text.hpp"
 #include "query/kbq.hpp"
 
@@ -15,12 +16,8 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string fill_vars(std::string text, const std::vector<std::pair<std::string, std::string>>& vars) {
-  for (const auto& [k, v] : vars) {
-    const std::string key = "{" + k + "}";
-    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + v.size())) text.replace(at, key.size(), v);
-  }
-  return text;
+std::string fill_vars(const std::string& text, const std::vector<std::pair<std::string, std::string>>& vars) {
+  return kb::fill_placeholders(text, vars);  // one pass: no value expands into another
 }
 
 std::string fixed(double v, int digits) {
@@ -154,18 +151,25 @@ std::string render(const PerfListing& p, const Labels& lb, const RenderOptions& 
   std::string out = fill_vars(lb(p.history ? "perf.title_history" : "perf.title"), {{"model", name}}) + "\n" +
                     fill_vars(lb("perf.count"), {{"count", std::to_string(p.rows.size())}}) + "\n\n";
   if (o.format == Format::Markdown) {
-    out += "| " + kb::join(head, " | ") + " |\n|";
+    // Every KB text escaped for where it lands (base/markdown.hpp): table
+    // cells, the source as a code span, titles and notes as prose.
+    out = kb::md::text(fill_vars(lb(p.history ? "perf.title_history" : "perf.title"), {{"model", name}})) + "\n" +
+          kb::md::text(fill_vars(lb("perf.count"), {{"count", std::to_string(p.rows.size())}})) + "\n\n";
+    std::vector<std::string> md_head;
+    for (const auto& h : head) md_head.push_back(kb::md::text(h, true));
+    out += "| " + kb::join(md_head, " | ") + " |\n|";
     for (size_t i = 0; i < head.size(); ++i) out += numeric(i) ? "---:|" : "---|";  // numbers right-aligned
     out += "\n";
     for (const auto& r : p.rows) {
       auto c = cells(r);
-      c.back() = "`" + c.back() + "`";
+      for (size_t i = 0; i + 1 < c.size(); ++i) c[i] = kb::md::text(c[i], true);
+      c.back() = kb::md::code(c.back(), true);
       out += "| " + kb::join(c, " | ") + " |\n";
     }
     out += "\n";
     for (const auto& r : p.rows) {
-      out += "- " + r.release + " " + r.system + " " + std::to_string(r.gpus) + " " + r.precision + ":\n";
-      for (const auto& n : notes(r, lb)) out += "  - " + n + "\n";
+      out += "- " + kb::md::text(r.release + " " + r.system + " " + std::to_string(r.gpus) + " " + r.precision + ":") + "\n";
+      for (const auto& n : notes(r, lb)) out += "  - " + kb::md::text(n) + "\n";
     }
     return out;
   }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/markdown.hpp"
 #include "base/text.hpp"
 #include "query/kbq.hpp"
 
@@ -23,12 +24,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars) {
-  for (const auto& [k, v] : vars) {
-    const std::string token = "{" + k + "}";
-    for (auto at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
-  }
-  return text;
+std::string fill(const std::string& text, const std::vector<std::pair<std::string, std::string>>& vars) {
+  return kb::fill_placeholders(text, vars);  // one pass: no value expands into another
 }
 
 std::string str(std::string_view v) { return std::string(v); }
@@ -222,13 +219,17 @@ class TextWriter {
 
   std::string out;
 
+  // A line of text, a list item, a heading: in Markdown, the text escaped
+  // for prose (kb::md::text) and the markup kbq's own.
   void line(const std::string& s, int indent = 2) {
-    out += (md_ ? std::string() : std::string(static_cast<size_t>(indent), ' ')) + s + "\n";
+    out += (md_ ? kb::md::text(s) : std::string(static_cast<size_t>(indent), ' ') + s) + "\n";
   }
-  void item(const std::string& s, int indent = 4) { out += (md_ ? "- " : std::string(static_cast<size_t>(indent), ' ') + "- ") + s + "\n"; }
+  void item(const std::string& s, int indent = 4) {
+    out += (md_ ? "- " + kb::md::text(s) : std::string(static_cast<size_t>(indent), ' ') + "- " + s) + "\n";
+  }
   void heading(const std::string& key) {
     if (md_)
-      out += "\n**" + lb_(key) + "**\n\n";
+      out += "\n**" + kb::md::text(lb_(key)) + "**\n\n";
     else
       line(st_.bold(lb_(key)));
   }
@@ -237,7 +238,8 @@ class TextWriter {
   void result(const Result& r, bool numbered) {
     const std::string title = (numbered ? std::to_string(r.score) + ". " : std::string()) + r.recipe.name;
     if (md_)
-      out += "### " + (numbered ? std::to_string(r.score) + ". " : std::string()) + "`" + r.recipe.name + "`\n\n" + r.why + "\n\n";
+      out += "### " + (numbered ? std::to_string(r.score) + ". " : std::string()) + kb::md::code(r.recipe.name) + "\n\n" +
+             kb::md::text(r.why) + "\n\n";
     else
       out += st_.bold(title) + " — " + r.why + "\n";
     line(where(lb_, r) + ": " + sizes(r));
@@ -246,7 +248,7 @@ class TextWriter {
     throughput(r);
     line(lb_("line.command"));
     if (md_)
-      out += "```bash\n" + r.command + "\n```\n";
+      out += kb::md::fence(r.command, "bash") + "\n";
     else
       for (const auto& l : kb::split(r.command, '\n')) out += "      " + l + "\n";
     if (!r.caveats.empty()) {
@@ -258,9 +260,12 @@ class TextWriter {
 
   // One line of an alternative result.
   void short_result(const Result& r) {
-    const std::string s = std::to_string(r.score) + ". " + (md_ ? "`" + r.recipe.name + "`" : r.recipe.name) + " — " + r.why + " (" +
-                          where(lb_, r) + ": " + sizes(r) + (r.runnable ? "" : "; " + lb_("line.not_runnable")) + ")";
-    item(s, 4);
+    const std::string rest =
+        "— " + r.why + " (" + where(lb_, r) + ": " + sizes(r) + (r.runnable ? "" : "; " + lb_("line.not_runnable")) + ")";
+    if (md_)
+      out += "- " + std::to_string(r.score) + ". " + kb::md::code(r.recipe.name) + " " + kb::md::text(rest) + "\n";
+    else
+      item(std::to_string(r.score) + ". " + r.recipe.name + " " + rest, 4);
   }
 
  private:
@@ -380,28 +385,30 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
   TextWriter w(lb, o);
   const bool md = o.format == Format::Markdown;
   if (a.request != Request::Ask) {
-    for (const auto& x : a.warnings) w.out += (md ? "> " : "") + lb("warning") + ": " + x + "\n";
+    for (const auto& x : a.warnings) w.out += md ? "> " + kb::md::text(lb("warning") + ": " + x) + "\n" : lb("warning") + ": " + x + "\n";
     if (!a.results.empty()) w.result(a.results.front(), false);
     return w.out;
   }
-  w.out += md ? "## " + lb("answer_for") + " `" + a.canonical + "`\n\n" : lb("answer_for") + ": " + a.canonical + "\n";
-  for (const auto& x : a.warnings) w.out += (md ? "> " : "") + lb("warning") + ": " + x + "\n";
+  w.out +=
+      md ? "## " + kb::md::text(lb("answer_for")) + " " + kb::md::code(a.canonical) + "\n\n" : lb("answer_for") + ": " + a.canonical + "\n";
+  for (const auto& x : a.warnings) w.out += md ? "> " + kb::md::text(lb("warning") + ": " + x) + "\n" : lb("warning") + ": " + x + "\n";
   if (a.verdict == Outcome::NoMatch) {
-    w.out += lb("no_match") + (a.no_match.empty() ? "" : " " + a.no_match) + "\n";
+    const std::string said = lb("no_match") + (a.no_match.empty() ? "" : " " + a.no_match);
+    w.out += (md ? kb::md::text(said) : said) + "\n";
     return w.out;
   }
   w.out += "\n";
   if (a.verdict == Outcome::NotPossible) {
     const Result& best = a.results.front();
-    w.out +=
+    const std::string verdict =
         (a.min_gpus > 0
              ? fill(lb("verdict.not_possible"), {{"gpus", std::to_string(best.layout.gpus)},
                                                  {"hardware", best.layout.hardware_name},
                                                  {"recipe", best.recipe.name},
                                                  {"min", std::to_string(a.min_gpus)}})
              : fill(lb("verdict.not_possible_any"),
-                    {{"gpus", std::to_string(best.layout.gpus)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}})) +
-        "\n";
+                    {{"gpus", std::to_string(best.layout.gpus)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}}));
+    w.out += (md ? kb::md::text(verdict) : verdict) + "\n";
     if (!a.alternatives.empty()) {
       w.line(lb("line.fits_instead"), 0);
       for (size_t i = 0; i < a.alternatives.size(); ++i) {
@@ -410,7 +417,7 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
         // The first (the same recipe on more GPUs, when it fits there) with its command.
         if (i == 0 && !x.command.empty()) {
           if (md)
-            w.out += "\n```bash\n" + x.command + "\n```\n";
+            w.out += "\n" + kb::md::fence(x.command, "bash") + "\n";
           else
             for (const auto& l : kb::split(x.command, '\n')) w.out += "      " + l + "\n";
         }
@@ -469,7 +476,10 @@ std::string render(const Listing& l, const Labels& /*labels*/, const RenderOptio
     const auto& src = it.prose.source;
     const std::string where =
         src.file + ":" + std::to_string(src.line) + " (rev " + std::to_string(src.revision) + ", " + it.prose.lang + ")";
-    out += (o.format == Format::Markdown ? "- **" + it.key + "** " : it.key + ". ") + it.text + "\n   [" + where + "]\n";
+    if (o.format == Format::Markdown)
+      out += "- **" + kb::md::text(it.key) + "** " + kb::md::text(it.text) + "\n  \\[" + kb::md::text(where) + "\\]\n";
+    else
+      out += it.key + ". " + it.text + "\n   [" + where + "]\n";
   }
   return out;
 }
@@ -495,16 +505,22 @@ std::string render(const SourcesReport& s, const Labels& /*labels*/, const Rende
                     {"older_source", c.older_source}});
     return j.dump(2) + "\n";
   }
+  // Text: one line each; Markdown: the same lines as list items, escaped.
+  const bool md = o.format == Format::Markdown;
   std::string out;
-  for (const auto& e : s.editions)
-    out += e.file + "  " + e.lang + "  rev " + std::to_string(e.revision) + (e.date.empty() ? "" : "  " + e.date) +
-           (e.translated_from.empty() ? "" : "  translated from " + e.translated_from) + "\n";
-  out += "\nmissing translations:\n";
-  for (const auto& m : s.missing) out += "  " + m.lang + ": " + std::to_string(m.count) + "\n";
-  out += "\nconflicts (newest revision wins):\n";
+  auto put = [&](const std::string& line) { out += md ? "- " + kb::md::text(line) + "\n" : "  " + line + "\n"; };
+  auto head = [&](const std::string& title) { out += md ? "\n**" + kb::md::text(title) + "**\n\n" : "\n" + title + ":\n"; };
+  for (const auto& e : s.editions) {
+    const std::string line = e.file + "  " + e.lang + "  rev " + std::to_string(e.revision) + (e.date.empty() ? "" : "  " + e.date) +
+                             (e.translated_from.empty() ? "" : "  translated from " + e.translated_from);
+    out += md ? "- " + kb::md::text(line) + "\n" : line + "\n";
+  }
+  head("missing translations");
+  for (const auto& m : s.missing) put(m.lang + ": " + std::to_string(m.count));
+  head("conflicts (newest revision wins)");
   for (const auto& c : s.conflicts)
-    out += "  " + c.entity + " " + c.field + ": '" + c.older + "' (rev " + std::to_string(c.older_revision) + ", " + c.older_source +
-           ") -> '" + c.winner + "' (rev " + std::to_string(c.winner_revision) + ")\n";
+    put(c.entity + " " + c.field + ": '" + c.older + "' (rev " + std::to_string(c.older_revision) + ", " + c.older_source + ") -> '" +
+        c.winner + "' (rev " + std::to_string(c.winner_revision) + ")");
   return out;
 }
 
