@@ -9,8 +9,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "base/escape.hpp"
 #include "base/files.hpp"
@@ -37,13 +40,57 @@ int write_out(const std::string& text) {
 // A path or message as printed: control characters (a newline in a file
 // name would forge a diagnostic line) escaped.
 std::string shown(const std::string& s) { return kb::escape_controls(s, kb::EscapeNewlines::Yes); }
+
+// `kbc build --mbridge PATH`: the checkout's code facts, extracted into a
+// private temporary sources root (its data/ a link to the real one, its
+// code/ holding only this snapshot), become the KB's code facts; the
+// checkout's commit is recorded as any snapshot's (code_snapshots). The
+// temporary folder is removed on every path; the KB is written only when
+// extraction and compilation both succeed.
+class TempSources {
+ public:
+  TempSources() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kbc-mbridge-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempSources() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  TempSources(const TempSources&) = delete;
+  TempSources& operator=(const TempSources&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+bool extract_for_build(kb::ExtractOptions xo, kb::CompileOptions& opts, const TempSources& tmp, kb::Diagnostics& diags) {
+  namespace fs = std::filesystem;
+  if (tmp.path().empty()) {
+    diags.error({fs::temp_directory_path().string(), 0, 0}, std::string("cannot create a temporary folder: ") + std::strerror(errno),
+                "set TMPDIR to a writable folder");
+    return false;
+  }
+  std::error_code ec;
+  const fs::path data = fs::absolute(opts.data.empty() ? fs::path(opts.sources) / "data" : fs::path(opts.data), ec);
+  fs::create_directory_symlink(data, fs::path(tmp.path()) / "data", ec);
+  if (ec) {
+    diags.error({data.string(), 0, 0}, "cannot link the data folder: " + ec.message(), "check --sources / --data");
+    return false;
+  }
+  xo.sources = tmp.path();
+  if (kb::extract_code(xo, diags) != kb::kExitOk) return false;
+  opts.code = (fs::path(tmp.path()) / "code").string();
+  return true;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace kb;
   std::signal(SIGPIPE, SIG_IGN);
   install_signal_cleanup();  // SIGTERM, Ctrl-C: no temporary file or folder left behind (base/files.hpp)
-  CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources"};
+  CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources", "kbc"};
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "print kbc's version and the KB schema version it writes");
@@ -60,6 +107,12 @@ int main(int argc, char** argv) {
   add_source_flags(build);
   build->add_option("-o,--output", out, "KB file to write (default: build/kb.sqlite); replaced atomically");
   build->add_flag("-q,--quiet", quiet, "print errors only");
+  ExtractOptions xo;
+  build->add_option("--mbridge", xo.checkout,
+                    "a Megatron Bridge checkout: extract its code facts (Python 3) and build from them instead of <sources>/code; its "
+                    "commit is recorded in the KB");
+  build->add_option("--commit", xo.commit, "with --mbridge: the checkout's commit (default: git rev-parse HEAD in it)");
+  build->add_option("--date", xo.date, "with --mbridge: its commit date, YYYY-MM-DD (default: from git)");
 
   auto* lint = app.add_subcommand("lint", "print every conflict, rename and missing translation");
   add_source_flags(lint);
@@ -78,7 +131,6 @@ int main(int argc, char** argv) {
   gen->add_option("-o,--output", gen_out, "output folder (default: generated)");
   gen->add_flag("--check", check, "write nothing; exit 1 naming the files that differ");
 
-  ExtractOptions xo;
   auto* extract =
       app.add_subcommand("extract-code", "read a Megatron Bridge checkout statically into kb-sources/code/<commit>/ (Python 3)");
   extract->add_option("--mbridge", xo.checkout, "the checkout: the folder holding src/megatron/bridge and scripts")->required();
@@ -115,13 +167,19 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 quotes the arguments it refuses: its message is escaped (an
-    // argument holding ESC bytes would otherwise reach the terminal raw).
-    std::ostringstream said, complained;
-    const int rc = app.exit(e, said, complained);
-    std::fputs(kb::escape_controls(said.str()).c_str(), stdout);
-    std::fputs(kb::escape_controls(complained.str()).c_str(), stderr);
-    return rc == 0 ? 0 : kExitError;
+    // --help: CLI11 prints it (escaped); any other parse error in kbc's own
+    // form, escaped too (an argument holding ESC bytes would otherwise reach
+    // the terminal raw).
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      std::ostringstream said, complained;
+      const int rc = app.exit(e, said, complained);
+      std::fputs(kb::escape_controls(said.str()).c_str(), stdout);
+      std::fputs(kb::escape_controls(complained.str()).c_str(), stderr);
+      return rc == 0 ? 0 : kExitError;
+    }
+    std::fprintf(stderr, "kbc: error: %s\n  hint: kbc --help lists the subcommands, kbc SUBCOMMAND --help a subcommand's options\n",
+                 shown(e.what()).c_str());
+    return kExitError;
   }
 
   if (version) {
@@ -151,6 +209,13 @@ int main(int argc, char** argv) {
     return rc;
   }
   if (*build) {
+    const TempSources tmp;
+    if (!xo.checkout.empty() && !extract_for_build(xo, opts, tmp, diags)) {
+      diags.print(stderr);
+      std::fprintf(stderr, "kbc: error: cannot read the Megatron Bridge checkout %s; %s left unchanged\n", shown(xo.checkout).c_str(),
+                   shown(out).c_str());
+      return kExitError;
+    }
     const bool ok = build_kb(opts, out, diags);
     diags.print(stderr, /*errors_only=*/quiet);
     if (!ok) {
@@ -173,7 +238,8 @@ int main(int argc, char** argv) {
     try {
       text = dump_kb(kb_path, *parse_dump_format(format));  // --format is checked
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: error: %s\n", shown(kb_path).c_str(), shown(e.what()).c_str());
+      std::fprintf(stderr, "kbc: error: %s: %s\n  hint: kbc dump --kb FILE reads a KB written by kbc build\n", shown(kb_path).c_str(),
+                   shown(e.what()).c_str());
       return kExitError;
     }
     return write_out(text);
