@@ -108,9 +108,10 @@ std::string gh_escape(const std::string& s, bool property) {
 // encoded where RFC 3986 requires), an absolute one as a file: URI.
 std::string sarif_uri(const std::string& path) {
   std::string out = fs::path(path).is_absolute() ? "file://" : "";
-  for (const unsigned char ch : path) {
-    if (std::isalnum(ch) || std::string_view("-._~/").find(static_cast<char>(ch)) != std::string_view::npos)
-      out += static_cast<char>(ch);
+  for (const char c : path) {
+    const auto ch = static_cast<unsigned char>(c);
+    if (std::isalnum(ch) || std::string_view("-._~/").find(c) != std::string_view::npos)
+      out += c;
     else {
       static constexpr char kHex[] = "0123456789ABCDEF";
       out += '%';
