@@ -65,6 +65,11 @@ struct Ask {
 // kind it asks for (Ask::kind), its free words. Warnings go to the answer.
 std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& q);
 void resolve_words(const Context& c, const kbq::dsl::Query& q, const Catalog& recipes, Ask& ask, Answer& a);
+// The '_'-separated words of the recipes' names ("qwen3", "vl", "a3b"), and
+// resolve_words given them (kbq list resolves against several catalogs).
+using NameTokens = std::set<std::string, std::less<>>;
+NameTokens name_tokens(const Catalog& recipes);
+void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens& tokens, Ask& ask, Answer& a);
 
 // Checks `check`'s KEY=VALUE overrides and rewrites aliases (training. →
 // train., model.seq_length → dataset.seq_length), with a note for each

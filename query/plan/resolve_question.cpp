@@ -125,11 +125,8 @@ std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& 
   return ask;
 }
 
-namespace {
-
-// The '_'-separated words of the recipes' names ("qwen3", "vl", "a3b").
-std::set<std::string, std::less<>> name_tokens(const Catalog& recipes) {
-  std::set<std::string, std::less<>> tokens;
+NameTokens name_tokens(const Catalog& recipes) {
+  NameTokens tokens;
   for (const auto& r : recipes.recipes) {
     const std::string_view name = r.name;
     for (size_t start = 0, end = 0; end != std::string_view::npos; start = end + 1) {
@@ -141,14 +138,16 @@ std::set<std::string, std::less<>> name_tokens(const Catalog& recipes) {
   return tokens;
 }
 
-}  // namespace
-
 void resolve_words(const Context& c, const kbq::dsl::Query& q, const Catalog& recipes, Ask& ask, Answer& a) {
   using kbq::dsl::TermKind;
   // Only free and unknown words are looked up among the names' words.
   const bool free_words = std::any_of(q.terms.begin(), q.terms.end(),
                                       [](const auto& t) { return t.kind == TermKind::FreeText || t.kind == TermKind::Unknown; });
-  const auto tokens = free_words ? name_tokens(recipes) : std::set<std::string, std::less<>>{};
+  resolve_words(c, q, free_words ? name_tokens(recipes) : NameTokens{}, ask, a);
+}
+
+void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens& tokens, Ask& ask, Answer& a) {
+  using kbq::dsl::TermKind;
   ask.unknown_model_words = unknown_model_words(tokens, q);
   std::vector<std::string> ignored;
   for (const auto& t : q.terms) {
