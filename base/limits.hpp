@@ -20,6 +20,9 @@ inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t kMaxSourceFileBytes = 16 * kMiB;
 // One TSV file of the data folder (the largest real one is 40 KB).
 inline constexpr std::uint64_t kMaxDataFileBytes = 16 * kMiB;
+// One file of a code snapshot (kb-sources/code/<commit>/, written by kbc
+// extract-code; the largest real one, recipe-facts.tsv, is 16.9 MB).
+inline constexpr std::uint64_t kMaxCodeSnapshotFileBytes = 64 * kMiB;
 // Every file of one build together (1000x synthetic sources: 60 MB).
 inline constexpr std::uint64_t kMaxSourcesBytes = 1024 * kMiB;
 // Files (.md, .txt) one build compiles (1000x: 5 000).

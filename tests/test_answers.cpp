@@ -5,6 +5,8 @@
 
 #include "process.hpp"
 
+#include "base/schema_version.hpp"
+
 using json = nlohmann::json;
 
 namespace {
@@ -179,6 +181,6 @@ TEST_CASE("kbq exit codes", "[answers]") {
   // --version names the KB's schema version.
   const auto version = kbtest::run(KBQ_PATH, {"--version"});
   CHECK(version.exit_code == 0);
-  CHECK(version.out.find("schema version 4") != std::string::npos);
+  CHECK(version.out.find("schema version " + std::to_string(kb::kSchemaVersion)) != std::string::npos);
   CHECK(kbtest::run(KBQ_PATH, {"--help"}).exit_code == 0);
 }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/files.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 #include "base/tsv.hpp"
 
@@ -33,13 +35,18 @@ std::string unescape(const std::string& s) {
 std::optional<TsvTable> load(const fs::path& dir, const std::string& file, const std::string& root, Diagnostics& diags,
                              const std::vector<std::string>& required) {
   const fs::path p = dir / file;
-  auto bytes = read_file(p.string());
+  std::error_code ec;
   const std::string shown = fs::relative(p, root).generic_string();
-  if (!bytes) {
+  if (!fs::exists(p, ec)) {
     diags.error({shown, 0, 0}, "missing file of a code snapshot", "rerun kbc extract-code for this checkout");
     return std::nullopt;
   }
-  TsvTable t = parse_tsv(shown, *bytes, diags, required);
+  FileRead read = read_regular_file(p.string(), limits::kMaxCodeSnapshotFileBytes);
+  if (!read.bytes) {
+    diags.error({shown, 0, 0}, "cannot read file of a code snapshot: " + read.error, "docs/security.md says how to change the limit");
+    return std::nullopt;
+  }
+  TsvTable t = parse_tsv(shown, *read.bytes, diags, required);
   return t;
 }
 

@@ -415,6 +415,21 @@ class Writer {
     const auto& sp = in_.vocab->steps;
     Stmt steps(db_, "INSERT INTO steps(step, modality, source) VALUES (?,?,?)");
     for (const auto& row : sp.rows) steps.bind_all(sp.get(row, "step"), sp.get(row, "modality"), sp.get(row, "source")).run();
+    const auto& pr = in_.vocab->precisions;
+    Stmt prec(db_, "INSERT INTO precisions(precision, ordinal, match, archs, display, source) VALUES (?,?,?,?,?,?)");
+    long long ordinal = 0;
+    for (const auto& row : pr.rows)
+      prec.bind_all(pr.get(row, "precision"), ++ordinal, pr.get(row, "match"), pr.get(row, "archs"), pr.get(row, "display"),
+                    pr.get(row, "source"))
+          .run();
+    const auto& dk = in_.vocab->dataset_kinds;
+    Stmt kinds(db_, "INSERT INTO dataset_kinds(ordinal, class, when_fact, data, user_data, source) VALUES (?,?,?,?,?,?)");
+    ordinal = 0;
+    for (const auto& row : dk.rows)
+      kinds
+          .bind_all(++ordinal, dk.get(row, "class"), dk.get(row, "when"), dk.get(row, "data"), dk.get(row, "user_data") == "yes" ? 1 : 0,
+                    dk.get(row, "source"))
+          .run();
     const auto& rk = in_.vocab->ranking;
     Stmt rank(db_, "INSERT INTO ranking(position, criterion, description, source) VALUES (?,?,?,?)");
     for (const auto& row : rk.rows) {

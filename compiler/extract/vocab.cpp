@@ -42,7 +42,18 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   load("memory.tsv", v.memory, {"key", "value", "unit"});
   load("steps.tsv", v.steps, {"step", "modality"});
   load("ranking.tsv", v.ranking, {"position", "criterion", "description"});
+  load("precisions.tsv", v.precisions, {"precision", "match", "archs", "display"});
+  load("dataset-kinds.tsv", v.dataset_kinds, {"class", "when", "data", "user_data"});
 
+  for (const auto& row : v.dataset_kinds.rows)
+    if (const auto& u = v.dataset_kinds.get(row, "user_data"); u != "yes" && u != "no")
+      diags.error(v.dataset_kinds.span(row, "user_data"), "user_data must be yes or no, got '" + u + "'");
+  for (const auto& row : v.precisions.rows) {
+    const auto& m = v.precisions.get(row, "match");
+    if (m != "*" && m != "fp4=set" && m != "fp16=true" && !(starts_with(m, "fp8_recipe=") && m.size() > 11))
+      diags.error(v.precisions.span(row, "match"), "unknown precision match '" + m + "'",
+                  "write fp4=set, fp8_recipe=<value>, fp16=true or *");
+  }
   for (const auto& row : v.sections.rows) {
     const auto& l = v.sections.get(row, "lang");
     if (l != "*") v.languages.insert(l);
