@@ -1,5 +1,11 @@
 // Reading the reviewable data files of kb-sources/data: tab-separated,
 // a header line, `#` comment lines, every row with a `source` column.
+//
+// The one rule (docs/sources.md, "The data files"; the code extractor's
+// read_tsv follows it too): a leading BOM is ignored, a '\r' before a line
+// end dropped; empty lines and lines starting with '#' are skipped; the
+// first other line is the header; every cell is trimmed (kb::trim); a row
+// with more or fewer cells than the header is an error, never padded.
 #pragma once
 
 #include <map>

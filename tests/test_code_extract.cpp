@@ -12,6 +12,8 @@
 // checked-in folder is missing.
 #include <catch2/catch.hpp>
 
+#include "base/text.hpp"
+#include "base/tsv.hpp"
 #include "process.hpp"
 
 #include <algorithm>
@@ -199,7 +201,74 @@ TEST_CASE("code: kbc extract-code reports a syntax error at its line and writes 
   INFO(r.err);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find(": error: ") != std::string::npos);
-  CHECK_FALSE(fs::exists(sources + "/code/0123456789"));
+  // Nothing under code/, whatever the snapshot folder would have been named.
+  CHECK(files_in(sources + "/code").empty());
+  CHECK_FALSE(fs::exists(sources + "/code"));
+}
+
+TEST_CASE("code: the extractor reads data files by kbc's one TSV rule", "[code]") {
+  TempDir tmp;
+  kb::Diagnostics diags;
+  const auto fields = kb::load_tsv(kFields, diags);
+  REQUIRE(fields);
+  REQUIRE_FALSE(diags.has_errors());
+  const std::string alias = kFixtures + "/alias-chain";
+  const std::vector<std::string> args = {"--mbridge", alias + "/checkout", "--commit", kFixtureCommit, "--date", kFixtureDate};
+
+  SECTION("a byte-order mark, CRLF line ends and cells padded with spaces read as the plain file") {
+    std::string text = "\xEF\xBB\xBF";
+    for (const auto& line : kb::split(kbtest::read_file(kFields), '\n')) {
+      if (line.empty()) continue;
+      std::string padded = line;
+      if (line[0] != '#') {
+        padded.clear();
+        for (const auto& cell : kb::split(line, '\t')) padded += (padded.empty() ? "" : "\t") + std::string(" ") + cell + "  ";
+      }
+      text += padded + "\r\n";
+    }
+    const std::string path = tmp / "code-fields.tsv";
+    kbtest::write_file(path, text);
+    kb::Diagnostics d;
+    const auto base = kb::load_tsv(path, d);
+    REQUIRE(base);
+    CHECK_FALSE(d.has_errors());
+    CHECK(base->header == fields->header);
+    REQUIRE(base->rows.size() == fields->rows.size());
+    for (size_t i = 0; i < base->rows.size(); ++i) CHECK(base->rows[i].cells == fields->rows[i].cells);
+    auto argv = args;
+    argv.insert(argv.end(), {"--fields", path, "--layout", kRoot + "/kb-sources/data/code-layout.tsv", "--out", tmp / "out"});
+    const auto r = extract(argv);
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    for (const auto& f : files_in(alias + "/expected")) {
+      INFO(f);
+      CHECK(kbtest::read_file(tmp / ("out/" + f)) == kbtest::read_file(alias + "/expected/" + f));
+    }
+  }
+
+  SECTION("a row with fewer or more cells than the header is the same error at the same line in both") {
+    for (const int delta : {-1, +1}) {
+      std::string text = kbtest::read_file(kFields);
+      const size_t cells = fields->header.size() + static_cast<size_t>(delta);
+      std::vector<std::string> row(cells, "x");
+      text += kb::join(row, "\t") + "\n";
+      const int line = static_cast<int>(kb::split(text, '\n').size()) - 1;
+      const std::string path = tmp / "ragged.tsv";
+      kbtest::write_file(path, text);
+      kb::Diagnostics d;
+      kb::load_tsv(path, d);
+      REQUIRE(d.error_count() == 1);
+      const kb::Diagnostic& e = d.all().front();
+      CHECK(e.span.line == line);
+      auto argv = args;
+      argv.insert(argv.end(), {"--fields", path, "--layout", kRoot + "/kb-sources/data/code-layout.tsv", "--out", tmp / "out-ragged"});
+      const auto r = extract(argv);
+      INFO("stderr: " << r.err);
+      CHECK(r.exit_code == 2);
+      CHECK(first_line(r.err) == path + ":" + std::to_string(line) + ": error: " + e.message);
+      CHECK_FALSE(fs::exists(tmp / "out-ragged"));
+    }
+  }
 }
 
 // kbc runs the extractor by its path, never from stdin: a Python traceback

@@ -25,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/tsv.hpp"
 #include "query/memory/from_facts.hpp"
 #include "query/memory/memory.hpp"
 
@@ -40,7 +41,7 @@ const std::string kRoot = KB_SOURCE_DIR;
 const std::string kCode = kRoot + "/kb-sources/code/067f987df";
 const std::string kData = kRoot + "/kb-sources/data";
 
-// A TSV file: '#' comments, a header row, tab-separated cells (escapes kept as written).
+// A TSV file: the header and the rows' cells (escapes kept as written).
 struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
@@ -52,34 +53,15 @@ struct Table {
   }
 };
 
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t tab = line.find('\t', start);
-    out.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-    if (tab == std::string::npos) return out;
-    start = tab + 1;
-  }
-}
-
+// Read by the one rule of every data file (base/tsv.hpp), as kbc reads them.
 Table read_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) FAIL("cannot read " << path);
-  Table t;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    auto cells = split_tabs(line);
-    if (t.header.empty()) {
-      t.header = cells;
-      continue;
-    }
-    cells.resize(std::max(cells.size(), t.header.size()));
-    t.rows.push_back(std::move(cells));
-  }
-  return t;
+  kb::Diagnostics diags;
+  const auto t = kb::load_tsv(path, diags);
+  if (!t || diags.has_errors()) FAIL(diags.render_all());
+  Table out;
+  out.header = t->header;
+  for (const auto& r : t->rows) out.rows.push_back(r.cells);
+  return out;
 }
 
 std::string read_text(const std::string& path) {
@@ -137,7 +119,7 @@ const Calibration& calibration() {
     {
       const int tc = facts_t.col("target"), fc = facts_t.col("field"), sc = facts_t.col("state"), vc = facts_t.col("value");
       for (const auto& r : facts_t.rows) {
-        auto st = mem::parse_fact_state(r[static_cast<std::size_t>(sc)]);
+        auto st = kb::parse_kind<kb::FactState>(r[static_cast<std::size_t>(sc)]);
         if (!st) FAIL("recipe-facts.tsv: state " << r[static_cast<std::size_t>(sc)]);
         facts[r[static_cast<std::size_t>(tc)]][r[static_cast<std::size_t>(fc)]] = {*st, r[static_cast<std::size_t>(vc)]};
       }
@@ -196,7 +178,7 @@ const Calibration& calibration() {
       const mem::ModelRow* row = nullptr;
       std::string key = cell(model_c);
       auto hf = f.find("hf_id");
-      if (hf != f.end() && hf->second.state == mem::FactState::kValue) {
+      if (hf != f.end() && hf->second.state == kb::FactState::Value) {
         auto k = key_by_hf.find(hf->second.value);
         if (k == key_by_hf.end()) {
           not_sized("no models.tsv / models-extra.tsv row for " + hf->second.value);
@@ -257,7 +239,7 @@ const Calibration& calibration() {
       auto task = f.find("builder_task");
       o.task = task == f.end() ? "" : task->second.value;
       auto packed = f.find("packed_sequence_size");
-      o.packed = o.task == "pretrain" || (packed != f.end() && packed->second.state == mem::FactState::kValue);
+      o.packed = o.task == "pretrain" || (packed != f.end() && packed->second.state == kb::FactState::Value);
       if (o.verdict == Verdict::kDoesNotFit && std::getenv("KB_MEMORY_REPORT")) {
         std::int64_t lo = 0, hi = tr.seq_length / 128;  // in units of 128 tokens
         while (lo < hi) {

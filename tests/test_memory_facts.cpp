@@ -12,9 +12,9 @@ namespace mem = kbq::memory;
 
 namespace {
 
-mem::Fact v(std::string value) { return {mem::FactState::kValue, std::move(value)}; }
-mem::Fact d(std::string value) { return {mem::FactState::kDefault, std::move(value)}; }
-mem::Fact u() { return {mem::FactState::kUnknown, ""}; }
+mem::Fact v(std::string value) { return {kb::FactState::Value, std::move(value)}; }
+mem::Fact d(std::string value) { return {kb::FactState::Default, std::move(value)}; }
+mem::Fact u() { return {kb::FactState::Unknown, ""}; }
 
 template <typename T>
 const T& ok(const std::variant<mem::Mapped<T>, mem::InputError>& r) {
@@ -159,7 +159,7 @@ TEST_CASE("memory facts: pipeline layouts give the first and last stage", "[memo
   CHECK(m.first_stage_layers == 2);  // stages 0 and 2
   CHECK(m.last_stage_layers == 3);   // stages 1 and 3
   // A layout the extractor could not decide leaves the even split.
-  mem::RecipeFacts h = {{"pp", v("2")}, {"pipeline_layout", {mem::FactState::kAlternatives, "[[?], [?]]|none"}}};
+  mem::RecipeFacts h = {{"pp", v("2")}, {"pipeline_layout", {kb::FactState::Alternatives, "[[?], [?]]|none"}}};
   const auto r = mem::layout_from_facts(h, 2, false);
   CHECK(std::get<mem::Mapped<mem::Layout>>(r).value.first_stage_layers == 0);
   CHECK_FALSE(std::get<mem::Mapped<mem::Layout>>(r).assumptions.empty());
@@ -218,7 +218,7 @@ TEST_CASE("memory facts: LoRA, precision-aware optimizer, FSDP, recompute and of
 }
 
 TEST_CASE("memory facts: fact states spell as recipe-facts.tsv writes them", "[memory]") {
-  for (auto s : {mem::FactState::kValue, mem::FactState::kDefault, mem::FactState::kAlternatives, mem::FactState::kUnknown})
-    CHECK(mem::parse_fact_state(mem::fact_state_name(s)) == s);
-  CHECK_FALSE(mem::parse_fact_state("maybe"));
+  for (auto s : {kb::FactState::Value, kb::FactState::Default, kb::FactState::Alternatives, kb::FactState::Unknown})
+    CHECK(kb::parse_kind<kb::FactState>(kb::to_string(s)) == s);
+  CHECK_FALSE(kb::parse_kind<kb::FactState>("maybe"));
 }

@@ -16,13 +16,6 @@ namespace {
 
 using i64 = std::int64_t;
 
-constexpr std::array<std::pair<FactState, std::string_view>, 4> kFactStates{{
-    {FactState::kValue, "value"},
-    {FactState::kDefault, "default"},
-    {FactState::kAlternatives, "alternatives"},
-    {FactState::kUnknown, "unknown"},
-}};
-
 std::optional<i64> to_int(std::string_view s) {
   i64 v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -42,7 +35,7 @@ const Fact* known(const RecipeFacts& f, std::string_view field, bool defaults = 
   auto it = f.find(field);
   if (it == f.end()) return nullptr;
   const FactState s = it->second.state;
-  if (s == FactState::kValue || (defaults && s == FactState::kDefault)) return &it->second;
+  if (s == FactState::Value || (defaults && s == FactState::Default)) return &it->second;
   return nullptr;
 }
 
@@ -262,18 +255,6 @@ std::optional<DType> torch_dtype(std::string_view v) {
 
 }  // namespace
 
-std::optional<FactState> parse_fact_state(std::string_view name) {
-  for (const auto& [s, n] : kFactStates)
-    if (n == name) return s;
-  return std::nullopt;
-}
-
-std::string_view fact_state_name(FactState s) {
-  for (const auto& [v, n] : kFactStates)
-    if (v == s) return n;
-  return "?";
-}
-
 std::variant<Mapped<Architecture>, InputError> architecture_from_facts(const ModelRow* model, const ArchFacts& arch,
                                                                        const RecipeFacts& recipe) {
   Mapped<Architecture> out;
@@ -409,7 +390,7 @@ std::variant<Mapped<Layout>, InputError> layout_from_facts(const RecipeFacts& re
   };
   for (std::string_view f : {"tp", "pp", "cp", "ep"}) {
     const auto it = recipe.find(f);
-    if (it == recipe.end() || it->second.state == FactState::kUnknown || it->second.state == FactState::kAlternatives)
+    if (it == recipe.end() || it->second.state == FactState::Unknown || it->second.state == FactState::Alternatives)
       out.assumptions.push_back(std::string(f) + " not known from the recipe: 1");
   }
   l.tp = size("tp", 1);
@@ -434,7 +415,7 @@ std::variant<Mapped<Layout>, InputError> layout_from_facts(const RecipeFacts& re
         l.last_stage_layers = per_rank.back();
         l.vp = static_cast<i64>(stages->size()) / l.pp;
       }
-    } else if (alt != recipe.end() && alt->second.state == FactState::kAlternatives) {
+    } else if (alt != recipe.end() && alt->second.state == FactState::Alternatives) {
       out.assumptions.push_back("pipeline layout depends on a run-time condition: layers split evenly");
     } else {
       l.first_stage_layers = fact_int(recipe, "first_stage_layers").value_or(0);

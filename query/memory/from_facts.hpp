@@ -21,23 +21,20 @@
 #include <variant>
 #include <vector>
 
+#include "base/kinds.hpp"
 #include "query/memory/memory.hpp"
 
 namespace kbq::memory {
 
-// How the extractor knew a fact (recipe-facts.tsv column `state`).
-enum class FactState : std::uint8_t {
-  kValue,         // value: set by the recipe code
-  kDefault,       // default: a dataclass default or the cited external default
-  kAlternatives,  // alternatives: a condition the extractor cannot decide ('|'-joined values)
-  kUnknown,       // unknown: not visible statically (e.g. set inside AutoBridge)
-};
+// How the extractor knew a fact (recipe-facts.tsv column `state`): the
+// one enum both programs use, with its spelling table (base/kinds.hpp).
+using kb::FactState;
 
 // One fact of a recipe: its state and the value cell as recipe-facts.tsv writes
 // it (Python spellings: true/false/none, lists as ["a", "b"]; in a layout
 // string a literal '|' is written "\|").
 struct Fact {
-  FactState state = FactState::kUnknown;  // how it was found
+  FactState state = FactState::Unknown;  // how it was found
   std::string value;                      // the `value` cell, empty when unknown
 };
 
@@ -63,10 +60,6 @@ struct Mapped {
   T value;                               // the mapped struct
   std::vector<std::string> assumptions;  // what the facts did not say and was assumed
 };
-
-// Reads recipe-facts.tsv's `state` spelling (value, default, alternatives, unknown).
-std::optional<FactState> parse_fact_state(std::string_view name);
-std::string_view fact_state_name(FactState s);
 
 // The model's architecture. `model` is its models.tsv / models-extra.tsv row,
 // or nullptr when the recipe builds its provider inline (a snapshot provider

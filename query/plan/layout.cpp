@@ -12,20 +12,6 @@ namespace kbq {
 
 namespace {
 
-memory::FactState memory_state(kb::FactState s) {
-  switch (s) {
-    case kb::FactState::Value:
-      return memory::FactState::kValue;
-    case kb::FactState::Default:
-      return memory::FactState::kDefault;
-    case kb::FactState::Alternatives:
-      return memory::FactState::kAlternatives;
-    case kb::FactState::Unknown:
-      break;
-  }
-  return memory::FactState::kUnknown;
-}
-
 template <typename T>
 bool take(const std::variant<memory::Mapped<T>, memory::InputError>& v, T& into, Sizing& s) {
   if (const auto* err = std::get_if<memory::InputError>(&v)) {
@@ -53,7 +39,7 @@ Sizing size_recipe(Kb& kb, const Recipe& r, const memory::Params& params) {
   (void)params;
   Sizing s;
   memory::RecipeFacts facts;
-  for (const auto& [field, f] : kb.facts(r.target)) facts[field] = {memory_state(f.state), f.value};
+  for (const auto& [field, f] : kb.facts(r.target)) facts[field] = {f.state, f.value};
   const auto model = kb.model(r.model_key);
   const memory::ModelRow* row = model ? &model->row : nullptr;
   static const memory::ArchFacts kNoArch;

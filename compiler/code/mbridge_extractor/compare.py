@@ -2,6 +2,7 @@
 
 import os
 
+from .datafiles import read_tsv
 from .errors import InputError
 
 
@@ -13,22 +14,12 @@ COMPARE_HEADER = (
     ("change", "name", "kind", "field", "old", "new"))
 
 
-def load_tsv_rows(path):
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        lines = [l for l in f.read().split("\n") if l and not l.startswith("#")]
-    header = lines[0].split("\t")
-    for l in lines[1:]:
-        rows.append(dict(zip(header, l.split("\t"))))
-    return rows
-
-
 def compare(old_dir, new_dir):
     def load(d):
         try:
-            rec = load_tsv_rows(os.path.join(d, "recipes.tsv"))
-            facts = load_tsv_rows(os.path.join(d, "recipe-facts.tsv"))
-        except (OSError, IndexError) as e:
+            rec = read_tsv(os.path.join(d, "recipes.tsv"))
+            facts = read_tsv(os.path.join(d, "recipe-facts.tsv"))
+        except InputError as e:
             raise InputError(d, 0, "cannot read extracted files: %s" % e, "run the extractor into this folder first")
         names = {(r["name"], r["kind"]): r for r in rec}
         by_target = {}

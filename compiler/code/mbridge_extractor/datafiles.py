@@ -6,29 +6,43 @@ from .errors import InputError
 
 
 def read_tsv(path):
-    """Rows of a TSV data file as dicts, each with its 1-based line number under '_line'."""
+    """Rows of a TSV data file as dicts, each with its 1-based line number under '_line'.
+
+    The one rule of every data file, which base/tsv.cpp follows too (docs/sources.md, "The data files"):
+    UTF-8, a leading byte-order mark ignored, a '\\r' before a line end dropped; empty lines and lines
+    starting with '#' skipped; the first other line names the columns; each cell trimmed of the white
+    space around it; a row with more or fewer cells than the header is an error, never padded.
+    """
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise InputError(path, 1, "cannot read data file: %s" % e.strerror, "check the path given on the command line")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(path, data.count(b"\n", 0, e.start) + 1, "invalid UTF-8 byte sequence", "save the file as UTF-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
     header = None
     rows = []
     for n, raw in enumerate(text.split("\n"), 1):
-        if not raw.strip() or raw.startswith("#"):
+        if raw.endswith("\r"):
+            raw = raw[:-1]
+        if not raw or raw.startswith("#"):
             continue
-        cells = raw.split("\t")
+        cells = [c.strip(" \t\n\r\f\v") for c in raw.split("\t")]
         if header is None:
             header = cells
             continue
-        if len(cells) > len(header):
-            raise InputError(path, n, "row has %d cells, header has %d" % (len(cells), len(header)),
-                             "tabs separate cells; a cell may not contain a tab")
-        row = dict(zip(header, cells + [""] * (len(header) - len(cells))))
+        if len(cells) != len(header):
+            raise InputError(path, n, "row has %d cells, the header has %d" % (len(cells), len(header)),
+                             "separate cells with exactly one tab; leave a cell empty rather than dropping it")
+        row = dict(zip(header, cells))
         row["_line"] = n
         rows.append(row)
     if header is None:
-        raise InputError(path, 1, "data file has no header row", "the first non-comment line names the columns")
+        raise InputError(path, 1, "no header line", "the first non-comment line names the columns")
     return rows
 
 class Layout:
