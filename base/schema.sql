@@ -261,7 +261,17 @@ CREATE TABLE gpus (
   nvlink_domain_size  INTEGER NOT NULL,
   gpus_per_node       INTEGER NOT NULL,
   fp8_gemm_any_layout INTEGER NOT NULL, -- 1: one FP8 weight copy (Blackwell on), data/gpu-memory.tsv
-  source              TEXT NOT NULL
+  source              TEXT NOT NULL,
+  arch                TEXT NOT NULL     -- ampere | ada | hopper | blackwell | blackwell_ws | rubin: the precisions it runs (precisions.archs)
+);
+-- Systems and racks as people name them: GPUs of one type per system, and nodes (data/systems.tsv).
+CREATE TABLE systems (
+  system       TEXT PRIMARY KEY,  -- the value of a lexicon word of kind system
+  display_name TEXT NOT NULL,
+  gpu_key      TEXT NOT NULL,     -- → gpus.gpu_key
+  gpus         INTEGER NOT NULL,  -- GPUs in one system
+  nodes        INTEGER NOT NULL,  -- nodes (torchrun --nnodes) in one system
+  source       TEXT NOT NULL
 );
 
 -- Every column of every model row (data/models.tsv, data/models-extra.tsv),

@@ -25,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/limits.hpp"
 #include "base/tsv.hpp"
 #include "query/memory/from_facts.hpp"
 #include "query/memory/memory.hpp"
@@ -53,10 +54,11 @@ struct Table {
   }
 };
 
-// Read by the one rule of every data file (base/tsv.hpp), as kbc reads them.
+// Read by the one rule of every data file (base/tsv.hpp), as kbc reads them
+// (a code snapshot's files under their own size limit).
 Table read_table(const std::string& path) {
   kb::Diagnostics diags;
-  const auto t = kb::load_tsv(path, diags);
+  const auto t = kb::load_tsv(path, diags, {}, kb::limits::kMaxCodeSnapshotFileBytes);
   if (!t || diags.has_errors()) FAIL(diags.render_all());
   Table out;
   out.header = t->header;

@@ -398,7 +398,7 @@ class Writer {
     const auto& g = in_.vocab->gpus;
     Stmt gs(db_,
             "INSERT INTO gpus(gpu_key, display_name, memory_gb, bf16_dense_tflops, nvlink_domain_size, gpus_per_node, "
-            "fp8_gemm_any_layout, source) VALUES (?,?,?,?,?,?,?,?)");
+            "fp8_gemm_any_layout, source, arch) VALUES (?,?,?,?,?,?,?,?,?)");
     for (const auto& row : g.rows) {
       gs.bind(1, g.get(row, "gpu_key")).bind(2, g.get(row, "display_name"));
       bind_real_or_null(gs, 3, g.get(row, "memory_gb"));
@@ -406,7 +406,15 @@ class Writer {
       bind_int_or_null(gs, 5, g.get(row, "nvlink_domain_size"));
       bind_int_or_null(gs, 6, g.get(row, "gpus_per_node"));
       gs.bind(7, any_layout[g.get(row, "gpu_key")]);
-      gs.bind(8, g.get(row, "source")).run();
+      gs.bind(8, g.get(row, "source")).bind(9, g.get(row, "arch")).run();
+    }
+    const auto& sy = in_.vocab->systems;
+    Stmt sys(db_, "INSERT INTO systems(system, display_name, gpu_key, gpus, nodes, source) VALUES (?,?,?,?,?,?)");
+    for (const auto& row : sy.rows) {
+      sys.bind(1, sy.get(row, "system")).bind(2, sy.get(row, "display_name")).bind(3, sy.get(row, "gpu_key"));
+      bind_int_or_null(sys, 4, sy.get(row, "gpus"));
+      bind_int_or_null(sys, 5, sy.get(row, "nodes"));
+      sys.bind(6, sy.get(row, "source")).run();
     }
     const auto& mp = in_.vocab->memory;
     Stmt mem(db_, "INSERT INTO memory_params(key, value, unit, source) VALUES (?,?,?,?)");

@@ -35,7 +35,7 @@ using kb::FactState;
 // string a literal '|' is written "\|").
 struct Fact {
   FactState state = FactState::Unknown;  // how it was found
-  std::string value;                      // the `value` cell, empty when unknown
+  std::string value;                     // the `value` cell, empty when unknown
 };
 
 // One recipe's facts, by field name (the rows of its target function).
