@@ -1,6 +1,8 @@
 // The engine behind query/kbq.hpp: opens the KB and runs each request
 // through the stages in order, parse → plan → check → rank (→ render in
-// respond()). The only file of the engine that calls more than one stage.
+// respond()). The only file of the engine that calls more than one stage,
+// and the one that loads what they read: it asks the KB reader
+// (query/kb/kb.hpp) for values and hands them to the stages, which compute.
 #include <algorithm>
 #include <set>
 
@@ -12,6 +14,7 @@
 #include "query/kbq.hpp"
 #include "query/plan/plan.hpp"
 #include "query/rank/rank.hpp"
+#include "query/stage.hpp"
 
 namespace kbq {
 
@@ -44,6 +47,15 @@ std::string_view to_string(Outcome v) {
 struct Engine::Impl {
   explicit Impl(const std::string& path) : kb(path) {}
   Kb kb;
+
+  // What every stage of an answer in `lang` shares.
+  Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), lang}; }
+  // One recipe planned (its facts and model loaded first).
+  Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute) {
+    return plan_recipe(c, kb.data_of(r), ask, substitute);
+  }
+  // One planned recipe checked.
+  void check(const Context& c, Planned& p) { kbq::check(c, p.model, kb.drift(p.result.recipe.name), p.result); }
 };
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -66,7 +78,7 @@ namespace {
 
 // The verdict of an answer from its first result, with the fewest GPUs and
 // what fits instead when nothing runs.
-void conclude(Context& c, const Ask& ask, Answer& a) {
+void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   if (a.results.empty()) {
     a.verdict = Outcome::NoMatch;
     return;
@@ -78,7 +90,7 @@ void conclude(Context& c, const Ask& ask, Answer& a) {
       const Recipe& rc = top.recipe;
       const std::string has = !rc.native_precision.empty() ? rc.native_precision
                               : !rc.low_precision.empty()  ? rc.low_precision
-                                                           : c.kb.planner("default_precision");
+                                                           : c.settings().default_precision;
       a.warnings.push_back(c.label("warn.precision", {{"precision", ask.precision}, {"recipe", rc.name}, {"has", has}}));
     }
   if (a.results.front().runnable) {
@@ -87,14 +99,17 @@ void conclude(Context& c, const Ask& ask, Answer& a) {
   }
   a.verdict = Outcome::NotPossible;
   a.min_gpus = a.results.front().min_gpus;
-  if (a.request == Request::Ask) a.alternatives = alternatives(c, ask, a.results.front().recipe);
+  if (a.request != Request::Ask) return;
+  const Result& best = a.results.front();
+  const PlanFn plan = [&](const Recipe& r, const Ask& asked) { return e.plan(c, r, asked, false); };
+  a.alternatives = alternatives(c, ask, best, e.kb.catalog(RecipeKind::Library), e.kb.catalog(best.recipe.kind), plan);
 }
 
 // The exported names nearest a name the code does not export.
 std::vector<std::string> nearest_names(Kb& kb, const std::string& name) {
   std::vector<std::pair<size_t, std::string>> near;
   for (RecipeKind kind : {RecipeKind::Library, RecipeKind::Benchmark})
-    for (const auto& r : kb.recipes(kind)) near.emplace_back(kb::edit_distance(name, r.name), r.name);
+    for (const auto& r : kb.catalog(kind).recipes) near.emplace_back(kb::edit_distance(name, r.name), r.name);
   std::sort(near.begin(), near.end());
   std::vector<std::string> out;
   for (size_t i = 0; i < near.size() && out.size() < 3; ++i)
@@ -123,10 +138,23 @@ Answer one_recipe_answer(Request request, const std::string& recipe, const std::
 }
 
 // Checks, ranks and concludes an answer of one planned result.
-void finish_one(Context& c, const Ask& ask, Answer& a) {
-  kbq::check(c, a.results.back());
+void finish_one(Engine::Impl& e, const Context& c, const Ask& ask, Planned& p, Answer& a) {
+  e.check(c, p);
+  a.results.push_back(std::move(p.result));
   rank(c, ask, {}, a.results);
-  conclude(c, ask, a);
+  conclude(e, c, ask, a);
+}
+
+// One result per model, mode, sequence and precision class (distinct_key),
+// numbered, then the first `limit`.
+void keep_distinct(const Context& c, size_t limit, std::vector<Result>& results) {
+  std::set<std::string> seen;
+  std::vector<Result> kept;
+  for (auto& r : results)
+    if (seen.insert(distinct_key(r.recipe, c.settings().default_precision)).second) kept.push_back(std::move(r));
+  results = std::move(kept);
+  for (size_t i = 0; i < results.size(); ++i) results[i].score = static_cast<int>(i + 1);
+  if (results.size() > limit) results.resize(limit);
 }
 
 }  // namespace
@@ -143,38 +171,25 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   a.canonical = kbq::dsl::to_canonical(q);
   a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : "en";
   for (const auto& w : q.warnings) a.warnings.push_back(w.message);
-  Context c = make_context(kb, a.lang);
-  auto resolved = resolve_question(c, q, a);
+  const Context c = impl_->context(a.lang);
+  auto resolved = resolve_terms(c, q);
   if (auto* err = std::get_if<Error>(&resolved)) return *err;
-  const Ask& ask = std::get<Ask>(resolved);
-  // plan
-  const auto cands = candidates(c, ask, a);
-  const QuickRefPicks picks = quick_ref_picks(kb, ask);
-  for (const auto& cand : cands) a.results.push_back(plan_recipe(c, *cand.recipe, ask, cand.substitute));
-  // check
-  for (auto& r : a.results) kbq::check(c, r);
+  Ask& ask = std::get<Ask>(resolved);
+  const Catalog& recipes = kb.catalog(ask.kind());
+  resolve_words(c, q, recipes, ask, a);
+  // plan and check
+  const auto cands = candidates(c, ask, recipes, a);
+  const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);
+  const auto limit = static_cast<size_t>(std::max(opts.limit, 1));
+  for (const auto& cand : cands) {
+    Planned p = impl_->plan(c, *cand.recipe, ask, cand.substitute);
+    impl_->check(c, p);
+    a.results.push_back(std::move(p.result));
+  }
   // rank
   rank(c, ask, picks, a.results);
-  // One result per model, mode, sequence and precision class: the other
-  // names of a recipe (its hardware aliases, its FP8 twins) are one
-  // `kbq show` or a precision word away, not alternatives.
-  {
-    const std::string def = kb.planner("default_precision");
-    std::set<std::string> seen;
-    std::vector<Result> kept;
-    for (auto& r : a.results) {
-      const Recipe& rc = r.recipe;
-      const bool low = low_precision(rc, def);
-      const std::string key = rc.model_key.empty() ? rc.name
-                                                   : rc.model_key + "|" + rc.mode + "|" + std::to_string(rc.seq_len.value_or(0)) + "|" +
-                                                         (low ? "low" : "") + "|" + std::string(to_string(rc.kind));
-      if (seen.insert(key).second) kept.push_back(std::move(r));
-    }
-    a.results = std::move(kept);
-    for (size_t i = 0; i < a.results.size(); ++i) a.results[i].score = static_cast<int>(i + 1);
-  }
-  if (a.results.size() > static_cast<size_t>(std::max(opts.limit, 1))) a.results.resize(static_cast<size_t>(std::max(opts.limit, 1)));
-  conclude(c, ask, a);
+  keep_distinct(c, limit, a.results);
+  conclude(*impl_, c, ask, a);
   return a;
 }
 
@@ -182,12 +197,12 @@ std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::s
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
-  Context c = make_context(kb, lang);
+  const Context c = impl_->context(lang);
   Answer a = one_recipe_answer(Request::Show, recipe, lang);
   Ask ask;
-  ask.hardware = !rc->native_hardware.empty() ? rc->native_hardware : kb.planner("default_gpu");
+  ask.hardware = !rc->native_hardware.empty() ? rc->native_hardware : c.settings().default_gpu;
   ask.hardware_assumed = rc->native_hardware.empty();
-  a.results.push_back(plan_recipe(c, *rc, ask, false));
+  Planned p = impl_->plan(c, *rc, ask, false);
   // A name both packages export is two functions: the library one (what
   // run_recipe.py --recipe runs, shown) and the benchmark one (what the
   // benchmark launcher runs); when their sizes differ, the answer says so.
@@ -195,12 +210,11 @@ std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::s
     if (auto twin = kb.recipe(recipe, RecipeKind::Benchmark);
         twin && (twin->tp != rc->tp || twin->pp != rc->pp || twin->cp != rc->cp || twin->ep != rc->ep)) {
       const auto n = [](const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string("?"); };
-      a.results.back().departures.push_back(
-          c.label("caveat.also_benchmark",
-                  {{"layout", "TP " + n(twin->tp) + " · PP " + n(twin->pp) + " · CP " + n(twin->cp) + " · EP " + n(twin->ep)},
-                   {"at", kb.cite(twin->target, "tp")}}));
+      p.result.departures.push_back(c.label("caveat.also_benchmark", {{"layout", "TP " + n(twin->tp) + " · PP " + n(twin->pp) + " · CP " +
+                                                                                     n(twin->cp) + " · EP " + n(twin->ep)},
+                                                                      {"at", kb.data_of(*twin).cite("tp")}}));
     }
-  finish_one(c, ask, a);
+  finish_one(*impl_, c, ask, p, a);
   return a;
 }
 
@@ -208,14 +222,14 @@ std::variant<Answer, Error> Engine::fewest(const std::string& recipe, const std:
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
-  if (!kb.gpu(hardware)) return Error{"unknown GPU type '" + hardware + "'", {}};
-  Context c = make_context(kb, lang);
+  const Context c = impl_->context(lang);
+  if (!c.kb.gpu(hardware)) return Error{"unknown GPU type '" + hardware + "'", {}};
   Answer a = one_recipe_answer(Request::Show, recipe, lang);
   Ask ask;
   ask.hardware = hardware;
   ask.fewest = true;
-  a.results.push_back(plan_recipe(c, *rc, ask, false));
-  finish_one(c, ask, a);
+  Planned p = impl_->plan(c, *rc, ask, false);
+  finish_one(*impl_, c, ask, p, a);
   return a;
 }
 
@@ -224,39 +238,39 @@ std::variant<Answer, Error> Engine::check(const std::string& recipe, long long g
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
-  Context c = make_context(kb, lang);
+  const Context c = impl_->context(lang);
   Answer a = one_recipe_answer(Request::Check, recipe, lang);
   Ask ask;
   ask.gpus = gpus;
-  ask.hardware = hardware.empty() ? kb.planner("default_gpu") : hardware;
+  ask.hardware = hardware.empty() ? c.settings().default_gpu : hardware;
   ask.hardware_assumed = hardware.empty();
-  if (!kb.gpu(ask.hardware)) {
+  if (!c.kb.gpu(ask.hardware)) {
     std::vector<std::string> known;
-    for (const auto& g : kb.gpus()) known.push_back(g.key);
+    for (const auto& g : c.kb.gpus) known.push_back(g.key);
     return Error{"unknown GPU type '" + hardware + "'", "--hardware takes one of " + kb::join(known, ", ")};
   }
   std::vector<std::string> notes;
-  auto fixed = resolve_overrides(c, overrides, notes);
+  auto fixed = resolve_overrides(c, kb.code_config_keys(), overrides, notes);
   if (auto* err = std::get_if<Error>(&fixed)) return *err;
   ask.fixed = std::get<KeyValues>(fixed);
   // Every size the user did not set stays the recipe's own: `check` judges
   // the user's layout, it does not plan another.
   for (const auto& [d, name] : kDimNames) {
-    const auto keys = kb.config_keys_for(std::string(name));
-    if (keys.empty()) continue;
-    const bool set = std::any_of(ask.fixed.begin(), ask.fixed.end(), [&](const auto& kv) { return kv.first == keys.front().key; });
+    const std::string key = c.kb.key_for(name);
+    if (key.empty()) continue;
+    const bool set = std::any_of(ask.fixed.begin(), ask.fixed.end(), [&](const auto& kv) { return kv.first == key; });
     const std::optional<long long> own = d == Dim::TP    ? rc->tp
                                          : d == Dim::PP  ? rc->pp
                                          : d == Dim::CP  ? rc->cp
                                          : d == Dim::EP  ? rc->ep
                                          : d == Dim::ETP ? rc->etp
                                                          : rc->vp;
-    if (!set && own) ask.fixed.emplace_back(keys.front().key, std::to_string(*own));
+    if (!set && own) ask.fixed.emplace_back(key, std::to_string(*own));
   }
   if (ask.hardware_assumed) a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", kb::upper_ascii(ask.hardware)}}));
-  a.results.push_back(plan_recipe(c, *rc, ask, false));
-  for (auto& n : notes) a.results.back().notes.insert(a.results.back().notes.begin(), n);
-  finish_one(c, ask, a);
+  Planned p = impl_->plan(c, *rc, ask, false);
+  for (auto& n : notes) p.result.notes.insert(p.result.notes.begin(), n);
+  finish_one(*impl_, c, ask, p, a);
   return a;
 }
 
@@ -266,13 +280,16 @@ Listing listing(Kb& kb, const std::string& kind, const std::string& lang) {
   Listing l;
   l.kind = kind;
   l.lang = lang;
+  const std::string& base = kb.snapshot().settings.base_language;
   for (const auto& key : kb.entity_keys(kind)) {
+    const EntityRef e{kind, key};
+    const auto& texts = kb.entity(kind, key);
     ListItem it;
     it.id = kind + "/" + key;
     it.key = key;
-    it.prose = prose(kb, kind, key, lang);
+    it.prose = prose(texts, e, lang, base);
     it.text = it.prose.text;
-    if (kind == "pitfall") it.text += " — " + prose(kb, kind, key, lang, "symptom").text + " → " + prose(kb, kind, key, lang, "fix").text;
+    if (kind == "pitfall") it.text += " — " + prose(texts, e, lang, base, "symptom").text + " → " + prose(texts, e, lang, base, "fix").text;
     l.items.push_back(std::move(it));
   }
   return l;

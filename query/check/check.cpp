@@ -6,8 +6,7 @@
 #include <set>
 
 #include "base/text.hpp"
-#include "query/check/rules.hpp"
-#include "query/plan/layout.hpp"
+#include "query/rules/rules.hpp"
 
 namespace kbq {
 
@@ -19,14 +18,13 @@ std::string gib(double v) {
   return buf;
 }
 
-Prose rule_prose(Context& c, const std::string& check) {
-  const std::string entity = c.kb.check_entity(check);
-  const auto slash = entity.find('/');
-  if (slash == std::string::npos) return {};
-  return prose(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang);
+Prose rule_prose(const Context& c, const std::string& check) {
+  const EntityRef* e = c.kb.check_entity(check);
+  return e ? c.prose(*e) : Prose{};
 }
 
-void add_verdict(Context& c, Result& r, const std::string& check, Status s, const std::vector<std::pair<std::string, std::string>>& vars) {
+void add_verdict(const Context& c, Result& r, const std::string& check, Status s,
+                 const std::vector<std::pair<std::string, std::string>>& vars) {
   Verdict v;
   v.id = check;
   v.status = s;
@@ -35,24 +33,22 @@ void add_verdict(Context& c, Result& r, const std::string& check, Status s, cons
   r.rules.push_back(std::move(v));
 }
 
-void add_pitfall(Context& c, Result& r, const std::string& check) {
-  const std::string entity = c.kb.check_entity(check);
-  const auto slash = entity.find('/');
-  if (slash == std::string::npos) return;
-  Prose p = prose(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang);
+void add_pitfall(const Context& c, Result& r, const std::string& check) {
+  const EntityRef* e = c.kb.check_entity(check);
+  if (!e) return;
+  Prose p = c.prose(*e);
   if (p.text.empty()) return;
-  const Prose symptom = prose(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang, "symptom");
-  const Prose fix = prose(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang, "fix");
+  const Prose symptom = c.prose(*e, "symptom");
+  const Prose fix = c.prose(*e, "fix");
   p.text += " — " + symptom.text + " → " + fix.text;
   r.pitfalls.push_back(std::move(p));
 }
 
-// The sizing rules on the layout.
-void rules(Context& c, Result& r) {
+// The sizing rules on the layout, with the model numbers the plan sized.
+void rules(const Context& c, const RuleModel& model, Result& r) {
   const Layout& L = r.layout;
-  const Sizing sz = size_recipe(c.kb, r.recipe, c.params);
-  const auto gpu = c.kb.gpu(L.hardware);
-  RuleInput in;
+  const Gpu* gpu = c.kb.gpu(L.hardware);
+  RuleInput in = rule_input(model, gpu ? gpu->nvlink : 0, r.recipe.moe, c.settings().long_context_threshold);
   in.world = L.gpus;
   in.tp = L.tp;
   in.pp = L.pp;
@@ -62,20 +58,11 @@ void rules(Context& c, Result& r) {
   in.etp = L.etp;
   in.sp = L.sp;
   in.seq = L.seq;
-  in.threshold = c.threshold;
-  in.kv_heads = sz.kv_heads;
-  in.heads = sz.heads;
-  in.layers = sz.layers;
-  in.split_extra = sz.split_extra;
-  in.experts = sz.experts;
-  in.nvlink = gpu ? gpu->nvlink : 0;
-  in.moe = r.recipe.moe;
-  in.stage_layout = sz.stage_layout;
   for (const auto& o : evaluate_rules(in)) add_verdict(c, r, o.check, o.status, o.vars);
 }
 
 // Memory per GPU against capacity, and the batch arithmetic.
-void memory_and_batch(Context& c, Result& r) {
+void memory_and_batch(const Context& c, Result& r) {
   const Memory& M = r.memory;
   if (!M.known)
     add_verdict(c, r, "memory_fits", Status::Unknown, {{"reason", M.unknown_reason}});
@@ -93,7 +80,7 @@ void memory_and_batch(Context& c, Result& r) {
                  {"accum", std::to_string(B.grad_accum)}});
 }
 
-void pitfalls(Context& c, Result& r) {
+void pitfalls(const Context& c, Result& r) {
   const Layout& L = r.layout;
   const auto status = [&](const char* id) {
     for (const auto& v : r.rules)
@@ -104,31 +91,25 @@ void pitfalls(Context& c, Result& r) {
   if (L.pp > 1 && L.vp == 0) add_pitfall(c, r, "pp_without_vp");
   if (r.recipe.moe && r.recipe.ep && L.ep < *r.recipe.ep) add_pitfall(c, r, "moe_ep_too_small");
   if (status("cp_for_long_context") == Status::Fail) add_pitfall(c, r, "long_context_without_cp");
-  if (r.recipe.moe && !L.hardware_assumed && L.hardware == c.kb.planner("moe_overlap_hardware")) add_pitfall(c, r, "moe_overlap_h100");
+  const Settings& s = c.settings();
+  if (r.recipe.moe && !L.hardware_assumed && L.hardware == s.moe_overlap_hardware) add_pitfall(c, r, "moe_overlap_h100");
   bool cuda_graphs = false;
   for (const auto& o : r.overrides)
-    if (auto k = c.kb.config_key(o.key); k && k->dimension == c.kb.planner("cuda_graph_dimension")) cuda_graphs = true;
+    if (const ConfigKey* k = c.kb.config_key(o.key); k && k->dimension == s.cuda_graph_dimension) cuda_graphs = true;
   if (cuda_graphs)
     for (const char* p : {"cuda_graphs_packed", "cuda_graphs_recompute", "cuda_graphs_rng"}) add_pitfall(c, r, p);
-  if (r.recipe.modality == c.kb.planner("vlm_sft_images_modality") && r.recipe.mode == c.kb.planner("vlm_sft_images_mode"))
-    add_pitfall(c, r, "vlm_sft_images");
+  if (r.recipe.modality == s.vlm_sft_images_modality && r.recipe.mode == s.vlm_sft_images_mode) add_pitfall(c, r, "vlm_sft_images");
 }
 
 // At most three caveats that concern this answer, most important first;
 // the others go to the notes (shown with --explain).
-void caveats(Context& c, Result& r) {
+void caveats(const Context& c, Result& r) {
   std::vector<std::string> all = r.departures;
   for (const auto& v : r.rules)
     if (v.status == Status::Fail) all.push_back(c.label("caveat.fail", {{"detail", v.detail}}));
   if (!r.runnable && r.min_gpus > 0)
     all.push_back(c.label("caveat.min_gpus", {{"gpus", std::to_string(r.min_gpus)}, {"hardware", r.layout.hardware_name}}));
-  const double border = [&] {
-    try {
-      return std::stod(c.kb.planner("borderline_memory"));
-    } catch (...) {
-      return 1.0;
-    }
-  }();
+  const double border = c.settings().borderline_memory;
   if (r.memory.known && r.memory.fits && r.memory.per_gpu_gib > r.memory.capacity_gib)
     all.push_back(c.label("caveat.within_error", {{"per_gpu", gib(r.memory.per_gpu_gib)},
                                                   {"capacity", gib(r.memory.capacity_gib)},
@@ -137,10 +118,10 @@ void caveats(Context& c, Result& r) {
   else if (r.memory.known && r.memory.fits && r.memory.per_gpu_gib > border * r.memory.capacity_gib)
     all.push_back(c.label("caveat.borderline", {{"per_gpu", gib(r.memory.per_gpu_gib)}, {"capacity", gib(r.memory.capacity_gib)}}));
   if (r.recipe.kind == RecipeKind::Benchmark) all.push_back(c.label("caveat.benchmark"));
-  const auto pretrained = c.kb.config_keys_for("pretrained");
+  const std::string pretrained = c.kb.key_for("pretrained");
   for (const auto& o : r.overrides) {
     if (o.pinned_only) continue;
-    if (!pretrained.empty() && o.key == pretrained.front().key) {
+    if (!pretrained.empty() && o.key == pretrained) {
       all.push_back(c.label("caveat.pretrained", {{"key", o.key}}));
       continue;
     }
@@ -158,19 +139,19 @@ void caveats(Context& c, Result& r) {
 // Citations: the rules' and pitfalls' sources, older revisions of the rules
 // checked, the overrides' sentences; where the documents disagree with the
 // code about this recipe; each once.
-void cite(Context& c, Result& r) {
-  std::set<std::string> noted;
+void cite(const Context& c, const std::vector<DriftRow>& drift, Result& r) {
+  std::set<EntityRef> noted;
   for (const auto& v : r.rules) {
     if (!v.rule.source.file.empty()) r.sources.push_back(v.rule.source);
-    const std::string entity = c.kb.check_entity(v.id);
-    const auto slash = entity.find('/');
-    if (slash == std::string::npos || !noted.insert(entity).second) continue;
-    for (auto& n : superseded_notes(c.kb, entity.substr(0, slash), entity.substr(slash + 1), c.lang)) r.notes.push_back(std::move(n));
+    const EntityRef* e = c.kb.check_entity(v.id);
+    if (!e || !noted.insert(*e).second) continue;
+    if (auto it = c.kb.superseded.find(*e); it != c.kb.superseded.end())
+      for (auto& n : superseded_notes(it->second, *e, c.labels("superseded"))) r.notes.push_back(std::move(n));
   }
   for (const auto& p : r.pitfalls) r.sources.push_back(p.source);
   for (const auto& o : r.overrides)
     if (!o.source.file.empty()) r.sources.push_back(o.source);
-  for (const auto& d : c.kb.drift(r.recipe.name))
+  for (const auto& d : drift)
     if (d.kind == "recipe-fact")
       r.notes.push_back(c.label("note.drift", {{"field", d.field},
                                                {"doc", d.doc_value},
@@ -188,13 +169,13 @@ void cite(Context& c, Result& r) {
 
 }  // namespace
 
-void check(Context& c, Result& r) {
-  rules(c, r);
+void check(const Context& c, const RuleModel& model, const std::vector<DriftRow>& drift, Result& r) {
+  rules(c, model, r);
   memory_and_batch(c, r);
   r.runnable = r.runnable && !r.any_fail();
   pitfalls(c, r);
   caveats(c, r);
-  cite(c, r);
+  cite(c, drift, r);
 }
 
 }  // namespace kbq

@@ -9,13 +9,13 @@
 #include <tuple>
 
 #include "base/checked.hpp"
-#include "base/choose.hpp"
 #include "base/dsl/kb_lexicon.hpp"
 #include "base/escape.hpp"
 #include "base/kb_schema.hpp"
 #include "base/limits.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
+#include "query/kb/kb_int.hpp"
 
 // Linked into kbq only (query/embed.S.in); weak so that kbc, which links
 // this file to answer questions in generate, needs no embedded KB.
@@ -25,6 +25,9 @@ extern const unsigned char kb_embedded_end[] __attribute__((weak));
 }
 
 namespace kbq {
+
+using kb_int::comma_list;
+using kb_int::read_kind;
 
 namespace {
 using kb::kSchemaVersion;
@@ -52,21 +55,6 @@ kb::Db open_db(const std::string& path) {
   }
 }
 
-// An enum column; a spelling this kbq does not know is a damaged KB.
-template <typename E>
-E read_kind(kb::Stmt& st, int c, const char* what) {
-  const auto text = st.view(c);
-  if (auto v = kb::parse_kind<E>(text)) return *v;
-  throw std::runtime_error("knowledge base: unknown " + std::string(what) + " '" + std::string(text) + "' (rebuild it with kbc build)");
-}
-
-// A comma-separated list of the KB, empty items dropped.
-std::vector<std::string> comma_list(const std::string& s) {
-  std::vector<std::string> out;
-  for (auto& x : kb::split(s, ','))
-    if (!x.empty()) out.push_back(std::move(x));
-  return out;
-}
 }  // namespace
 
 Kb::Kb(const std::string& path) : db_(open_db(path)) {
@@ -167,34 +155,29 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const std::string& commit) {
 }
 }  // namespace
 
-const std::vector<Recipe>& Kb::recipes(RecipeKind kind) {
-  auto [it, fresh] = recipes_.try_emplace(kind);
+const Catalog& Kb::catalog(RecipeKind kind) {
+  auto [it, fresh] = catalogs_.try_emplace(kind);
   if (!fresh) return it->second;
+  auto& recipes = it->second.recipes;
   {
     // Sized first: growing the vector would move every recipe read so far.
     kb::Stmt n(db_, "SELECT count(*) FROM recipes WHERE kind = ?");
     n.bind(1, to_string(kind));
-    if (n.step()) it->second.reserve(static_cast<size_t>(std::clamp<long long>(n.integer(0), 0, kb::limits::kMaxReservedRows)));
+    if (n.step()) recipes.reserve(static_cast<size_t>(std::clamp<long long>(n.integer(0), 0, kb::limits::kMaxReservedRows)));
   }
   kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ? ORDER BY r.name");
   st.bind(1, to_string(kind));
-  while (st.step()) it->second.push_back(read_recipe(st, kind, commit_));
-  return it->second;
-}
-
-const std::set<std::string>& Kb::name_tokens(RecipeKind kind) {
-  auto [it, fresh] = name_tokens_.try_emplace(kind);
-  if (fresh)
-    for (const auto& r : recipes(kind))
-      for (auto& tok : kb::split(r.name, '_')) it->second.insert(std::move(tok));
+  while (st.step()) recipes.push_back(read_recipe(st, kind, commit_));
+  for (const auto& r : recipes)
+    for (auto& tok : kb::split(r.name, '_')) it->second.name_tokens.insert(std::move(tok));
   return it->second;
 }
 
 // One recipe by name: from the list when it is loaded, otherwise one
 // indexed row (show and check need one recipe, not the thousand).
 std::optional<Recipe> Kb::recipe(const std::string& name, RecipeKind kind) {
-  if (auto it = recipes_.find(kind); it != recipes_.end()) {
-    for (const auto& r : it->second)
+  if (auto it = catalogs_.find(kind); it != catalogs_.end()) {
+    for (const auto& r : it->second.recipes)
       if (r.name == name) return r;
     return std::nullopt;
   }
@@ -210,20 +193,15 @@ std::optional<Recipe> Kb::recipe(const std::string& name) {
   return recipe(name, RecipeKind::Benchmark);
 }
 
+RecipeData Kb::data_of(const Recipe& r) { return RecipeData{r, facts(r.target), model(r.model_key), commit_}; }
+
 const CodeFacts& Kb::facts(const std::string& target) {
   auto [it, fresh] = facts_.try_emplace(target);
   if (!fresh) return it->second;
-  kb::Stmt st(db_, "SELECT field, state, value, type, at, note FROM code_facts WHERE target = ?");
+  kb::Stmt st(db_, "SELECT field, state, value, type, at FROM code_facts WHERE target = ?");
   st.bind(1, target);
-  while (st.step())
-    it->second[st.text(0)] = {read_kind<kb::FactState>(st, 1, "fact state"), st.text(2), st.text(3), st.text(4), st.text(5)};
+  while (st.step()) it->second[st.text(0)] = {read_kind<kb::FactState>(st, 1, "fact state"), st.text(2), st.text(3), st.text(4)};
   return it->second;
-}
-
-std::string Kb::cite(const std::string& target, const std::string& field) {
-  const auto& f = facts(target);
-  auto it = f.find(field);
-  return it == f.end() || it->second.at.empty() ? std::string() : it->second.at + "@" + commit_;
 }
 
 std::vector<DocRecipe> Kb::doc_recipe(const std::string& name) {
@@ -236,23 +214,24 @@ std::vector<DocRecipe> Kb::doc_recipe(const std::string& name) {
   return out;
 }
 
-std::vector<DriftRow> Kb::drift(const std::string& subject) {
-  std::vector<DriftRow> out;
+const std::vector<DriftRow>& Kb::drift(const std::string& subject) {
+  auto [it, fresh] = drift_.try_emplace(subject);
+  if (!fresh) return it->second;
   kb::Stmt st(db_,
               "SELECT d.kind, d.field, d.doc_value, s.path, d.lang, d.code_value, d.code_at, d.note, d.line, d.revision "
               "FROM drift d JOIN sources s ON s.id = d.source_id WHERE d.subject = ? ORDER BY d.field, d.revision DESC, s.path, d.line");
   st.bind(1, subject);
   while (st.step())
-    out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6), st.text(7),
-                   static_cast<int>(st.integer(8)), static_cast<int>(st.integer(9))});
-  return out;
+    it->second.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6), st.text(7),
+                          static_cast<int>(st.integer(8)), static_cast<int>(st.integer(9))});
+  return it->second;
 }
 
-// --- models, hardware, memory ------------------------------------------------------
+// --- models ------------------------------------------------------------------------
 
 const Model* Kb::model(const std::string& key) {
   if (key.empty()) return nullptr;
-  if (auto it = model_cache_.find(key); it != model_cache_.end()) return it->second ? &*it->second : nullptr;
+  if (auto it = models_.find(key); it != models_.end()) return it->second ? &*it->second : nullptr;
   std::optional<Model> m;
   kb::Stmt st(
       db_,
@@ -281,174 +260,14 @@ const Model* Kb::model(const std::string& key) {
     arch.bind(1, key);
     while (arch.step()) m->arch[arch.text(0)] = arch.text(1);
   }
-  auto& cached = model_cache_[key];
+  auto& cached = models_[key];
   cached = std::move(m);
   return cached ? &*cached : nullptr;
 }
 
-const ModelBrief* Kb::model_brief(const std::string& key) {
-  if (!model_briefs_) {
-    model_briefs_.emplace();
-    kb::Stmt st(db_,
-                "SELECT m.model_key, coalesce(m.total_params_b, 0), coalesce(r.value, '') FROM models m "
-                "LEFT JOIN model_rows r ON r.model_key = m.model_key AND r.col = 'family'");
-    while (st.step()) {
-      ModelBrief b{st.text(2), st.real(1)};
-      if (!(b.total_params_b >= 0 && b.total_params_b < 1e7))
-        throw kb::KbValueError("models", "total_params_b", st.text(0), "not a parameter count in billions");
-      model_briefs_->emplace(st.text(0), std::move(b));
-    }
-  }
-  auto it = model_briefs_->find(key);
-  return it == model_briefs_->end() ? nullptr : &it->second;
-}
-
-std::vector<std::string> Kb::model_keys() {
-  std::vector<std::string> out;
-  kb::Stmt st(db_, "SELECT model_key FROM models ORDER BY model_key");
-  while (st.step()) out.push_back(st.text(0));
-  return out;
-}
-
-const std::vector<Gpu>& Kb::gpus() {
-  if (gpus_.empty()) {
-    kb::Stmt st(db_,
-                "SELECT gpu_key, display_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, source "
-                "FROM gpus ORDER BY gpu_key");
-    while (st.step()) {
-      using kb::limits::kMaxGpus;
-      Gpu g{st.text(0),
-            st.text(1),
-            st.real(2),
-            kb::kb_int(st, 3, {"gpus", "nvlink_domain_size", 0}, 1, kMaxGpus),
-            kb::kb_int(st, 4, {"gpus", "gpus_per_node", 0}, 1, kMaxGpus),
-            st.integer(5) != 0,
-            st.text(6)};
-      if (!(g.memory_gib >= 0 && g.memory_gib < 1e6)) throw kb::KbValueError("gpus", "memory_gb", g.key, "not a memory size in GB");
-      gpus_.push_back(std::move(g));
-    }
-  }
-  return gpus_;
-}
-
-std::optional<Gpu> Kb::gpu(const std::string& key) {
-  for (const auto& g : gpus())
-    if (g.key == key) return g;
-  return std::nullopt;
-}
-
-std::string Kb::memory_params_tsv() {
-  std::string out = "key\tvalue\tunit\tsource\n";
-  kb::Stmt st(db_, "SELECT key, value, unit, source FROM memory_params ORDER BY key");
-  while (st.step()) out += st.text(0) + "\t" + st.text(1) + "\t" + st.text(2) + "\t" + st.text(3) + "\n";
-  return out;
-}
-
-// --- the launcher --------------------------------------------------------------------
-
-std::optional<Flag> Kb::flag_for(const std::string& config_key) {
-  if (auto it = flags_.find(config_key); it != flags_.end()) return it->second;
-  auto& memo = flags_[config_key];
-  kb::Stmt st(
-      db_,
-      "SELECT item, max(CASE WHEN attribute = 'short' THEN value END), max(CASE WHEN attribute = 'long' THEN value END), "
-      "max(at) FROM launcher WHERE section = 'flag' AND item LIKE ? || ':%' AND item IN "
-      "(SELECT item FROM launcher WHERE section = 'flag' AND attribute = 'config_key' AND value = ?) GROUP BY item ORDER BY item LIMIT 1");
-  st.bind(1, planner("launcher_parser")).bind(2, config_key);
-  if (st.step()) memo = Flag{st.text(0), st.text(1), st.text(2), config_key, st.text(3)};
-  return memo;
-}
-
-std::optional<Flag> Kb::flag_named(const std::string& dest) {
-  kb::Stmt st(db_,
-              "SELECT item, max(CASE WHEN attribute = 'short' THEN value END), max(CASE WHEN attribute = 'long' THEN value END), "
-              "max(at) FROM launcher WHERE section = 'flag' AND item = ? || ':' || ? GROUP BY item");
-  st.bind(1, planner("launcher_parser")).bind(2, dest);
-  if (!st.step()) return std::nullopt;
-  // "--dry-run --dry_run": the first spelling the parser accepts.
-  return Flag{st.text(0), kb::split(st.text(1), ' ').front(), kb::split(st.text(2), ' ').front(), "", st.text(3)};
-}
-
-const std::map<std::string, std::vector<std::string>>& Kb::presets() {
-  if (!presets_) {
-    presets_.emplace();
-    kb::Stmt st(db_, "SELECT preset, value FROM code_datasets WHERE attribute = 'modes' ORDER BY preset");
-    while (st.step()) (*presets_)[st.text(0)] = kb::split(st.text(1), ' ');
-  }
-  return *presets_;
-}
-
-std::string Kb::task_of(const std::string& launch_mode) {
-  if (tasks_.empty()) {
-    kb::Stmt st(db_, "SELECT item, value FROM launcher WHERE section = 'mode' AND attribute = 'task'");
-    while (st.step()) tasks_[st.text(0)] = st.text(1);
-  }
-  auto it = tasks_.find(launch_mode);
-  return it == tasks_.end() ? std::string() : it->second;
-}
-
-std::vector<std::string> Kb::ranking() {
-  std::vector<std::string> out;
-  kb::Stmt st(db_, "SELECT criterion FROM ranking ORDER BY position");
-  while (st.step()) out.push_back(st.text(0));
-  return out;
-}
-
-static ConfigKey read_key(kb::Stmt& st) {
-  return {st.text(0), read_kind<Impact>(st, 1, "config layer"), st.text(2), st.text(3), st.text(4),
-          st.text(5), static_cast<int>(st.integer(6)),          st.text(7)};
-}
-static const char* kKeyCols =
-    "SELECT k.key, k.layer, coalesce(k.dimension,''), coalesce(k.sentence,''), coalesce(s.path,''), k.aliases, "
-    "coalesce(k.evidence_line,0), coalesce(k.entity_key,'') FROM config_keys k LEFT JOIN sources s ON s.id = k.evidence_source_id ";
-
-std::optional<ConfigKey> Kb::config_key(const std::string& key) {
-  if (auto it = config_keys_.find(key); it != config_keys_.end()) return it->second;
-  auto& memo = config_keys_[key];
-  kb::Stmt st(db_, std::string(kKeyCols) +
-                       "WHERE k.key = ? OR ',' || k.aliases || ',' LIKE '%,' || ? || ',%' "
-                       "ORDER BY k.key = ? DESC LIMIT 1");
-  st.bind(1, key).bind(2, key).bind(3, key);
-  if (st.step()) memo = read_key(st);
-  return memo;
-}
-
-std::vector<ConfigKey> Kb::config_keys_for(const std::string& dimension) {
-  if (auto it = keys_for_.find(dimension); it != keys_for_.end()) return it->second;
-  std::vector<ConfigKey>& out = keys_for_[dimension];
-  kb::Stmt st(db_, std::string(kKeyCols) + "WHERE k.dimension = ? ORDER BY k.key");
-  st.bind(1, dimension);
-  while (st.step()) out.push_back(read_key(st));
-  return out;
-}
-
-// The planner parameters and the check → entity table are small and read
-// whole at their first use.
-std::string Kb::planner(const std::string& key) {
-  if (planner_.empty()) {
-    kb::Stmt st(db_, "SELECT key, value FROM planner");
-    while (st.step()) planner_[st.text(0)] = st.text(1);
-  }
-  auto it = planner_.find(key);
-  return it == planner_.end() ? std::string{} : it->second;
-}
-
-std::string Kb::check_entity(const std::string& check) {
-  if (check_entities_.empty())
-    for (const auto& [c, entity] : checks()) check_entities_[c] = entity;
-  auto it = check_entities_.find(check);
-  return it == check_entities_.end() ? std::string{} : it->second;
-}
-
-std::vector<std::pair<std::string, std::string>> Kb::checks() {
-  std::vector<std::pair<std::string, std::string>> out;
-  kb::Stmt st(db_, "SELECT \"check\", entity FROM checks ORDER BY rowid");
-  while (st.step()) out.emplace_back(st.text(0), st.text(1));
-  return out;
-}
+// --- documents -----------------------------------------------------------------------
 
 const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::string& key) {
-  // An answer asks for the same rule or pitfall once per recipe shown.
   auto [cached, fresh] = entity_cache_.try_emplace({kind, key});
   if (!fresh) return cached->second;
   auto& out = cached->second;
@@ -488,109 +307,12 @@ const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::st
   return out;
 }
 
-std::vector<QuickRefRow> Kb::quick_ref_rows() {
-  std::vector<QuickRefRow> out;
-  kb::Stmt st(db_, "SELECT row, mode, scale, intents, recipes, gpus, single_gpu_count FROM quick_ref_picks ORDER BY ordinal");
-  while (st.step())
-    out.push_back({st.text(0), st.text(1), st.text(2), comma_list(st.text(3)), comma_list(st.text(4)),
-                   kb::kb_int(st, 5, {"quick_ref_picks", "gpus", 0}, 0, kb::limits::kMaxGpus), st.integer(6) != 0});
-  return out;
-}
-
 std::vector<std::string> Kb::entity_keys(const std::string& kind) {
   std::vector<std::string> out;
   kb::Stmt st(db_, "SELECT key FROM entities WHERE kind = ? ORDER BY length(key), key");
   st.bind(1, kind);
   while (st.step()) out.push_back(st.text(0));
   return out;
-}
-
-std::vector<Superseded> Kb::superseded(const std::string& kind, const std::string& key) {
-  std::vector<Superseded> out;
-  kb::Stmt st(db_,
-              "SELECT c.field, v.value, s.path, v.lang, v.line, v.revision FROM conflicts c "
-              "JOIN conflict_values v ON v.conflict_id = c.id JOIN sources s ON s.id = v.source_id "
-              "WHERE c.entity_kind = ? AND c.entity_key = ? AND v.wins = 0 AND c.type = 'revision' "
-              "AND v.revision < (SELECT max(revision) FROM conflict_values WHERE conflict_id = c.id) "
-              "ORDER BY c.field, v.revision DESC, v.lang");
-  st.bind(1, kind).bind(2, key);
-  while (st.step())
-    out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), static_cast<int>(st.integer(4)), static_cast<int>(st.integer(5))});
-  return out;
-}
-
-std::vector<std::pair<std::string, std::vector<std::string>>> Kb::datasets() {
-  std::vector<std::pair<std::string, std::vector<std::string>>> out;
-  kb::Stmt st(db_, "SELECT preset, modes FROM datasets ORDER BY rowid");
-  while (st.step()) out.emplace_back(st.text(0), kb::split(st.text(1), ','));
-  return out;
-}
-
-std::vector<std::pair<std::string, std::string>> Kb::renames() {
-  std::vector<std::pair<std::string, std::string>> out;
-  kb::Stmt st(db_, "SELECT DISTINCT old_preset, new_preset FROM dataset_renames ORDER BY 1, 2");
-  while (st.step()) out.emplace_back(st.text(0), st.text(1));
-  return out;
-}
-
-Prose prose(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang, const std::string& part) {
-  Prose p;
-  const auto& texts = kb.entity(kind, key);
-  if (texts.empty()) return p;
-  // The same choice as kbc generate's pages (base/choose.hpp).
-  const auto [i, shown] = kb::choose_edition(
-      texts, lang, kb.planner("base_language"), [](const EntityText& t) { return t.lang; }, [](const EntityText& t) { return t.usable; });
-  const EntityText* pick = &texts.at(i);
-  p.fallback = !shown.empty();
-  p.lang = pick->lang;
-  auto it = part.empty() ? pick->parts.end() : pick->parts.find(part);
-  p.text = it != pick->parts.end() ? it->second : pick->text;
-  p.source = {pick->file, pick->line, pick->revision, kind + " " + key};
-  return p;
-}
-
-std::vector<std::string> superseded_notes(Kb& kb, const std::string& kind, const std::string& key, const std::string& lang,
-                                          const std::vector<std::string>& fields, bool name_entity) {
-  std::vector<std::string> out;
-  for (const auto& s : kb.superseded(kind, key)) {
-    if (!fields.empty() && std::find(fields.begin(), fields.end(), s.field) == fields.end()) continue;
-    std::string text = kb.label(lang, "superseded");
-    const std::string what = (name_entity ? kind + " " + key + " " : std::string{}) + s.field + " " + s.value;
-    for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-             {"{rev}", std::to_string(s.revision)}, {"{where}", s.file + ":" + std::to_string(s.line)}, {"{value}", what}}) {
-      const auto at = text.find(k);
-      if (at != std::string::npos) text.replace(at, k.size(), v);
-    }
-    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
-  }
-  return out;
-}
-
-std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars) {
-  for (const auto& [k, v] : vars) {
-    const std::string token = "{" + k + "}";
-    for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
-  }
-  return text;
-}
-
-std::string Kb::label(const std::string& lang, const std::string& key) {
-  // All labels of a language (and the English fallback) are read at its
-  // first use: one scan of a small table instead of a lookup per label.
-  auto [texts, fresh] = labels_.try_emplace(lang);
-  if (fresh) {
-    kb::Stmt st(db_, "SELECT key, text FROM labels WHERE lang = ? OR lang = 'en' ORDER BY lang = ?");
-    st.bind(1, lang).bind(2, lang);
-    while (st.step()) texts->second[st.text(0)] = st.text(1);  // the language's own text comes last and wins
-  }
-  auto it = texts->second.find(key);
-  return it != texts->second.end() ? it->second : key;
-}
-
-Labels Kb::labels(const std::string& lang) {
-  label(lang, {});  // reads the language's labels once
-  const auto& texts = labels_.at(lang);
-  return Labels(lang, std::vector<std::pair<std::string, std::string>>(texts.begin(), texts.end()));
 }
 
 SourcesReport Kb::sources_report() {

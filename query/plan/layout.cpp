@@ -6,7 +6,7 @@
 #include <functional>
 #include <tuple>
 
-#include "query/check/rules.hpp"
+#include "query/rules/rules.hpp"
 
 namespace kbq {
 
@@ -35,28 +35,29 @@ std::vector<long long> powers(long long limit, long long also) {
 
 }  // namespace
 
-Sizing size_recipe(Kb& kb, const Recipe& r, const memory::Params& params) {
-  (void)params;
+Sizing size_recipe(const RecipeData& d) {
+  const Recipe& r = d.recipe;
   Sizing s;
   memory::RecipeFacts facts;
-  for (const auto& [field, f] : kb.facts(r.target)) facts[field] = {f.state, f.value};
-  const auto model = kb.model(r.model_key);
+  for (const auto& [field, f] : d.facts) facts[field] = {f.state, f.value};
+  const Model* model = d.model;
   const memory::ModelRow* row = model ? &model->row : nullptr;
   static const memory::ArchFacts kNoArch;
   const memory::ArchFacts& arch = model ? model->arch : kNoArch;
   const bool ok = take(memory::architecture_from_facts(row, arch, facts), s.arch, s) &&
                   take(memory::training_from_facts(facts), s.training, s) &&
                   take(memory::layout_from_facts(facts, std::max(1LL, r.min_gpus.value_or(1)), false), s.base, s);
-  s.layers = s.arch.layers > 0 ? s.arch.layers : model ? model->layers : 0;
-  s.heads = s.arch.heads > 0 ? s.arch.heads : model ? model->heads : 0;
-  s.kv_heads = s.arch.mla ? 0 : s.arch.kv_heads > 0 ? s.arch.kv_heads : model ? model->kv_heads : 0;
-  s.experts = s.arch.experts > 0 ? s.arch.experts : model ? model->experts : 0;
-  const auto& f = kb.facts(r.target);
+  RuleModel& m = s.rules;
+  m.layers = s.arch.layers > 0 ? s.arch.layers : model ? model->layers : 0;
+  m.heads = s.arch.heads > 0 ? s.arch.heads : model ? model->heads : 0;
+  m.kv_heads = s.arch.mla ? 0 : s.arch.kv_heads > 0 ? s.arch.kv_heads : model ? model->kv_heads : 0;
+  m.experts = s.arch.experts > 0 ? s.arch.experts : model ? model->experts : 0;
+  const auto& f = d.facts;
   auto lay = f.find("pipeline_layout");
-  s.stage_layout = s.base.first_stage_layers > 0 || s.base.last_stage_layers > 0 ||
+  m.stage_layout = s.base.first_stage_layers > 0 || s.base.last_stage_layers > 0 ||
                    (lay != f.end() && lay->second.state == kb::FactState::Value && lay->second.type != "none");
   for (const char* field : {"embedding_in_pp_split", "loss_in_pp_split"})
-    if (auto it = f.find(field); it != f.end() && it->second.value == "true") ++s.split_extra;
+    if (auto it = f.find(field); it != f.end() && it->second.value == "true") ++m.split_extra;
   s.sized = ok;
   if (ok && s.arch.layers <= 0) {
     s.sized = false;
@@ -70,7 +71,7 @@ Placement evaluate(const SearchInput& in, const Shape& sh, long long world) {
   p.shape = sh;
   p.world = world;
   const Sizing& sz = *in.sizing;
-  RuleInput ri;
+  RuleInput ri = rule_input(sz.rules, in.gpu ? in.gpu->nvlink : 0, in.moe, in.threshold);
   ri.world = world;
   ri.tp = sh.tp;
   ri.pp = sh.pp;
@@ -80,15 +81,6 @@ Placement evaluate(const SearchInput& in, const Shape& sh, long long world) {
   ri.etp = sh.etp;
   ri.sp = sh.tp > 1;
   ri.seq = in.seq;
-  ri.threshold = in.threshold;
-  ri.kv_heads = sz.kv_heads;
-  ri.heads = sz.heads;
-  ri.layers = sz.layers;
-  ri.split_extra = sz.split_extra;
-  ri.experts = sz.experts;
-  ri.nvlink = in.gpu ? in.gpu->nvlink : 0;
-  ri.moe = in.moe;
-  ri.stage_layout = sz.stage_layout;
   const bool rules_ok = rules_pass(ri);
   bool memory_ok = true;
   auto changed = [](long long a, long long b) { return a != b ? 1 : 0; };
@@ -131,9 +123,9 @@ namespace {
 // 2 where the layers allow (the skill: "Use VP to mitigate bubble
 // overhead"); none on one stage.
 long long vp_for(const SearchInput& in, long long pp) {
-  const long long layers = in.sizing->layers + in.sizing->split_extra;
+  const long long layers = in.sizing->rules.layers + in.sizing->rules.split_extra;
   if (pp <= 1) return 0;
-  auto ok = [&](long long v) { return layers <= 0 || in.sizing->stage_layout || (layers % (pp * v) == 0 && layers / (pp * v) >= 1); };
+  auto ok = [&](long long v) { return layers <= 0 || in.sizing->rules.stage_layout || (layers % (pp * v) == 0 && layers / (pp * v) >= 1); };
   if (in.start.vp > 0) {
     for (long long v = in.start.vp; v >= 2; --v)
       if (ok(v)) return v;
@@ -144,7 +136,7 @@ long long vp_for(const SearchInput& in, long long pp) {
 }
 
 std::vector<long long> values_of(const SearchInput& in, Dim d, long long world) {
-  const Sizing& sz = *in.sizing;
+  const RuleModel& sz = in.sizing->rules;
   const Shape& s = in.start;
   std::vector<long long> out;
   switch (d) {

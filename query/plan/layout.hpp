@@ -14,8 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "query/kb/kb.hpp"
+#include "query/kb/snapshot.hpp"
 #include "query/memory/from_facts.hpp"
+#include "query/rules/rules.hpp"
 
 namespace kbq {
 
@@ -27,11 +28,11 @@ struct Sizing {
   memory::Training training;             // at the recipe's own sequence and batch
   memory::Layout base;                   // the recipe's layout (stage sizes, pipeline layout)
   std::vector<std::string> assumptions;  // what the facts left open
-  long long layers = 0, heads = 0, kv_heads = 0, experts = 0;
-  bool stage_layout = false;  // the recipe sets uneven pipeline stages or a layout
-  long long split_extra = 0;  // the embedding and the loss counted as pipeline layers (account_for_*_in_pipeline_split)
+  RuleModel rules;                       // what the sizing rules read of the model (layers, heads, experts, stages)
 };
-Sizing size_recipe(Kb& kb, const Recipe& r, const memory::Params& params);
+// The one sizing pass of a recipe: its facts and model mapped for the memory
+// model and the rules. The check stage reads the result, never sizes again.
+Sizing size_recipe(const RecipeData& d);
 
 // The sizes of one layout.
 struct Shape {

@@ -1,14 +1,22 @@
 // Plan stage (private to the engine): from a parsed question to planned
-// results. It resolves what the question asks (mode, model and size,
-// modality, GPUs and hardware, sequence, precision), picks the recipes the
-// code exports that satisfy its constraints, and plans each on the user's
-// GPUs: a layout that fits (query/plan/layout), the memory per GPU, the
-// batch arithmetic, the dataset preset, every change to the recipe with its
-// impact class, and the launch command as the code's launcher takes it (the
-// one command builder: `kbq show` and the generated site pages use it too).
+// results. One file per job:
+//   resolve_question.cpp  what the question asks (mode, model and size,
+//                         modality, GPUs and hardware, sequence, precision)
+//   resolve_overrides.cpp kbq check's KEY=VALUE overrides, checked against
+//                         the code's config keys
+//   candidates.cpp        the recipes the code exports that satisfy the
+//                         question's constraints
+//   plan_recipe.cpp       one recipe on the user's GPUs: a layout that fits
+//                         (layout.hpp), the memory per GPU, the batch, the
+//                         dataset preset, every change with its impact class
+//                         (changes.cpp) and the launch command (command.hpp,
+//                         the one command builder: the site pages use it too)
+//   alternatives.cpp      what fits when nothing does
+// Every function computes from the values it is given (query/stage.hpp,
+// query/kb/snapshot.hpp); the engine loads them.
 #pragma once
 
-#include <optional>
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -16,22 +24,11 @@
 #include <vector>
 
 #include "base/dsl/parse.hpp"
-#include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
-#include "query/memory/memory.hpp"
+#include "query/rules/rules.hpp"
+#include "query/stage.hpp"
 
 namespace kbq {
-
-// What every stage of one answer shares.
-struct Context {
-  Kb& kb;
-  std::string lang;         // language of the answer's prose
-  long long threshold = 0;  // long-context threshold in tokens (data/planner.tsv)
-  memory::Params params;    // the memory model's constants (data/memory.tsv)
-  bool params_ok = false;   // the constants were read
-  std::string label(const std::string& key, const std::vector<std::pair<std::string, std::string>>& vars = {}) const;
-};
-Context make_context(Kb& kb, const std::string& lang);
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
@@ -57,10 +54,20 @@ struct Ask {
   std::vector<std::string> name_words;  // free words that are tokens of recipe names ("vl", "thinking"): every one must be in the name
   bool understood = false;              // some word of the question has a meaning (not only free words)
   bool fewest = false;                  // without a GPU count: the fewest GPUs that fit, not the recipe's own count first
+  RecipeKind kind() const { return benchmark ? RecipeKind::Benchmark : RecipeKind::Library; }
 };
 
-// Resolves a parsed question; warnings go to the answer.
-std::variant<Ask, Error> resolve_question(Context& c, const kbq::dsl::Query& q, Answer& a);
+// Resolves a parsed question in two steps: its terms (everything but the
+// words that only the recipe names explain), then, with the recipes of the
+// kind it asks for (Ask::kind), its free words. Warnings go to the answer.
+std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& q);
+void resolve_words(const Context& c, const kbq::dsl::Query& q, const Catalog& recipes, Ask& ask, Answer& a);
+
+// Checks `check`'s KEY=VALUE overrides and rewrites aliases (training. →
+// train., model.seq_length → dataset.seq_length), with a note for each
+// rewrite; unknown keys are an error naming the nearest real keys.
+std::variant<KeyValues, Error> resolve_overrides(const Context& c, const CodeConfigKeys& code, const KeyValues& overrides,
+                                                 std::vector<std::string>& notes);
 
 // The recipes a question's constraints allow (mode, model and size,
 // modality, kind; substitutes marked); empty with a.no_match set when none.
@@ -68,19 +75,24 @@ struct Candidate {
   const Recipe* recipe = nullptr;
   bool substitute = false;  // the asked model or size has no recipe: the nearest of the family
 };
-std::vector<Candidate> candidates(Context& c, const Ask& ask, Answer& a);
+std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a);
 
-// One recipe planned on the asked GPUs (layout, memory, batch, dataset,
-// overrides, command, notes and sources). Check and rank come after.
-Result plan_recipe(Context& c, const Recipe& r, const Ask& ask, bool substitute);
+// One recipe planned on the asked GPUs: the result (layout, memory, batch,
+// dataset, overrides, command, notes and sources; check and rank come
+// after) and what the rules read of its model, sized once here.
+struct Planned {
+  Result result;
+  RuleModel model;
+};
+Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute);
 
-// Checks `check`'s KEY=VALUE overrides and rewrites aliases (training. →
-// train., model.seq_length → dataset.seq_length), with a note for each
-// rewrite; unknown keys are an error naming the nearest real keys.
-std::variant<KeyValues, Error> resolve_overrides(Context& c, const KeyValues& overrides, std::vector<std::string>& notes);
-
-// When nothing fits the asked GPUs: what does (LoRA instead of full
-// training, a GPU with more memory, a smaller model of the family).
-std::vector<Alternative> alternatives(Context& c, const Ask& ask, const Recipe& best);
+// When nothing fits the asked GPUs: what does (more GPUs, LoRA instead of
+// full training, a GPU with more memory, a smaller model of the family).
+// `best` is the answer's first result as planned; `plan` plans another
+// recipe (the engine loads its facts), `library` is every library recipe
+// and `same_kind` every recipe of best's kind.
+using PlanFn = std::function<Planned(const Recipe&, const Ask&)>;
+std::vector<Alternative> alternatives(const Context& c, const Ask& ask, const Result& best, const Catalog& library,
+                                      const Catalog& same_kind, const PlanFn& plan);
 
 }  // namespace kbq

@@ -11,9 +11,9 @@ bool low_precision(const Recipe& r, const std::string& default_precision) {
   return !r.low_precision.empty() || (!r.native_precision.empty() && r.native_precision != default_precision);
 }
 
-QuickRefPicks quick_ref_picks(Kb& kb, const Ask& ask) {
+QuickRefPicks quick_ref_picks(const std::vector<QuickRefRow>& rows, const Ask& ask) {
   QuickRefPicks out;
-  for (const auto& row : kb.quick_ref_rows()) {
+  for (const auto& row : rows) {
     const bool has_mode = !row.mode.empty();
     if (!has_mode && row.intents.empty()) continue;
     if (has_mode && !ask.mode.empty() && row.mode != ask.mode) continue;
@@ -25,10 +25,10 @@ QuickRefPicks quick_ref_picks(Kb& kb, const Ask& ask) {
     if (ask.gpus > 0 && row.gpus == 1 && row.single_gpu_count && ask.gpus != 1) continue;
     if (!row.intents.empty() && has_mode && ask.mode.empty() && out.intent_mode.empty()) out.intent_mode = row.mode;
     int position = 0;
-    for (const auto& name : row.recipes) {
-      out.by_name.try_emplace(name, QuickRefPicks::Pick{row.row, position++});
-      if (!row.intents.empty() && ask.model.empty())
-        if (auto r = kb.recipe(name); r && !r->model_key.empty()) out.intent_models.insert(r->model_key + "/" + r->mode);
+    for (const auto& pick : row.recipes) {
+      out.by_name.try_emplace(pick.name, QuickRefPicks::Pick{row.row, position++, pick.model_key});
+      if (!row.intents.empty() && ask.model.empty() && pick.exported && !pick.model_key.empty())
+        out.intent_models.insert(pick.model_key + "/" + pick.mode);
     }
   }
   return out;
@@ -58,60 +58,72 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-int changes_of(Context& c, const Result& r) {
+int changes_of(const Context& c, const Result& r) {
   int n = 0;
-  const auto pretrained = c.kb.config_keys_for("pretrained");
   // Sequence parallelism follows TP (rule 5) and the starting checkpoint is
   // every fine-tune's: neither is a choice between recipes.
-  const auto sp = c.kb.config_keys_for("sp");
+  const std::string pretrained = c.kb.key_for("pretrained"), sp = c.kb.key_for("sp");
   for (const auto& o : r.overrides)
-    if (!o.pinned_only && (pretrained.empty() || o.key != pretrained.front().key) && (sp.empty() || o.key != sp.front().key)) ++n;
+    if (!o.pinned_only && (pretrained.empty() || o.key != pretrained) && (sp.empty() || o.key != sp)) ++n;
   return n;
 }
 
-// One criterion's key for a result (lower ranks first) and why.
-ScorePart part(Context& c, const Ask& ask, const QuickRefPicks& picks, const Result& r, const std::string& criterion) {
-  const Recipe& rc = r.recipe;
+// The words of a score part, or nothing when only its key is wanted (the
+// bound of a candidate not planned yet).
+class Why {
+ public:
+  Why(const Context& c, bool on) : c_(c), on_(on) {}
+  std::string operator()(const std::string& key, const std::vector<std::pair<std::string, std::string>>& vars = {}) const {
+    return on_ ? c_.label(key, vars) : std::string();
+  }
+
+ private:
+  const Context& c_;
+  bool on_;
+};
+
+// The criteria that need the result planned: its fit, its changes, its GPU count.
+bool needs_plan(const std::string& criterion) { return criterion == "feasible" || criterion == "changes" || criterion == "own_gpus"; }
+
+// A criterion the recipe and the question decide, with no plan.
+ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Recipe& rc, bool substitute,
+                      const std::string& criterion, const Why& why) {
   ScorePart p;
   p.name = criterion;
   if (criterion == "mode") {
     const std::string& want = ask.mode.empty() ? picks.intent_mode : ask.mode;
     p.points = want.empty() || rc.mode == want ? 0 : 1;
-    p.why = c.label("part.mode", {{"mode", rc.mode}});
+    p.why = why("part.mode", {{"mode", rc.mode}});
   } else if (criterion == "model") {
     const bool other = !picks.intent_models.empty() && !picks.intent_models.count(rc.model_key + "/" + rc.mode);
-    p.points = r.substitute || other ? 1 : 0;
-    p.why = c.label(r.substitute ? "part.model_substitute"
-                    : other      ? "part.model_other"
-                                 : "part.model",
-                    {{"model", rc.model.empty() ? rc.model_key : rc.model}});
+    p.points = substitute || other ? 1 : 0;
+    p.why = why(substitute ? "part.model_substitute"
+                : other    ? "part.model_other"
+                           : "part.model",
+                {{"model", rc.model.empty() ? rc.model_key : rc.model}});
   } else if (criterion == "modality") {
     const bool wanted = ask.modalities.empty() ? rc.modality == "text" : ask.modalities.count(rc.modality) > 0;
     p.points = wanted ? 0 : 1;
-    p.why = c.label("part.modality", {{"modality", rc.modality}});
-  } else if (criterion == "feasible") {
-    // Known to fit, then fits the rules with memory not estimated, then does not fit.
-    p.points = r.runnable ? (r.memory.known ? 0 : 1) : 2;
-    p.why = c.label(r.runnable ? "part.feasible" : "part.not_feasible",
-                    {{"gpus", std::to_string(r.layout.gpus)}, {"hardware", r.layout.hardware_name}});
+    p.why = why("part.modality", {{"modality", rc.modality}});
   } else if (criterion == "sequence") {
     const long long own = rc.seq_len.value_or(0);
     if (ask.seq > 0) {
       p.points = own == ask.seq ? 0 : own > ask.seq ? 1 : 2;
-      p.why = c.label(p.points == 0   ? "part.seq_native"
-                      : p.points == 1 ? "part.seq_longer"
-                                      : "part.seq_shorter",
-                      {{"own", std::to_string(own)}, {"asked", std::to_string(ask.seq)}});
+      p.why = why(p.points == 0   ? "part.seq_native"
+                  : p.points == 1 ? "part.seq_longer"
+                                  : "part.seq_shorter",
+                  {{"own", std::to_string(own)}, {"asked", std::to_string(ask.seq)}});
     } else {
-      p.points = own > c.threshold && c.threshold > 0 ? 1 : 0;
-      p.why = c.label(p.points == 0 ? "part.seq_plain" : "part.seq_long_variant", {{"own", std::to_string(own)}});
+      const long long threshold = c.settings().long_context_threshold;
+      p.points = own > threshold && threshold > 0 ? 1 : 0;
+      p.why = why(p.points == 0 ? "part.seq_plain" : "part.seq_long_variant", {{"own", std::to_string(own)}});
     }
   } else if (criterion == "precision") {
     // The precision asked; without one, the default (data/planner.tsv default_precision).
     // A recipe trains in the default precision unless its code sets FP8 or
     // FP4 (the code wins over a name's "bf16"); a benchmark's name says
     // which low precision (fp8cs, fp8mx, nvfp4).
-    const std::string def = c.kb.planner("default_precision");
+    const std::string& def = c.settings().default_precision;
     const std::string want = ask.precision.empty() ? def : ask.precision;
     const bool low = low_precision(rc, def);
     const std::string family = rc.low_precision.substr(0, rc.low_precision.find(' '));
@@ -123,57 +135,91 @@ ScorePart part(Context& c, const Ask& ask, const QuickRefPicks& picks, const Res
     else
       match = !family.empty() && want.find(family) != std::string::npos;
     p.points = match ? 0 : 1;
-    p.why = c.label("part.precision", {{"precision", !rc.native_precision.empty() ? rc.native_precision
-                                                     : !rc.low_precision.empty()  ? rc.low_precision
-                                                                                  : def}});
-  } else if (criterion == "changes") {
-    p.points = changes_of(c, r);
-    p.why = c.label("part.changes", {{"n", std::to_string(p.points)}});
+    p.why = why("part.precision", {{"precision", !rc.native_precision.empty() ? rc.native_precision
+                                                 : !rc.low_precision.empty()  ? rc.low_precision
+                                                                              : def}});
   } else if (criterion == "quick_reference") {
     // The recipe the row names, then another recipe of a model the row names.
     auto it = picks.by_name.find(rc.name);
     if (it != picks.by_name.end()) {
       p.points = it->second.position;
-      p.why = c.label("part.quick_ref", {{"row", it->second.row}});
+      p.why = why("part.quick_ref", {{"row", it->second.row}});
     } else {
       p.points = 1000;
       for (const auto& [name, pick] : picks.by_name)
-        if (auto picked = c.kb.recipe(name); picked && !picked->model_key.empty() && picked->model_key == rc.model_key)
-          p.points = std::min(p.points, 100 + pick.position);
-      p.why = p.points < 1000 ? c.label("part.quick_ref_model", {{"model", rc.model.empty() ? rc.model_key : rc.model}})
-                              : c.label("part.no_quick_ref");
+        if (!pick.model_key.empty() && pick.model_key == rc.model_key) p.points = std::min(p.points, 100 + pick.position);
+      p.why =
+          p.points < 1000 ? why("part.quick_ref_model", {{"model", rc.model.empty() ? rc.model_key : rc.model}}) : why("part.no_quick_ref");
     }
+  } else if (criterion == "name") {
+    p.points = 0;  // compared by name (ranks_before)
+    p.why = rc.name;
+  }
+  return p;
+}
+
+// A criterion of a planned result.
+ScorePart planned_part(const Context& c, const Result& r, const std::string& criterion, const Why& why) {
+  const Recipe& rc = r.recipe;
+  ScorePart p;
+  p.name = criterion;
+  if (criterion == "feasible") {
+    // Known to fit, then fits the rules with memory not estimated, then does not fit.
+    p.points = r.runnable ? (r.memory.known ? 0 : 1) : 2;
+    p.why = why(r.runnable ? "part.feasible" : "part.not_feasible",
+                {{"gpus", std::to_string(r.layout.gpus)}, {"hardware", r.layout.hardware_name}});
+  } else if (criterion == "changes") {
+    p.points = changes_of(c, r);
+    p.why = why("part.changes", {{"n", std::to_string(p.points)}});
   } else if (criterion == "own_gpus") {
     const long long own = rc.native_gpus.value_or(rc.min_gpus.value_or(0));
     p.points = own == r.layout.gpus ? 0 : 1;
-    p.why = c.label(p.points == 0 ? "part.own_gpus" : "part.scaled_gpus",
-                    {{"own", std::to_string(own)}, {"gpus", std::to_string(r.layout.gpus)}});
-  } else if (criterion == "name") {
-    p.points = 0;  // compared by name below
-    p.why = rc.name;
+    p.why =
+        why(p.points == 0 ? "part.own_gpus" : "part.scaled_gpus", {{"own", std::to_string(own)}, {"gpus", std::to_string(r.layout.gpus)}});
   }
   return p;
 }
 
 }  // namespace
 
-void rank(Context& c, const Ask& ask, const QuickRefPicks& picks, std::vector<Result>& results) {
-  const auto criteria = c.kb.ranking();
-  for (auto& r : results) {
-    r.parts.clear();
-    for (const auto& cr : criteria) r.parts.push_back(part(c, ask, picks, r, cr));
-  }
-  std::stable_sort(results.begin(), results.end(), [](const Result& a, const Result& b) {
-    for (size_t i = 0; i < a.parts.size() && i < b.parts.size(); ++i) {
-      if (a.parts[i].name == "name") {
-        if (a.recipe.name.size() != b.recipe.name.size()) return a.recipe.name.size() < b.recipe.name.size();
-        if (a.recipe.name != b.recipe.name) return natural_less(a.recipe.name, b.recipe.name);
-        continue;
-      }
-      if (a.parts[i].points != b.parts[i].points) return a.parts[i].points < b.parts[i].points;
+std::vector<ScorePart> score_parts(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Result& r) {
+  const Why why(c, true);
+  std::vector<ScorePart> parts;
+  for (const auto& cr : c.kb.ranking)
+    parts.push_back(needs_plan(cr) ? planned_part(c, r, cr, why) : recipe_part(c, ask, picks, r.recipe, r.substitute, cr, why));
+  return parts;
+}
+
+std::vector<ScorePart> bound(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Recipe& r, bool substitute) {
+  const Why none(c, false);
+  std::vector<ScorePart> parts;
+  for (const auto& cr : c.kb.ranking)
+    parts.push_back(needs_plan(cr) ? ScorePart{cr, 0, {}} : recipe_part(c, ask, picks, r, substitute, cr, none));
+  return parts;
+}
+
+bool ranks_before(const std::vector<ScorePart>& a, const std::string& a_name, const std::vector<ScorePart>& b, const std::string& b_name) {
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i].name == "name") {
+      if (a_name.size() != b_name.size()) return a_name.size() < b_name.size();
+      if (a_name != b_name) return natural_less(a_name, b_name);
+      continue;
     }
-    return natural_less(a.recipe.name, b.recipe.name);
-  });
+    if (a[i].points != b[i].points) return a[i].points < b[i].points;
+  }
+  return natural_less(a_name, b_name);
+}
+
+std::string distinct_key(const Recipe& rc, const std::string& default_precision) {
+  if (rc.model_key.empty()) return rc.name;
+  return rc.model_key + "|" + rc.mode + "|" + std::to_string(rc.seq_len.value_or(0)) + "|" +
+         (low_precision(rc, default_precision) ? "low" : "") + "|" + std::string(to_string(rc.kind));
+}
+
+void rank(const Context& c, const Ask& ask, const QuickRefPicks& picks, std::vector<Result>& results) {
+  for (auto& r : results) r.parts = score_parts(c, ask, picks, r);
+  std::stable_sort(results.begin(), results.end(),
+                   [](const Result& a, const Result& b) { return ranks_before(a.parts, a.recipe.name, b.parts, b.recipe.name); });
   int position = 0;
   for (auto& r : results) {
     r.score = ++position;

@@ -19,8 +19,9 @@ namespace kbq {
 // The quick-reference rows a question matches, and the recipes they name.
 struct QuickRefPicks {
   struct Pick {
-    std::string row;   // quick_ref key
-    int position = 0;  // the recipe's place among the row's recipes
+    std::string row;        // quick_ref key
+    int position = 0;       // the recipe's place among the row's recipes
+    std::string model_key;  // the model of the recipe ("" when the code does not export it or it names none)
   };
   std::map<std::string, Pick> by_name;  // recipe name → pick
   // A question that names no model but an intent a row answers ("first time
@@ -31,11 +32,30 @@ struct QuickRefPicks {
   // ("benchmark throughput": the row's pretraining).
   std::string intent_mode;
 };
-QuickRefPicks quick_ref_picks(Kb& kb, const Ask& ask);
+QuickRefPicks quick_ref_picks(const std::vector<QuickRefRow>& rows, const Ask& ask);
 
 // Trains below the default precision: the code sets FP8 or FP4, or the name says so.
 bool low_precision(const Recipe& r, const std::string& default_precision);
 
-void rank(Context& c, const Ask& ask, const QuickRefPicks& picks, std::vector<Result>& results);
+// Every criterion's key and words for a planned result.
+std::vector<ScorePart> score_parts(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Result& r);
+
+// The best key a candidate not yet planned can reach: the criteria that
+// need no plan as its result will have them, the others (feasible, changes,
+// own GPUs) at their least. Its planned result never ranks before it, so the
+// engine plans only candidates whose bound can still make the answer.
+std::vector<ScorePart> bound(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Recipe& r, bool substitute);
+
+// The order of data/ranking.tsv: the first criterion whose keys differ, the
+// name by length then in natural order; then the name.
+bool ranks_before(const std::vector<ScorePart>& a, const std::string& a_name, const std::vector<ScorePart>& b, const std::string& b_name);
+
+// The class an answer shows once: model, mode, sequence, precision class and
+// kind (the other names of a recipe, its FP8 twins, are one `kbq show` or a
+// precision word away); the name when the recipe has no model.
+std::string distinct_key(const Recipe& r, const std::string& default_precision);
+
+// Scores, orders and explains the results.
+void rank(const Context& c, const Ask& ask, const QuickRefPicks& picks, std::vector<Result>& results);
 
 }  // namespace kbq

@@ -12,6 +12,18 @@
 
 namespace kbq {
 
+// What the rules read of the model and the recipe, from its sizing
+// (query/plan/layout.hpp size_recipe): computed once per planned recipe, read
+// by the layout search and by the check stage.
+struct RuleModel {
+  long long kv_heads = 0;     // 0 = not a plain count (MLA) or unknown
+  long long heads = 0;        // attention heads, 0 = unknown
+  long long layers = 0;       // decoder layers, 0 = unknown
+  long long split_extra = 0;  // the embedding and/or the loss counted as layers in the pipeline split (0-2)
+  long long experts = 0;      // routed experts, 0 = dense
+  bool stage_layout = false;  // the recipe sets its own pipeline layout or stage sizes
+};
+
 // What the rules read of a layout and the model.
 struct RuleInput {
   long long world = 1;
@@ -28,6 +40,9 @@ struct RuleInput {
   bool moe = false;
   bool stage_layout = false;  // the recipe sets its own pipeline layout or stage sizes (uneven stages are fine)
 };
+
+// The model's part of a rule input (the layout's sizes are the caller's).
+RuleInput rule_input(const RuleModel& m, long long nvlink, bool moe, long long threshold);
 
 // One rule's outcome: its check id (data/checks.tsv), its status and the
 // numbers a label fills in (`rule.<check>.<status>` with {name} fields).

@@ -1,7 +1,7 @@
 // The sizing rules' arithmetic (see rules.hpp). Each rule reads only the
 // numbers it states; a number that is not known gives `unknown`, never a
 // guess, and no rule divides by a size it has not checked to be positive.
-#include "query/check/rules.hpp"
+#include "query/rules/rules.hpp"
 
 #include <algorithm>
 
@@ -86,6 +86,20 @@ void each_rule(const RuleInput& in, Add&& add) {
 }
 
 }  // namespace
+
+RuleInput rule_input(const RuleModel& m, long long nvlink, bool moe, long long threshold) {
+  RuleInput in;
+  in.threshold = threshold;
+  in.kv_heads = m.kv_heads;
+  in.heads = m.heads;
+  in.layers = m.layers;
+  in.split_extra = m.split_extra;
+  in.experts = m.experts;
+  in.nvlink = nvlink;
+  in.moe = moe;
+  in.stage_layout = m.stage_layout;
+  return in;
+}
 
 std::vector<RuleOutcome> evaluate_rules(const RuleInput& in) {
   std::vector<RuleOutcome> out;

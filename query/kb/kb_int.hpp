@@ -1,0 +1,30 @@
+// Internals of the KB reader (query/kb/*.cpp only).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "base/kinds.hpp"
+#include "base/sqlite.hpp"
+#include "base/text.hpp"
+
+namespace kbq::kb_int {
+
+// An enum column; a spelling this kbq does not know is a damaged KB.
+template <typename E>
+inline E read_kind(kb::Stmt& st, int c, const char* what) {
+  const auto text = st.view(c);
+  if (auto v = kb::parse_kind<E>(text)) return *v;
+  throw std::runtime_error("knowledge base: unknown " + std::string(what) + " '" + std::string(text) + "' (rebuild it with kbc build)");
+}
+
+// A comma-separated list of the KB, empty items dropped.
+inline std::vector<std::string> comma_list(const std::string& s) {
+  std::vector<std::string> out;
+  for (auto& x : kb::split(s, ','))
+    if (!x.empty()) out.push_back(std::move(x));
+  return out;
+}
+
+}  // namespace kbq::kb_int

@@ -1,0 +1,206 @@
+// The KB reader (see kb.hpp): the snapshot of the small tables and the
+// settings, the labels of a language, the quick-reference rows and the
+// code's config keys, each read once into values.
+#include <algorithm>
+
+#include "base/checked.hpp"
+#include "base/limits.hpp"
+#include "base/text.hpp"
+#include "query/kb/kb.hpp"
+#include "query/kb/kb_int.hpp"
+
+namespace kbq {
+
+using kb_int::comma_list;
+using kb_int::read_kind;
+
+// --- the snapshot ------------------------------------------------------------------
+
+namespace {
+
+std::vector<Gpu> read_gpus(kb::Db& db) {
+  std::vector<Gpu> out;
+  kb::Stmt st(db,
+              "SELECT gpu_key, display_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, source "
+              "FROM gpus ORDER BY gpu_key");
+  while (st.step()) {
+    using kb::limits::kMaxGpus;
+    Gpu g{st.text(0),
+          st.text(1),
+          st.real(2),
+          kb::kb_int(st, 3, {"gpus", "nvlink_domain_size", 0}, 1, kMaxGpus),
+          kb::kb_int(st, 4, {"gpus", "gpus_per_node", 0}, 1, kMaxGpus),
+          st.integer(5) != 0,
+          st.text(6)};
+    if (!(g.memory_gib >= 0 && g.memory_gib < 1e6)) throw kb::KbValueError("gpus", "memory_gb", g.key, "not a memory size in GB");
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::vector<ConfigKey> read_config_keys(kb::Db& db) {
+  std::vector<ConfigKey> out;
+  kb::Stmt st(
+      db,
+      "SELECT k.key, k.layer, coalesce(k.dimension,''), coalesce(k.sentence,''), coalesce(s.path,''), k.aliases, "
+      "coalesce(k.evidence_line,0), coalesce(k.entity_key,'') FROM config_keys k LEFT JOIN sources s ON s.id = k.evidence_source_id "
+      "ORDER BY k.rowid");
+  while (st.step())
+    out.push_back({st.text(0), read_kind<Impact>(st, 1, "config layer"), st.text(2), st.text(3), st.text(4), st.text(5),
+                   static_cast<int>(st.integer(6)), st.text(7)});
+  return out;
+}
+
+// The training launcher's flags: every item <parser>:<dest>, its spellings
+// (the greatest of each attribute, as one flag has one) and the config key it sets.
+std::vector<Flag> read_flags(kb::Db& db, const std::string& parser) {
+  std::vector<Flag> out;
+  kb::Stmt st(db, "SELECT item, attribute, value, at FROM launcher WHERE section = 'flag' ORDER BY item, rowid");
+  const std::string prefix = parser + ":";
+  while (st.step()) {
+    const std::string item = st.text(0);
+    if (!kb::starts_with(item, prefix)) continue;
+    if (out.empty() || out.back().item != item) out.push_back(Flag{item, {}, {}, {}, {}});
+    Flag& f = out.back();
+    const std::string attribute = st.text(1), value = st.text(2), at = st.text(3);
+    if (attribute == "short") f.short_option = std::max(f.short_option, value);
+    if (attribute == "long") f.long_option = std::max(f.long_option, value);
+    if (attribute == "config_key" && f.config_key.empty()) f.config_key = value;
+    f.at = std::max(f.at, at);
+  }
+  return out;
+}
+
+std::map<EntityRef, std::vector<Superseded>> read_superseded(kb::Db& db) {
+  std::map<EntityRef, std::vector<Superseded>> out;
+  kb::Stmt st(db,
+              "SELECT c.entity_kind, c.entity_key, c.field, v.value, s.path, v.lang, v.line, v.revision FROM conflicts c "
+              "JOIN conflict_values v ON v.conflict_id = c.id JOIN sources s ON s.id = v.source_id "
+              "WHERE v.wins = 0 AND c.type = 'revision' "
+              "AND v.revision < (SELECT max(revision) FROM conflict_values WHERE conflict_id = c.id) "
+              "ORDER BY c.entity_kind, c.entity_key, c.field, v.revision DESC, v.lang, c.id, v.position");
+  while (st.step())
+    out[EntityRef{st.text(0), st.text(1)}].push_back(
+        {st.text(2), st.text(3), st.text(4), st.text(5), static_cast<int>(st.integer(6)), static_cast<int>(st.integer(7))});
+  return out;
+}
+
+}  // namespace
+
+const Snapshot& Kb::snapshot() {
+  if (snapshot_) return *snapshot_;
+  auto s = std::make_unique<Snapshot>();
+  {
+    std::map<std::string, std::string> rows;
+    kb::Stmt st(db_, "SELECT key, value FROM planner");
+    while (st.step()) rows[st.text(0)] = st.text(1);
+    s->settings = read_settings(rows);
+  }
+  s->commit = commit_;
+  s->gpus = read_gpus(db_);
+  s->config_keys = read_config_keys(db_);
+  s->flags = read_flags(db_, s->settings.launcher_parser);
+  {
+    kb::Stmt st(db_, "SELECT item, value FROM launcher WHERE section = 'mode' AND attribute = 'task'");
+    while (st.step()) s->tasks[st.text(0)] = st.text(1);
+  }
+  {
+    kb::Stmt st(db_, "SELECT preset, value FROM code_datasets WHERE attribute = 'modes' ORDER BY preset");
+    while (st.step()) s->presets[st.text(0)] = kb::split(st.text(1), ' ');
+  }
+  {
+    kb::Stmt st(db_, "SELECT preset, modes FROM datasets ORDER BY rowid");
+    while (st.step()) s->datasets.emplace_back(st.text(0), kb::split(st.text(1), ','));
+  }
+  {
+    kb::Stmt st(db_, "SELECT DISTINCT old_preset, new_preset FROM dataset_renames ORDER BY 1, 2");
+    while (st.step()) s->renames.emplace_back(st.text(0), st.text(1));
+  }
+  {
+    kb::Stmt st(db_, "SELECT criterion FROM ranking ORDER BY position");
+    while (st.step()) s->ranking.push_back(st.text(0));
+  }
+  {
+    kb::Stmt st(db_, "SELECT \"check\", entity FROM checks ORDER BY rowid");
+    while (st.step()) {
+      auto e = parse_entity_ref(st.view(1));
+      if (!e) throw kb::KbValueError("checks", "entity", st.text(0), "not an entity kind/key");
+      s->checks.emplace_back(st.text(0), std::move(*e));
+    }
+  }
+  {
+    std::string tsv = "key\tvalue\tunit\tsource\n";
+    kb::Stmt st(db_, "SELECT key, value, unit, source FROM memory_params ORDER BY key");
+    while (st.step()) tsv += st.text(0) + "\t" + st.text(1) + "\t" + st.text(2) + "\t" + st.text(3) + "\n";
+    auto p = memory::params_from_tsv(tsv);
+    if (const auto* err = std::get_if<memory::InputError>(&p)) throw kb::KbValueError("memory_params", "value", "", err->message);
+    s->memory = std::get<memory::Params>(p);
+  }
+  {
+    kb::Stmt st(db_,
+                "SELECT m.model_key, coalesce(m.total_params_b, 0), coalesce(r.value, '') FROM models m "
+                "LEFT JOIN model_rows r ON r.model_key = m.model_key AND r.col = 'family'");
+    while (st.step()) {
+      ModelBrief b{st.text(2), st.real(1)};
+      if (!(b.total_params_b >= 0 && b.total_params_b < 1e7))
+        throw kb::KbValueError("models", "total_params_b", st.text(0), "not a parameter count in billions");
+      s->models.emplace(st.text(0), std::move(b));
+    }
+  }
+  // The texts the stages cite: the checks' rules and pitfalls, the
+  // entry-point commands, the config keys' layer paragraphs.
+  std::vector<EntityRef> cited{s->settings.library_command, s->settings.benchmark_command};
+  for (const auto& [id, e] : s->checks) cited.push_back(e);
+  for (const auto& k : s->config_keys)
+    if (auto e = parse_entity_ref(k.entity)) cited.push_back(*e);
+  for (const auto& e : cited)
+    if (!s->texts.count(e)) s->texts.emplace(e, entity(e.kind, e.key));
+  s->superseded = read_superseded(db_);
+  snapshot_ = std::move(s);
+  return *snapshot_;
+}
+
+const Labels& Kb::labels(const std::string& lang) {
+  // All labels of a language (and the English fallback) in one scan.
+  if (auto it = labels_.find(lang); it != labels_.end()) return it->second;
+  std::map<std::string, std::string> texts;
+  kb::Stmt st(db_, "SELECT key, text FROM labels WHERE lang = ? OR lang = 'en' ORDER BY lang = ?");
+  st.bind(1, lang).bind(2, lang);
+  while (st.step()) texts[st.text(0)] = st.text(1);  // the language's own text comes last and wins
+  return labels_.emplace(lang, Labels(lang, std::vector<std::pair<std::string, std::string>>(texts.begin(), texts.end()))).first->second;
+}
+
+std::vector<QuickRefRow> Kb::quick_ref_rows() {
+  std::vector<QuickRefRow> out;
+  kb::Stmt st(db_, "SELECT row, mode, scale, intents, recipes, gpus, single_gpu_count FROM quick_ref_picks ORDER BY ordinal");
+  while (st.step()) {
+    QuickRefRow row{st.text(0),
+                    st.text(1),
+                    st.text(2),
+                    comma_list(st.text(3)),
+                    {},
+                    kb::kb_int(st, 5, {"quick_ref_picks", "gpus", 0}, 0, kb::limits::kMaxGpus),
+                    st.integer(6) != 0};
+    for (auto& name : comma_list(st.text(4))) row.recipes.push_back({std::move(name), false, {}, {}});
+    out.push_back(std::move(row));
+  }
+  for (auto& row : out)
+    for (auto& pick : row.recipes)
+      if (auto r = recipe(pick.name)) {
+        pick.exported = true;
+        pick.model_key = r->model_key;
+        pick.mode = r->mode;
+      }
+  return out;
+}
+
+const CodeConfigKeys& Kb::code_config_keys() {
+  if (!code_keys_) {
+    code_keys_.emplace();
+    kb::Stmt st(db_, "SELECT key, kind, type FROM code_config_keys ORDER BY rowid");
+    while (st.step()) code_keys_->rows.push_back({st.text(0), st.text(1), st.text(2)});
+  }
+  return *code_keys_;
+}
+
+}  // namespace kbq

@@ -1,0 +1,238 @@
+// The knowledge base as values (private to the engine). What the stages of
+// an answer read is loaded once by the KB reader (query/kb/kb.hpp) into the
+// types below and handed to every stage as `const Snapshot&`: the planner
+// settings (data/planner.tsv, parsed and checked when loaded: a missing or
+// malformed value is an error naming it, never a silent default), the GPUs,
+// config keys, launcher flags and presets, the ranking criteria, the checks
+// and the texts of the entities they cite, the memory model's constants and
+// the models' families and sizes. The stages compute from these values; none
+// of them reads the database.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "base/kinds.hpp"
+#include "query/kbq.hpp"
+#include "query/memory/memory.hpp"
+
+namespace kbq {
+
+// An entity of the documents by kind and key ("rule", "1").
+struct EntityRef {
+  std::string kind, key;
+  bool operator<(const EntityRef& o) const { return std::tie(kind, key) < std::tie(o.kind, o.key); }
+  bool operator==(const EntityRef& o) const = default;
+};
+// "kind/key" (data/checks.tsv, data/planner.tsv *_command); nullopt without a '/'.
+std::optional<EntityRef> parse_entity_ref(std::string_view text);
+
+struct Gpu {
+  std::string key, display;
+  double memory_gib = 0;  // 0: unknown
+  long long nvlink = 0, per_node = 0;
+  bool fp8_any_layout = false;
+  std::string source;
+};
+
+struct ConfigKey {
+  std::string key;
+  Impact layer = Impact::Unknown;  // what changing it does
+  std::string dimension, sentence, file, aliases;
+  int line = 0;
+  std::string entity;  // aligned paragraph holding the sentence, "config_layer/2"
+};
+
+// One launcher option (`section` flag of the launcher table).
+struct Flag {
+  std::string item;  // parser:dest
+  std::string short_option, long_option;
+  std::string config_key;  // the key it sets ("" when none)
+  std::string at;
+};
+
+// What a scan over many models needs (the family and the size).
+struct ModelBrief {
+  std::string family;         // data/models.tsv family ('' when none)
+  double total_params_b = 0;  // 0: unknown
+};
+
+// One language's text of an entity.
+struct EntityText {
+  std::string lang, text, file;
+  std::map<std::string, std::string> parts;
+  std::map<std::string, std::vector<std::string>> facts;
+  int line = 0, revision = 0;
+  bool winner = false;
+  bool usable = true;  // may be shown: not overruled by a newer revision (base/choose.hpp)
+};
+
+// An older revision's value of an entity's field.
+struct Superseded {
+  std::string field, value, file, lang;
+  int line = 0, revision = 0;
+};
+
+// The planner's parameters (data/planner.tsv), each parsed and checked once
+// when the KB is opened (read_settings).
+struct Settings {
+  long long long_context_threshold = 0;                                     // tokens: a longer sequence needs CP
+  std::string default_gpu;                                                  // GPU key when the question names none
+  std::string multi_node_flags;                                             // torchrun's multi-node flags, with {nodes}
+  std::string recipe_flag, dataset_flag, nproc_flag;                        // the training launcher's flags
+  std::string bench_nodes_flag, bench_gpus_per_node_flag, bench_mode_flag;  // the benchmark launcher's flags
+  EntityRef library_command, benchmark_command;                             // the entry-point commands
+  std::string moe_overlap_hardware;                                         // the GPU of the MoE overlap pitfall
+  std::string benchmark_intent;                                             // the intent that asks for benchmark recipes
+  std::string cuda_graph_dimension;                                         // config-keys dimension of the CUDA-graph keys
+  std::string vlm_sft_images_modality;                                      // the VLM images pitfall: modality ...
+  std::string vlm_sft_images_mode;                                          // ... and mode
+  std::string launcher_parser;                                              // the training launcher's flags are its items <parser>:<dest>
+  std::vector<Dim> change_order;           // the order the layout planner changes sizes (tp, pp, cp, ep once each)
+  long long max_world = 0;                 // the largest world the fewest-GPU search tries
+  std::string pretrained_checkpoint_path;  // placeholder for a fine-tune's starting checkpoint
+  double borderline_memory = 0;            // share of a GPU's memory above which a fit is borderline
+  std::vector<std::pair<std::string, std::string>> intent_modality;  // intent → modality
+  std::string default_precision;                                     // the plain recipes' precision
+  std::string launch_mode_flag;                                      // the launcher flag's dest that picks the mode
+  std::vector<std::pair<std::string, long long>> intent_gpus;        // intent → GPU count
+  std::string base_language;                                         // the language translations fall back to
+  double own_layout_tolerance = 0;                                   // a recipe's own layout may exceed the estimate by this share
+};
+// Reads the planner table (key → value). Throws kb::KbValueError naming
+// `planner.value` of the key for a missing or malformed value.
+Settings read_settings(const std::map<std::string, std::string>& rows);
+
+class Snapshot {
+ public:
+  Settings settings;
+  std::string commit;                                       // the newest code snapshot's short commit ("" without code facts)
+  std::vector<Gpu> gpus;                                    // by key
+  std::vector<ConfigKey> config_keys;                       // in the KB's row order
+  std::vector<Flag> flags;                                  // the training launcher's flags (settings.launcher_parser), by item
+  std::map<std::string, std::string> tasks;                 // launcher mode → task (lora → peft)
+  std::map<std::string, std::vector<std::string>> presets;  // --dataset preset → launcher modes it allows
+  std::vector<std::pair<std::string, std::vector<std::string>>> datasets;  // the documents' presets and their modes, in data order
+  std::vector<std::pair<std::string, std::string>> renames;                // old preset → new
+  std::vector<std::string> ranking;                                        // the ranking criteria in order
+  std::vector<std::pair<std::string, EntityRef>> checks;                   // check id → the entity it enforces, in data order
+  std::map<EntityRef, std::vector<EntityText>> texts;                      // texts of the entities the stages cite, winner first
+  std::map<EntityRef, std::vector<Superseded>> superseded;                 // older revisions of the checks' entities
+  memory::Params memory{};                                                 // the memory model's constants
+  std::map<std::string, ModelBrief, std::less<>> models;                   // every model's family and size
+
+  const Gpu* gpu(std::string_view key) const;
+  // A config key by its name, else the first whose aliases name it (as the
+  // KB's lookup did: ASCII case-insensitive, '_' and '%' match as in SQL LIKE).
+  const ConfigKey* config_key(std::string_view key) const;
+  // The config key of a layout dimension (the first by name); "" when none.
+  std::string key_for(std::string_view dimension) const;
+  // The training launcher's option that sets a config key.
+  const Flag* flag_for(std::string_view config_key) const;
+  // The launcher option whose parser destination is `dest`, with the first spelling of each name.
+  std::optional<Flag> flag_named(std::string_view dest) const;
+  std::string task_of(std::string_view launch_mode) const;  // "" when not a mode
+  const ModelBrief* model(std::string_view key) const;      // nullptr when no such model
+  const EntityRef* check_entity(std::string_view check) const;
+  const std::vector<EntityText>& texts_of(const EntityRef& e) const;  // empty when the KB has none
+};
+
+// --- per recipe ---------------------------------------------------------------------------
+
+// Every recipe of a kind (the KB's `recipes`), by name, and the
+// '_'-separated words of their names ("qwen3", "vl", "a3b").
+struct Catalog {
+  std::vector<Recipe> recipes;
+  std::set<std::string> name_tokens;
+};
+
+// A model: the columns the planner reads by name, every column of its row,
+// and its extra architecture facts (for the memory model).
+struct Model {
+  std::string key, display, hf_id;
+  long long layers = 0, heads = 0, kv_heads = 0, experts = 0;  // 0: not a plain count (kv_heads of MLA models)
+  double total_params_b = 0;
+  std::map<std::string, std::string, std::less<>> row;   // column → value (data/models.tsv)
+  std::map<std::string, std::string, std::less<>> arch;  // field → value (data/model-arch.tsv)
+  std::string source;
+};
+
+// A fact of a recipe function, as the code extractor found it.
+struct CodeFact {
+  kb::FactState state = kb::FactState::Unknown;
+  std::string value, type, at;
+};
+using CodeFacts = std::map<std::string, CodeFact, std::less<>>;  // field → fact
+
+// What planning one recipe reads: the recipe, its function's facts and its
+// model (nullptr when the KB has none).
+struct RecipeData {
+  const Recipe& recipe;
+  const CodeFacts& facts;
+  const Model* model = nullptr;
+  std::string commit;  // the code snapshot the facts cite
+  // "path:line@commit" of a fact ("" when unknown).
+  std::string cite(const std::string& field) const;
+};
+
+// A document's value that the code contradicts (the KB's drift table).
+struct DriftRow {
+  std::string kind, field, doc_value, file, lang, code_value, code_at, note;
+  int line = 0, revision = 0;
+};
+
+// A document row naming a recipe (for names the code does not export).
+struct DocRecipe {
+  std::string name, file;
+  int line = 0, revision = 0;
+};
+
+// A quick-reference row as the ranker reads it (compiler/derive), with the
+// recipes it names and, for each the code exports, its model and mode.
+struct QuickRefRow {
+  struct Pick {
+    std::string name;
+    bool exported = false;        // the code exports the name
+    std::string model_key, mode;  // when exported
+  };
+  std::string row, mode, scale;  // mode, scale: empty when the row names none
+  std::vector<std::string> intents;
+  std::vector<Pick> recipes;
+  long long gpus = 0;
+  bool single_gpu_count = false;
+};
+
+// The code's config keys (code_config_keys), for kbq check's overrides.
+struct CodeConfigKeys {
+  struct Row {
+    std::string key, kind, type;
+  };
+  std::vector<Row> rows;  // in the KB's row order
+  // The fields' keys, sorted (the nearest-key hint).
+  std::vector<std::string> field_keys() const;
+  // A field of that key, or a key under a section whose class lies outside the snapshot.
+  bool exists(const std::string& key) const;
+  // The annotated type of a field (nullptr when no field has the key).
+  const std::string* type_of(const std::string& key) const;
+};
+
+// The text of an entity in `lang` (a part of it when `part` names one), as
+// base/choose.hpp picks it: the language's own usable edition, else the base
+// language's, else the winner.
+Prose prose(const std::vector<EntityText>& texts, const EntityRef& e, const std::string& lang, const std::string& base_language,
+            const std::string& part = {});
+
+// "revision N (file:line) said: ..." for each older value of an entity's
+// fields, with the `superseded` label of the answer's language.
+std::vector<std::string> superseded_notes(const std::vector<Superseded>& rows, const EntityRef& e, const std::string& label);
+
+// Replaces each {name} of `text` by its value.
+std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars);
+
+}  // namespace kbq

@@ -1,0 +1,180 @@
+// Plan stage: the recipes a question's constraints allow (see plan.hpp).
+// Step by step, each one able to end the answer with what exists instead:
+// (a) the mode and the free words recipe names carry, (b) the model family
+// and size (the nearest size or a sibling of the family as a marked
+// substitute), (c) the modality, then, for benchmarks, the GPU count,
+// hardware and precision their names encode; one name per recipe function.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "query/plan/plan_int.hpp"
+
+namespace kbq {
+
+using plan_int::has_token;
+using plan_int::in_family;
+
+namespace {
+
+using Pool = std::vector<const Recipe*>;
+
+// The recipes of a model prefix's family, by name or model key.
+bool of_family(const Recipe& r, const std::string& prefix) { return in_family(r.name, prefix) || in_family(r.model_key, prefix); }
+
+bool of_size(const Recipe& r, const std::string& token) { return has_token(r.name, token) || has_token(r.model_key, token); }
+
+std::string joined(const std::set<std::string>& words) { return kb::join(std::vector<std::string>(words.begin(), words.end()), ", "); }
+
+// (b) The family asked; when it has no recipe of the mode, the answer says
+// which modes it has.
+bool keep_family(const Context& c, const Ask& ask, const Catalog& recipes, Pool& pool, Answer& a) {
+  Pool fam;
+  for (const auto* r : pool)
+    if (of_family(*r, ask.model)) fam.push_back(r);
+  if (fam.empty()) {
+    std::set<std::string> modes;
+    for (const auto& r : recipes.recipes)
+      if (of_family(r, ask.model) && !r.mode.empty()) modes.insert(c.label("mode." + r.mode));
+    a.no_match =
+        modes.empty() || ask.mode.empty()
+            ? c.label("no_match.family", {{"model", ask.model}})
+            : c.label("no_match.mode_has", {{"mode", c.label("mode." + ask.mode)}, {"model", ask.model}, {"modes", joined(modes)}});
+    return false;
+  }
+  pool = fam;
+  return true;
+}
+
+// (b) The size asked; else the same size in a sibling of the family
+// (models.tsv family: "llama3 405b" → Llama 3.1 405B), else the nearest
+// size of the family; both marked as substitutes.
+Pool keep_size(const Context& c, const Ask& ask, const Pool& pool, const Pool& all_of_mode, bool& substitute, Answer& a) {
+  Pool sized;
+  for (const auto* r : pool)
+    if (of_size(*r, ask.size_token)) sized.push_back(r);
+  if (sized.empty() && !pool.empty()) {
+    std::set<std::string> families;
+    for (const auto* r : pool)
+      if (const auto* m = c.kb.model(r->model_key); m && !m->family.empty()) families.insert(m->family);
+    for (const auto* r : all_of_mode)
+      if (const auto* m = c.kb.model(r->model_key); m && families.count(m->family) && of_size(*r, ask.size_token)) sized.push_back(r);
+    if (!sized.empty()) {
+      substitute = true;
+      a.warnings.push_back(
+          c.label("warn.substitute_sibling", {{"asked", ask.model + " " + ask.size_token},
+                                              {"model", sized.front()->model.empty() ? sized.front()->model_key : sized.front()->model}}));
+    }
+  }
+  if (sized.empty() && !pool.empty()) {
+    std::map<std::string, double> params;
+    for (const auto* r : pool)
+      if (const auto* m = c.kb.model(r->model_key); m && m->total_params_b > 0) params[r->model_key] = m->total_params_b * 1e9;
+    std::string best;
+    double best_d = 1e300;
+    for (const auto& [key, p] : params) {
+      const double d = ask.size_params > 0 ? std::abs(std::log(p / ask.size_params)) : 0;
+      if (d < best_d) best_d = d, best = key;
+    }
+    for (const auto* r : pool)
+      if (r->model_key == best) sized.push_back(r);
+    substitute = true;
+    if (!sized.empty())
+      a.warnings.push_back(c.label("warn.substitute", {{"asked", ask.model + " " + ask.size_token},
+                                                       {"model", sized.front()->model.empty() ? best : sized.front()->model}}));
+  }
+  return sized;
+}
+
+// (c) Text unless the question asks for another modality; a model that
+// only has other modalities (flux, wan) keeps its own.
+bool keep_modality(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
+  Pool kept;
+  for (const auto* r : pool)
+    if (ask.modalities.empty() ? r->modality == "text" : ask.modalities.count(r->modality) > 0) kept.push_back(r);
+  if (kept.empty() && ask.modalities.empty()) kept = pool;
+  if (kept.empty()) {
+    a.no_match = c.label("no_match.modality", {{"modality", joined(ask.modalities)}});
+    return false;
+  }
+  pool = kept;
+  return true;
+}
+
+// Benchmark names encode their GPU count, hardware and precision.
+bool keep_benchmark(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
+  Pool kept;
+  for (const auto* r : pool)
+    if ((ask.hardware_assumed || r->native_hardware == ask.hardware) && (ask.gpus == 0 || r->native_gpus == ask.gpus) &&
+        (ask.precision.empty() || kb::starts_with(r->native_precision, ask.precision)))
+      kept.push_back(r);
+  if (kept.empty()) {
+    std::set<std::string> have;
+    for (const auto* r : pool)
+      have.insert(std::to_string(r->native_gpus.value_or(0)) + " × " + r->native_hardware + " " + r->native_precision);
+    a.no_match = c.label("no_match.benchmark", {{"available", joined(have)}});
+    return false;
+  }
+  pool = kept;
+  return true;
+}
+
+// One name per recipe function: the generic alias over the canonical name.
+std::vector<Candidate> one_per_function(const Pool& pool, bool substitute) {
+  std::map<std::string, const Recipe*> by_target;
+  for (const auto* r : pool) {
+    auto [it, fresh] = by_target.try_emplace(r->target, r);
+    if (!fresh && (r->name.size() < it->second->name.size() || (r->name.size() == it->second->name.size() && r->name < it->second->name)))
+      it->second = r;
+  }
+  std::vector<Candidate> out;
+  for (const auto& [t, r] : by_target) out.push_back({r, substitute});
+  std::sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) { return x.recipe->name < y.recipe->name; });
+  return out;
+}
+
+}  // namespace
+
+std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a) {
+  // Recipes whose layout the code leaves unknown (one that raises by
+  // design, say) are never offered.
+  Pool pool;
+  for (const auto& r : recipes.recipes)
+    if ((ask.mode.empty() || r.mode == ask.mode) && r.tp && r.pp && r.cp) pool.push_back(&r);
+  if (!ask.unknown_model_words.empty()) {
+    a.no_match = c.label("no_match.model", {{"model", kb::join(ask.unknown_model_words, " ")}});
+    return {};
+  }
+  if (!ask.understood && ask.name_words.empty()) {
+    a.no_match = c.label("no_match.not_understood");
+    return {};
+  }
+  // (a) Free words that recipe names carry ("vl", "thinking", "instruct").
+  if (!ask.name_words.empty()) {
+    Pool kept;
+    for (const auto* r : pool)
+      if (std::all_of(ask.name_words.begin(), ask.name_words.end(), [&](const std::string& w) { return has_token(r->name, w); }))
+        kept.push_back(r);
+    if (kept.empty()) {
+      a.no_match = c.label("no_match.model", {{"model", kb::join(ask.name_words, " ")}});
+      return {};
+    }
+    pool = kept;
+  }
+  // (b) The model family and size asked.
+  const Pool all_of_mode = pool;
+  if (!ask.model.empty() && !keep_family(c, ask, recipes, pool, a)) return {};
+  bool substitute = false;
+  if (!ask.size_token.empty()) pool = keep_size(c, ask, pool, all_of_mode, substitute, a);
+  if (pool.empty()) {
+    a.no_match = c.label("no_match.mode", {{"mode", ask.mode}, {"model", ask.model}});
+    return {};
+  }
+  // (c) The modality.
+  if (!keep_modality(c, ask, pool, a)) return {};
+  if (ask.kind() == RecipeKind::Benchmark && !keep_benchmark(c, ask, pool, a)) return {};
+  return one_per_function(pool, substitute);
+}
+
+}  // namespace kbq

@@ -1,0 +1,114 @@
+// Plan stage: what the command changes in the recipe (see plan_int.hpp):
+// the dataset preset, every size it pins, the batch, the launcher mode, the
+// starting checkpoint and the user's own overrides, each with the impact
+// class of its config key and the documents' sentence that says so, in the
+// answer's language.
+#include <algorithm>
+#include <cstring>
+
+#include "query/plan/plan_int.hpp"
+
+namespace kbq::plan_int {
+
+namespace {
+
+// The first sentence of a paragraph (the one that names its layer).
+std::string first_sentence(const std::string& text) {
+  size_t end = std::string::npos;
+  for (const char* stop : {"\xE3\x80\x82", ". "}) {  // ideographic full stop, or ". "
+    const size_t at = text.find(stop);
+    if (at != std::string::npos && (end == std::string::npos || at < end)) end = at + std::strlen(stop);
+  }
+  return kb::trim(end == std::string::npos ? text : text.substr(0, end));
+}
+
+// The impact class of a config key, with the sentence that says so in the
+// answer's language.
+void classify(const Context& c, Override& o) {
+  const ConfigKey* k = c.kb.config_key(o.key);
+  if (!k) return;
+  o.impact = k->layer;
+  o.sentence = k->sentence;
+  o.source = {k->file, k->line, 0, "config layer of " + k->key};
+  if (auto e = parse_entity_ref(k->entity)) {
+    const Prose p = c.prose(*e);
+    if (!p.text.empty() && p.lang == c.lang) {
+      o.sentence = first_sentence(p.text);
+      o.source = p.source;
+      o.source.what = "config layer of " + k->key;
+    } else {
+      o.source.revision = p.source.revision;
+    }
+  }
+}
+
+Override make_override(const Context& c, const std::string& key, const std::string& value, const std::string& recipe_value) {
+  Override o;
+  o.key = key;
+  o.value = value;
+  o.recipe_value = recipe_value;
+  o.pinned_only = value == recipe_value;
+  classify(c, o);
+  return o;
+}
+
+std::string opt(const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string(); }
+
+}  // namespace
+
+std::string pick_dataset(const Context& c, const Recipe& r, const std::string& launch_mode, const std::string& wanted,
+                         std::vector<std::string>& notes) {
+  const auto& code = c.kb.presets;
+  auto allowed = [&](const std::string& preset) {
+    auto it = code.find(preset);
+    return it != code.end() && std::find(it->second.begin(), it->second.end(), launch_mode) != it->second.end();
+  };
+  std::vector<std::string> fits;
+  for (const auto& [preset, modes] : c.kb.datasets)
+    if (std::find(modes.begin(), modes.end(), r.mode) != modes.end() && (code.empty() || allowed(preset))) fits.push_back(preset);
+  if (!wanted.empty()) {
+    std::string current = wanted;
+    for (const auto& [from, to] : c.kb.renames)
+      if (from == wanted) current = to;
+    if (code.empty() || allowed(current)) return current;
+    notes.push_back(c.label("note.dataset_mode", {{"preset", current}, {"mode", launch_mode}, {"alternatives", kb::join(fits, " / ")}}));
+  }
+  return fits.empty() ? std::string() : fits.front();
+}
+
+void overrides_of(const Context& c, Result& res, const Recipe& r, const Plan& p, const std::string& launch_mode) {
+  const Layout& L = res.layout;
+  auto add = [&](const std::string& dim, long long value, const std::string& recipe_value) {
+    const std::string key = c.kb.key_for(dim);
+    if (!key.empty()) res.overrides.push_back(make_override(c, key, std::to_string(value), recipe_value));
+  };
+  if (r.kind == RecipeKind::Benchmark) return;  // a benchmark runs as exported
+  add("tp", L.tp, opt(r.tp));
+  add("pp", L.pp, opt(r.pp));
+  add("cp", L.cp, opt(r.cp));
+  if (r.moe) {
+    add("ep", L.ep, opt(r.ep));
+    add("etp", L.etp, r.etp ? opt(r.etp) : std::string("1"));
+  }
+  if (L.pp > 1 && L.vp > 0) add("vp", L.vp, opt(r.vp));
+  if (L.tp > 1 || (r.sp && *r.sp != L.sp)) {
+    const std::string key = c.kb.key_for("sp");
+    if (!key.empty())
+      res.overrides.push_back(make_override(c, key, L.sp ? "true" : "false", r.sp ? (*r.sp ? "true" : "false") : std::string()));
+  }
+  if (r.seq_len && L.seq != *r.seq_len) add("seq", L.seq, opt(r.seq_len));
+  if (res.batch.gbs != res.batch.recipe_gbs && res.batch.recipe_gbs > 0) add("gbs", res.batch.gbs, std::to_string(res.batch.recipe_gbs));
+  if (res.batch.mbs != res.batch.recipe_mbs && res.batch.recipe_mbs > 0) add("mbs", res.batch.mbs, std::to_string(res.batch.recipe_mbs));
+  if (launch_mode != r.launch_mode && !launch_mode.empty()) res.overrides.push_back(make_override(c, "peft", launch_mode, r.launch_mode));
+  if (r.mode != "pretrain" && !r.mode.empty()) {
+    const std::string key = c.kb.key_for("pretrained");
+    if (!key.empty()) {
+      Override o = make_override(c, key, c.settings().pretrained_checkpoint_path, "");
+      o.pinned_only = false;
+      res.overrides.push_back(o);
+    }
+  }
+  for (const auto& [key, value] : p.other) res.overrides.push_back(make_override(c, key, value, ""));
+}
+
+}  // namespace kbq::plan_int

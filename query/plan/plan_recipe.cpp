@@ -1,0 +1,288 @@
+// Plan stage: one recipe on the user's GPUs (see plan.hpp). The recipe's
+// own sizes, then the user's; the sequence's CP; the world (the user's
+// GPUs, else the recipe's own count or the fewest above it that fit; a
+// benchmark runs on its own); the layout search (layout.hpp); then the
+// layout, memory, batch, dataset, changes, command and citations of the
+// result.
+#include <algorithm>
+
+#include "query/plan/command.hpp"
+#include "query/plan/plan_int.hpp"
+
+namespace kbq {
+
+using plan_int::next_pow2;
+using plan_int::Plan;
+using plan_int::to_ll;
+
+namespace {
+
+double gib(double bytes) { return bytes / memory::kBytesPerGiB; }
+
+// The recipe's own sizes, then the user's fixed ones (and their sequence,
+// batch and sequence-parallel settings, and the overrides with no size).
+Shape start_shape(const Context& c, const Recipe& r, const Ask& ask, Plan& p) {
+  Shape start{r.tp.value_or(1), r.pp.value_or(1),  r.vp.value_or(0), r.cp.value_or(1),
+              r.ep.value_or(1), r.etp.value_or(1), r.mbs.value_or(1)};
+  if (start.pp <= 1) start.vp = 0;
+  for (const auto& [key, value] : ask.fixed) {
+    const ConfigKey* ck = c.kb.config_key(key);
+    const std::string dim = ck ? ck->dimension : std::string();
+    const long long v = to_ll(value, 0);
+    if (auto d = parse_dim(dim)) {
+      switch (*d) {
+        case Dim::TP:
+          start.tp = v;
+          break;
+        case Dim::PP:
+          start.pp = v;
+          break;
+        case Dim::CP:
+          start.cp = v;
+          break;
+        case Dim::EP:
+          start.ep = v;
+          break;
+        case Dim::ETP:
+          start.etp = v;
+          break;
+        case Dim::VP:
+          start.vp = v;
+          break;
+      }
+      p.in.fixed.insert(*d);
+    } else if (dim == "seq") {
+      p.seq = v;
+    } else if (dim == "gbs") {
+      p.fixed_gbs = v;
+    } else if (dim == "mbs") {
+      start.mbs = v;
+      p.in.mbs_fixed = true;
+    } else if (dim == "sp") {
+      p.fixed_sp = kb::fold(value) == "true";
+    } else {
+      p.other.emplace_back(key, value);
+    }
+  }
+  return start;
+}
+
+// The search input: a longer sequence than the recipe's needs more CP, so
+// each rank keeps at most the tokens the recipe was written for or the
+// long-context threshold, whichever is more (the memory model then decides
+// whether that many tokens per rank fit).
+void search_input(const Context& c, const Recipe& r, const Ask& ask, Shape start, Plan& p) {
+  const long long threshold = c.settings().long_context_threshold;
+  const long long seq = p.seq > 0 ? p.seq : ask.seq > 0 ? ask.seq : r.seq_len.value_or(0);
+  long long cp_min = 1;
+  if (r.seq_len && seq > *r.seq_len) {
+    const long long per_rank = std::max({1LL, *r.seq_len / std::max(1LL, r.cp.value_or(1)), threshold});
+    cp_min = std::max(r.cp.value_or(1), next_pow2((seq + per_rank - 1) / per_rank));
+  } else if (!r.seq_len && seq > threshold && threshold > 0) {
+    cp_min = next_pow2((seq + threshold - 1) / threshold);
+  }
+  SearchInput& in = p.in;
+  if (!in.fixed.count(Dim::CP)) start.cp = std::max(start.cp, cp_min);
+  p.seq = seq;
+  in.sizing = &p.sizing;
+  in.start = start;
+  in.gpu = &p.gpu;
+  in.seq = seq;
+  in.gbs = p.fixed_gbs > 0 ? p.fixed_gbs : r.gbs.value_or(0);
+  in.threshold = threshold;
+  in.cp_min = in.fixed.count(Dim::CP) ? 1 : cp_min;
+  in.moe = r.moe;
+  in.change_order = c.settings().change_order;
+  in.params = &c.kb.memory;
+  if (r.native_gpus && (r.native_hardware.empty() || r.native_hardware == p.gpu.key) && in.fixed.empty() && seq == r.seq_len.value_or(0)) {
+    in.own_world = *r.native_gpus;
+    in.own_tolerance = c.settings().own_layout_tolerance;
+  }
+}
+
+// The world and the placement on it, and the layout shown: the placement,
+// or for a job that does not fit the layout it would run with on these GPUs
+// (the rules alone), to say how much memory it needs. A benchmark recipe
+// runs as its code sets it (the launcher takes no sizes): shown as is,
+// never as a layout it cannot be launched with.
+struct Shown {
+  Placement placement;
+  bool placed = false;  // it is the placement found (its memory fits, within the own-layout tolerance)
+};
+
+Shown place_on_world(const Context& c, const Recipe& r, const Ask& ask, const Plan& p, Result& res) {
+  const SearchInput& in = p.in;
+  const long long max_world = c.settings().max_world;
+  long long world = ask.gpus;
+  std::optional<Placement> placed;
+  if (r.kind == RecipeKind::Benchmark) {
+    world = r.native_gpus.value_or(r.min_gpus.value_or(1));
+    Placement pl = evaluate(in, in.start, world);
+    if (pl.fits) placed = pl;
+  } else {
+    if (world <= 0) {
+      const long long own = ask.fewest ? 1 : std::max(r.native_gpus.value_or(0), r.min_gpus.value_or(1));
+      world = min_world(in, own, max_world);
+      if (world == 0) world = own;
+      if (world != own && !ask.fewest)
+        res.departures.push_back(c.label("note.own_count", {{"own", std::to_string(own)}, {"gpus", std::to_string(world)}}));
+    }
+    placed = place(in, world);
+  }
+  Placement shown = placed ? *placed : [&] {
+    if (r.kind == RecipeKind::Benchmark) return evaluate(in, in.start, world);
+    if (auto rules_only = place(in, world, false)) return *rules_only;
+    Shape ones = in.start;
+    ones.tp = ones.pp = ones.cp = ones.ep = ones.etp = 1;
+    ones.vp = 0;
+    return evaluate(in, in.fixed.empty() ? ones : in.start, world);
+  }();
+  res.runnable = placed.has_value();
+  if (!res.runnable && r.kind != RecipeKind::Benchmark) res.min_gpus = min_world(in, world + 1, max_world);
+  res.layout.gpus = world;
+  return {shown, placed && placed->sized && placed->shape == shown.shape};
+}
+
+void fill_layout(const Context& c, const Recipe& r, const Ask& ask, const Plan& p, const Shape& s, Result& res) {
+  Layout& L = res.layout;
+  const long long world = L.gpus;
+  L.hardware = p.gpu.key;
+  L.hardware_name = kb::upper_ascii(p.gpu.key);
+  L.hardware_assumed = ask.hardware_assumed && !(r.kind == RecipeKind::Benchmark && !r.native_hardware.empty());
+  L.per_node = p.gpu.per_node;
+  if (L.per_node > 0 && world > L.per_node) {
+    L.nodes = (world + L.per_node - 1) / L.per_node;
+    L.nproc = L.per_node;
+  } else {
+    L.nodes = 1;
+    L.nproc = world;
+  }
+  L.tp = s.tp;
+  L.pp = s.pp;
+  L.vp = s.pp > 1 ? s.vp : 0;
+  L.cp = s.cp;
+  L.ep = r.moe ? s.ep : 1;
+  L.etp = r.moe ? s.etp : 1;
+  // Sequence parallelism needs TP > 1 (the model config turns it off at TP 1).
+  L.sp = s.tp > 1 && p.fixed_sp.value_or(true);
+  L.seq = p.seq;
+  // On the recipe's own GPUs, a layout other than the code's is kbq's plan
+  // to make it fit: said, with the code's own sizes, never silent.
+  if (res.departures.empty() && r.native_gpus && world == *r.native_gpus && ask.fixed.empty()) {
+    std::vector<std::string> own;
+    const auto differs = [&](const char* dim, const std::optional<long long>& code, long long shown_v) {
+      if (code && *code != shown_v) own.push_back(std::string(dim) + " " + std::to_string(*code) + " → " + std::to_string(shown_v));
+    };
+    differs("TP", r.tp, L.tp);
+    differs("PP", r.pp, L.pp);
+    differs("CP", r.cp, L.cp);
+    if (r.moe) differs("EP", r.ep, L.ep);
+    if (!own.empty())
+      res.departures.push_back(c.label("note.own_layout", {{"gpus", std::to_string(world)}, {"changes", kb::join(own, ", ")}}));
+  }
+  if (s.tp * s.pp * s.cp > 0 && world % (s.tp * s.pp * s.cp) == 0) L.dp = world / (s.tp * s.pp * s.cp);
+  if (r.moe && s.pp * s.ep * s.etp > 0 && world % (s.pp * s.ep * s.etp) == 0) L.edp = world / (s.pp * s.ep * s.etp);
+}
+
+void fill_memory(const Context& c, const Plan& p, const Shown& placed, Result& res) {
+  const Placement& shown = placed.placement;
+  Memory& M = res.memory;
+  M.capacity_gib = p.gpu.memory_gib;
+  M.assumptions = p.sizing.assumptions;
+  if (shown.sized) {
+    const auto& e = shown.estimate;
+    M.known = true;
+    M.per_gpu_gib = gib(e.total);
+    M.weights = gib(e.weights);
+    M.grads = gib(e.grads);
+    M.optimizer = gib(e.optimizer);
+    M.activations = gib(e.activations);
+    M.overhead = gib(e.overhead);
+    M.fits = p.gpu.memory_gib > 0 && (M.per_gpu_gib <= p.gpu.memory_gib || placed.placed);
+  } else {
+    M.unknown_reason = !p.sizing.sized         ? p.sizing.why_not
+                       : p.gpu.memory_gib <= 0 ? c.label("memory.no_capacity", {{"hardware", p.gpu.display}})
+                                               : c.label("memory.no_layout");
+  }
+}
+
+// The batch: GBS = MBS × DP × accumulation; the recipe's GBS when it
+// divides, else the nearest that does (a convergence change).
+void fill_batch(const Recipe& r, const Plan& p, const Shape& s, Result& res) {
+  Batch& B = res.batch;
+  B.recipe_gbs = r.gbs.value_or(0);
+  B.recipe_mbs = r.mbs.value_or(1);
+  B.mbs = s.mbs;
+  B.dp = std::max(1LL, res.layout.dp);
+  B.gbs = p.fixed_gbs > 0 ? p.fixed_gbs : B.recipe_gbs;
+  if (B.gbs > 0) {
+    // A benchmark runs as its code sets it: its GBS is never moved.
+    const long long unit = B.mbs * B.dp;
+    if (B.gbs % unit != 0 && p.fixed_gbs == 0 && r.kind != RecipeKind::Benchmark) {
+      const long long lo = std::max(unit, B.gbs / unit * unit), hi = lo + unit;
+      B.gbs = (B.gbs - lo < hi - B.gbs) ? lo : hi;
+    }
+    B.grad_accum = B.gbs % unit == 0 ? B.gbs / unit : 0;
+  }
+}
+
+// The launch command, from the newest revision's entry-point command of the
+// recipe's kind (command.hpp).
+void fill_command(const Context& c, const std::string& launch_mode, Result& res) {
+  const Recipe& r = res.recipe;
+  const bool bench = r.kind == RecipeKind::Benchmark;
+  const auto& texts = c.kb.texts_of(bench ? c.settings().benchmark_command : c.settings().library_command);
+  if (texts.empty()) return;
+  const EntityText& t = texts.front();
+  auto it = t.parts.find("command");
+  res.sources.push_back({t.file, t.line, t.revision, "entry-point command"});
+  LaunchSpec spec;
+  spec.entry = it == t.parts.end() ? t.text : it->second;
+  spec.kind = r.kind;
+  spec.recipe = r.name;
+  spec.recipe_mode = r.launch_mode;
+  spec.launch_mode = launch_mode;
+  spec.dataset = res.dataset;
+  spec.nodes = res.layout.nodes;
+  spec.nproc = res.layout.nproc;
+  for (const auto& o : res.overrides)
+    if (o.key != "peft") spec.changes.emplace_back(o.key, o.value);  // the launcher mode: passed by its own flag
+  res.command = launch_command(spec, c.kb);
+}
+
+}  // namespace
+
+Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute) {
+  const Recipe& r = d.recipe;
+  Planned out;
+  Result& res = out.result;
+  res.recipe = r;
+  res.substitute = substitute;
+  Plan p;
+  const std::string hw = ask.hardware_assumed && !r.native_hardware.empty() && r.kind == RecipeKind::Benchmark ? r.native_hardware
+                         : !ask.hardware.empty()                                                               ? ask.hardware
+                                                                                                               : c.settings().default_gpu;
+  const Gpu* gpu = c.kb.gpu(hw);
+  p.gpu = gpu ? *gpu : Gpu{hw, hw, 0, 0, 0, false, ""};
+  p.sizing = size_recipe(d);
+  out.model = p.sizing.rules;
+  search_input(c, r, ask, start_shape(c, r, ask, p), p);
+  const Shown shown = place_on_world(c, r, ask, p, res);
+  fill_layout(c, r, ask, p, shown.placement.shape, res);
+  fill_memory(c, p, shown, res);
+  fill_batch(r, p, shown.placement.shape, res);
+  // Dataset, overrides, command.
+  const std::string launch_mode = !ask.launch_mode.empty() && c.kb.task_of(ask.launch_mode) == r.mode ? ask.launch_mode : r.launch_mode;
+  if (r.kind != RecipeKind::Benchmark) res.dataset = plan_int::pick_dataset(c, r, launch_mode, ask.dataset, res.departures);
+  plan_int::overrides_of(c, res, r, p, launch_mode);
+  fill_command(c, launch_mode, res);
+  // Where the numbers come from: the code lines.
+  for (const char* f : {"tp", "pp", "cp", "ep", "sp", "seq_length", "global_batch_size", "micro_batch_size"})
+    if (auto at = d.cite(f); !at.empty()) res.sources.push_back({at, 0, 0, std::string("code: ") + f});
+  if (d.model)
+    res.sources.push_back({"data/models.tsv", 0, 0, "model " + d.model->key + " (" + kb::split(d.model->source, ';').front() + ")"});
+  if (!p.gpu.source.empty()) res.sources.push_back({"data/gpus.tsv", 0, 0, "GPU " + p.gpu.key});
+  return out;
+}
+
+}  // namespace kbq

@@ -1,0 +1,96 @@
+// Plan stage: kbq check's KEY=VALUE overrides (see plan.hpp), checked
+// against the documents' config keys and the code's ConfigContainer before
+// anything is planned: an unknown key, a size that is not a positive whole
+// number, a value the field's annotated type cannot hold is an error here,
+// not a failure at start-up.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+#include "base/dsl/parse.hpp"
+#include "query/plan/plan_int.hpp"
+
+namespace kbq {
+
+using plan_int::to_ll;
+
+namespace {
+
+// An error when `v` is not a value of the annotated Python type (int, float
+// and bool fields; None where the type is Optional).
+std::optional<Error> wrong_type(const std::string& k, const std::string& key, const std::string& v, const std::string& type) {
+  std::string base = type;
+  for (const char* wrap : {"Optional[", " | None"}) {
+    if (auto at = base.find(wrap); at != std::string::npos)
+      base = at == 0 ? base.substr(std::strlen(wrap), base.size() - std::strlen(wrap) - 1) : base.substr(0, at);
+  }
+  const bool none_ok = base != type && (v == "None" || v == "null");
+  auto whole = [&v] {
+    char* end = nullptr;
+    errno = 0;
+    (void)std::strtoll(v.c_str(), &end, 10);
+    return !v.empty() && errno == 0 && *end == '\0';
+  };
+  auto real = [&v] {
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    return !v.empty() && *end == '\0' && std::isfinite(d);
+  };
+  const std::string lv = kb::fold(v);
+  const bool ok = none_ok || (base == "int" ? whole() : base == "float" ? real() : base == "bool" ? (lv == "true" || lv == "false") : true);
+  if (ok) return std::nullopt;
+  return Error{"override '" + k + "=" + v + "': " + key + " is a " + type + " in the code", "e.g. " + key + "=" +
+                                                                                                (base == "bool"  ? "true"
+                                                                                                 : base == "int" ? "2"
+                                                                                                                 : "0.5")};
+}
+
+}  // namespace
+
+std::variant<KeyValues, Error> resolve_overrides(const Context& c, const CodeConfigKeys& code, const KeyValues& overrides,
+                                                 std::vector<std::string>& notes) {
+  const Snapshot& kb = c.kb;
+  KeyValues out;
+  for (const auto& [k, v] : overrides) {
+    std::string key = k;
+    if (const ConfigKey* ck = kb.config_key(k); ck && ck->key != k) {
+      notes.push_back(c.label("note.key_rewritten", {{"from", k}, {"to", ck->key}}));
+      key = ck->key;
+    }
+    const ConfigKey* ck = kb.config_key(key);
+    if (!ck && !code.exists(key)) {
+      // The nearest real keys by edit distance.
+      std::vector<std::pair<size_t, std::string>> near;
+      for (const auto& ref : code.field_keys()) near.emplace_back(kb::edit_distance(key, ref), ref);
+      std::sort(near.begin(), near.end());
+      std::vector<std::string> top;
+      for (size_t i = 0; i < near.size() && i < 3; ++i) top.push_back(near[i].second);
+      return Error{"unknown override key '" + k + "': the code's ConfigContainer has no such field",
+                   "did you mean " + kb::join(top, ", ") + "?"};
+    }
+    if (ck && parse_dim(ck->dimension)) {
+      const long long n = to_ll(v, 0);
+      if (n < 1 || n > kbq::dsl::kMaxCount)
+        return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number", "e.g. " + ck->key + "=2"};
+    }
+    if (ck && ck->dimension == "sp" && kb::fold(v) != "true" && kb::fold(v) != "false")
+      return Error{"override '" + k + "=" + v + "': " + ck->key + " is true or false", "e.g. " + ck->key + "=true"};
+    if (ck && (ck->dimension == "seq" || ck->dimension == "gbs" || ck->dimension == "mbs")) {
+      const long long n = to_ll(v, 0);
+      if (n < 1 || n > kb::limits::kMaxSeqLen)
+        return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number up to " +
+                         std::to_string(kb::limits::kMaxSeqLen),
+                     "e.g. " + ck->key + "=4096"};
+    }
+    // A value the field's annotated type cannot hold fails at start-up: caught here.
+    if (const std::string* type = code.type_of(key))
+      if (auto err = wrong_type(k, key, v, *type)) return *err;
+    out.emplace_back(key, v);
+  }
+  return out;
+}
+
+}  // namespace kbq
