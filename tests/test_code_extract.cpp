@@ -138,6 +138,16 @@ TEST_CASE("code: a recipe's parameters, its raise and its facts as --mode dora c
   CHECK(facts.find(t + "toy_1b_peft_1gpu_h100_bf16_config\traises\tvalue\tfalse\tbool\t") != std::string::npos);
 }
 
+TEST_CASE("code: override keys nest into a dataclass field, not into a callable, dict or list of one", "[code]") {
+  check_good_case("config-keys");
+  const std::string keys = kbtest::read_file(kFixtures + "/config-keys/expected/config-keys.tsv");
+  CHECK(keys.find("\nmodel.vision_parallelism.tensor_model_parallel_size\tfield\t") != std::string::npos);  // Optional['X']
+  CHECK(keys.find("\nmodel.layer_spec\tfield\t") != std::string::npos);
+  CHECK(keys.find("\nmodel.layer_spec.") == std::string::npos);           // Callable[['ToyModelProvider'], ModuleSpec]: no section
+  CHECK(keys.find("\nmodel.module_parallelisms.") == std::string::npos);  // dict[str, X]: free keys
+  CHECK(keys.find("\nmodel.stage_parallelisms.") == std::string::npos);   // list[X]: indexed
+}
+
 TEST_CASE("code: a syntax error in a recipe file is file:line: error, exit 2, nothing written", "[code]") { check_bad_case("bad-syntax"); }
 
 TEST_CASE("code: a package without __init__.py on the export chain is an error", "[code]") { check_bad_case("bad-missing-init"); }
