@@ -161,6 +161,15 @@ const std::vector<DslCase> kDslCases = {
     {"dataset:mock lang:fr", "dataset:mock lang:fr", "fr", nullptr, 0},
     {"mode:sft,gpus:8", "mode:sft gpus:8", nullptr, nullptr, 0},
     {"gpus:8 8 gpus", "gpus:8", nullptr, nullptr, 0},
+    // parallel sizes as people write them: "TP 2", "pp=4", "ep8"; only the six sizes take a bare number
+    {"sft llama3 8b with TP 2", "mode:sft model:llama3 8b tp:2", "en", nullptr, 0},
+    {"tp 4 and pp 2 on 8 h100", "gpus:8 hardware:h100 pp:2 tp:4", "en", nullptr, 0},
+    {"TP=2 CP = 4", "cp:4 tp:2", nullptr, nullptr, 0},
+    {"ep8 etp1 vp2", "ep:8 etp:1 vp:2", nullptr, nullptr, 0},
+    {"gpus 8", "gpus:8", nullptr, nullptr, 0},
+    {"mode sft", "mode:sft", nullptr, nullptr, 0},  // a word, not a key: the value is not a number
+    {"precision 8", "8", nullptr, nullptr, 0},      // not a size key: no "precision:8"
+    {"tp 0", nullptr, nullptr, "filter 'tp' must be a positive whole number", 4},
     // --- French -----------------------------------------------------------
     {"pré-entraînement llama3 70b 32 gpus", "mode:pretrain model:llama3 70b gpus:32", "fr", nullptr, 0},
     {"affinage qwen3 8b sur 8 gpus", "mode:sft model:qwen3 8b gpus:8", "fr", nullptr, 0},
@@ -173,6 +182,7 @@ const std::vector<DslCase> kDslCases = {
     {"pré-entraînement sur deux DGX B200", "mode:pretrain 2 dgx b200", "fr", nullptr, 0},
     {"2 baies NVL72", "2 gb200 nvl72", "fr", nullptr, 0},
     {"lora qwen3 8b sur ma carte de 24 Go", "mode:peft model:qwen3 8b memory:24", "fr", nullptr, 0},
+    {"affinage llama3 8b avec TP 2 et PP 2", "mode:sft model:llama3 8b pp:2 tp:2", "fr", nullptr, 0},
     {"affinage qwen3 8b 16 384 jetons", "mode:sft model:qwen3 8b seq:16384", "fr", nullptr, 0},
     {"pré-entraînement llama3 8b 50 milliards de jetons", "mode:pretrain model:llama3 8b budget:50000000000", "fr", nullptr, 0},
     {"3 époques de 2 milliards de jetons", "budget:2000000000 epochs:3", "fr", nullptr, 0},
@@ -199,6 +209,8 @@ const std::vector<DslCase> kDslCases = {
     {"预训练 llama3 8b 1万亿个token", "mode:pretrain model:llama3 8b budget:1000000000000", "zh", nullptr, 0},
     {"预训练 llama3 8b 3轮 20亿 token", "mode:pretrain model:llama3 8b budget:2000000000 epochs:3", "zh", nullptr, 0},
     {"ｑｗｅｎ３　８ｂ　１６３８４ 个 token", "model:qwen3 8b seq:16384", "zh", nullptr, 0},
+    {"微调 llama3 8b TP2 PP2", "mode:sft model:llama3 8b pp:2 tp:2", "zh", nullptr, 0},
+    {"微调 llama3 8b，TP=4", "mode:sft model:llama3 8b tp:4", "zh", nullptr, 0},
     // --- Japanese ---------------------------------------------------------
     {"qwen3 の LoRA を 1 GPU で", "mode:peft model:qwen3 gpus:1", "ja", nullptr, 0},
     {"GPU 8 台", "gpus:8", nullptr, nullptr, 0},
@@ -213,6 +225,7 @@ const std::vector<DslCase> kDslCases = {
     {"qwen3 8b 16384トークン ファインチューニング", "mode:sft model:qwen3 8b seq:16384", "ja", nullptr, 0},
     {"llama3 8b 事前学習 1兆トークン", "mode:pretrain model:llama3 8b budget:1000000000000", "ja", nullptr, 0},
     {"3エポック 20億トークン", "budget:2000000000 epochs:3", "ja", nullptr, 0},
+    {"llama3 8b を TP 2 で ファインチューニング", "mode:sft model:llama3 8b tp:2", "ja", nullptr, 0},
     {"ｌｌａｍａ３ ８ｂ １６，３８４ トークン", "model:llama3 8b seq:16384", nullptr, nullptr, 0},
     // --- errors -------------------------------------------------------------
     {"sft peft", nullptr, nullptr, "conflicting modes: 'sft' and 'peft'", 5},

@@ -5,7 +5,8 @@
 // MoE sizes.
 //
 //   query = *sep >> *(term >> *(sep | joiner)) >> eoi
-//   term  = longest(key_value, bad_key_value, count_times_hw, hw_times_count,
+//   term  = longest(key_value, bad_key_value, spaced_key_value ("TP 2", "pp=4"),
+//                   count_times_hw, hw_times_count,
 //                   count_hw, count_gpus, gpus_count, count_nodes, nodes_count,
 //                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
 //                   systems (3 forms), memory, budget, epochs_budget, nodes_of_gpus,
@@ -504,6 +505,17 @@ void make_filter(Scratch& s, PieceKind kind, Extent at) {
   s.count = 1;
 }
 
+// "<size key> <n>", "<size key>=<n>", "<size key><n>" ("TP 2", "pp=4", "ep8"): the
+// same Filter piece as "tp:2", for the parallelism sizes only (a number is
+// all their value can be).
+bool make_spaced_filter(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  const Meaning* m = lex.words[s.t1.id].meaning(WordKind::Filter);
+  if (m == nullptr || std::find(field::kParallel.begin(), field::kParallel.end(), m->value) == field::kParallel.end()) return false;
+  make_filter(s, PieceKind::Filter, at);
+  s.out[0].vb = s.n1.b;
+  return true;
+}
+
 // A lexicon word: the extent of its token (without the boundary).
 void make_word(Scratch& s) {
   Piece& p = s.out[0] = Piece{};
@@ -656,6 +668,9 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   };
   auto const filter_piece = [s, base](PieceKind kind) { return [s, base, kind](auto& ctx) { make_filter(*s, kind, where(ctx, base)); }; };
   auto const colon = [s, base](auto& ctx) { s->colon = where(ctx, base).second; };
+  auto const spaced_filter_piece = [s, lx, base](auto& ctx) {
+    if (!make_spaced_filter(*s, *lx, where(ctx, base))) x3::_pass(ctx) = false;
+  };
   auto const word_piece = [s](auto&) { make_word(*s); };
   auto const set_active = [s](auto&) { s->active = true; };
   auto const range_piece = [s, base](auto& ctx) { make_range(*s, where(ctx, base)); };
@@ -715,6 +730,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // key:value (a known key, or an unknown one: an error later)
   auto const key_value = x3::raw[key >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::Filter)];
   auto const bad_key_value = x3::raw[lower_word >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::BadKey)];
+  // <size key> [=] <n>: "TP 2", "pp=4", "ep8"
+  auto const spaced_key_value = x3::raw[key >> -((-gap >> x3::lit('=') >> -gap) | gap) >> count >> bound][spaced_filter_piece];
   // <n> x <hw>, <hw> x <n>, <n> [particle] <hw> ("8 张 H100")
   auto const count_times_hw = x3::raw[count >> -gap >> times >> -gap >> hardware >> bound][count_then_hw];
   auto const hw_times_count = x3::raw[hardware >> -gap >> times >> -gap >> count >> bound][hw_then_count];
@@ -769,9 +786,10 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
-  return longest(s, win, key_value, bad_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count, count_nodes,
-                 nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, systems_counted, systems_bare, systems_after,
-                 memory, budget, epochs_budget, nodes_of_gpus, nodes_with_gpus, model_spaced_size, lexicon_word, family, count_family);
+  return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count,
+                 count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, systems_counted, systems_bare,
+                 systems_after, memory, budget, epochs_budget, nodes_of_gpus, nodes_with_gpus, model_spaced_size, lexicon_word, family,
+                 count_family);
 }
 
 }  // namespace
