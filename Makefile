@@ -11,7 +11,7 @@ CMAKE_ARGS ?=
 # Debian packages the build needs: the one list (docs/dependencies.md says why each).
 DEB_PACKAGES := cmake g++ make pkg-config sqlite3 libsqlite3-dev libre2-dev \
   libcmark-gfm-dev libcmark-gfm-extensions-dev cmark-gfm libboost-dev catch2 \
-  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libicu-dev python3 python3-jsonschema
+  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libicu-dev libutf8proc-dev nettle-dev python3 python3-jsonschema
 # What `make asan`, `make fuzz` and `make bench` need on top: clang with its
 # sanitizer and libFuzzer runtimes, llvm-symbolizer for readable reports,
 # Python 3 for the seed corpus and the bench driver, GNU time for peak RSS.
@@ -21,9 +21,10 @@ DEB_PACKAGES_HARDEN := clang libclang-rt-14-dev llvm python3 time
 DEB_PACKAGES_LINT := clang-format clang-tidy
 
 # What `make site` and `make site-test` need (docs/site.md): Sphinx and MyST,
-# jieba for the Chinese search index, headless Chromium driven by Selenium
+# the furo theme and sphinx-copybutton (as near Megatron Bridge's docs/conf.py
+# as Debian has), jieba for the Chinese search index, headless Chromium driven by Selenium
 # (and a CJK font, so that the screenshots of the ja and zh pages are legible).
-DEB_PACKAGES_SITE := python3-sphinx python3-myst-parser python3-jieba
+DEB_PACKAGES_SITE := python3-sphinx python3-myst-parser python3-jieba furo python3-sphinx-copybutton
 DEB_PACKAGES_SITE_TEST := chromium chromium-driver python3-selenium fonts-wqy-zenhei
 # Debian's Python, where the packages above are (not a pyenv or venv one).
 SITE_PYTHON ?= /usr/bin/python3
@@ -142,7 +143,7 @@ BENCH_ARGS   ?=
 bench:
 	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
-	cmake --build build-bench -j $(JOBS) --target kbc kbq
+	cmake --build build-bench -j $(JOBS) --target kbc kbq kb_dsl_bench
 	bench/run.sh --build build-bench --runs $(BENCH_RUNS) --scales "$(BENCH_SCALES)" $(BENCH_ARGS)
 
 # `make fuzz`: the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/

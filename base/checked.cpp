@@ -1,8 +1,13 @@
 // Checked arithmetic and KB value readers (see checked.hpp).
 #include "base/checked.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
 #include "base/escape.hpp"
 #include "base/text.hpp"
+#include "base/value_ranges.hpp"
 
 namespace kb {
 
@@ -72,6 +77,52 @@ std::string kb_text(const Stmt& st, int c, const ValueAt& at) {
 long long kb_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi) {
   if (auto v = kb_opt_int(st, c, at, lo, hi)) return *v;
   throw KbValueError(at.table, at.column, row_name(st, at), "NULL where a whole number belongs");
+}
+
+// --- the ranges of base/value_ranges.hpp ----------------------------------------
+
+std::string range_problem(const IntRange& r, long long v) {
+  if (v >= r.lo && v <= r.hi) return {};
+  return std::to_string(v) + " is out of range (" + std::to_string(r.lo) + " to " + std::to_string(r.hi) + ")";
+}
+
+std::string range_problem(const RealRange& r, double v) {
+  if (std::isfinite(v) && v >= r.lo && v < r.below) return {};
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%g is out of range (%g to less than %g)", v, r.lo, r.below);
+  return buf;
+}
+
+std::string int_cell_problem(const IntRange& r, std::string_view cell, long long* value) {
+  const std::string t = trim(cell);
+  if (t.empty()) return r.null_ok ? std::string() : "an empty cell where a whole number belongs";
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc::result_out_of_range)
+    return "'" + first_code_points(t, 40) + "' is out of range (" + std::to_string(r.lo) + " to " + std::to_string(r.hi) + ")";
+  if (ec != std::errc() || end != t.data() + t.size()) return "'" + first_code_points(t, 40) + "' where a whole number belongs";
+  if (value) *value = v;
+  return range_problem(r, v);
+}
+
+std::string real_cell_problem(const RealRange& r, std::string_view cell) {
+  const std::string t = trim(cell);
+  if (t.empty()) return {};
+  double v = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size()) return "'" + first_code_points(t, 40) + "' where a number belongs";
+  return range_problem(r, v);
+}
+
+std::optional<long long> kb_opt_int(const Stmt& st, int c, const IntRange& r, int row_col, std::string_view row) {
+  const ValueAt at{r.table, r.column, row_col, row};
+  if (!r.null_ok && st.type(c) == SQLITE_NULL)
+    throw KbValueError(at.table, at.column, row_name(st, at), "NULL where a whole number belongs");
+  return kb_opt_int(st, c, at, r.lo, r.hi);
+}
+
+long long kb_int(const Stmt& st, int c, const IntRange& r, int row_col, std::string_view row) {
+  return kb_int(st, c, ValueAt{r.table, r.column, row_col, row}, r.lo, r.hi);
 }
 
 }  // namespace kb

@@ -67,6 +67,12 @@ long long kb_int(const Stmt& st, int c, const ValueAt& at, long long lo, long lo
 // The same, NULL allowed (nullopt).
 std::optional<long long> kb_opt_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi);
 
+// The same, with the column's range from base/value_ranges.hpp (the one
+// table kbc checks too): NULL only where the range allows it.
+struct IntRange;
+std::optional<long long> kb_opt_int(const Stmt& st, int c, const IntRange& r, int row_col = -1, std::string_view row = {});
+long long kb_int(const Stmt& st, int c, const IntRange& r, int row_col = -1, std::string_view row = {});
+
 // Column c of the current row as text: NULL reads as "", an integer or a
 // real as its decimal form; a blob, or text that is not UTF-8, is a
 // KbValueError (a JSON answer could not hold it, a terminal would get raw

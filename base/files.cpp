@@ -3,11 +3,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -139,16 +142,117 @@ std::string output_file_problem(const std::string& path) {
   return "is " + file_kind(st.st_mode) + ", not a regular file: kbc replaces only regular files";
 }
 
-std::string make_temp_beside(const std::string& path) {
+std::string make_temp_beside(const std::string& path, std::optional<SignalCleanup>* cleanup) {
   std::string name = path + ".tmp.XXXXXX";
+  const SignalsHeld held;
   const int fd = ::mkstemp(name.data());
   if (fd < 0) fail(path, std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  if (cleanup) cleanup->emplace(name);
   // mkstemp makes it 0600; the KB is as readable as any new file.
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0666 & ~mask);
   ::close(fd);
   return name;
+}
+
+// --- cleanup on SIGTERM, SIGINT, SIGHUP ------------------------------------------
+
+namespace {
+
+// One path to remove if a signal ends the process. `used` is set after the
+// other fields are filled and cleared before they are reused, so the
+// handler never reads half a slot.
+struct CleanupSlot {
+  std::atomic<bool> used{false};
+  int dirfd = AT_FDCWD;
+  bool folder = false;
+  char path[PATH_MAX] = {};
+};
+constexpr int kCleanupSlots = 64;
+CleanupSlot g_cleanup[kCleanupSlots];
+std::atomic<int> g_cleanup_top{0};  // one past the highest slot ever used
+
+extern "C" void cleanup_and_die(int sig) {
+  const int saved = errno;
+  const int top = g_cleanup_top.load();
+  for (const bool folders : {false, true})
+    for (int i = top - 1; i >= 0; --i)
+      if (g_cleanup[i].used.load() && g_cleanup[i].folder == folders)
+        ::unlinkat(g_cleanup[i].dirfd, g_cleanup[i].path, folders ? AT_REMOVEDIR : 0);
+  errno = saved;
+  ::signal(sig, SIG_DFL);  // the process ends as the signal would have ended it
+  ::raise(sig);
+}
+
+}  // namespace
+
+void install_signal_cleanup() {
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // nohup: stays ignored
+    struct sigaction sa {};
+    sa.sa_handler = cleanup_and_die;
+    sigemptyset(&sa.sa_mask);
+    for (const int other : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&sa.sa_mask, other);  // one cleanup at a time
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
+SignalsHeld::SignalsHeld() {
+  static_assert(sizeof(sigset_t) <= sizeof saved_, "a sigset_t fits");
+  sigset_t block;
+  sigemptyset(&block);
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&block, sig);
+  ::sigprocmask(SIG_BLOCK, &block, reinterpret_cast<sigset_t*>(saved_));
+}
+
+SignalsHeld::~SignalsHeld() { ::sigprocmask(SIG_SETMASK, reinterpret_cast<sigset_t*>(saved_), nullptr); }
+
+SignalCleanup::SignalCleanup(int dirfd, const std::string& path, bool folder) {
+  if (path.size() >= PATH_MAX) return;
+  for (int i = 0; i < kCleanupSlots; ++i) {
+    CleanupSlot& s = g_cleanup[i];
+    if (s.used.load()) continue;
+    s.dirfd = dirfd;
+    s.folder = folder;
+    std::memcpy(s.path, path.c_str(), path.size() + 1);
+    if (i + 1 > g_cleanup_top.load()) g_cleanup_top.store(i + 1);
+    s.used.store(true);
+    slot_ = i;
+    return;
+  }
+}
+
+SignalCleanup::SignalCleanup(const std::string& path, bool folder) : SignalCleanup(AT_FDCWD, path, folder) {}
+
+SignalCleanup::~SignalCleanup() {
+  if (slot_ >= 0) g_cleanup[slot_].used.store(false);
+}
+
+TempDir::TempDir(std::string_view prefix) {
+  std::string pattern = (fs::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
+  path_ = pattern;
+}
+
+TempDir::TempDir(std::string_view prefix, const std::vector<std::string>& signal_cleanup) {
+  const SignalsHeld held;
+  std::string pattern = (fs::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder: " + std::string(std::strerror(errno)));
+  path_ = pattern;
+  cleanups_.push_back(std::make_unique<SignalCleanup>(path_, true));
+  for (const auto& rel : signal_cleanup) cleanups_.push_back(std::make_unique<SignalCleanup>(path_ + "/" + rel));
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // A folder inside made read-only (by a test of permissions) would stop
+  // remove_all; symlink_status, so that a link is never followed.
+  for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (fs::is_directory(it->symlink_status(ec))) ::chmod(it->path().c_str(), 0700);
+  ::chmod(path_.c_str(), 0700);
+  fs::remove_all(path_, ec);
 }
 
 // --- OutputTree ----------------------------------------------------------------
@@ -249,12 +353,17 @@ void OutputTree::write(std::string_view rel, std::string_view bytes) {
   // through a planted link), then renamed over the file.
   std::string tmp;
   int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    tmp = "." + name.substr(0, 200) + ".tmp." + random_suffix();
-    fd = ::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) fail(path, std::string("cannot create a temporary file: ") + std::strerror(errno));
+  std::optional<SignalCleanup> cleanup;  // a signal removes the temporary file (destroyed before `d` closes dir)
+  {
+    const SignalsHeld held;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+      tmp = "." + name.substr(0, 200) + ".tmp." + random_suffix();
+      fd = ::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      if (fd < 0 && errno != EEXIST) fail(path, std::string("cannot create a temporary file: ") + std::strerror(errno));
+    }
+    if (fd < 0) fail(path, "cannot find a free temporary file name");
+    cleanup.emplace(dir, tmp);
   }
-  if (fd < 0) fail(path, "cannot find a free temporary file name");
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -57,8 +58,81 @@ std::string output_file_problem(const std::string& path);
 // A new, empty temporary file beside `path` (same folder, so a rename
 // replaces `path` atomically): "<path>.tmp.XXXXXX" made with mkstemp (a
 // unique name, created exclusively, never through a link), readable as
-// the umask allows. Returns its name; throws std::runtime_error.
-std::string make_temp_beside(const std::string& path);
+// the umask allows. Returns its name; throws std::runtime_error. With
+// `cleanup`, the file is registered there for removal on a signal
+// (SignalCleanup, below) before any signal can end the process.
+class SignalCleanup;
+std::string make_temp_beside(const std::string& path, std::optional<SignalCleanup>* cleanup = nullptr);
+
+// --- what an interrupted kbc leaves behind --------------------------------------
+//
+// A temporary file or folder that SIGTERM, SIGINT or SIGHUP must not leave
+// behind (kbc build's FILE.tmp.XXXXXX, kbc generate's private
+// kbc-generate-XXXXXX folder and the temporary files of its output tree).
+// While a SignalCleanup lives, the handler that install_signal_cleanup()
+// sets removes its path with unlinkat (async-signal-safe; files first,
+// newest first, then folders), then lets the signal end the process as it
+// would have (the same signal, the same exit status). SIGKILL cannot be
+// caught: docs/kbc.md says what it can leave.
+
+// Installs the handler for SIGTERM, SIGINT and SIGHUP (a signal the process
+// ignores, as under nohup, stays ignored). Call once, at start.
+void install_signal_cleanup();
+
+// Holds SIGTERM, SIGINT and SIGHUP for its lifetime (delivered when it
+// ends): around the creation of a temporary path and its SignalCleanup,
+// so that no signal falls between the two.
+class SignalsHeld {
+ public:
+  SignalsHeld();
+  ~SignalsHeld();
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  unsigned long long saved_[16] = {};  // the previous mask (a sigset_t)
+};
+
+class SignalCleanup {
+ public:
+  // `path` relative to the folder `dirfd` (AT_FDCWD: as given); `folder`:
+  // removed with rmdir semantics (AT_REMOVEDIR), after every file. At most
+  // 64 live at once; past that the path is simply not cleaned up.
+  SignalCleanup(int dirfd, const std::string& path, bool folder = false);
+  explicit SignalCleanup(const std::string& path, bool folder = false);
+  ~SignalCleanup();
+  SignalCleanup(const SignalCleanup&) = delete;
+  SignalCleanup& operator=(const SignalCleanup&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+// A new private folder under the system's temporary folder ($TMPDIR, else
+// /tmp): "<prefix>-XXXXXX" made with mkdtemp (a unique name, mode 0700),
+// removed with everything in it when the object goes out of scope. Folders
+// inside that were made read-only are made writable first (never through
+// a link), so nothing is left behind. Throws std::runtime_error.
+//
+// With `signal_cleanup` (kbc generate's private folder), SIGTERM, SIGINT
+// and SIGHUP remove the folder too (SignalCleanup, above), and the files
+// named there inside it (a file a rename put in place registers nothing
+// itself): the signals are held from mkdtemp until all are registered.
+class TempDir {
+ public:
+  explicit TempDir(std::string_view prefix);
+  TempDir(std::string_view prefix, const std::vector<std::string>& signal_cleanup);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // The path of `rel` inside the folder.
+  std::string operator/(std::string_view rel) const { return path_ + "/" + std::string(rel); }
+
+ private:
+  std::string path_;
+  std::vector<std::unique_ptr<SignalCleanup>> cleanups_;
+};
 
 // A folder that kbc generate writes. Everything below the root is reached
 // with openat(O_NOFOLLOW): a link in the tree is never followed, replaced

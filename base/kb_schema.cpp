@@ -1,6 +1,8 @@
 // The structure and integrity checks of an untrusted KB (see kb_schema.hpp).
 #include "base/kb_schema.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string_view>
@@ -90,6 +92,186 @@ std::string kb_structure_problem(Db& db) {
     if (!indexes.count(i.name)) return "knowledge base is incomplete: no index '" + std::string(i.name) + "' (rebuild it with kbc build)";
   if (!differing.empty()) return column_problem(db, *differing.front());
   return {};
+}
+
+namespace {
+
+// An identifier of the schema (trusted: from schema_objects.hpp) quoted for SQL.
+std::string ident(std::string_view name) { return "\"" + std::string(name) + "\""; }
+
+std::string number(std::uint64_t n) { return std::to_string(n); }
+
+std::string shown(std::string_view v) { return escape_controls(first_code_points(v, 60), EscapeNewlines::Yes); }
+
+// What a table may hold (limits::kKbTableLimits, else the defaults), and
+// how each of its columns is checked.
+struct TablePlan {
+  long long max_rows = limits::kMaxKbTableRows;
+  std::uint64_t max_bytes = limits::kMaxKbTableBytes;
+  std::vector<std::uint64_t> value_limit;  // per column
+  std::vector<bool> name;                  // per column: must be a name
+  int key = -1;                            // the column one lookup reads by (kKbKeyLimits), or -1
+  int placeholders = -1;                   // the column whose '{' are counted (labels.text), or -1
+  int label_key = -1, label_lang = -1;     // labels.key and labels.lang, to name the label
+  std::vector<bool> lexicon_text;          // per column: a word or value of the lexicon (kMaxLexiconTextBytes)
+  int source_id = -1, line = -1;           // the row's source and line, when the table records them
+};
+
+TablePlan plan_for(const schema::Table& t) {
+  TablePlan p;
+  for (const auto& l : limits::kKbTableLimits)
+    if (l.table == t.name) {
+      p.max_rows = l.rows;
+      p.max_bytes = l.bytes;
+    }
+  for (int i = 0; i < t.column_count; ++i) {
+    const std::string_view column = t.columns[i].name;
+    const auto is = [&](const limits::KbColumnRef& c) { return c.table == t.name && c.column == column; };
+    std::uint64_t limit = limits::kMaxKbValueBytes;
+    for (const auto& c : limits::kKbColumnLimits)
+      if (c.table == t.name && c.column == column) limit = c.bytes;
+    p.value_limit.push_back(limit);
+    p.name.push_back(std::any_of(std::begin(limits::kKbNameColumns), std::end(limits::kKbNameColumns), is));
+    if (std::any_of(std::begin(limits::kKbKeyLimits), std::end(limits::kKbKeyLimits), is)) p.key = i;
+    if (t.name == "labels" && column == "text") p.placeholders = i;
+    if (t.name == "labels" && column == "key") p.label_key = i;
+    if (t.name == "labels" && column == "lang") p.label_lang = i;
+    p.lexicon_text.push_back(t.name == "lexicon" && (column == "word" || column == "value"));
+    if (column == "source_id") p.source_id = i;
+    if (column == "line") p.line = i;
+  }
+  return p;
+}
+
+// The bytes of the rows of each key of a table, by a 64-bit hash of the key
+// (open addressing): a few bytes per key, whatever the keys hold (a
+// std::map of the keys cost 40 MB on the 1000x KB's drift table). Two keys
+// of one hash would count together: stricter, never looser.
+class KeyBytes {
+ public:
+  std::uint64_t add(std::string_view key, std::uint64_t n) {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+    for (char ch : key) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+    if (h == 0) h = 1;  // 0 marks an empty slot
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    const std::uint64_t total = (place(h)->second += n);
+    return total;
+  }
+
+ private:
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> slots_ = std::vector<std::pair<std::uint64_t, std::uint64_t>>(64);
+  std::size_t used_ = 0;
+  std::pair<std::uint64_t, std::uint64_t>* place(std::uint64_t h) {
+    for (std::size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].first == h) return &slots_[i];
+      if (slots_[i].first == 0) {
+        slots_[i].first = h;
+        ++used_;
+        return &slots_[i];
+      }
+    }
+  }
+  void grow() {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> old(slots_.size() * 2);
+    old.swap(slots_);
+    used_ = 0;
+    for (const auto& [h, n] : old)
+      if (h != 0) place(h)->second = n;
+  }
+};
+
+// " of FILE:LINE" for a row that records its source (entity_texts,
+// doc_recipes, drift, ...): kbc's message then names the source line.
+std::string where_from(Db& db, const Stmt& row, const TablePlan& p) {
+  if (p.source_id < 0 || p.line < 0 || row.type(p.source_id) != SQLITE_INTEGER) return {};
+  Stmt st(db, "SELECT path FROM sources WHERE id = ?");
+  st.bind(1, row.integer(p.source_id));
+  if (!st.step()) return {};
+  return " of " + shown(st.view(0)) + ":" + std::to_string(row.integer(p.line));
+}
+
+// One scan of a table: its rows, the bytes of its values (text and blobs
+// as their bytes, a number as 8), each value's length, the bytes of each
+// key's rows, names and placeholders. Stops at the first value past a
+// limit, so a crafted table costs the check no more than the limits allow.
+std::string table_problem(Db& db, const schema::Table& t) {
+  const TablePlan p = plan_for(t);
+  std::string sql = "SELECT ";
+  for (int i = 0; i < t.column_count; ++i) sql += (i ? ", " : "") + ident(t.columns[i].name);
+  Stmt st(db, sql + " FROM " + ident(t.name));
+  const std::string table(t.name);
+  long long rows = 0;
+  std::uint64_t bytes = 0, lexicon_text = 0;
+  KeyBytes by_key;
+  while (st.step()) {
+    if (++rows > p.max_rows) return "table '" + table + "' has more than " + number(static_cast<std::uint64_t>(p.max_rows)) + " rows";
+    std::uint64_t row_bytes = 0;
+    for (int i = 0; i < t.column_count; ++i) {
+      const int type = st.type(i);
+      if (type == SQLITE_NULL) continue;
+      if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+        row_bytes += 8;
+        continue;
+      }
+      const auto n = static_cast<std::uint64_t>(st.bytes(i));
+      row_bytes += n;
+      const std::string column(t.columns[i].name);
+      if (n > p.value_limit[static_cast<size_t>(i)])
+        return table + "." + column + where_from(db, st, p) + " holds a value of " + number(n) + " bytes, over the limit of " +
+               number(p.value_limit[static_cast<size_t>(i)]);
+      if (p.lexicon_text[static_cast<size_t>(i)] && (lexicon_text += n) > limits::kMaxLexiconTextBytes)
+        return "the words and values of the lexicon hold more than " + number(limits::kMaxLexiconTextBytes) + " bytes";
+      if (p.name[static_cast<size_t>(i)] && (type != SQLITE_TEXT || !is_name(st.view(i))))
+        return table + "." + column + " holds '" + shown(type == SQLITE_TEXT ? st.view(i) : "(a blob)") +
+               "', not a name (letters, digits, '_', '.', '-'; kbq prints it in code and commands)";
+      if (i == p.placeholders) {
+        const std::string_view text = st.view(i);
+        const auto braces = std::count(text.begin(), text.end(), '{');
+        if (braces > limits::kMaxLabelPlaceholders)
+          return "labels.text of '" + shown(p.label_key >= 0 ? st.view(p.label_key) : "") + "' (" +
+                 shown(p.label_lang >= 0 ? st.view(p.label_lang) : "") + ") has " + std::to_string(braces) +
+                 " placeholders, over the limit of " + std::to_string(limits::kMaxLabelPlaceholders);
+      }
+    }
+    bytes += row_bytes;
+    if (bytes > p.max_bytes) return "table '" + table + "' holds more than " + number(p.max_bytes) + " bytes";
+    if (p.key >= 0) {
+      const std::string_view key = st.type(p.key) == SQLITE_NULL ? std::string_view() : st.view(p.key);
+      if (by_key.add(key, row_bytes) > limits::kMaxKbKeyBytes)
+        return "the rows of one " + table + "." + std::string(t.columns[p.key].name) + " ('" + shown(key) + "') hold more than " +
+               number(limits::kMaxKbKeyBytes) + " bytes";
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string kb_content_problem(Db& db) {
+  // One scan of every table, about as much work per page as quick_check:
+  // the statement budget grows with the file (bounded by kMaxKbFileBytes).
+  long long pages = 0;
+  {
+    Stmt st(db, "PRAGMA page_count");
+    if (st.step()) pages = st.integer(0);
+  }
+  const long long saved = db.statement_budget();
+  db.set_statement_budget(saved > 0 ? saved + limits::kContentCheckTicksPerPage * pages : 0);
+  std::string problem;
+  try {
+    for (const auto& t : schema::kTables) {
+      if (t.kind == schema::TableKind::Virtual) continue;  // its shadow tables hold its content
+      if (std::find(std::begin(limits::kKbTablesNotRead), std::end(limits::kKbTablesNotRead), t.name) != std::end(limits::kKbTablesNotRead))
+        continue;  // kbq never reads it: it costs an answer nothing
+      problem = table_problem(db, t);
+      if (!problem.empty()) break;
+    }
+  } catch (...) {
+    db.set_statement_budget(saved);
+    throw;
+  }
+  db.set_statement_budget(saved);
+  return problem.empty() ? problem : "knowledge base: " + problem + " (docs/security.md)";
 }
 
 std::string kb_integrity_problem(Db& db) {

@@ -9,6 +9,8 @@
 // index, or a virtual table of another definition is refused before any
 // reader runs. Then PRAGMA quick_check: a file whose pages do not hold
 // together (a cycle, a page used twice, a truncated chain) is refused too.
+// Then the content: a file that holds more than the limits allow (a
+// megabyte value, a million lexicon rows) is refused before it costs that.
 #pragma once
 
 #include <string>
@@ -20,6 +22,13 @@ namespace kb {
 // What is wrong with the structure of the database, one line, or "" when
 // it is the schema's own. Assumes the schema version was checked.
 std::string kb_structure_problem(Db& db);
+
+// What a KB holds past the limits of base/limits.hpp (rows and bytes of
+// each table, bytes of each value, bytes of one key's rows, placeholders
+// of a label, names), one line naming the table and column, or "" when it
+// is within them. One scan of every table (about as long as quick_check);
+// its statement budget grows with the file.
+std::string kb_content_problem(Db& db);
 
 // What PRAGMA quick_check finds (its first message, escaped, one line), or
 // "" when the file is sound. Its statement budget grows with the file.

@@ -51,6 +51,13 @@ enum class FactState : std::uint8_t {
   Unknown,       // not computable: the note says why
 };
 
+// The mode ids (an open set, data of the KB) that code relates by rule:
+// PEFT is a kind of fine-tuning, so a PEFT word refines a descriptive
+// fine-tuning word (base/dsl/resolve.cpp), and a PEFT recipe is launched
+// with its own flag. Code names these constants, never the literals.
+inline constexpr std::string_view kSftMode = "sft";
+inline constexpr std::string_view kPeftMode = "peft";
+
 // The spelling tables. Each enum's spellings, in declaration order.
 inline constexpr std::array<std::pair<RecipeKind, std::string_view>, 2> kRecipeKindNames{{
     {RecipeKind::Library, "library"},

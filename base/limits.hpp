@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace kb::limits {
 
@@ -20,15 +21,34 @@ inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t kMaxSourceFileBytes = 16 * kMiB;
 // One TSV file of the data folder (the largest real one is 40 KB).
 inline constexpr std::uint64_t kMaxDataFileBytes = 16 * kMiB;
-// One file of a code snapshot (kb-sources/code/<commit>/, written by kbc
-// extract-code; the largest real one, recipe-facts.tsv, is 16.9 MB).
-inline constexpr std::uint64_t kMaxCodeSnapshotFileBytes = 64 * kMiB;
+// One file of a code snapshot (code/<commit>/*.tsv, written by kbc
+// extract-code): 067f987df's recipe-facts.tsv is 16.9 MB for 741 recipe
+// functions, so room for four times as many.
+inline constexpr std::uint64_t kMaxCodeFileBytes = 64 * kMiB;
 // Every file of one build together (1000x synthetic sources: 60 MB).
 inline constexpr std::uint64_t kMaxSourcesBytes = 1024 * kMiB;
 // Files (.md, .txt) one build compiles (1000x: 5 000).
 inline constexpr int kMaxSourceFiles = 100000;
 // Folder depth under the sources root (the real tree is 2 deep).
 inline constexpr int kMaxFolderDepth = 32;
+
+// --- kbc: what cmark-gfm is given (compiler/ingest/markdown.cpp) -----------
+// cmark-gfm allocates a node per block, inline delimiter and table cell: up
+// to about 230 bytes of memory per byte of a markdown body (a run of '['),
+// and Debian's cmark-gfm pads every table row to its header's width, so a
+// table costs columns x rows however short its rows are (4 000 x 4 000 in a
+// 28 KB file: 3.7 GB, 14 s), and a row's cells cost their square in time.
+// These bounds are checked on the raw lines before cmark-gfm parses them.
+// A markdown edition (the largest real one is 60 KB; 1 MiB of '[' costs
+// cmark-gfm 240 MB).
+inline constexpr std::uint64_t kMaxMarkdownBytes = kMiB;
+// Columns of a table, cells of one table row (the widest real table has 12).
+inline constexpr int kMaxTableColumns = 64;
+// Cells cmark-gfm makes for the tables of one document, columns x rows
+// (the real editions have at most 718).
+inline constexpr long long kMaxTableCells = 500000;
+// Lists and block quotes nested in one another (the real editions nest 2).
+inline constexpr int kMaxBlockNesting = 64;
 
 // --- kbq (and kbc dump): a KB file ---------------------------------------
 // A KB given with --kb (1000x: 145 MB).
@@ -63,9 +83,165 @@ inline constexpr std::int64_t kSqliteHeapBytes = 256 * std::int64_t{1 << 20};
 inline constexpr int kTickOps = 1000;
 inline constexpr long long kMaxStatementTicks = 50000;
 inline constexpr long long kQuickCheckTicksPerPage = 4;
+// The content checks of a KB file (kb::kb_content_problem: one scan of
+// every table, about as much work per page as quick_check) get as much.
+inline constexpr long long kContentCheckTicksPerPage = 8;
+
+// --- kbq (and kbc build): what a KB file may hold --------------------------
+// A crafted KB costs what it holds: every limit below is checked when kbq
+// opens a --kb file (kb::kb_content_problem, base/kb_schema.cpp), before any
+// answer, and by kbc build on the KB it writes (a KB kbq would refuse is
+// never written). Past one, the file is refused with one line naming the
+// table and column (docs/security.md lists each with its error). With them,
+// an answer reads at most what the tables it reads hold, and a value is
+// never long enough that joining or copying it costs more than that
+// (docs/security.md, "Bounded work and memory", has the figures).
+//
+// A value of any column, as text (kMaxValueBytes above bounds what SQLite
+// hands back at all). The longest real value outside the text columns below
+// is 285 bytes.
+inline constexpr std::uint64_t kMaxKbValueBytes = 1024;
+// A value of a column of prose, provenance or JSON (the longest real one:
+// an entity text of 1 959 bytes; a full-text index block, 4 051).
+inline constexpr std::uint64_t kMaxKbTextBytes = 16 * 1024;
+struct KbColumnRef {
+  std::string_view table, column;
+};
+// The columns with a limit of their own.
+struct KbColumnLimit {
+  std::string_view table, column;
+  std::uint64_t bytes;
+};
+inline constexpr KbColumnLimit kKbColumnLimits[] = {
+    {"entity_texts", "text", kMaxKbTextBytes},
+    {"entity_texts", "parts", kMaxKbTextBytes},
+    {"entity_texts", "facts", kMaxKbTextBytes},
+    {"search_content", "c0", kMaxKbTextBytes},
+    {"search_data", "block", kMaxKbTextBytes},
+    {"config_keys", "sentence", kMaxKbTextBytes},
+    {"config_keys", "source", kMaxKbTextBytes},
+    {"code_facts", "value", kMaxKbTextBytes},
+    {"code_facts", "note", kMaxKbTextBytes},
+    {"models", "notes", kMaxKbTextBytes},
+    {"models", "source", kMaxKbTextBytes},
+    {"model_rows", "value", kMaxKbTextBytes},
+    {"gpus", "source", kMaxKbTextBytes},
+    {"code_changes", "old_value", kMaxKbTextBytes},
+    {"code_changes", "new_value", kMaxKbTextBytes},
+    {"ranking", "description", kMaxKbTextBytes},
+    {"planner", "source", kMaxKbTextBytes},
+    {"model_arch", "source", kMaxKbTextBytes},
+    {"memory_params", "source", kMaxKbTextBytes},
+    {"lexicon", "source", kMaxKbTextBytes},
+    // A word of the query lexicon: its search tree is as deep as its
+    // longest word (kMaxLexiconWordBytes below).
+    {"lexicon", "word", 256},
+    {"lexicon", "value", 256},
+    {"gpus", "gpu_key", 256},
+};
+
+// Rows of a table and bytes of all its values together. Tables kbq reads
+// whole for an answer (the lexicon, labels, recipes, models, the planner's
+// parameters, ...) are bounded closely: they are in memory at once. The
+// others are read a key at a time (kKbKeyLimits) and bounded by what the
+// 1000x synthetic KB holds, with room (docs/performance.md: drift 725 000
+// rows, doc_recipes 145 000, the full-text index 306 000). A table not
+// listed has the defaults.
+inline constexpr long long kMaxKbTableRows = 4000000;
+inline constexpr std::uint64_t kMaxKbTableBytes = 256 * kMiB;
+struct KbTableLimit {
+  std::string_view table;
+  long long rows;       // real KB / 1000x: see the comment of each
+  std::uint64_t bytes;  // of all values, as text
+};
+inline constexpr KbTableLimit kKbTableLimits[] = {
+    // Read whole (or one language, one kind, one section of them) for an answer.
+    {"lexicon", 4000, 256 * 1024},  // 481 rows, 31 KB (its words and values: kMaxLexiconTextBytes)
+    {"labels", 20000, 1 * kMiB},    // 584, 61 KB
+    {"planner", 1000, 256 * 1024},  // 33, 5 KB
+    {"gpus", 1000, 256 * 1024},     // 12, 7 KB
+    {"checks", 1000, 256 * 1024},   // 19, 2 KB
+    {"ranking", 1000, 256 * 1024},  // 10, 3 KB
+    {"quick_ref_picks", 1000, 256 * 1024},
+    {"datasets", 1000, 256 * 1024},
+    {"dataset_renames", 10000, 1 * kMiB},
+    {"code_datasets", 10000, 1 * kMiB},     // 75, 9 KB
+    {"launcher", 10000, 1 * kMiB},          // 321, 29 KB
+    {"models", 10000, 2 * kMiB},            // 93, 72 KB
+    {"recipes", 20000, 4 * kMiB},           // 1 020, 226 KB
+    {"code_recipes", 20000, 4 * kMiB},      // 1 020, 308 KB
+    {"code_config_keys", 20000, 4 * kMiB},  // 894, 153 KB
+    {"config_keys", 10000, 1 * kMiB},       // 24, 17 KB
+    {"entities", 20000, 1 * kMiB},          // 140, 5 KB
+    {"memory_params", 1000, 256 * 1024},
+    {"steps", 1000, 256 * 1024},
+    {"columns", 10000, 1 * kMiB},
+    {"meta", 100, 64 * 1024},
+    {"code_snapshots", 100, 64 * 1024},
+    {"search_config", 100, 64 * 1024},
+    {"sources", 100000, 16 * kMiB},  // 39, 5 KB; 1000x: 5 300
+    // Read a key at a time (kKbKeyLimits), or by kbq sources and kbc dump.
+    {"code_facts", 1000000, 128 * kMiB},  // 69 653, 16 MB (two code snapshots; the same at 1000x)
+    {"model_rows", 100000, 16 * kMiB},    // 1 861, 118 KB
+    {"model_arch", 100000, 16 * kMiB},    // 327, 34 KB
+    {"code_providers", 100000, 16 * kMiB},
+    {"code_changes", 100000, 16 * kMiB},
+};
+
+// Tables kbq never reads (kbc's own records and the full-text index, which
+// only kbc dump and the generated site read): they cost an answer nothing,
+// and the content check leaves them out (quick_check still reads their
+// pages). tests/test_hostile.cpp checks that no statement of query/ or
+// base/dsl/ names one.
+inline constexpr std::string_view kKbTablesNotRead[] = {
+    "sections", "findings", "fallbacks",     "code_recipes",   "code_changes", "code_providers", "columns",
+    "steps",    "search",   "search_config", "search_content", "search_data",  "search_docsize", "search_idx",
+};
+
+// The rows of one key of a table kbq reads a key at a time (a recipe's code
+// facts, a model's rows, an entity's texts, ...), all values together: what
+// one lookup can cost. The largest real: an entity's texts, 15 KB (1000x:
+// 150 KB); a recipe's code facts, 20 KB.
+inline constexpr std::uint64_t kMaxKbKeyBytes = 1 * kMiB;
+inline constexpr KbColumnRef kKbKeyLimits[] = {
+    {"code_facts", "target"},           {"drift", "subject"},        {"doc_recipes", "name"},
+    {"entity_texts", "entity_id"},      {"model_rows", "model_key"}, {"model_arch", "model_key"},
+    {"conflict_values", "conflict_id"},
+};
+
+// Placeholders ("{name}") of one label: a label is filled once (a value is
+// never read for placeholders again, kb::fill_placeholders), so a filled
+// label is at most its length plus this many values. The most a real label
+// has is 6.
+inline constexpr int kMaxLabelPlaceholders = 16;
+
+// Columns whose values kbq prints as names, inside code spans and launch
+// commands: each must be a name (kb::is_name: letters, digits, '_', '.',
+// '-', not starting with '.' or '-', at most kMaxNameBytes), the rule every
+// name of the recipe index and of the code snapshot meets (kbc checks the
+// same at the code facts' lines).
+inline constexpr std::size_t kMaxNameBytes = 256;
+inline constexpr KbColumnRef kKbNameColumns[] = {
+    {"recipes", "name"},
+    {"recipes", "target"},
+    {"recipes", "model_key"},
+    {"recipes", "dataset"},
+    {"recipes", "mode"},
+    {"recipes", "launch_mode"},
+    {"recipes", "modality"},
+    {"recipes", "precision"},
+    {"recipes", "native_hardware"},
+    {"recipes", "native_precision"},
+    {"recipes", "variant"},
+    {"code_recipes", "name"},
+    {"code_recipes", "target"},
+    {"code_recipes", "alias_of"},
+    {"gpus", "gpu_key"},
+    {"models", "model_key"},
+};
 
 // --- kbq: memory -----------------------------------------------------------
-// kbq's bump arena (query/main.cpp): allocations of up to kArenaMaxAlloc
+// kbq's bump arena (query/arena.cpp): allocations of up to kArenaMaxAlloc
 // bytes are carved from one reserved region of kArenaBytes; past it, and
 // for larger blocks, the ordinary allocator (which frees).
 inline constexpr std::uint64_t kArenaBytes = 64 * kMiB;
@@ -74,6 +250,18 @@ inline constexpr std::uint64_t kArenaMaxAlloc = 256 * 1024;
 // while it grows), but never beyond this many rows: a crafted KB's count
 // reserves no more than this, and a longer list grows as it is read.
 inline constexpr long long kMaxReservedRows = 1 << 16;
+
+// --- kbq: what a user types ----------------------------------------------
+// A question (the argument, each line of --batch), a recipe name (show,
+// check), a --hardware value and each KEY=VALUE override of check: at most
+// this many bytes and words (runs of text between spaces), checked before
+// anything is parsed or looked up (kbq::dsl::check_input). The longest
+// question of the tests is 120 bytes and 21 words; a long question in
+// Japanese, 60 characters, is 180 bytes. The parser is linear in its input
+// (make bench), so the limit bounds what one question costs, not a
+// weakness of the parser: a 1 KiB question parses in well under 1 ms.
+inline constexpr std::size_t kMaxQuestionBytes = 1024;
+inline constexpr std::size_t kMaxQuestionWords = 64;
 
 // --- the ranges of KB values (query/kb/kb.cpp validates them when read) ----
 // A parallel size (TP, PP, CP, EP, VP): 1 .. 2^20. Three of them multiply
@@ -88,11 +276,18 @@ inline constexpr long long kMaxSeqLen = 2147483647LL;
 inline constexpr long long kMaxModelCount = 1LL << 20;
 // A line number or a revision.
 inline constexpr long long kMaxLine = 2147483647LL;
+// The words and values of the query lexicon together (lexicon.word,
+// lexicon.value; real: 8.9 KB since the lexicon reads hardware, systems,
+// number words, GPU memory, token budgets and unknown GPUs and models: 48
+// KiB keeps the real one under a quarter of it). The lexicon's search trees
+// (every spelling of every word, in one table and in its kind's) cost about
+// 450 bytes of memory per byte of a word: at this limit, about 22 MiB.
+inline constexpr std::uint64_t kMaxLexiconTextBytes = 48 * 1024;
 // A word or value of the query lexicon (lexicon.word, lexicon.value,
 // gpus.gpu_key; data/lexicon.tsv, data/gpus.tsv): the lexicon's search tree
 // is as deep as its longest word, and tearing it down recurses per level
 // (found by fuzz_kb: an 880 KB word overflowed the stack). The longest real
-// word is 30 bytes.
+// word is 30 bytes. (kKbColumnLimits holds the same number for a KB file.)
 inline constexpr std::size_t kMaxLexiconWordBytes = 256;
 
 }  // namespace kb::limits

@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 5 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 6 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -15,7 +15,7 @@ CREATE TABLE meta (
 CREATE TABLE sources (
   id              INTEGER PRIMARY KEY,
   path            TEXT NOT NULL UNIQUE,  -- relative to the sources root
-  format          TEXT NOT NULL,         -- markdown | text-export | data
+  format          TEXT NOT NULL,         -- markdown | text-export | data | perf-table
   lang            TEXT,                  -- en | fr | ja | zh; NULL for data files
   revision        INTEGER,               -- 1 = oldest; NULL for data files
   date            TEXT,                  -- date the edition states, or NULL
@@ -535,3 +535,112 @@ CREATE TABLE drift (
   note       TEXT NOT NULL
 );
 CREATE INDEX drift_subject ON drift(subject, field);
+
+-- ===========================================================================
+-- Measured throughput (schema version 5): NVIDIA's performance tables
+-- (docs/performance-summary*.md of the Megatron Bridge snapshots, compiled by
+-- compiler/perf; sources.format = 'perf-table') and the data the throughput
+-- estimator reads (query/perf). docs/throughput.md describes them.
+-- ===========================================================================
+
+-- One measured configuration as a table row states it (two rows for a row
+-- whose cells hold a second measurement in parentheses). Ids in edition,
+-- file and line order. A newer release's row of the same configuration is
+-- current, older releases' rows are history (superseded), and an older
+-- edition's copy of the same release is a copy; superseded_by names the
+-- current row.
+CREATE TABLE perf_rows (
+  id                INTEGER PRIMARY KEY,
+  source_id         INTEGER NOT NULL REFERENCES sources(id),
+  line              INTEGER NOT NULL,
+  col               INTEGER NOT NULL,
+  edition           TEXT NOT NULL,     -- short commit of the snapshot whose docs the page was copied from
+  release           TEXT NOT NULL,     -- NeMo container release as written, e.g. 26.06.01
+  release_order     INTEGER NOT NULL,  -- 1 = oldest release among the rows
+  task              TEXT NOT NULL,     -- pretrain | sft | peft
+  model_written     TEXT NOT NULL,     -- the table's model, qualifier included ("DeepSeekV3 (w/o MTP)")
+  model_key         TEXT NOT NULL,     -- the KB's model
+  recipe_model      TEXT NOT NULL,     -- the model part of the benchmark recipe names
+  variant           TEXT NOT NULL,     -- the qualifier's label ('' none)
+  arch_override     TEXT NOT NULL,     -- field=value,... the qualifier changes in the FLOPs count ('' none)
+  system            TEXT NOT NULL,     -- as written (DGX-GB300)
+  gpu               TEXT NOT NULL,     -- GPU key
+  gpus              INTEGER NOT NULL,
+  precision         TEXT NOT NULL,     -- bf16 | fp8cs | fp8mx | fp8sc | nvfp4
+  precision_written TEXT NOT NULL,     -- as written; '' when the table has no Precision column
+  gbs               INTEGER NOT NULL,
+  mbs               INTEGER NOT NULL,
+  seq               INTEGER NOT NULL,
+  fsdp              INTEGER,           -- NULL: n/a or no such column
+  tp                INTEGER,
+  pp                INTEGER,
+  cp                INTEGER,
+  vp                INTEGER,
+  ep                INTEGER,
+  ga                INTEGER,
+  tokens_per_gpu    REAL NOT NULL,     -- tokens / s / GPU
+  tflops_per_gpu    REAL NOT NULL,     -- model TFLOP / s / GPU, as published
+  alternate         INTEGER NOT NULL,  -- 1: the values in parentheses
+  note_kind         TEXT NOT NULL,     -- '' | caveat | regression (never used for estimates)
+  notes             TEXT NOT NULL,     -- its footnotes and notes, one per line, each with file:line
+  status            TEXT NOT NULL,     -- current | superseded | copy
+  superseded_by     INTEGER,           -- the current row of its configuration (NULL when current)
+  recipe            TEXT NOT NULL,     -- the benchmark recipe that runs this configuration ('' none)
+  arch_recipe       TEXT NOT NULL      -- a benchmark recipe of the same model and task (its facts give the architecture)
+);
+CREATE INDEX perf_rows_model ON perf_rows(model_key, status);
+
+-- Two editions' copies of one release disagree (the newer edition wins).
+CREATE TABLE perf_conflicts (
+  row_id       INTEGER NOT NULL REFERENCES perf_rows(id),  -- the older copy
+  newer_row_id INTEGER NOT NULL REFERENCES perf_rows(id),
+  field        TEXT NOT NULL,
+  value        TEXT NOT NULL,
+  newer_value  TEXT NOT NULL
+);
+
+-- A current row whose layout differs from the recipe that runs its
+-- configuration in the newest snapshot, or that no recipe runs (field '').
+CREATE TABLE perf_drift (
+  row_id      INTEGER NOT NULL REFERENCES perf_rows(id),
+  field       TEXT NOT NULL,   -- tp | pp | cp | vp | ep | mbs | gbs | seq; '' when no recipe runs it
+  table_value TEXT NOT NULL,
+  code_value  TEXT NOT NULL,
+  code_at     TEXT NOT NULL,   -- path:line@commit, or ''
+  note        TEXT NOT NULL
+);
+
+-- Copies of the estimator's data (each row with its source).
+CREATE TABLE gpu_peaks (           -- data/gpu-peaks.tsv: peak dense TFLOP/s per GPU and precision class
+  gpu_key   TEXT NOT NULL,
+  precision TEXT NOT NULL,         -- bf16 | fp8 | fp4
+  tflops    REAL NOT NULL,
+  source    TEXT NOT NULL,
+  PRIMARY KEY (gpu_key, precision)
+);
+CREATE TABLE perf_params (         -- data/perf-params.tsv: the estimator's constants
+  key    TEXT PRIMARY KEY,
+  value  TEXT NOT NULL,
+  source TEXT NOT NULL
+);
+CREATE TABLE flops_arch (          -- data/flops-arch.tsv: architecture facts of the FLOPs count
+  model_key TEXT NOT NULL,
+  field     TEXT NOT NULL,
+  value     TEXT NOT NULL,
+  source    TEXT NOT NULL,
+  PRIMARY KEY (model_key, field)
+);
+CREATE TABLE perf_flops_exceptions (  -- data/perf-flops-exceptions.tsv: rows whose published TFLOP/s count differently
+  model_key TEXT NOT NULL,
+  release   TEXT NOT NULL,
+  cause     TEXT NOT NULL,
+  source    TEXT NOT NULL,
+  PRIMARY KEY (model_key, release)
+);
+CREATE TABLE perf_vocab (          -- data/perf-vocab.tsv: how the tables are read (precision classes, footnotes, ...)
+  kind   TEXT NOT NULL,
+  word   TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  source TEXT NOT NULL,
+  PRIMARY KEY (kind, word)
+);

@@ -66,6 +66,9 @@ class Stmt {
   long long integer(int c) const { return sqlite3_column_int64(s_, c); }
   double real(int c) const { return sqlite3_column_double(s_, c); }
   std::optional<long long> opt_int(int c) const { return is_null(c) ? std::nullopt : std::optional<long long>(integer(c)); }
+  // Bytes of the column's text or blob (read after type(c): an integer or a
+  // real would be converted to text first).
+  int bytes(int c) const { return sqlite3_column_bytes(s_, c); }
   const char* name(int c) const { return sqlite3_column_name(s_, c); }
   int type(int c) const { return sqlite3_column_type(s_, c); }
 

@@ -1,5 +1,9 @@
 // UTF-8 and text helpers used by every stage: validation, code-point
 // columns, case and width folding, whitespace normalization, splitting.
+// The Unicode properties (case, width, normalization, categories) come
+// from utf8proc, the one Unicode library of both programs' folding: small
+// enough that kbq's start-up does not pay for it (ICU costs kbq ~0.7 ms of
+// CPU and ~95 page faults per run; docs/dependencies.md).
 #pragma once
 
 #include <cstdint>
@@ -23,9 +27,30 @@ void append_utf8(std::string& out, char32_t cp);
 // Number of code points in s[0, byte_offset): a 0-based column.
 int code_point_column(std::string_view s, size_t byte_offset);
 
-// Lower-cases ASCII and Latin-1/Latin Extended-A letters, folds full-width
-// ASCII (U+FF01..U+FF5E) to ASCII and the ideographic space to a space.
+// The fold words are matched in (the query language, data-table words, the
+// generator's names): each code point's <wide> compatibility form made
+// narrow (full-width ASCII "ＧＰＵ" → "GPU", the ideographic space → ' ')
+// then lower-cased (Unicode's simple lowercase mapping: "É" → "é",
+// "Σ" → "σ"). One code point in, one out, so the k-th code point of the
+// result is the k-th of `s` (spans map back). Input must be valid UTF-8.
 std::string fold(std::string_view s);
+
+// Unicode normalization forms, for names compared across editions:
+// NFKC ("（" → "(", "ﬁ" → "fi") and NFKC_Casefold (NFKC, full case
+// folding, default-ignorable code points such as U+200B removed). Input
+// must be valid UTF-8.
+std::string nfkc(std::string_view s);
+std::string nfkc_casefold(std::string_view s);
+
+// Unicode's White_Space property: separators (Zs, Zl, Zp), TAB..CR, NEL.
+bool is_white_space(char32_t cp);
+// A letter (L*) or a decimal digit (Nd).
+bool is_alnum(char32_t cp);
+// A mark (Mn, Mc): an accent or vowel sign that belongs to the letter before it.
+bool is_mark(char32_t cp);
+// A control (Cc) or format (Cf) character, or a default-ignorable code
+// point: invisible, so two names that look equal would differ.
+bool is_invisible(char32_t cp);
 
 // Collapses runs of whitespace to one space and trims.
 std::string normalize_space(std::string_view s);
@@ -39,11 +64,13 @@ bool ends_with(std::string_view s, std::string_view suffix);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
 // True for code points of the CJK scripts (Han, Hiragana, Katakana, CJK
-// punctuation, full-width forms): text with no spaces between words.
+// punctuation, full-width forms): text with no spaces between words. By
+// Unicode block: utf8proc has no Script property.
 bool is_cjk(char32_t cp);
-
-// Hex SHA-256 of bytes.
-std::string sha256_hex(std::string_view bytes);
+// Kana (Hiragana, Katakana and its extensions, half-width Katakana) and Han
+// ideographs (the unified blocks and extensions, compatibility ideographs).
+bool is_kana(char32_t cp);
+bool is_han(char32_t cp);
 
 // Reads a whole regular file of at most `max_bytes` (base/files.hpp,
 // read_regular_file, says why not); nullopt when it cannot.
@@ -51,6 +78,21 @@ std::optional<std::string> read_file(const std::string& path, std::uint64_t max_
 
 // Levenshtein distance in bytes (for ASCII identifiers: nearest-key hints).
 size_t edit_distance(std::string_view a, std::string_view b);
+// The same, but stops past `max`: min(distance, max + 1), in time
+// O(min(|a|, |b|) x max) at worst and O(1) when the lengths differ by more.
+size_t edit_distance(std::string_view a, std::string_view b, size_t max);
+// The `n` candidates nearest `word` by edit distance (ties: the smaller
+// candidate first), each once. Candidates far from the best found so far
+// cost O(1) (bounded distance), so a long word does not cost its length
+// times every candidate's.
+std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates, size_t n);
+
+// `text` with each "{name}" of `vars` replaced by its value, in one pass:
+// a value is never read again for placeholders, so a value holding
+// "{other}" (a crafted KB's label or name) stays as it is, and the result
+// is at most |text| + (placeholders in text) x (longest value) bytes. An
+// unknown "{name}" stays as written.
+std::string fill_placeholders(std::string_view text, const std::vector<std::pair<std::string, std::string>>& vars);
 
 // ASCII letters upper-cased, '_' as a space: a short name of a data key ("a100_40gb" → "A100 40GB").
 std::string upper_ascii(std::string_view s);

@@ -14,6 +14,10 @@ kbc as whole processes beside their floors and prints one table per figure.
    documents; per scale: build time, KB size, kbq latency with --kb (a
    subset of the suite), and peak memory of kbc and kbq.
 4. Peak memory (max RSS from wait4) of every process above.
+5. The query parser against its input: kb_dsl_bench times
+   kbq::dsl::parse() directly (no question length limit) on lines of 10 KB,
+   100 KB and 1 MB of a dozen shapes; linear means the time per byte does
+   not grow with the size (bench/dsl_bench.cpp).
 
 Processes are started with posix_spawn and reaped with wait4, so each
 figure is start-to-exit of the program itself, with its output discarded.
@@ -379,7 +383,7 @@ def main():
     ap.add_argument("--scales", default="10 100 1000", help='scales, e.g. "10 100" (empty: none)')
     ap.add_argument("--scale-timeout", type=float, default=1800, help="seconds per scale for its builds (default 1800)")
     ap.add_argument("--query-timeout", type=float, default=60, help="seconds before a scale kbq run is killed (default 60)")
-    ap.add_argument("--skip", default="", help="comma-separated sections to skip: latency,build,scale")
+    ap.add_argument("--skip", default="", help="comma-separated sections to skip: latency,build,scale,parser")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     kbc, kbq = os.path.join(build, "kbc"), os.path.join(build, "kbq")
@@ -428,6 +432,13 @@ def main():
             last = rows[-1]
             print(f"target: kbq at {last[0]} within 2x of 1x: {last[9].strip()} "
                   f"({'met' if float(last[9].strip().rstrip('x')) <= 2 else 'MISSED'}); build growth: see 'vs 1x' against the scale")
+            print()
+        dsl_bench = os.path.join(build, "kb_dsl_bench")
+        if "parser" not in skip and os.access(dsl_bench, os.X_OK):
+            print("== 5. the query parser: kbq::dsl::parse() on one line of each shape and size, best of 3 "
+                  "(bench/dsl_bench.cpp; kbq itself refuses a question over its length limit)", flush=True)
+            r = subprocess.run([dsl_bench, "--runs", "3"])
+            print(f"target: linear ({'met' if r.returncode == 0 else 'MISSED'})")
             print()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -9,17 +9,18 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 
 #include "base/escape.hpp"
+#include "base/files.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
-#include "compiler/code/extract.hpp"
+#include "base/version.hpp"
+#include "compiler/code/extract_code.hpp"
 #include "compiler/generate/generate.hpp"
 #include "compiler/pipeline.hpp"
 
 namespace {
-constexpr const char* kVersion = "0.1.0";
-
 // Writes to stdout; a closed pipe ends quietly, any other write error says
 // so (exit 2).
 int write_out(const std::string& text) {
@@ -39,6 +40,7 @@ std::string shown(const std::string& s) { return kb::escape_controls(s, kb::Esca
 int main(int argc, char** argv) {
   using namespace kb;
   std::signal(SIGPIPE, SIG_IGN);
+  install_signal_cleanup();  // SIGTERM, Ctrl-C: no temporary file or folder left behind (base/files.hpp)
   CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources"};
   app.require_subcommand(0, 1);
   bool version = false;
@@ -88,12 +90,17 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
+    // CLI11 quotes the arguments it refuses: its message is escaped (an
+    // argument holding ESC bytes would otherwise reach the terminal raw).
+    std::ostringstream said, complained;
+    const int rc = app.exit(e, said, complained);
+    std::fputs(kb::escape_controls(said.str()).c_str(), stdout);
+    std::fputs(kb::escape_controls(complained.str()).c_str(), stderr);
     return rc == 0 ? 0 : kExitError;
   }
 
   if (version) {
-    std::printf("kbc %s\nknowledge base: writes schema version %d (base/schema.sql)\n", kVersion, kSchemaVersion);
+    std::printf("kbc %s\nknowledge base: writes schema version %d (base/schema.sql)\n", kb::kVersion, kSchemaVersion);
     return kExitOk;
   }
   if (app.get_subcommands().empty()) {

@@ -12,7 +12,9 @@
 #include "base/files.hpp"
 #include "base/limits.hpp"
 #include "base/text.hpp"
+#include "base/value_ranges.hpp"
 #include "compiler/derive/derive.hpp"
+#include "compiler/extract/unicode.hpp"
 #include "compiler/ingest/ingest.hpp"
 
 namespace kb {
@@ -102,9 +104,6 @@ void check_revision_dates(const std::vector<Document>& docs, const std::string& 
   }
 }
 
-// "U+001B" for the code point at a byte offset of valid UTF-8.
-std::string code_point_at(std::string_view text, std::size_t offset) { return code_point_name(next_code_point(text, offset)); }
-
 // Does a file name say it is a source (*.md but README.md, *.txt)?
 bool source_name(const fs::path& p) {
   const auto ext = p.extension().string();
@@ -173,6 +172,43 @@ bool check_vocab_values(const Vocab& v, Diagnostics& diags) {
   };
   long_cells(v.lexicon, {"word", "value"});
   long_cells(v.gpus, {"gpu_key"});
+  // The numbers emit writes into models and gpus: in the range kbq checks
+  // when it reads them (base/value_ranges.hpp), never a word that would
+  // become NULL silently.
+  const auto numbers = [&](const TsvTable& t, std::initializer_list<const IntRange*> ints, std::initializer_list<const RealRange*> reals) {
+    for (const auto& row : t.rows) {
+      for (const IntRange* r : ints) {
+        if (t.column(r->column) < 0) continue;
+        std::string_view cell = t.get(row, r->column);
+        // KV heads may be written "mla:N" (kept as written in kv_heads_raw,
+        // docs/schema.md): N is the count.
+        if (r->column == "num_key_value_heads")
+          if (const auto colon = cell.find(':');
+              colon != std::string_view::npos && colon > 0 &&
+              cell.substr(0, colon).find_first_not_of("abcdefghijklmnopqrstuvwxyz") == std::string_view::npos)
+            cell.remove_prefix(colon + 1);
+        if (const std::string problem = int_cell_problem(*r, cell); !problem.empty())
+          diags.error(t.span(row, r->column), std::string(r->column) + ": " + problem,
+                      "it becomes " + std::string(r->table) + "." + std::string(r->column) +
+                          ", which kbq reads only as a whole number from " + std::to_string(r->lo) + " to " + std::to_string(r->hi) +
+                          (r->null_ok ? " (or an empty cell)" : ""));
+      }
+      for (const RealRange* r : reals)
+        if (t.column(r->column) >= 0)
+          if (const std::string problem = real_cell_problem(*r, t.get(row, r->column)); !problem.empty())
+            diags.error(
+                t.span(row, r->column), std::string(r->column) + ": " + problem,
+                "it becomes " + std::string(r->table) + "." + std::string(r->column) + ", which kbq reads only as a number in range");
+    }
+  };
+  for (const TsvTable* m : {&v.models, &v.models_extra})
+    numbers(
+        *m,
+        {&int_range("models", "num_layers"), &int_range("models", "num_attention_heads"), &int_range("models", "num_key_value_heads"),
+         &int_range("models", "num_experts"), &int_range("models", "experts_per_token"), &int_range("models", "max_position_embeddings")},
+        {&real_range("models", "total_params_b"), &real_range("models", "active_params_b")});
+  numbers(v.gpus, {&int_range("gpus", "nvlink_domain_size"), &int_range("gpus", "gpus_per_node")},
+          {&real_range("gpus", "memory_gb"), &real_range("gpus", "bf16_dense_tflops")});
   return diags.error_count() == before;
 }
 
@@ -279,6 +315,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   if (!check_data_folder(real_root, data_dir, !opts.data.empty(), diags)) return nullptr;
   if (!load_vocab(data_dir, c->vocab, diags)) return nullptr;
   if (!check_vocab_values(c->vocab, diags)) return nullptr;
+  if (!load_perf_data(data_dir, c->perf_data, diags)) return nullptr;
   for (const auto& entry : fs::directory_iterator(data_dir, ec)) {
     if (!entry.is_regular_file()) continue;
     auto bytes = read_file(entry.path().string(), limits::kMaxDataFileBytes);
@@ -318,6 +355,13 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
     }
     SourceFile sf{rel, bytes};
     const int before = diags.error_count();
+    if (const PerfSource* perf = c->perf_data.source(rel)) {  // a performance page, not an edition (compiler/perf)
+      if (auto page = ingest_markdown_page(sf, diags); page && diags.error_count() == before) {
+        const auto edition = static_cast<int>(perf - c->perf_data.files.data());
+        extract_perf(*page, *perf, edition, c->perf_data, c->perf, diags);
+      }
+      continue;
+    }
     std::optional<Document> doc =
         f.extension() == ".md" ? ingest_markdown(sf, diags, c->vocab.markdown_edition(rel)) : ingest_text_export(sf, hints, diags);
     if (!doc) continue;
@@ -328,10 +372,11 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
       continue;
     }
     if (diags.error_count() > before) continue;  // a document with errors contributes no facts
-    // A control character would reach terminals (kbq) and pages (generate)
-    // through every fact of the document.
+    // A control or invisible character (base/escape.hpp: Unicode's Cc, Cf,
+    // Zl, Zp) would reach terminals (kbq) and pages (generate) through every
+    // fact of the document.
     if (auto at = find_control(bytes)) {
-      diags.error(span_of_byte(rel, bytes, *at), "control character " + code_point_at(bytes, *at) + " in a source",
+      diags.error(span_of_byte(rel, bytes, *at), "control character " + describe_code_point(bytes, *at) + " in a source",
                   "remove it: source text reaches terminals and generated pages");
       continue;
     }
@@ -358,13 +403,16 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   c->resolved = resolve(c->extracted, c->vocab, diags);
   c->code = load_code_facts(opts.sources, opts.code, diags);
   c->drift = find_drift(c->extracted, c->resolved, c->code, c->vocab);
+  resolve_perf(c->perf, c->code);
   return c;
 }
 
 void write_kb(const Compilation& c, const std::string& path) {
-  const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, &c.extracted.entities, c.data_files, &c.code, &c.drift};
+  EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, &c.extracted.entities,
+               c.data_files, &c.code,  &c.drift,    c.perf.files};
   write_kb_file(path, [&](Db& db) {
     emit_tables(db, in);
+    emit_perf(db, c.perf, c.perf_data);
     derive(db);
   });
 }
@@ -415,6 +463,7 @@ std::vector<std::string> lint_lines(const Compilation& c) {
                     (r.field.empty() ? "" : " " + r.field) +
                     (r.old_value.empty() && r.new_value.empty() ? "" : ": '" + r.old_value + "' -> '" + r.new_value + "'") + " (" +
                     ch.old_commit + " -> " + ch.new_commit + ")");
+  for (auto& line : perf_lint_lines(c.perf)) out.push_back(std::move(line));  // measured rows (compiler/perf)
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

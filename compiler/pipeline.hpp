@@ -10,6 +10,7 @@
 #include "compiler/code/code.hpp"
 #include "compiler/emit/emit.hpp"
 #include "compiler/extract/extract.hpp"
+#include "compiler/perf/perf.hpp"
 #include "compiler/resolve/drift.hpp"
 #include "compiler/resolve/resolve.hpp"
 
@@ -31,6 +32,8 @@ struct Compilation {
   std::vector<std::pair<std::string, std::string>> data_files;  // (path, sha256)
   CodeFacts code;                                               // the Megatron Bridge snapshots (kb-sources/code/)
   std::vector<Drift> drift;                                     // where the documents disagree with the newest snapshot
+  PerfData perf_data;                                           // how the performance tables are read (data/perf-*.tsv)
+  PerfCompiled perf;                                            // NVIDIA's measured rows (compiler/perf)
 };
 
 // Runs ingest → extract → resolve. Every bad document is reported in

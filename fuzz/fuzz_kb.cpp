@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "base/escape.hpp"
+#include "base/files.hpp"
 #include "compiler/pipeline.hpp"
 #include "fuzz_common.hpp"
 #include "query/kbq.hpp"
@@ -233,8 +234,9 @@ void check_rendered(const std::string& text, const char* what) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   (void)kbfuzz::vocab();
-  std::string dir = (fs::temp_directory_path() / "fuzz-kb-XXXXXX").string();
-  if (!::mkdtemp(dir.data())) std::abort();
+  // Removed with its content when the fuzzer exits (static destructors run).
+  static const kb::TempDir tmp("fuzz-kb");
+  const std::string& dir = tmp.path();
   State& s = state();
   s.dir = dir;
   s.path = dir + "/kb.sqlite";
@@ -242,10 +244,6 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   s.small = compile_image(root + "/tests/fixtures/good/minimal", dir + "/small.sqlite");
   s.full = compile_image(root + "/kb-sources", dir + "/full.sqlite");
   load_tables(dir + "/small.sqlite");
-  std::atexit([] {
-    std::error_code ec;
-    fs::remove_all(state().dir, ec);
-  });
   return 0;
 }
 

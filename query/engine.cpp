@@ -4,6 +4,7 @@
 // and the one that loads what they read: it asks the KB reader
 // (query/kb/kb.hpp) for values and hands them to the stages, which compute.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "base/dsl/parse.hpp"
@@ -12,6 +13,8 @@
 #include "query/check/check.hpp"
 #include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
+#include "query/perf/listing.hpp"
+#include "query/perf/throughput.hpp"
 #include "query/plan/plan.hpp"
 #include "query/rank/rank.hpp"
 #include "query/stage.hpp"
@@ -47,6 +50,11 @@ std::string_view to_string(Outcome v) {
 struct Engine::Impl {
   explicit Impl(const std::string& path) : kb(path) {}
   Kb kb;
+  std::optional<perf::PerfSet> perf;  // the measured rows and the estimator's inputs, read at their first use
+  const perf::PerfSet& perf_set() {
+    if (!perf) perf = perf::build_perf(kb.perf_tables());
+    return *perf;
+  }
 
   // What every stage of an answer in `lang` shares.
   Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), lang}; }
@@ -56,6 +64,10 @@ struct Engine::Impl {
   }
   // One planned recipe checked.
   void check(const Context& c, Planned& p) { kbq::check(c, p.model, kb.drift(p.result.recipe.name), p.result); }
+  // Its expected throughput and time to train (query/perf/throughput.hpp), for a result kept in the answer.
+  void throughput(const Context& c, const Planned& p, double budget, Result& r) {
+    perf::add_throughput(c, perf_set(), kb.data_of(r.recipe), p.arch ? &*p.arch : nullptr, budget, r);
+  }
 };
 
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -105,16 +117,22 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   a.alternatives = alternatives(c, ask, best, e.kb.catalog(RecipeKind::Library), e.kb.catalog(best.recipe.kind), plan);
 }
 
-// The exported names nearest a name the code does not export.
+// The exported names nearest a name the code does not export (a bounded
+// edit distance: a name of kMaxQuestionBytes costs no more than a short one).
 std::vector<std::string> nearest_names(Kb& kb, const std::string& name) {
-  std::vector<std::pair<size_t, std::string>> near;
+  std::vector<std::string> names;
   for (RecipeKind kind : {RecipeKind::Library, RecipeKind::Benchmark})
-    for (const auto& r : kb.catalog(kind).recipes) near.emplace_back(kb::edit_distance(name, r.name), r.name);
-  std::sort(near.begin(), near.end());
-  std::vector<std::string> out;
-  for (size_t i = 0; i < near.size() && out.size() < 3; ++i)
-    if (std::find(out.begin(), out.end(), near[i].second) == out.end()) out.push_back(near[i].second);
-  return out;
+    for (const auto& r : kb.catalog(kind).recipes) names.push_back(r.name);
+  return kb::nearest(name, names, 3);
+}
+
+// A text the user gave (a question, a recipe name, an override) over the
+// limits of kbq::dsl::check_input: the error, else nothing. Only a
+// question is printed back with a caret under the offending byte.
+std::optional<Error> input_error(std::string_view text, std::string_view what, bool question = false) {
+  const auto e = kbq::dsl::check_input(text, what);
+  if (!e) return std::nullopt;
+  return Error{e->message, e->hint, question ? e->span.col : 0, question ? e->span.len : 0};
 }
 
 Error unknown_recipe(Kb& kb, const std::string& name) {
@@ -140,9 +158,19 @@ Answer one_recipe_answer(Request request, const std::string& recipe, const std::
 // Checks, ranks and concludes an answer of one planned result.
 void finish_one(Engine::Impl& e, const Context& c, const Ask& ask, Planned& p, Answer& a) {
   e.check(c, p);
+  e.throughput(c, p, a.token_budget, p.result);
   a.results.push_back(std::move(p.result));
   rank(c, ask, {}, a.results);
   conclude(e, c, ask, a);
+}
+
+// The tokens a question asks to train on: its budget (tokens:) times its
+// epochs (epochs:, 1 when it gives none); 0 without a budget.
+double token_budget(const kbq::dsl::Query& q) {
+  const auto tokens = q.filters.find("tokens");
+  if (tokens == q.filters.end()) return 0;
+  const auto epochs = q.filters.find("epochs");
+  return std::atof(tokens->second.c_str()) * (epochs == q.filters.end() ? 1.0 : std::atof(epochs->second.c_str()));
 }
 
 // One result per model, mode, sequence and precision class (distinct_key),
@@ -160,6 +188,7 @@ void keep_distinct(const Context& c, size_t limit, std::vector<Result>& results)
 }  // namespace
 
 std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOptions& opts) {
+  if (auto err = input_error(question, "the question", true)) return *err;
   Kb& kb = impl_->kb;
   // parse
   const auto parsed = kbq::dsl::parse(kb.lexicon(), question);
@@ -181,19 +210,25 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   const auto cands = candidates(c, ask, recipes, a);
   const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);
   const auto limit = static_cast<size_t>(std::max(opts.limit, 1));
+  std::map<std::string, Planned> planned;  // by recipe name: what the throughput of a kept result reads
   for (const auto& cand : cands) {
     Planned p = impl_->plan(c, *cand.recipe, ask, cand.substitute);
     impl_->check(c, p);
-    a.results.push_back(std::move(p.result));
+    a.results.push_back(p.result);
+    planned.emplace(p.result.recipe.name, std::move(p));
   }
   // rank
   rank(c, ask, picks, a.results);
   keep_distinct(c, limit, a.results);
+  a.token_budget = token_budget(q);
+  for (auto& r : a.results)
+    if (auto it = planned.find(r.recipe.name); it != planned.end()) impl_->throughput(c, it->second, a.token_budget, r);
   conclude(*impl_, c, ask, a);
   return a;
 }
 
 std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::string& lang) {
+  if (auto err = input_error(recipe, "the recipe name")) return *err;
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
@@ -219,6 +254,7 @@ std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::s
 }
 
 std::variant<Answer, Error> Engine::fewest(const std::string& recipe, const std::string& hardware, const std::string& lang) {
+  if (auto err = input_error(recipe, "the recipe name")) return *err;
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
@@ -235,6 +271,10 @@ std::variant<Answer, Error> Engine::fewest(const std::string& recipe, const std:
 
 std::variant<Answer, Error> Engine::check(const std::string& recipe, long long gpus, const KeyValues& overrides,
                                           const std::string& hardware, const std::string& lang) {
+  if (auto err = input_error(recipe, "the recipe name")) return *err;
+  if (auto err = input_error(hardware, "the --hardware value")) return *err;
+  for (const auto& [k, v] : overrides)
+    if (auto err = input_error(k + "=" + v, "the override")) return *err;
   Kb& kb = impl_->kb;
   auto rc = kb.recipe(recipe);
   if (!rc) return unknown_recipe(kb, recipe);
@@ -300,6 +340,10 @@ Listing listing(Kb& kb, const std::string& kind, const std::string& lang) {
 Listing Engine::rules(const std::string& lang) { return listing(impl_->kb, "rule", lang); }
 Listing Engine::pitfalls(const std::string& lang) { return listing(impl_->kb, "pitfall", lang); }
 SourcesReport Engine::sources() { return impl_->kb.sources_report(); }
+
+std::variant<PerfListing, Error> Engine::perf(const std::string& model, bool history) {
+  return perf::perf_listing(impl_->kb.perf_tables(), impl_->perf_set(), model, history);
+}
 
 Response respond(Engine& engine, const std::string& question, const AskOptions& ask, const RenderOptions& ro) {
   Response out;

@@ -153,6 +153,32 @@ struct ScorePart {
   std::string why;   // what it compared, in the answer's language
 };
 
+// The throughput a result's layout is expected to reach (query/perf,
+// docs/throughput.md): measured by NVIDIA for this configuration, estimated
+// from the nearest measurements, or none (with the reason).
+enum class ThroughputBasis : std::uint8_t { Measured, Estimated, None };
+inline constexpr std::array<std::pair<ThroughputBasis, std::string_view>, 3> kThroughputBasisNames{
+    {{ThroughputBasis::Measured, "measured"}, {ThroughputBasis::Estimated, "estimated"}, {ThroughputBasis::None, "none"}}};
+std::string_view to_string(ThroughputBasis v);
+struct Throughput {
+  ThroughputBasis basis = ThroughputBasis::None;
+  double tokens_per_s_per_gpu = 0;  // tokens / s / GPU
+  double tokens_per_s = 0;          // for the job (× its GPUs)
+  double tflops_per_gpu = 0;        // model TFLOP / s / GPU (our FLOPs count)
+  double mfu = 0;                   // over the platform's dense peak (0 unknown)
+  double step_time_s = 0;           // one step: GBS × sequence tokens
+  double error_band_pct = 0;        // estimated: the validation's band (0 for measured)
+  std::string method;               // same_configuration | same_model | other_models ("" for none)
+  std::string how;                  // one line in the answer's language: the row measured, what was scaled, or why none
+  double bubble_pct = 0;            // the layout's pipeline bubble, percent of the compute
+  std::vector<SourceRef> sources;   // the measured rows used, nearest first (file:line)
+};
+// The time to train a token budget the question gives at that throughput.
+struct TimeToTrain {
+  double tokens = 0;   // the budget (× its epochs)
+  double seconds = 0;  // 0 when there is no throughput
+};
+
 // One recommended recipe with its layout, memory, batch, command and checks.
 struct Result {
   Recipe recipe;
@@ -173,7 +199,9 @@ struct Result {
   std::vector<std::string> caveats;     // at most three, for this answer (the default text shows them)
   std::vector<std::string> notes;       // everything else worth knowing (--explain)
   std::vector<SourceRef> sources;
-  long long min_gpus = 0;  // not runnable: the fewest GPUs of this hardware it runs on (0 = none up to the limit)
+  long long min_gpus = 0;                    // not runnable: the fewest GPUs of this hardware it runs on (0 = none up to the limit)
+  Throughput throughput;                     // expected speed of the layout (docs/throughput.md)
+  std::optional<TimeToTrain> time_to_train;  // when the question gives a token budget
   bool any_fail() const;
 };
 
@@ -215,6 +243,7 @@ struct Answer {
   long long min_gpus = 0;                 // not_possible: the fewest GPUs the best match runs on
   std::vector<Alternative> alternatives;  // not_possible: what fits instead
   std::string no_match;                   // no_match: what exists instead, in the answer's language
+  double token_budget = 0;                // tokens the question asks to train on (budget × epochs), 0 none
 };
 
 // `kbq rules` / `kbq pitfalls`: the documented rules or pitfalls in a language.
@@ -248,6 +277,41 @@ struct SourcesReport {
   std::vector<Edition> editions;    // newest revision first
   std::vector<Missing> missing;     // per language
   std::vector<Conflict> conflicts;  // by entity, field, older revision
+};
+
+// `kbq perf MODEL`: NVIDIA's measured throughput of a model, one row per
+// measured configuration (the newest release's; with `history` the older
+// releases' too), each with its source and our FLOPs count beside the
+// published one (docs/throughput.md; JSON: docs/perf.schema.json).
+struct PerfRowView {
+  long long id = 0;           // perf_rows.id
+  std::string release;        // NeMo container release, e.g. 26.08
+  std::string status;         // current | superseded (history: a newer release measured it again)
+  std::string task;           // pretrain | sft | peft
+  std::string model_written;  // the table's model, qualifier included
+  std::string system, gpu;    // as written (DGX-GB300), and the GPU key (gb300)
+  long long gpus = 0;
+  std::string precision, precision_written;  // bf16 | fp8cs | fp8mx | fp8sc | nvfp4, and as written
+  long long gbs = 0, mbs = 0, seq = 0;
+  std::optional<long long> tp, pp, cp, vp, ep, fsdp, ga;  // empty: n/a
+  double tokens_per_gpu = 0;                              // tokens / s / GPU, measured
+  double tflops_per_gpu = 0;                              // model TFLOP / s / GPU, as published
+  double flops_per_token = 0;                             // ours (query/perf/flops.hpp); 0 when it cannot be counted
+  double implied_flops_per_token = 0;                     // the published TFLOP/s over tokens/s
+  double mfu = 0;                                         // ours x tokens/s over the platform's peak (0 unknown)
+  std::string flops_note;                                 // why ours is unknown, or why the published count differs
+  std::string recipe;                                     // the benchmark recipe that runs the configuration ("" none)
+  std::vector<std::string> drift;                         // where its layout differs from that recipe's code
+  std::string note_kind;                                  // "" | caveat | regression (never used for estimates)
+  std::vector<std::string> notes;                         // footnotes and notes of the table, with file:line
+  SourceRef source;                                       // the table row (file:line)
+  std::string edition;                                    // the code snapshot whose docs the page was copied from
+};
+struct PerfListing {
+  std::string query;              // as typed
+  std::string model_key, model;   // the KB's model and its display name
+  bool history = false;           // older releases shown too
+  std::vector<PerfRowView> rows;  // newest release first, then system, GPUs, precision
 };
 
 // A bad request (exit 2): what is wrong, how to fix it, and where in the
@@ -315,6 +379,9 @@ class Engine {
   Listing rules(const std::string& lang);
   Listing pitfalls(const std::string& lang);
   SourcesReport sources();
+  // NVIDIA's measured rows of a model (by its key, name or the tables' name);
+  // an unknown model, or one without rows, is an error naming those that have.
+  std::variant<PerfListing, Error> perf(const std::string& model, bool history);
 
   struct Impl;  // private (query/engine.cpp)
 
@@ -327,6 +394,12 @@ class Engine {
 // Render
 
 enum class Format : std::uint8_t { Text, Markdown, Json };
+// Format's spellings (kbq --format, docs/kbq.md), in declaration order.
+inline constexpr std::array<std::pair<Format, std::string_view>, 3> kFormatNames{{
+    {Format::Text, "text"},
+    {Format::Markdown, "markdown"},
+    {Format::Json, "json"},
+}};
 
 struct RenderOptions {
   Format format = Format::Text;
@@ -335,11 +408,12 @@ struct RenderOptions {
 };
 
 // The JSON outputs' schema versions (docs/*.schema.json).
-inline constexpr int kAnswerSchemaVersion = 2;
+inline constexpr int kAnswerSchemaVersion = 3;
 
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o);
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);
 std::string render(const SourcesReport& s, const Labels& labels, const RenderOptions& o);
+std::string render(const PerfListing& p, const Labels& labels, const RenderOptions& o);
 // An error as kbq prints it on stderr: text ("kbq: error: ...", the question
 // with a caret under the word, "hint: ...") or JSON ({"error", "hint", "position"}).
 std::string render_error(const Error& e, const std::string& question, const RenderOptions& o);

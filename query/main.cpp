@@ -4,7 +4,6 @@
 // by its renderer. Exit codes (docs/kbq.md): 0 answered, 1 nothing matched
 // or `check` found a failing rule, 2 error (usage, bad KB, bad input, a
 // write error). A closed pipe (`kbq ... | head`) is not an error.
-#include <sys/mman.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -19,88 +18,24 @@
 #include <cstring>
 #include <iostream>
 #include <new>
+#include <sstream>
 
 #include "base/checked.hpp"
 #include "base/diag.hpp"
+#include "base/dsl/parse.hpp"
 #include "base/escape.hpp"
 #include "base/limits.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
+#include "base/version.hpp"
 #include "query/kbq.hpp"
 
-#ifdef KBQ_ARENA
-// kbq answers and exits (main ends with _Exit, freeing nothing), so its
-// small C++ allocations come from a bump arena: no malloc bookkeeping, and
-// delete does nothing. The arena is one region of limits::kArenaBytes,
-// reserved up front and faulted in as used; blocks larger than
-// limits::kArenaMaxAlloc, and everything once the region is used up, come
-// from the ordinary allocator and are freed by delete, so a large or
-// crafted KB costs what it holds, never an arena that only grows
-// (docs/security.md). An answer allocates a few MB at most
-// (docs/performance.md); SQLite keeps its own allocator, limited by
-// sqlite3_hard_heap_limit64. Sanitizer and fuzzing builds leave allocation
-// to the runtime (CMakeLists.txt).
-namespace {
-char* arena_begin = nullptr;
-char* arena_next = nullptr;
-char* arena_end = nullptr;
-bool arena_reserved = false;
-
-void arena_reserve() {
-  arena_reserved = true;
-  void* p = ::mmap(nullptr, kb::limits::kArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return;  // no arena: every block from malloc
-  // Transparent huge pages where the kernel offers them on request: an
-  // answer fills a few MB of the arena, one fault per 2 MB instead of one
-  // per 4 KB page (docs/performance.md). Advice only: ignored elsewhere.
-  ::madvise(p, kb::limits::kArenaBytes, MADV_HUGEPAGE);
-  arena_begin = arena_next = static_cast<char*>(p);
-  arena_end = arena_begin + kb::limits::kArenaBytes;
-}
-
-void* arena_alloc(std::size_t size, std::size_t align) {
-  if (size <= kb::limits::kArenaMaxAlloc) {
-    if (!arena_reserved) arena_reserve();
-    const auto at = (reinterpret_cast<std::uintptr_t>(arena_next) + align - 1) / align * align;
-    if (arena_begin && at + size <= reinterpret_cast<std::uintptr_t>(arena_end)) {
-      arena_next = reinterpret_cast<char*>(at + size);
-      return reinterpret_cast<void*>(at);
-    }
-  }
-  void* p = align <= alignof(std::max_align_t) ? std::malloc(size) : std::aligned_alloc(align, (size + align - 1) / align * align);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-
-void arena_free(void* p) noexcept {
-  if (p && !(p >= static_cast<void*>(arena_begin) && p < static_cast<void*>(arena_end))) std::free(p);
-}
-}  // namespace
-
-void* operator new(std::size_t size) { return arena_alloc(size ? size : 1, alignof(std::max_align_t)); }
-void* operator new[](std::size_t size) { return arena_alloc(size ? size : 1, alignof(std::max_align_t)); }
-void* operator new(std::size_t size, std::align_val_t a) { return arena_alloc(size ? size : 1, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t size, std::align_val_t a) { return arena_alloc(size ? size : 1, static_cast<std::size_t>(a)); }
-void operator delete(void* p) noexcept { arena_free(p); }
-void operator delete[](void* p) noexcept { arena_free(p); }
-void operator delete(void* p, std::size_t) noexcept { arena_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { arena_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { arena_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { arena_free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { arena_free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { arena_free(p); }
-#endif
-
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
-
-constexpr const char* kUsage =
-    "kbq: recipes, launch commands and sizing-rule checks for Megatron Bridge\n"
-    "\n"
-    "usage: kbq [OPTIONS] QUESTION\n"
-    "       kbq show RECIPE | check RECIPE --gpus N [KEY=VALUE...] | rules | pitfalls | sources\n"
-    "\n"
+// What CLI11 cannot derive from the option definitions: the examples and
+// the exit codes, the footer of the usage it generates (--help, and kbq
+// with no arguments).
+constexpr const char* kExamples =
     "examples:\n"
     "  kbq \"peft qwen3 1 gpu\"\n"
     "  kbq \"SFT, 8×H100, 16K sequence\"\n"
@@ -108,111 +43,197 @@ constexpr const char* kUsage =
     "  kbq \"mode:sft gpus:16 tp:2 family:qwen3\" --format json\n"
     "  kbq show qwen3_30b_a3b_sft_config\n"
     "  kbq check llama3_70b_pretrain_config --gpus 64 model.tensor_model_parallel_size=16\n"
+    "  kbq perf llama3_70b\n"
     "  printf 'peft qwen3 1 gpu\\nsft llama3 70b 2 gpus\\n' | kbq --batch\n"
     "\n"
     "exit codes: 0 answered, 1 nothing matched (or check found a failing rule), 2 error\n"
-    "more: kbq --help, docs/kbq.md, docs/query-language.md\n";
+    "more: docs/kbq.md, docs/query-language.md\n";
+
+// A write of kbq's output that failed: thrown by Output::write, caught
+// only by main, which turns it into the exit code (docs/kbq.md): a closed
+// pipe (`kbq ... | head`) ends kbq quietly with 0, any other write error
+// says so (on stderr, unless stderr failed) and exits 2.
+struct WriteFailed {
+  int error = 0;           // errno of the write or flush
+  bool to_stderr = false;  // which stream failed
+};
 
 // How text reaches the terminal or file: everything kbq writes passes
-// through emit, which escapes control characters from the KB and the
-// question (base/escape.hpp) so that none reaches a terminal raw. JSON
+// through Output::write, which escapes control characters from the KB and
+// the question (base/escape.hpp) so that none reaches a terminal raw. JSON
 // keeps its \u escapes (the serializer writes C0 controls so already); text
 // in colour keeps kbq's own colour codes and escapes every other control.
-enum class Output { Plain, Colour, Json };
-Output output = Output::Plain;
+class Output {
+ public:
+  enum class Escaping { Plain, Colour, Json };
+  explicit Output(Escaping e = Escaping::Plain) : escaping(e) {}
+  Escaping escaping;
 
-// kbq's own SGR sequences (query/render: bold, reset, the verdict colours).
-const std::vector<std::string_view> kColourCodes = {"\x1b[1m", "\x1b[0m", "\x1b[31m", "\x1b[32m", "\x1b[33m"};
-
-std::string made_safe(const std::string& text) {
-  switch (output) {
-    case Output::Json:
-      return kb::escape_json_controls(text);
-    case Output::Colour:
-      return kb::escape_controls_keeping(text, kColourCodes);
-    case Output::Plain:
-      break;
+  // Writes all of `raw`, made safe, and flushes; throws WriteFailed.
+  void write(std::FILE* to, const std::string& raw) const {
+    if (raw.empty()) return;
+    const std::string text = made_safe(raw);
+    if (std::fwrite(text.data(), 1, text.size(), to) != text.size() || std::fflush(to) != 0) throw WriteFailed{errno, to == stderr};
   }
-  return kb::escape_controls(text);
-}
 
-// Writes everything; a closed pipe ends quietly with 0, any other write
-// error says so and exits 2.
-void emit(std::FILE* to, const std::string& raw) {
-  if (raw.empty()) return;
-  const std::string text = made_safe(raw);
-  if (std::fwrite(text.data(), 1, text.size(), to) != text.size() || std::fflush(to) != 0) {
-    if (errno == EPIPE) std::_Exit(kb::kExitOk);
-    if (to != stderr) std::fprintf(stderr, "kbq: error: cannot write the answer: %s\n", std::strerror(errno));
-    std::_Exit(kb::kExitError);
+ private:
+  std::string made_safe(const std::string& text) const {
+    // kbq's own SGR sequences (query/render: bold, reset, the verdict colours).
+    static const std::vector<std::string_view> kColourCodes = {"\x1b[1m", "\x1b[0m", "\x1b[31m", "\x1b[32m", "\x1b[33m"};
+    switch (escaping) {
+      case Escaping::Json:
+        return kb::escape_json_controls(text);
+      case Escaping::Colour:
+        return kb::escape_controls_keeping(text, kColourCodes);
+      case Escaping::Plain:
+        break;
+    }
+    return kb::escape_controls(text);
   }
-}
+};
 
 // The raw arguments, as CLI11 reads them; validated into a Request below.
 struct Args {
   std::vector<std::string> words;  // the question, quoted or not: `kbq peft qwen3 1 gpu`
-  std::string question, format = "text", lang, kb_path, recipe, hardware;
+  std::string question, lang, kb_path, recipe, hardware;
+  kbq::Format format = kbq::Format::Text;
   int limit = 3;
   long long gpus = 0;
   std::vector<std::string> overrides;
-  bool version = false, explain = false, batch = false;
+  bool version = false, explain = false, batch = false, history = false;
+  std::string model;  // kbq perf MODEL
 };
 
-int fail(const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
-  emit(stderr, kbq::render_error(e, question, ro));
+int fail(const Output& out, const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
+  out.write(stderr, kbq::render_error(e, question, ro));
   return kb::kExitError;
 }
 
 // An error of the KB (it names the file): one line on stderr, or the JSON
 // error object; exit 2.
-int kb_error(const std::string& message, const kbq::RenderOptions& ro) {
-  if (ro.format == kbq::Format::Json) return fail({message, {}}, {}, ro);
-  emit(stderr, "kbq: " + message + "\n");
+int kb_error(const Output& out, const std::string& message, const kbq::RenderOptions& ro) {
+  if (ro.format == kbq::Format::Json) return fail(out, {message, {}}, {}, ro);
+  out.write(stderr, "kbq: " + message + "\n");
   return kb::kExitError;
 }
 
-// --batch: one JSON Lines record per line of standard input, in order.
-int batch(kbq::Engine& engine, const kbq::AskOptions& ask, kbq::RenderOptions ro) {
-  output = Output::Json;
-  ro.color = false;
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    while (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    nlohmann::json rec;
-    rec["question"] = line;
-    ro.format = kbq::Format::Json;
+// Reads one line of `in` (without its line feed) into `line`, keeping at
+// most `keep` bytes of it: a longer line is read to its end but not held
+// (a 10 MB line once cost 3 GB). `total` is the line's whole length. False
+// at the end of input.
+bool read_line(std::FILE* in, std::string& line, std::size_t keep, std::size_t& total) {
+  line.clear();
+  total = 0;
+  int c = 0;
+  while ((c = getc_unlocked(in)) != EOF && c != '\n') {
+    if (line.size() < keep) line += static_cast<char>(c);
+    ++total;
+  }
+  return c != EOF || total > 0;
+}
+
+// The record of one --batch line: what a single `kbq --format json
+// "QUESTION"` would print and exit with, whatever goes wrong (a question
+// over the limits, not UTF-8, a KB value kbq cannot use): one line's
+// failure never ends the batch.
+nlohmann::json batch_record(kbq::Engine& engine, const std::string& line, std::size_t total, const kbq::AskOptions& ask,
+                            kbq::RenderOptions ro, const std::string& where) {
+  nlohmann::json rec;
+  // The question as read; a line that is not UTF-8 with its bytes escaped
+  // (\xff: JSON holds only UTF-8 text), one over the length limit cut
+  // there, with "…".
+  const bool cut = total > line.size();
+  std::string shown = line;
+  if (cut)  // a code point the cut split in two is left out
+    if (const auto bad = kb::find_invalid_utf8(shown); bad && *bad + 4 > shown.size() && !kb::find_invalid_utf8(shown.substr(0, *bad)))
+      shown.resize(*bad);
+  if (kb::find_invalid_utf8(shown)) shown = kb::escape_controls(shown);
+  rec["question"] = cut ? shown + "…" : shown;
+  ro.format = kbq::Format::Json;
+  auto error_record = [&](const kbq::Error& e) {
+    rec["exit"] = kb::kExitError;
+    rec["answer"] = nlohmann::json::parse(kbq::render_error(e, line, ro));
+  };
+  try {
+    if (cut) {
+      // The line was read no further than the limit: the error check_input
+      // gives for the whole line.
+      const auto e = kbq::dsl::too_long("the question", total);
+      error_record({e.message, e.hint});
+      return rec;
+    }
     auto res = engine.ask(line, ask);
     if (auto* err = std::get_if<kbq::Error>(&res)) {
-      rec["exit"] = kb::kExitError;
-      rec["answer"] = nlohmann::json::parse(kbq::render_error(*err, line, ro));
-    } else {
-      const auto& answer = std::get<kbq::Answer>(res);
-      const kbq::Labels labels = engine.labels(answer.lang);
-      rec["exit"] = answer.verdict == kbq::Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
-      rec["answer"] = nlohmann::json::parse(kbq::render(answer, labels, ro));
-      ro.format = kbq::Format::Text;
-      rec["text"] = kbq::render(answer, labels, ro);
+      error_record(*err);
+      return rec;
     }
-    emit(stdout, rec.dump() + "\n");
+    const auto& answer = std::get<kbq::Answer>(res);
+    const kbq::Labels labels = engine.labels(answer.lang);
+    rec["exit"] = answer.verdict == kbq::Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
+    rec["answer"] = nlohmann::json::parse(kbq::render(answer, labels, ro));
+    ro.format = kbq::Format::Text;
+    rec["text"] = kbq::render(answer, labels, ro);
+    return rec;
+  } catch (const kb::KbValueError& e) {
+    error_record({where + ": error: " + e.what(), {}});
+  } catch (const kb::SqliteError& e) {
+    error_record({where + ": error: cannot read the knowledge base: " + e.what(), {}});
+  } catch (const std::bad_alloc&) {
+    error_record({where + ": error: out of memory reading the knowledge base", {}});
+  } catch (const nlohmann::json::exception& e) {
+    error_record({where + ": error: kb: a text value cannot be written as JSON (" + std::string(e.what()) + ")", {}});
+  }
+  rec.erase("text");  // an error has no text answer
+  return rec;
+}
+
+// --batch: one JSON Lines record per line of standard input, in order.
+int batch(kbq::Engine& engine, const kbq::AskOptions& ask, kbq::RenderOptions ro, const std::string& where) {
+  const Output out(Output::Escaping::Json);
+  ro.color = false;
+  std::string line;
+  std::size_t total = 0;
+  while (read_line(stdin, line, kb::limits::kMaxQuestionBytes, total)) {
+    while (!line.empty() && line.back() == '\r' && total == line.size()) {
+      line.pop_back();
+      --total;
+    }
+    if (total == 0) continue;
+    out.write(stdout, batch_record(engine, line, total, ask, ro, where).dump() + "\n");
   }
   return kb::kExitOk;
 }
 
-int run(int argc, char** argv) {
-  if (argc <= 1) {
-    emit(stderr, kUsage);
-    return kb::kExitError;
-  }
+// --format's values: the spelling table of kbq::Format, read by CLI11
+// into the enum (an unknown name is a usage error naming the known ones).
+CLI::Validator format_names() {
+  std::vector<std::string> names;
+  for (const auto& [f, name] : kbq::kFormatNames) names.emplace_back(name);
+  const std::string known = kb::join(names, ", ");
+  return CLI::Validator(
+      [known](std::string& value) -> std::string {
+        for (const auto& [f, name] : kbq::kFormatNames)
+          if (value == name) {
+            value = std::to_string(static_cast<int>(f));
+            return {};
+          }
+        return "'" + value + "' is not one of " + known;
+      },
+      "{" + kb::join(names, ",") + "}", "format name");
+}
+
+int run(int argc, char** argv, Output& out) {
   CLI::App app{"kbq: recipes, launch commands and sizing-rule checks for Megatron Bridge, from the knowledge base"};
-  app.footer(std::string("\n") + kUsage);
+  app.name("kbq");
+  app.footer(std::string("\n") + kExamples);
   Args a;
   app.add_option("query", a.words, "the question, e.g. peft qwen3 1 gpu, quoted or not (see docs/query-language.md)");
   app.add_option("--format", a.format, "text, markdown or json (errors too: JSON on stderr)")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
+      ->transform(format_names())
+      ->type_name("FORMAT");
   app.add_option("--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
   app.add_option("--limit", a.limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
-  app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
+  auto* kb_option = app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
   app.add_flag("--explain", a.explain, "also print why each recipe is placed where it is (its score parts); JSON always has them");
   app.add_flag("--version", a.version, "print kbq's version, the KB's schema version and its sources");
   app.add_flag("--batch", a.batch,
@@ -227,22 +248,40 @@ int run(int argc, char** argv) {
   check->add_option("--gpus", a.gpus, "world size (number of GPUs)")->required()->check(CLI::Range(1LL, 1000000LL));
   check->add_option("--hardware", a.hardware, "GPU type, e.g. h100, gb200 (default from the KB)");
   check->add_option("overrides", a.overrides, "KEY=VALUE overrides, e.g. model.tensor_model_parallel_size=4");
+  auto* perf = app.add_subcommand("perf", "NVIDIA's measured throughput of a model (docs/throughput.md)");
+  perf->add_option("model", a.model, "model key or name, e.g. llama3_70b, \"Llama 3 70B\", DeepSeekV3")->required();
+  perf->add_flag("--history", a.history, "also the older releases' rows of each configuration");
   auto* rules = app.add_subcommand("rules", "the sizing rules");
   auto* pitfalls = app.add_subcommand("pitfalls", "the common pitfalls");
   auto* sources = app.add_subcommand("sources", "editions, revisions, missing translations and conflicts");
+  if (argc <= 1) {  // nothing asked: the usage CLI11 makes of the definitions above
+    out.write(stderr, app.help());
+    return kb::kExitError;
+  }
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
+    // CLI11 quotes the arguments it refuses: its message goes out through
+    // Output::write, escaped like everything else (an argument holding ESC
+    // bytes would otherwise reach the terminal raw).
+    std::ostringstream cli_out, cli_err;
+    const int rc = app.exit(e, cli_out, cli_err);
+    out.write(stdout, cli_out.str());
+    out.write(stderr, cli_err.str());
     return rc == 0 ? kb::kExitOk : kb::kExitError;
+  }
+  // `--kb ""` names no file: an error, not the embedded KB.
+  if (kb_option->count() > 0 && a.kb_path.empty()) {
+    out.write(stderr, "kbq: error: --kb needs a file name (it was given an empty one)\n");
+    return kb::kExitError;
   }
   a.question = kb::join(a.words, " ");
   kbq::RenderOptions ro;
-  ro.format = a.format == "json" ? kbq::Format::Json : a.format == "markdown" ? kbq::Format::Markdown : kbq::Format::Text;
+  ro.format = a.format;
   ro.color = ro.format == kbq::Format::Text && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
   ro.explain = a.explain;
-  output = ro.format == kbq::Format::Json ? Output::Json : ro.color ? Output::Colour : Output::Plain;
+  out.escaping = ro.format == kbq::Format::Json ? Output::Escaping::Json : ro.color ? Output::Escaping::Colour : Output::Escaping::Plain;
   // The KB as errors name it.
   const std::string where =
       a.kb_path.empty() ? std::string("embedded knowledge base") : kb::escape_controls(a.kb_path, kb::EscapeNewlines::Yes);
@@ -252,13 +291,16 @@ int run(int argc, char** argv) {
     // cost more than the operating system reclaiming the memory.
     kbq::Engine& engine = *new kbq::Engine(a.kb_path.empty() ? kbq::Engine::embedded() : kbq::Engine::open(a.kb_path));
     if (a.version) {
-      emit(stdout, std::string("kbq ") + kVersion + "\nknowledge base: schema version " + std::to_string(engine.schema_version()) +
-                       ", compiled from " + kb::join(engine.source_files(), ", ") + "\n");
+      out.write(stdout, std::string("kbq ") + kb::kVersion + "\nknowledge base: schema version " + std::to_string(engine.schema_version()) +
+                            ", compiled from " + kb::join(engine.source_files(), ", ") + "\n");
       return kb::kExitOk;
     }
     const auto& langs = engine.languages();
     if (!a.lang.empty() && std::find(langs.begin(), langs.end(), a.lang) == langs.end())
-      return fail({"unknown --lang '" + a.lang + "'", "the knowledge base has " + kb::join(langs, ", ")}, {}, ro);
+      return fail(out,
+                  {"unknown --lang '" + kb::first_code_points(kb::escape_controls(a.lang), 60) + "'",
+                   "the knowledge base has " + kb::join(langs, ", ")},
+                  {}, ro);
     const std::string lang = a.lang.empty() ? "en" : a.lang;
 
     if (*show || *check) {
@@ -266,21 +308,30 @@ int run(int argc, char** argv) {
       for (const auto& kv : a.overrides) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)
-          return fail({"override '" + kv + "' is not KEY=VALUE", "e.g. model.tensor_model_parallel_size=4"}, {}, ro);
+          return fail(out,
+                      {"override '" + kb::first_code_points(kb::escape_controls(kv), 60) + "' is not KEY=VALUE",
+                       "e.g. model.tensor_model_parallel_size=4"},
+                      {}, ro);
         overrides.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
       }
       auto res = *show ? engine.show(a.recipe, lang) : engine.check(a.recipe, a.gpus, overrides, a.hardware, lang);
-      if (auto* err = std::get_if<kbq::Error>(&res)) return fail(*err, {}, ro);
+      if (auto* err = std::get_if<kbq::Error>(&res)) return fail(out, *err, {}, ro);
       const auto& answer = std::get<kbq::Answer>(res);
-      emit(stdout, kbq::render(answer, engine.labels(lang), ro));
+      out.write(stdout, kbq::render(answer, engine.labels(lang), ro));
       return *check && answer.verdict != kbq::Outcome::Ok ? kb::kExitNoMatch : kb::kExitOk;
     }
+    if (*perf) {
+      auto res = engine.perf(a.model, a.history);
+      if (auto* err = std::get_if<kbq::Error>(&res)) return fail(out, *err, {}, ro);
+      out.write(stdout, kbq::render(std::get<kbq::PerfListing>(res), engine.labels(lang), ro));
+      return kb::kExitOk;
+    }
     if (*rules || *pitfalls) {
-      emit(stdout, kbq::render(*rules ? engine.rules(lang) : engine.pitfalls(lang), engine.labels(lang), ro));
+      out.write(stdout, kbq::render(*rules ? engine.rules(lang) : engine.pitfalls(lang), engine.labels(lang), ro));
       return kb::kExitOk;
     }
     if (*sources) {
-      emit(stdout, kbq::render(engine.sources(), engine.labels(lang), ro));
+      out.write(stdout, kbq::render(engine.sources(), engine.labels(lang), ro));
       return kb::kExitOk;
     }
     kbq::AskOptions ask;
@@ -288,12 +339,15 @@ int run(int argc, char** argv) {
     ask.lang = a.lang;
     if (a.batch) {
       if (!a.words.empty())
-        return fail({"--batch reads its questions from standard input, one per line", "drop '" + a.question + "' or pipe it in"}, {}, ro);
-      return batch(engine, ask, ro);
+        return fail(out,
+                    {"--batch reads its questions from standard input, one per line",
+                     "drop '" + kb::first_code_points(kb::escape_controls(a.question), 60) + "' or pipe it in"},
+                    {}, ro);
+      return batch(engine, ask, ro, where);
     }
     const kbq::Response r = kbq::respond(engine, a.question, ask, ro);
-    emit(stderr, r.err);
-    emit(stdout, r.out);
+    out.write(stderr, r.err);
+    out.write(stdout, r.out);
     // A one-word question that matched nothing and is a letter or two from a
     // subcommand's name was most likely meant as that subcommand.
     if (r.exit_code == kb::kExitNoMatch && a.words.size() == 1 && a.words.front().find(' ') == std::string::npos) {
@@ -301,7 +355,7 @@ int run(int argc, char** argv) {
       for (const auto* sub : app.get_subcommands({})) {
         const size_t d = kb::edit_distance(word, sub->get_name());
         if (d > 0 && d <= 2 && word.size() > d + 1) {
-          emit(stderr, "kbq: hint: did you mean the subcommand 'kbq " + sub->get_name() + "'?\n");
+          out.write(stderr, "kbq: hint: did you mean the subcommand 'kbq " + sub->get_name() + "'?\n");
           break;
         }
       }
@@ -309,22 +363,22 @@ int run(int argc, char** argv) {
     return r.exit_code;
   } catch (const kb::KbValueError& e) {
     // A value of the KB out of its range: "kb: <table>.<column> of <row>: ...".
-    return kb_error(where + ": error: " + e.what(), ro);
+    return kb_error(out, where + ": error: " + e.what(), ro);
   } catch (const kb::SqliteError& e) {
     // SQLite refused to go on: a value over the length limit, the heap
     // limit, a statement past its budget, a damaged page met mid-answer.
-    return kb_error(where + ": error: cannot read the knowledge base: " + e.what(), ro);
+    return kb_error(out, where + ": error: cannot read the knowledge base: " + e.what(), ro);
   } catch (const std::bad_alloc&) {
-    return kb_error(where + ": error: out of memory reading the knowledge base", ro);
+    return kb_error(out, where + ": error: out of memory reading the knowledge base", ro);
   } catch (const nlohmann::json::exception& e) {
     // Text of the KB a JSON answer cannot hold (not UTF-8).
-    return kb_error(where + ": error: kb: a text value cannot be written as JSON (" + std::string(e.what()) + ")", ro);
+    return kb_error(out, where + ": error: kb: a text value cannot be written as JSON (" + std::string(e.what()) + ")", ro);
   } catch (const std::exception& e) {
     // The KB could not be opened or read: its message names the file.
     std::string msg = e.what();
     if (kb::starts_with(msg, "error: ")) msg = msg.substr(7);
-    if (ro.format == kbq::Format::Json) return fail({msg, {}}, {}, ro);
-    emit(stderr, "kbq: " + std::string(e.what()) + "\n");
+    if (ro.format == kbq::Format::Json) return fail(out, {msg, {}}, {}, ro);
+    out.write(stderr, "kbq: " + std::string(e.what()) + "\n");
     return kb::kExitError;
   }
 }
@@ -333,7 +387,18 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
-  const int rc = run(argc, argv);
+  int rc = kb::kExitError;
+  try {
+    Output out;
+    rc = run(argc, argv, out);
+  } catch (const WriteFailed& w) {
+    if (w.error == EPIPE) {
+      rc = kb::kExitOk;  // the reader has all it wanted
+    } else {
+      if (!w.to_stderr) std::fprintf(stderr, "kbq: error: cannot write the answer: %s\n", std::strerror(w.error));
+      rc = kb::kExitError;
+    }
+  }
   std::fflush(stdout);
   std::_Exit(rc);
 }

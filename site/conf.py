@@ -4,18 +4,26 @@
 # source folder is generated/, the pages of that language are the ones
 # built (English pages have no language suffix, the others end in
 # .<lang>.md), every other page is excluded.
+import json
 import os
 import pathlib
 import re
 
 project = "Megatron Bridge recipes"
 author = "kbq"
-extensions = ["myst_parser"]
+# Megatron Bridge's docs/conf.py loads myst_parser, sphinx_copybutton and
+# nvidia_sphinx_theme (built on pydata-sphinx-theme). Debian 12 has the first
+# two and no NVIDIA theme; its pydata-sphinx-theme is 0.7 (2021), so the site
+# uses Debian's furo, responsive down to a phone's width (docs/site.md).
+extensions = ["myst_parser", "sphinx_copybutton"]
 source_suffix = {".md": "markdown"}
 
 _lang = os.environ.get("KBQ_SITE_LANG", "en")
 _langs = [l for l in os.environ.get("KBQ_SITE_LANGS", "en fr ja zh").split() if l]
-language = _lang
+# Sphinx's locale for the language (its own interface strings, translated
+# by Debian's sphinx-common catalogs): Chinese is zh_CN there.
+_SPHINX_LOCALE = {"zh": "zh_CN"}
+language = _SPHINX_LOCALE.get(_lang, _lang)
 _suffix = "" if _lang == "en" else "." + _lang
 root_doc = "site/index" + _suffix
 
@@ -47,10 +55,23 @@ exclude_patterns = sorted(
 
 myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence"]
-html_theme = "alabaster"
+html_theme = "furo"
+# The announcement bar holds the language switcher (site/templates/page.html).
+html_theme_options = {"announcement": "kbq-langs"}
 html_static_path = [str(pathlib.Path(__file__).parent / "static")]
-html_js_files = ["finder.js"]
-html_css_files = ["finder.css"]
+templates_path = [str(pathlib.Path(__file__).parent / "templates")]
+html_js_files = ["site.js", "finder.js"]
+html_css_files = ["finder.css", "site.css"]
+html_show_sphinx = False
+html_permalinks_icon = "#"
+# The theme's strings that Sphinx's catalogs lack ("Back to top", "On this
+# page"): a catalog written by site/build.py from generated/site/ui.json.
+locale_dirs = [os.environ["KBQ_SITE_LOCALE"]] if os.environ.get("KBQ_SITE_LOCALE") else []
+gettext_auto_build = True
+# Copy buttons on every code block; the prompt and output of a shell
+# session are not copied.
+copybutton_prompt_text = r"\$ "
+copybutton_prompt_is_regexp = True
 html_search_language = _lang
 if _lang == "zh":
     html_search_options = {"dict": os.environ.get("KBQ_JIEBA_DICT", "")} if os.environ.get("KBQ_JIEBA_DICT") else {}
@@ -91,5 +112,56 @@ def _split_identifiers():
     cls._kbq_split = True
 
 
+def _ui():
+    path = _src / "site" / "ui.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+_UI = _ui()
+html_title = _UI.get(_lang, {}).get("site.name", project)
+
+
+def _docname_in(docname, lang):
+    """The page `docname` (of this build's language) in `lang`, or None:
+    `x` (English) and `x.<lang>`, the skill's `SKILL.<lang>` in every
+    language, a page written once for all languages itself."""
+    base = docname
+    for l in _langs:
+        if base.endswith("." + l):
+            base = base[: -len(l) - 1]
+            break
+    for cand in (f"{base}.{lang}", base if lang == "en" else None):
+        if cand and (_src / (cand + ".md")).exists() and (cand == f"{base}.{lang}" or not _suffix_lang(_src / (cand + ".md"))):
+            return cand
+    if (_src / (base + ".md")).exists() and _shared(_src / (base + ".md")):
+        return base
+    return None
+
+
+def _switcher(app, pagename, templatename, context, doctree):
+    """The language switcher: the same page in every language, as a link
+    relative to this page (each language is built into its own folder,
+    <out>/<lang>/), or that language's site index when the page has no
+    edition there (search, genindex)."""
+    depth = pagename.count("/")
+    up = "../" * (depth + 1)
+    links = []
+    for lang in _langs:
+        other = _docname_in(pagename, lang)
+        if other is None:
+            other = "site/index" + ("" if lang == "en" else "." + lang)
+        words = _UI.get(lang, {})
+        links.append({"lang": lang, "name": words.get("name", lang), "current": lang == _lang,
+                      "href": f"{up}{lang}/{other}.html"})
+    context["kbq_langs"] = links
+    context["kbq_languages_label"] = _UI.get(_lang, {}).get("site.languages", "")
+    context["kbq_root"] = up + "index.html"
+    context["kbq_search_found"] = _UI.get(_lang, {}).get("site.search_found", "")
+    context["kbq_recipes_label"] = _UI.get(_lang, {}).get("site_title", "")
+    context["kbq_copy"] = _UI.get(_lang, {}).get("theme.copy", "")
+    context["kbq_copied"] = _UI.get(_lang, {}).get("theme.copied", "")
+
+
 def setup(app):
     _split_identifiers()
+    app.connect("html-page-context", _switcher)

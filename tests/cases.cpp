@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <stdexcept>
 
 namespace kbtest {
 
@@ -47,6 +48,81 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, co
         it->path().string().compare(it->path().string().size() - ext.size(), ext.size(), ext) == 0)
       out.push_back(it->path());
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+int hex_digit(const std::string& spec, size_t i) {
+  const char c = spec[i];
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  throw std::runtime_error("bytes: '" + std::string(1, c) + "' is not a hex digit (\\xHH) in: " + spec);
+}
+}  // namespace
+
+std::string decode_bytes(const std::string& spec) {
+  std::string out;
+  size_t i = 0;
+  const auto skip_space = [&] {
+    while (i < spec.size() && spec[i] == ' ') ++i;
+  };
+  skip_space();
+  while (i < spec.size()) {
+    if (spec[i] != '"') throw std::runtime_error("bytes: expected '\"' at " + std::to_string(i) + " in: " + spec);
+    ++i;
+    std::string piece;
+    while (i < spec.size() && spec[i] != '"') {
+      const char c = spec[i++];
+      if (c != '\\') {
+        piece += c;
+        continue;
+      }
+      if (i >= spec.size()) throw std::runtime_error("bytes: dangling backslash in: " + spec);
+      const char e = spec[i++];
+      switch (e) {
+        case 'n':
+          piece += '\n';
+          break;
+        case 't':
+          piece += '\t';
+          break;
+        case 'r':
+          piece += '\r';
+          break;
+        case '0':
+          piece += '\0';
+          break;
+        case '\\':
+        case '"':
+          piece += e;
+          break;
+        case 'x':
+          if (i + 2 > spec.size()) throw std::runtime_error("bytes: short \\x escape (two hex digits) in: " + spec);
+          piece += static_cast<char>(hex_digit(spec, i) * 16 + hex_digit(spec, i + 1));
+          i += 2;
+          break;
+        default:
+          throw std::runtime_error(std::string("bytes: unknown escape \\") + e + " in: " + spec);
+      }
+    }
+    if (i >= spec.size()) throw std::runtime_error("bytes: unterminated piece in: " + spec);
+    ++i;  // the closing quote
+    long count = 1;
+    if (i < spec.size() && spec[i] == '*') {
+      ++i;
+      size_t used = 0;
+      try {
+        count = std::stol(spec.substr(i), &used);
+      } catch (const std::exception&) {
+        throw std::runtime_error("bytes: '*' without a count in: " + spec);
+      }
+      if (count < 0) throw std::runtime_error("bytes: negative count in: " + spec);
+      i += used;
+    }
+    for (long k = 0; k < count; ++k) out += piece;
+    skip_space();
+  }
   return out;
 }
 

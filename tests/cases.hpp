@@ -24,6 +24,15 @@ void add_case(const std::string& name, const std::string& tags, std::function<vo
 // The regular files under `dir` (recursively) whose name ends with `ext`, sorted.
 std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, const std::string& ext);
 
+// The bytes a case file writes in its BYTES notation: quoted pieces, each
+// optionally repeated (`"abc"*3 "\x00"`), with the escapes \n \t \r \0
+// \\ \" and \xHH (two hex digits). Anything else (a short or non-hex \x, an
+// unknown escape, a dangling backslash, a missing quote or count) throws
+// std::runtime_error naming what is wrong: a case file with a typo fails,
+// it never decodes to other bytes. The one decoder of tests/bad-queries and
+// tests/fixtures/hostile.
+std::string decode_bytes(const std::string& spec);
+
 }  // namespace kbtest
 
 #define KB_CASES_CONCAT2(a, b) a##b

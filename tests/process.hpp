@@ -1,26 +1,26 @@
 // Test helper: run a program with arguments, capture stdout, stderr and
-// the exit code (no shell involved, so arguments need no quoting).
+// the exit code (no shell involved, so arguments need no quoting), through
+// base/process.hpp; and a temporary folder.
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "base/files.hpp"
+
 namespace kbtest {
 
-// A fresh folder under the system temp folder, removed with its content.
-class TempDir {
+// A fresh folder under the system temp folder, removed with its content
+// (base/files.hpp's TempDir) and read as a std::filesystem::path too.
+class TempDir : public kb::TempDir {
  public:
-  explicit TempDir(const std::string& prefix = "kbtests");
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-  std::string operator/(const std::string& rel) const { return (path_ / rel).string(); }
+  explicit TempDir(const std::string& prefix = "kbtests") : kb::TempDir(prefix), fs_path_(kb::TempDir::path()) {}
+  const std::filesystem::path& path() const { return fs_path_; }
+  const std::string& str() const { return kb::TempDir::path(); }
 
  private:
-  std::filesystem::path path_;
+  std::filesystem::path fs_path_;
 };
 
 struct RunResult {
@@ -48,12 +48,14 @@ struct Limits {
   std::vector<std::string> env;  // extra NAME=VALUE entries
   bool unprivileged = false;     // when running as root: run as nobody (so file permissions apply)
   std::string cwd;               // working folder ("" = the runner's)
+  std::string stdin_path;        // a file read as standard input ("" = /dev/null)
 };
 
 // Runs a program (no shell) with a time and a memory limit: the child's
 // VmHWM is read from /proc every few milliseconds (wait4's ru_maxrss would
 // carry the runner's own peak over fork and exec), and the child is killed
-// with SIGKILL when it passes either limit. stdin is /dev/null.
+// with SIGKILL when it passes either limit. stdin is /dev/null, or
+// limits.stdin_path.
 Outcome run_limited(const std::string& program, const std::vector<std::string>& args, const Limits& limits);
 Outcome run_limited(const std::string& program, const std::vector<std::string>& args, double limit_seconds);
 

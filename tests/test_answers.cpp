@@ -1,8 +1,11 @@
 // The issue-3 examples as explicit assertions on kbq's JSON answers, so a
 // regression names the fact that broke (the golden files pin the full text).
+#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "base/process.hpp"
+#include "base/version.hpp"
 #include "process.hpp"
 
 #include "base/schema_version.hpp"
@@ -43,7 +46,7 @@ std::string rule_status(const json& result, const std::string& id) {
 
 TEST_CASE("peft qwen3 1 gpu: the quick-reference LoRA pick", "[answers]") {
   const auto j = ask({"peft qwen3 1 gpu"});
-  REQUIRE(j["schema_version"] == 2);
+  REQUIRE(j["schema_version"] == 3);
   CHECK(j["verdict"] == "ok");
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "qwen3_8b_peft_config");
@@ -135,7 +138,7 @@ TEST_CASE("throughput benchmark llama3 8b h100: benchmark recipes only, on their
 
 TEST_CASE("kbq check: TP 16 on llama3 70B fails two rules, exit 1", "[answers]") {
   const auto j = ask({"check", "llama3_70b_pretrain_config", "--gpus", "64", "model.tensor_model_parallel_size=16"}, 1);
-  REQUIRE(j["schema_version"] == 2);  // the same answer object as a question's
+  REQUIRE(j["schema_version"] == 3);  // the same answer object as a question's
   REQUIRE(j["results"].size() == 1);
   const auto& r = j["results"][0];
   CHECK(rule_status(r, "tp_divides_kv_heads") == "fail");
@@ -173,14 +176,63 @@ TEST_CASE("kbq exit codes", "[answers]") {
     CHECK(r.err.find("kbq: error: unknown recipe 'no_such_recipe_config'") != std::string::npos);
     CHECK(r.err.find("hint: ") != std::string::npos);
   }
-  // kbq alone prints its usage with examples (exit 2: nothing was asked).
+  // kbq alone prints its usage with examples (exit 2: nothing was asked):
+  // the one CLI11 makes from the option definitions, the same as --help's.
   const auto bare = kbtest::run(KBQ_PATH, {});
+  const auto help = kbtest::run(KBQ_PATH, {"--help"});
   CHECK(bare.exit_code == 2);
+  CHECK(bare.err == help.out);
+  CHECK(bare.err.rfind("kbq: ", 0) == 0);
+  CHECK(bare.err.find("\nUsage: kbq [OPTIONS] [query...] [SUBCOMMAND]\n") != std::string::npos);
+  for (const char* sub : {"show", "check", "rules", "pitfalls", "sources"})
+    CHECK(bare.err.find(std::string("\n  ") + sub + " ") != std::string::npos);
+  for (const char* flag : {"--format FORMAT:{text,markdown,json}", "--lang", "--limit", "--kb", "--explain", "--version", "--batch"})
+    CHECK(bare.err.find(flag) != std::string::npos);
   CHECK(bare.err.find("examples:") != std::string::npos);
   CHECK(bare.err.find("exit codes:") != std::string::npos);
+  // --format takes the names of kbq::kFormatNames; another is a usage error naming them.
+  const auto yaml = kbtest::run(KBQ_PATH, {"--format", "yaml", "peft qwen3 1 gpu"});
+  CHECK(yaml.exit_code == 2);
+  CHECK(yaml.err.rfind("--format: 'yaml' is not one of text, markdown, json\n", 0) == 0);
+  CHECK(yaml.out.empty());
+  for (const auto& [format, first] :
+       std::vector<std::pair<std::string, std::string>>{{"json", "{"}, {"markdown", "#"}, {"text", "Recipes for: "}})
+    CHECK(kbtest::run(KBQ_PATH, {"--format", format, "peft qwen3 1 gpu"}).out.rfind(first, 0) == 0);
   // --version names the KB's schema version.
   const auto version = kbtest::run(KBQ_PATH, {"--version"});
   CHECK(version.exit_code == 0);
   CHECK(version.out.find("schema version " + std::to_string(kb::kSchemaVersion)) != std::string::npos);
+  // Both programs print the one version of CMakeLists.txt's project().
+  CHECK(version.out.rfind(std::string("kbq ") + kb::kVersion + "\n", 0) == 0);
+  CHECK(kbtest::run(KBC_PATH, {"--version"}).out.rfind(std::string("kbc ") + kb::kVersion + "\n", 0) == 0);
   CHECK(kbtest::run(KBQ_PATH, {"--help"}).exit_code == 0);
+}
+
+namespace {
+int g_closed_pipe = -1;  // the write end of a pipe whose read end is closed
+bool stdout_to_closed_pipe() { return ::dup2(g_closed_pipe, 1) == 1; }
+}  // namespace
+
+TEST_CASE("kbq output errors: a closed pipe ends quietly with 0, a full disk is an error with 2", "[answers]") {
+  {
+    // The reader is gone before kbq writes: the write fails with EPIPE.
+    int p[2];
+    REQUIRE(::pipe(p) == 0);
+    ::close(p[0]);
+    g_closed_pipe = p[1];
+    kb::RunOptions o;
+    o.err = kb::Stream::Pipe;
+    o.in_child = stdout_to_closed_pipe;
+    const kb::RunResult r = kb::run({KBQ_PATH, "peft qwen3 1 gpu"}, o);
+    ::close(p[1]);
+    INFO(r.err);
+    CHECK(r.status.code == 0);
+    CHECK(r.err.empty());
+  }
+  {
+    // /dev/full: every write fails with ENOSPC.
+    const auto r = kbtest::run("/bin/sh", {"-c", "exec \"$0\" 'peft qwen3 1 gpu' > /dev/full", KBQ_PATH});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "kbq: error: cannot write the answer: No space left on device\n");
+  }
 }

@@ -9,7 +9,6 @@
 #include "process.hpp"
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,9 +26,11 @@
 #include <vector>
 
 #include "base/limits.hpp"
+#include "base/process.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/code/code.hpp"
+#include "compiler/ingest/ingest.hpp"
 #include "compiler/pipeline.hpp"
 
 #ifndef KB_SOURCE_DIR
@@ -116,28 +117,17 @@ bool has_lint_line(const std::vector<std::string>& lines, std::initializer_list<
   });
 }
 
-// Runs a program with stdout and stderr sent to /dev/null; returns its pid.
+// Starts a program with stdout and stderr sent to /dev/null; returns its pid.
 pid_t spawn_quiet(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (FILE* devnull = std::fopen("/dev/null", "w")) {
-      ::dup2(fileno(devnull), 1);
-      ::dup2(fileno(devnull), 2);
-    }
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  return pid;
+  kb::SpawnOptions o;
+  o.out = o.err = kb::Stream::Null;
+  return kb::spawn(argv, o).pid;
 }
 
+// The exit status, or minus the signal that ended it.
 int wait_exit_code(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  const kb::ExitStatus s = kb::wait_for(pid);
+  return s.signal ? -s.signal : s.code;
 }
 
 std::string integrity_check(const std::string& path) {
@@ -149,6 +139,16 @@ std::string integrity_check(const std::string& path) {
 }
 
 }  // namespace
+
+TEST_CASE("a source's digest is its SHA-256 (the FIPS 180-2 test vectors)", "[compiler]") {
+  CHECK(kb::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(kb::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(kb::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  CHECK(kb::sha256_hex(std::string(1000000, 'a')) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // Bytes that are not text (a NUL, high bytes) are digested as they are.
+  CHECK(kb::sha256_hex(std::string("\0\xff", 2)) != kb::sha256_hex(std::string("\0", 1)));
+}
 
 TEST_CASE("the real kb-sources compile without errors or warnings", "[compiler]") {
   const auto& r = real();
@@ -702,12 +702,12 @@ TEST_CASE("a code snapshot file past its size limit is an error naming the file,
   const std::string dir = tmp / "code/067f987df";
   fs::create_directories(dir);
   for (const auto& e : fs::directory_iterator(real)) fs::copy_file(e.path(), dir + "/" + e.path().filename().string());
-  fs::resize_file(dir + "/recipe-facts.tsv", kb::limits::kMaxCodeSnapshotFileBytes + 1);  // sparse: nothing is written
+  fs::resize_file(dir + "/recipe-facts.tsv", kb::limits::kMaxCodeFileBytes + 1);  // sparse: nothing is written
   kb::Diagnostics diags;
   kb::load_code_facts(tmp / "", tmp / "code", diags);
   bool named = false;
   for (const auto& d : diags.all())
-    named = named || (d.message.find("cannot read file of a code snapshot: larger than") != std::string::npos &&
+    named = named || (d.message.find("cannot read a file of a code snapshot: larger than") != std::string::npos &&
                       d.span.file.find("recipe-facts.tsv") != std::string::npos);
   CHECK(named);
 }

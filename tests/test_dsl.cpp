@@ -146,12 +146,12 @@ const std::vector<DslCase> kDslCases = {
     {"pretrian llama3 8b", "mode:pretrain model:llama3 8b", "en", nullptr, 0},
     {"qwen3 8b thinking", "model:qwen3 8b thinking", nullptr, nullptr, 0},
     // --- token budgets ----------------------------------------------------------------
-    {"pretrain llama3 8b 1T tokens", "mode:pretrain model:llama3 8b budget:1000000000000", "en", nullptr, 0},
-    {"50B tokens", "budget:50000000000", nullptr, nullptr, 0},
-    {"3 epochs of 2B tokens", "budget:2000000000 epochs:3", "en", nullptr, 0},
-    {"a 1T-token run", "budget:1000000000000", nullptr, nullptr, 0},
-    {"500 billion tokens", "budget:500000000000", nullptr, nullptr, 0},
-    {"budget:2000000000 epochs:3", "budget:2000000000 epochs:3", nullptr, nullptr, 0},
+    {"pretrain llama3 8b 1T tokens", "mode:pretrain model:llama3 8b tokens:1000000000000", "en", nullptr, 0},
+    {"50B tokens", "tokens:50000000000", nullptr, nullptr, 0},
+    {"3 epochs of 2B tokens", "epochs:3 tokens:2000000000", "en", nullptr, 0},
+    {"a 1T-token run", "tokens:1000000000000", nullptr, nullptr, 0},
+    {"500 billion tokens", "tokens:500000000000", nullptr, nullptr, 0},
+    {"tokens:2b epochs:3", "epochs:3 tokens:2000000000", nullptr, nullptr, 0},
     // --- filters --------------------------------------------------------------
     {"mode:sft gpus:16 tp:2 kind:benchmark family:qwen3", "mode:sft gpus:16 family:qwen3 kind:benchmark tp:2", nullptr, nullptr, 0},
     {"mode:lora", "mode:peft", nullptr, nullptr, 0},
@@ -184,8 +184,8 @@ const std::vector<DslCase> kDslCases = {
     {"lora qwen3 8b sur ma carte de 24 Go", "mode:peft model:qwen3 8b memory:24", "fr", nullptr, 0},
     {"affinage llama3 8b avec TP 2 et PP 2", "mode:sft model:llama3 8b pp:2 tp:2", "fr", nullptr, 0},
     {"affinage qwen3 8b 16 384 jetons", "mode:sft model:qwen3 8b seq:16384", "fr", nullptr, 0},
-    {"pré-entraînement llama3 8b 50 milliards de jetons", "mode:pretrain model:llama3 8b budget:50000000000", "fr", nullptr, 0},
-    {"3 époques de 2 milliards de jetons", "budget:2000000000 epochs:3", "fr", nullptr, 0},
+    {"pré-entraînement llama3 8b 50 milliards de jetons", "mode:pretrain model:llama3 8b tokens:50000000000", "fr", nullptr, 0},
+    {"3 époques de 2 milliards de jetons", "epochs:3 tokens:2000000000", "fr", nullptr, 0},
     {"affinage lamma 3.1 8b", "mode:sft model:llama31 8b", "fr", nullptr, 0},
     {"lora qwen3 8b sur une rtx 3090", "mode:peft model:qwen3 8b rtx 3090", "fr", nullptr, 0},
     // --- Chinese ------------------------------------------------------------
@@ -206,8 +206,8 @@ const std::vector<DslCase> kDslCases = {
     {"微调 qwen3 8b 24G显存", "mode:sft model:qwen3 8b memory:24", "zh", nullptr, 0},
     {"微调 qwen3 8b 16384 个 token", "mode:sft model:qwen3 8b seq:16384", "zh", nullptr, 0},
     {"微调 qwen3 8b 16,384 个 token", "mode:sft model:qwen3 8b seq:16384", "zh", nullptr, 0},
-    {"预训练 llama3 8b 1万亿个token", "mode:pretrain model:llama3 8b budget:1000000000000", "zh", nullptr, 0},
-    {"预训练 llama3 8b 3轮 20亿 token", "mode:pretrain model:llama3 8b budget:2000000000 epochs:3", "zh", nullptr, 0},
+    {"预训练 llama3 8b 1万亿个token", "mode:pretrain model:llama3 8b tokens:1000000000000", "zh", nullptr, 0},
+    {"预训练 llama3 8b 3轮 20亿 token", "mode:pretrain model:llama3 8b epochs:3 tokens:2000000000", "zh", nullptr, 0},
     {"ｑｗｅｎ３　８ｂ　１６３８４ 个 token", "model:qwen3 8b seq:16384", "zh", nullptr, 0},
     {"微调 llama3 8b TP2 PP2", "mode:sft model:llama3 8b pp:2 tp:2", "zh", nullptr, 0},
     {"微调 llama3 8b，TP=4", "mode:sft model:llama3 8b tp:4", "zh", nullptr, 0},
@@ -223,8 +223,8 @@ const std::vector<DslCase> kDslCases = {
     {"二ノード", "nodes:2", "ja", nullptr, 0},
     {"qwen3 8b を 24GB の GPU で LoRA", "mode:peft model:qwen3 8b memory:24", "ja", nullptr, 0},
     {"qwen3 8b 16384トークン ファインチューニング", "mode:sft model:qwen3 8b seq:16384", "ja", nullptr, 0},
-    {"llama3 8b 事前学習 1兆トークン", "mode:pretrain model:llama3 8b budget:1000000000000", "ja", nullptr, 0},
-    {"3エポック 20億トークン", "budget:2000000000 epochs:3", "ja", nullptr, 0},
+    {"llama3 8b 事前学習 1兆トークン", "mode:pretrain model:llama3 8b tokens:1000000000000", "ja", nullptr, 0},
+    {"3エポック 20億トークン", "epochs:3 tokens:2000000000", "ja", nullptr, 0},
     {"llama3 8b を TP 2 で ファインチューニング", "mode:sft model:llama3 8b tp:2", "ja", nullptr, 0},
     {"ｌｌａｍａ３ ８ｂ １６，３８４ トークン", "model:llama3 8b seq:16384", nullptr, nullptr, 0},
     // --- errors -------------------------------------------------------------
@@ -257,6 +257,30 @@ const std::vector<DslCase> kDslCases = {
     {"gpus:", nullptr, nullptr, "has no value", 1},
     {"llama3 qwen3", nullptr, nullptr, "conflicting models", 8},
     {"8b 70b", nullptr, nullptr, "conflicting model sizes", 4},
+    // --- token budgets (time to train) ------------------------------------
+    {"how long to pretrain llama3 70b on 1T tokens with 64 H100",
+     "mode:pretrain model:llama3 70b gpus:64 hardware:h100 tokens:1000000000000", "en", nullptr, 0},
+    {"sft qwen3 8b for 50B tokens", "mode:sft model:qwen3 8b tokens:50000000000", "en", nullptr, 0},
+    {"3 epochs of 2B tokens sft qwen3 8b", "mode:sft model:qwen3 8b epochs:3 tokens:2000000000", "en", nullptr, 0},
+    {"pretrain llama3 8b 1.5T tokens", "mode:pretrain model:llama3 8b tokens:1500000000000", "en", nullptr, 0},
+    {"pretrain llama3 8b 2 trillion tokens", "mode:pretrain model:llama3 8b tokens:2000000000000", "en", nullptr, 0},
+    {"sft llama3 8b 8192 tokens", "mode:sft model:llama3 8b seq:8192", "en", nullptr, 0},  // no magnitude: a sequence
+    {"sft llama3 8b 16K tokens", "mode:sft model:llama3 8b seq:16384", "en", nullptr, 0},
+    {"tokens:1t epochs:2", "epochs:2 tokens:1000000000000", nullptr, nullptr, 0},
+    {"combien de temps pour pré-entraîner llama3 70b sur 50 milliards de jetons avec 64 H100",
+     "mode:pretrain model:llama3 70b gpus:64 hardware:h100 tokens:50000000000", "fr", nullptr, 0},
+    {"sft qwen3 8b 3 époques de 2 milliards de jetons", "mode:sft model:qwen3 8b epochs:3 tokens:2000000000", "fr", nullptr, 0},
+    {"用64张H100预训练llama3 70b 1万亿个token需要多久", "mode:pretrain model:llama3 70b gpus:64 hardware:h100 tokens:1000000000000", "zh",
+     nullptr, 0},
+    {"sft qwen3 8b 3个epoch 20亿token", "mode:sft model:qwen3 8b epochs:3 tokens:2000000000", nullptr, nullptr, 0},
+    {"llama3 70b を 64 枚の H100 で 1兆トークン 事前学習", "mode:pretrain model:llama3 70b gpus:64 hardware:h100 tokens:1000000000000",
+     "ja", nullptr, 0},
+    {"qwen3 8b 2 エポック 5億トークン sft", "mode:sft model:qwen3 8b epochs:2 tokens:500000000", nullptr, nullptr, 0},
+    {"pretrain llama3 8b 0T tokens", nullptr, nullptr, "a token budget must be between 1 and 1e18 tokens", 20},
+    {"tokens:2000000t", nullptr, nullptr, "a token budget must be between 1 and 1e18 tokens", 8},
+    {"tokens:lots", nullptr, nullptr, "filter 'tokens' needs a number of tokens", 8},
+    {"1T tokens 2T tokens", nullptr, nullptr, "conflicting filters", 11},
+    {"0 epochs", nullptr, nullptr, "epoch count must be a positive whole number", 1},
 };
 
 // The lexicon the tests run with, loaded once.
@@ -586,4 +610,44 @@ TEST_CASE("dsl: a typo exactly one word is closest to is corrected, an ambiguous
   REQUIRE(r);
   CHECK(r.query.corrections.empty());
   CHECK(r.query.free_text == std::vector<std::string>{"marlim"});
+}
+
+TEST_CASE("dsl: long runs are read like short ones", "[dsl]") {
+  // The scanner reads a run of unknown text only as far as it needs (its
+  // first joiner and the longest word a suggestion can be made for), so a
+  // long hyphenated run is linear, not quadratic (make bench). What it
+  // yields is what reading the whole run yielded: one free word per piece.
+  const Lexicon& lex = test_lexicon();
+  const std::string z(100, 'z');
+  auto r = parse(lex, z + "-8b");
+  REQUIRE(r);
+  CHECK(r.query.free_text == std::vector<std::string>{z});
+  CHECK(r.query.size_token == "8b");
+  // A run longer than any word, then a joiner: cut at the joiner.
+  r = parse(lex, "zorglub-" + z + "-qwen3");
+  REQUIRE(r);
+  CHECK(r.query.free_text == std::vector<std::string>{"zorglub", z});
+  CHECK(r.query.model == "qwen3");
+  // A typo before a joiner still gets its suggestion.
+  r = parse(lex, "qwne3-" + z);
+  REQUIRE(r);
+  REQUIRE(r.query.warnings.size() == 1);
+  CHECK(r.query.warnings.front().suggestion == "qwen3");
+  // Many joined pieces: one free word each (each piece is one term).
+  std::string run;
+  for (int i = 0; i < 500; ++i) run += "x-";
+  r = parse(lex, run + "x");
+  REQUIRE(r);
+  CHECK(r.query.free_text.size() == 501);
+  // A run of unknown CJK code points is one free word, its text and span whole.
+  std::string cjk;
+  for (int i = 0; i < 300; ++i) cjk += "\xe9\xbe\x98";  // 龘
+  r = parse(lex, "qwen3 " + cjk);
+  REQUIRE(r);
+  REQUIRE(r.query.free_text.size() == 1);
+  CHECK(r.query.free_text.front() == cjk);
+  const auto& t = r.query.terms.back();
+  CHECK(t.text == cjk);
+  CHECK(t.value == cjk);
+  CHECK(t.span == kbq::dsl::Span{7, 300});
 }

@@ -490,23 +490,31 @@ TEST_CASE("generate: --check names stale files and exits 1", "[generate]") {
   auto gen = kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str()});
   INFO(gen.err);
   REQUIRE(gen.exit_code == 0);
-  // A file edited by hand, a missing file and a file no longer generated.
+  // A file edited by hand, a missing file and a file no longer generated
+  // (one an earlier run wrote: its manifest lists it), beside a file kbc
+  // never wrote (not in the manifest: neither stale nor removed).
   const std::string edited = out / "skill/SKILL.fr.md";
   kbtest::write_file(edited, kbtest::read_file(edited) + "edited by hand\n");
   fs::remove(out / "references/recipe-index.ja.md");
   kbtest::write_file(out / "site/recipes/old_recipe_config.md", "old\n");
+  const std::string manifest = out / ".kbc-generate.sha256";
+  kbtest::write_file(manifest, kbtest::read_file(manifest) + kb::sha256_hex("old\n") + "  site/recipes/old_recipe_config.md\n");
+  kbtest::write_file(out / "site/recipes/handwritten.md", "mine\n");
   auto r = kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str(), "--check"});
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("skill/SKILL.fr.md") != std::string::npos);
   CHECK(r.err.find("SKILL.en.md") == std::string::npos);
   CHECK(r.err.find("references/recipe-index.ja.md") != std::string::npos);
-  CHECK(r.err.find("site/recipes/old_recipe_config.md") != std::string::npos);
+  CHECK(r.err.find("site/recipes/old_recipe_config.md: stale: no longer generated") != std::string::npos);
+  CHECK(r.err.find("handwritten.md") == std::string::npos);
   CHECK(kbtest::read_file(edited).find("edited by hand") != std::string::npos);  // --check writes nothing
   CHECK_FALSE(fs::exists(out / "references/recipe-index.ja.md"));
-  // Regenerating repairs all three; --check then passes.
+  // Regenerating repairs all three and keeps the file kbc did not write;
+  // --check then passes.
   REQUIRE(kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str()}).exit_code == 0);
   CHECK(fs::exists(out / "references/recipe-index.ja.md"));
   CHECK_FALSE(fs::exists(out / "site/recipes/old_recipe_config.md"));
+  CHECK(kbtest::read_file(out / "site/recipes/handwritten.md") == "mine\n");
   CHECK(kbtest::read_file(edited).find("edited by hand") == std::string::npos);
   CHECK(kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "-o", out.str(), "--check"}).exit_code == 0);
 }

@@ -17,6 +17,9 @@
 //                                 into one overflow chain made into a cycle
 //     sources: PATH               tests/fixtures/good/minimal with a copy of
 //                                 kb-sources/data as PATH/data
+//     snapshot: PATH              a small code snapshot (kbc extract-code's
+//                                 files) of one recipe, llama3_8b_pretrain_config
+//                                 (TP 2, PP 1, CP 1, EP 1), as PATH/
 //     write: PATH: BYTES          a file (BYTES as in tests/bad-queries:
 //     append: PATH: BYTES           "piece"*N "\x1b" ...)
 //     big-file: PATH: N           a file of N bytes ('x' lines)
@@ -25,13 +28,20 @@
 //                                 the case is skipped otherwise)
 //     sentinel: PATH              a file with known bytes; like everything
 //                                 under {tmp} it must be unchanged after the run
+//     replace: PATH: "OLD" "NEW"  every OLD in the file becomes NEW (BYTES
+//                                 notation; e.g. a label of data/ui.tsv)
 //   the run:
 //     run: kbq | kbc              the program (the build's own)
 //     arg: ARG                    one argument each ({tmp}, {root}, {data})
 //     arg-bytes: BYTES            one argument in the BYTES notation
 //     env: NAME=VALUE             in its environment
+//     stdin: PATH                 this file as its standard input (default
+//                                 /dev/null)
 //     unprivileged                when the tests run as root, run as nobody
-//                                 (so that a folder of mode 000 is unreadable)
+//                                 (so that a folder of mode 000 is unreadable);
+//                                 the program is run from a copy nobody can
+//                                 reach, wherever the clone is (skipped with a
+//                                 message if no such copy can be made)
 //     seconds: S                  time ceiling (default 10; ×6 under ASan)
 //     mib: M                      memory ceiling, peak resident set (default
 //                                 256; ×4 under ASan)
@@ -39,13 +49,25 @@
 //     exit: N
 //     stderr: LINE                the exact stderr, line by line ('*' matches
 //                                 any run of characters); none = empty
+//     stderr-tail: LINE           instead, the last lines of stderr (what comes
+//                                 before is free: a Python traceback)
 //     stdout-has: TEXT            (any number); without one, stdout is empty
+//     stdout-lines: N             stdout holds exactly N lines (--batch records)
 //     writes: PATH                the run may create, change or delete under
 //                                 PATH (default: nothing under {tmp} changes)
+//     keeps: PATH                 but not this file: it is there, unchanged
 //     kind: PATH KIND             after the run PATH is: absent | file | dir |
 //                                 link | fifo | char-device
 //     cmark: DIR                  every .md under DIR rendered with
 //                                 cmark-gfm --unsafe holds no raw HTML
+//     stdout-cmark                stdout (kbq --format markdown) rendered the
+//                                 same way holds no raw HTML either
+//     myst: DIR                   the pages under DIR built with Sphinx + MyST
+//                                 as the site is (site/conf.py) hold nothing
+//                                 the generator did not write, and no file of
+//                                 the machine (tests/site/check_myst_inert.py;
+//                                 skipped when Sphinx or myst-parser is missing)
+//     myst-shows: TEXT            and show TEXT as written (any number)
 //
 // Always checked too: no signal, no hang, no blow-up, and not one raw
 // control character (ESC, C1, bidirectional controls) on stdout or stderr.
@@ -62,12 +84,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "base/escape.hpp"
+#include "base/kb_schema.hpp"
+#include "base/limits.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "cases.hpp"
@@ -115,50 +140,6 @@ std::vector<Directive> parse_case(const std::string& text) {
   return out;
 }
 
-// `"abc"*3 "\x00"` → the bytes (the tests/bad-queries notation).
-std::string decode_bytes(const std::string& spec) {
-  std::string out;
-  size_t i = 0;
-  auto hex = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
-  while (i < spec.size()) {
-    while (i < spec.size() && spec[i] == ' ') ++i;
-    if (i >= spec.size()) break;
-    if (spec[i] != '"') throw std::runtime_error("bytes: expected '\"' in: " + spec);
-    ++i;
-    std::string piece;
-    while (i < spec.size() && spec[i] != '"') {
-      const char c = spec[i++];
-      if (c != '\\') {
-        piece += c;
-        continue;
-      }
-      const char e = spec[i++];
-      if (e == 'n')
-        piece += '\n';
-      else if (e == 't')
-        piece += '\t';
-      else if (e == 'r')
-        piece += '\r';
-      else if (e == '0')
-        piece += '\0';
-      else if (e == 'x') {
-        piece += static_cast<char>(hex(spec[i]) * 16 + hex(spec[i + 1]));
-        i += 2;
-      } else
-        piece += e;  // \\ and \"
-    }
-    ++i;
-    long count = 1;
-    if (i < spec.size() && spec[i] == '*') {
-      size_t used = 0;
-      count = std::stol(spec.substr(i + 1), &used);
-      i += 1 + used;
-    }
-    for (long k = 0; k < count; ++k) out += piece;
-  }
-  return out;
-}
-
 std::string substitute(std::string s, const std::string& tmp) {
   for (const auto& [from, to] :
        std::vector<std::pair<std::string, std::string>>{{"{tmp}", tmp}, {"{root}", kRoot}, {"{data}", kRoot + "/kb-sources/data"}}) {
@@ -173,7 +154,7 @@ std::pair<std::string, std::string> path_and_rest(const std::string& v) {
   if (!v.empty() && v[0] == '"') {
     size_t i = 1;
     while (i < v.size() && v[i] != '"') i += v[i] == '\\' ? 2 : 1;
-    return {decode_bytes(v.substr(0, i + 1)), v.size() > i + 3 ? v.substr(i + 3) : std::string()};
+    return {kbtest::decode_bytes(v.substr(0, i + 1)), v.size() > i + 3 ? v.substr(i + 3) : std::string()};
   }
   const auto colon = v.find(": ");
   return {v.substr(0, colon), colon == std::string::npos ? std::string() : v.substr(colon + 2)};
@@ -379,6 +360,69 @@ void check_no_raw_html(const std::string& dir) {
   CHECK(pages > 0);
 }
 
+// --- the pages under Sphinx + MyST ----------------------------------------------------
+
+const char* const kSentinel = "sentinel: kbc and kbq must never touch this file\n";
+
+// Builds the generated pages under `dir` with Sphinx + MyST and the site's
+// own configuration, and fails on anything in the HTML the generator did
+// not write: a script, an element a directive or a role made, a file of the
+// machine included (the sentinel files' text is the canary), or a text of
+// `shows` not shown as written.
+void check_myst_inert(const std::string& dir, const std::string& tmp, const std::vector<std::string>& shows) {
+  std::vector<std::string> args = {
+      kRoot + "/tests/site/check_myst_inert.py",         "--conf", kRoot + "/site", "--src", dir, "--out", tmp + "/myst-site", "--canary",
+      std::string(kSentinel, std::strlen(kSentinel) - 1)};
+  for (const auto& s : shows) {
+    args.push_back("--shows");
+    args.push_back(s);
+  }
+  const auto r = kbtest::run(kbtest::python3(), args);
+  if (r.exit_code == 77 || r.exit_code == 127)
+    return kbtest::skip("the Sphinx + MyST build of the pages is skipped: " +
+                        (r.out.empty() ? std::string("no python3") : r.out.substr(0, r.out.find('\n'))));
+  INFO("tests/site/check_myst_inert.py:\n" << r.out << r.err);
+  CHECK(r.exit_code == 0);
+}
+
+// "OLD" "NEW" → the two decoded pieces.
+std::pair<std::string, std::string> two_pieces(const std::string& spec) {
+  size_t i = spec.find('"'), j = i + 1;
+  while (j < spec.size() && spec[j] != '"') j += spec[j] == '\\' ? 2 : 1;
+  return {kbtest::decode_bytes(spec.substr(i, j - i + 1)), kbtest::decode_bytes(spec.substr(j + 1))};
+}
+
+// --- a code snapshot -------------------------------------------------------------------
+
+// The files `kbc extract-code` writes for a snapshot, with one recipe:
+// what a hostile case then breaks (a fact, a link) one thing at a time.
+void write_snapshot(const std::string& dir) {
+  fs::create_directories(dir);
+  kbtest::write_file(dir + "/snapshot.tsv",
+                     "# a test snapshot\nkey\tvalue\nrepo\tNVIDIA-NeMo/Megatron-Bridge\n"
+                     "commit\tabcdef1234567890abcdef1234567890abcdef12\ndate\t2026-08-22\nextractor\t1\n");
+  kbtest::write_file(
+      dir + "/recipes.tsv",
+      "name\tkind\ttarget\tdefined_at\texported_at\talias_of\tmode\tfamily\tmodel\ttask\tgpus\thardware\tprecision\tvariant\tstep\n"
+      "llama3_8b_pretrain_config\tlibrary\tm.llama3.llama3_8b_pretrain_config\tsrc/m/llama3.py:10\tsrc/m/__init__.py:1\t\t"
+      "pretrain\t\t\t\t\t\t\t\t\n");
+  std::string facts = "target\tfield\tstate\tvalue\ttype\tat\tnote\n";
+  for (const auto& [field, value] : std::vector<std::pair<std::string, std::string>>{{"cp", "1"},
+                                                                                     {"ep", "1"},
+                                                                                     {"global_batch_size", "128"},
+                                                                                     {"micro_batch_size", "1"},
+                                                                                     {"pp", "1"},
+                                                                                     {"seq_length", "8192"},
+                                                                                     {"tp", "2"}})
+    facts += "m.llama3.llama3_8b_pretrain_config\t" + field + "\tvalue\t" + value + "\tint\tsrc/m/llama3.py:20\t\n";
+  facts += "m.llama3.llama3_8b_pretrain_config\tvp\tdefault\tnone\tnone\tsrc/m/llama3.py:21\t\n";
+  kbtest::write_file(dir + "/recipe-facts.tsv", facts);
+  kbtest::write_file(dir + "/launcher.tsv", "section\titem\tattribute\tvalue\tat\n");
+  kbtest::write_file(dir + "/config-keys.tsv", "key\tkind\tclass\ttype\tdefault\tsource\tat\n");
+  kbtest::write_file(dir + "/datasets.tsv", "preset\tattribute\tvalue\tat\tnote\n");
+  kbtest::write_file(dir + "/providers.tsv", "provider\tfield\tstate\tvalue\ttype\tat\tnote\ttargets\n");
+}
+
 // --- one case ---------------------------------------------------------------------------
 
 void copy_tree(const std::string& from, const std::string& to) {
@@ -393,6 +437,35 @@ void chown_tree(const std::string& root) {
     ::lchown(it->path().c_str(), 65534, 65534);
 }
 
+// A copy of `program` that the unprivileged user can run: the clone (and
+// the build in it) may be in a folder only its owner can enter (mktemp -d,
+// root's home), where nobody gets exit 127. The copy is in its own folder
+// of the system temporary folder, mode 0755; "" with `why` when it cannot
+// be made or nobody cannot run it.
+std::string reachable_copy(const std::string& program, const kbtest::TempDir& bin, std::string& why) {
+  std::error_code ec;
+  const fs::path copy = bin.path() / fs::path(program).filename();
+  fs::copy_file(program, copy, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    why = "cannot copy " + program + " to " + copy.string() + ": " + ec.message();
+    return {};
+  }
+  if (::chmod(bin.str().c_str(), 0755) != 0 || ::chmod(copy.c_str(), 0755) != 0) {
+    why = "cannot make " + copy.string() + " reachable: " + std::strerror(errno);
+    return {};
+  }
+  kbtest::Limits probe;
+  probe.unprivileged = true;
+  probe.seconds = 30 * kSlowdown;
+  const auto r = kbtest::run_limited(copy.string(), {"--version"}, probe);
+  if (r.exit_code != 0) {
+    why = "nobody cannot run " + copy.string() + " (exit " + std::to_string(r.exit_code) + "): is " + bin.str() +
+          " on a file system mounted noexec, or not reachable by others?";
+    return {};
+  }
+  return copy.string();
+}
+
 void run_case(const fs::path& file) {
   const auto directives = parse_case(kbtest::read_file(file.string()));
   kbtest::TempDir dir("kbtests-hostile");
@@ -403,7 +476,9 @@ void run_case(const fs::path& file) {
   limits.seconds = 10;
   long mib = 256;
   int exit_code = -1;
-  std::vector<std::string> stderr_lines, stdout_has, writes, cmark_dirs;
+  long stdout_lines = -1;
+  bool stdout_cmark = false;
+  std::vector<std::string> stderr_lines, stderr_tail, stdout_has, writes, keeps, cmark_dirs, myst_dirs, myst_shows;
   std::vector<std::pair<std::string, std::string>> kinds;
   std::vector<std::string> chmods;  // applied last (after the folder is handed to nobody)
 
@@ -422,12 +497,14 @@ void run_case(const fs::path& file) {
     } else if (d.key == "sources") {
       copy_tree(kRoot + "/tests/fixtures/good/minimal", under(tmp, v));
       copy_tree(kRoot + "/kb-sources/data", under(tmp, v) + "/data");
+    } else if (d.key == "snapshot") {
+      write_snapshot(under(tmp, v));
     } else if (d.key == "write" || d.key == "append") {
       const auto [name, bytes] = path_and_rest(v);
       const std::string path = under(tmp, name);
       fs::create_directories(fs::path(path).parent_path());
       std::ofstream out(path, std::ios::binary | (d.key == "append" ? std::ios::app : std::ios::trunc));
-      out << decode_bytes(bytes);
+      out << kbtest::decode_bytes(bytes);
     } else if (d.key == "big-file") {
       const auto colon = v.find(": ");
       std::ofstream out(under(tmp, v.substr(0, colon)), std::ios::binary | std::ios::trunc);
@@ -452,15 +529,24 @@ void run_case(const fs::path& file) {
       chmods.push_back(v);
     } else if (d.key == "sentinel") {
       fs::create_directories(fs::path(under(tmp, v)).parent_path());
-      kbtest::write_file(under(tmp, v), "sentinel: kbc and kbq must never touch this file\n");
+      kbtest::write_file(under(tmp, v), kSentinel);
+    } else if (d.key == "replace") {
+      const auto [name, rest] = path_and_rest(v);
+      const auto [from, to] = two_pieces(rest);
+      std::string text = kbtest::read_file(under(tmp, name));
+      REQUIRE(text.find(from) != std::string::npos);
+      for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+      kbtest::write_file(under(tmp, name), text);
     } else if (d.key == "run") {
       program = v == "kbq" ? KBQ_PATH : v == "kbc" ? KBC_PATH : v;
     } else if (d.key == "arg") {
       args.push_back(v);
     } else if (d.key == "arg-bytes") {
-      args.push_back(decode_bytes(v));
+      args.push_back(kbtest::decode_bytes(v));
     } else if (d.key == "env") {
       limits.env.push_back(v);
+    } else if (d.key == "stdin") {
+      limits.stdin_path = under(tmp, v);
     } else if (d.key == "unprivileged") {
       limits.unprivileged = true;
     } else if (d.key == "seconds") {
@@ -471,23 +557,42 @@ void run_case(const fs::path& file) {
       exit_code = std::stoi(v);
     } else if (d.key == "stderr") {
       stderr_lines.push_back(v);
+    } else if (d.key == "stderr-tail") {
+      stderr_tail.push_back(v);
     } else if (d.key == "stdout-has") {
       stdout_has.push_back(v);
+    } else if (d.key == "stdout-lines") {
+      stdout_lines = std::stol(v);
     } else if (d.key == "writes") {
       writes.push_back(under(tmp, v));
+    } else if (d.key == "keeps") {
+      keeps.push_back(under(tmp, v));
     } else if (d.key == "kind") {
       const auto space = v.rfind(' ');
       kinds.emplace_back(under(tmp, v.substr(0, space)), v.substr(space + 1));
     } else if (d.key == "cmark") {
       cmark_dirs.push_back(under(tmp, v));
+    } else if (d.key == "stdout-cmark") {
+      stdout_cmark = true;
+    } else if (d.key == "myst") {
+      myst_dirs.push_back(under(tmp, v));
+    } else if (d.key == "myst-shows") {
+      myst_shows.push_back(d.value);
     } else {
       FAIL("unknown directive '" << d.key << "' at line " << d.line);
     }
   }
   REQUIRE_FALSE(program.empty());
   REQUIRE(exit_code >= 0);
+  std::optional<kbtest::TempDir> bin;
+  if (limits.unprivileged && ::geteuid() == 0) {
+    bin.emplace("kbtests-bin");
+    std::string why;
+    program = reachable_copy(program, *bin, why);
+    if (program.empty()) return kbtest::skip("this case runs kbc as nobody, and " + why);
+  }
   // Every case has a sentinel beside its files.
-  kbtest::write_file(tmp + "/sentinel.txt", "sentinel: kbc and kbq must never touch this file\n");
+  kbtest::write_file(tmp + "/sentinel.txt", kSentinel);
   if (limits.unprivileged && ::geteuid() == 0) chown_tree(tmp);
   for (const auto& c : chmods) {
     const auto space = c.rfind(' ');
@@ -509,14 +614,25 @@ void run_case(const fs::path& file) {
   CHECK_FALSE(r.over_memory);
   CHECK(r.exit_code == exit_code);
 
-  // Exactly the expected stderr lines.
+  // Exactly the expected stderr lines (or its last lines).
   const auto err = lines_of(r.err);
-  CHECK(err.size() == stderr_lines.size());
-  for (size_t i = 0; i < std::min(err.size(), stderr_lines.size()); ++i) {
-    INFO("stderr line " << i + 1 << " should match: " << stderr_lines[i]);
-    CHECK(glob_match(stderr_lines[i], err[i]));
+  if (stderr_tail.empty()) {
+    CHECK(err.size() == stderr_lines.size());
+    for (size_t i = 0; i < std::min(err.size(), stderr_lines.size()); ++i) {
+      INFO("stderr line " << i + 1 << " should match: " << stderr_lines[i]);
+      CHECK(glob_match(stderr_lines[i], err[i]));
+    }
+  } else {
+    REQUIRE(stderr_lines.empty());
+    REQUIRE(err.size() >= stderr_tail.size());
+    const size_t skip = err.size() - stderr_tail.size();
+    for (size_t i = 0; i < stderr_tail.size(); ++i) {
+      INFO("stderr line " << skip + i + 1 << " should match: " << stderr_tail[i]);
+      CHECK(glob_match(stderr_tail[i], err[skip + i]));
+    }
   }
-  if (stdout_has.empty()) CHECK(r.out.empty());
+  if (stdout_has.empty() && stdout_lines < 0) CHECK(r.out.empty());
+  if (stdout_lines >= 0) CHECK(static_cast<long>(lines_of(r.out).size()) == stdout_lines);
   for (const auto& s : stdout_has) {
     INFO("stdout should contain: " << s);
     CHECK(r.out.find(substitute(s, tmp)) != std::string::npos);
@@ -544,6 +660,11 @@ void run_case(const fs::path& file) {
     INFO("created: " << path);
     CHECK(before.count(path) == 1);
   }
+  for (const auto& path : keeps) {
+    INFO("must be kept unchanged: " << path);
+    REQUIRE(before.count(path) == 1);
+    CHECK((after.count(path) == 1 && after.at(path) == before.at(path)));
+  }
   for (const auto& [path, kind] : kinds) {
     struct stat st {};
     const bool exists = ::lstat(path.c_str(), &st) == 0;
@@ -558,6 +679,12 @@ void run_case(const fs::path& file) {
     CHECK(is == kind);
   }
   for (const auto& d : cmark_dirs) check_no_raw_html(d);
+  if (stdout_cmark) {
+    fs::create_directories(tmp + "/stdout-cmark");
+    kbtest::write_file(tmp + "/stdout-cmark/stdout.md", r.out);
+    check_no_raw_html(tmp + "/stdout-cmark");
+  }
+  for (const auto& d : myst_dirs) check_myst_inert(d, tmp, myst_shows);
 }
 
 }  // namespace
@@ -567,8 +694,158 @@ KB_REGISTER_CASES(register_hostile) {
     kbtest::add_case("hostile: " + f.stem().string(), "[hostile]", [f] { run_case(f); });
 }
 
-TEST_CASE("hostile: the corpus holds every case of issue 12", "[hostile]") {
-  CHECK(kbtest::files_in(kRoot + "/tests/fixtures/hostile", ".case").size() >= 30);
+TEST_CASE("hostile: the corpus holds every required case", "[hostile]") {
+  // Each case is one hostile input (docs/security.md's threats), by name:
+  // deleting or renaming one fails here instead of lowering a count.
+  std::set<std::string> have;
+  for (const auto& f : kbtest::files_in(kRoot + "/tests/fixtures/hostile", ".case")) have.insert(f.stem().string());
+  for (const char* required : {"batch-failing-kb-line",
+                               "batch-invalid-utf8-kinds",
+                               "batch-invalid-utf8-last-line",
+                               "batch-line-10mb",
+                               "batch-line-at-byte-limit",
+                               "batch-line-at-word-limit",
+                               "batch-long-line-with-spaces",
+                               "batch-long-line-without-spaces",
+                               "build-output-device",
+                               "build-output-fifo",
+                               "build-output-new",
+                               "build-output-symlink",
+                               "check-seq-override-largest",
+                               "check-seq-override-next-pow2",
+                               "cli-kbc-unknown-option-escapes",
+                               "cli-kbq-argument-escapes",
+                               "cli-kbq-unknown-option-escapes",
+                               "dump-fifo",
+                               "dump-nul-in-value",
+                               "dump-quote-in-table-name",
+                               "extract-code-crash-check",
+                               "extract-code-crash-write",
+                               "extract-code-killed",
+                               "generate-check-site-link",
+                               "generate-first-run-keeps-site-files",
+                               "generate-manifest-removes-only-its-own",
+                               "generate-myst-colon-fences",
+                               "generate-myst-directive-fences",
+                               "generate-myst-roles",
+                               "generate-myst-targets-comments",
+                               "generate-planted-file-link",
+                               "generate-planted-temp-link",
+                               "generate-raw-html-and-fences",
+                               "generate-site-link-sweep",
+                               "generate-temp-folder",
+                               "kb-100mb-value",
+                               "kb-at-the-limits",
+                               "kb-column-renamed",
+                               "kb-command-template-backtick",
+                               "kb-command-template-injection",
+                               "kb-constraint-changed",
+                               "kb-device",
+                               "kb-entity-json-not-object",
+                               "kb-fifo",
+                               "kb-gpus-per-node-zero",
+                               "kb-huge-gpu-count",
+                               "kb-invisible-characters-json",
+                               "kb-invisible-characters-text",
+                               "kb-key-rows-over-limit",
+                               "kb-label-placeholder-nesting",
+                               "kb-label-placeholders",
+                               "kb-launcher-option-injection",
+                               "kb-lexicon-long-phrases",
+                               "kb-lexicon-million-rows",
+                               "kb-lexicon-word-long",
+                               "kb-model-key-newline",
+                               "kb-multi-node-flags-substitution",
+                               "kb-name-not-a-name",
+                               "kb-overflow-cycle",
+                               "kb-parallel-size-zero",
+                               "kb-parallel-size-zero-show",
+                               "kb-planner-change-order-partial",
+                               "kb-planner-key-missing",
+                               "kb-planner-value-not-a-number",
+                               "kb-recipe-name-option",
+                               "kb-seq-len-overflow",
+                               "kb-table-bytes-over-limit",
+                               "kb-terminal-escapes-error",
+                               "kb-terminal-escapes-json",
+                               "kb-terminal-escapes-markdown",
+                               "kb-terminal-escapes-text",
+                               "kb-text-in-integer-column",
+                               "kb-text-value-over-limit",
+                               "kb-trigger",
+                               "kb-unknown-table",
+                               "kb-value-at-limit",
+                               "kb-value-megabyte-joined",
+                               "kb-value-over-limit",
+                               "kb-view-for-table",
+                               "kb-wal-mode",
+                               "query-argument-at-byte-limit",
+                               "query-argument-not-utf8",
+                               "query-argument-over-byte-limit",
+                               "query-argument-over-word-limit",
+                               "query-check-hardware-not-utf8",
+                               "query-check-value-over-limit",
+                               "query-kb-empty-path",
+                               "query-markdown-fence-and-block-markers",
+                               "query-markdown-kb-text-escaped",
+                               "query-markdown-listing-and-sources",
+                               "query-markdown-sources-report",
+                               "query-override-value-quoted",
+                               "query-show-name-at-limit",
+                               "query-show-name-over-limit",
+                               "src-bidi-control",
+                               "src-code-fact-absurd-numbers",
+                               "src-code-fact-not-a-number",
+                               "src-code-fact-parallel-zero",
+                               "src-code-file-fifo-and-dev-zero",
+                               "src-code-file-link-outside",
+                               "src-code-file-too-large",
+                               "src-code-folder-link",
+                               "src-code-recipe-name-not-a-name",
+                               "src-code-snapshot-folder-link",
+                               "src-control-character",
+                               "src-control-character-in-data",
+                               "src-data-fifo",
+                               "src-data-folder-link-outside",
+                               "src-data-gpu-and-model-numbers",
+                               "src-data-link-to-dev-zero",
+                               "src-fifo-source",
+                               "src-file-name-with-newline",
+                               "src-invisible-separator-in-data",
+                               "src-invisible-zero-width-space",
+                               "src-language-code-path",
+                               "src-lexicon-word-long",
+                               "src-markdown-too-large",
+                               "src-nesting-on-one-line",
+                               "src-oversized-source",
+                               "src-quick-ref-gpus-out-of-range",
+                               "src-source-link-inside",
+                               "src-source-link-outside",
+                               "src-table-4000-columns",
+                               "src-table-65-columns-in-quote",
+                               "src-table-cells-per-document",
+                               "src-table-row-many-cells",
+                               "src-unreadable-folder"}) {
+    INFO(required);
+    CHECK(have.count(required) == 1);
+  }
+}
+
+TEST_CASE("hostile: every limit of base/limits.hpp is listed in docs/security.md", "[hostile]") {
+  // "Every limit it names must be enforced in code" and every limit the
+  // code enforces is listed with its value: a limit added without its row
+  // fails here.
+  const std::string limits = kbtest::read_file(kRoot + "/base/limits.hpp"), doc = kbtest::read_file(kRoot + "/docs/security.md");
+  const std::regex constant(R"(inline constexpr [^=]*\b(k[A-Z][A-Za-z0-9]*) =)");
+  size_t n = 0;
+  for (auto it = std::sregex_iterator(limits.begin(), limits.end(), constant); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1];
+    if (name == "kMiB") continue;  // a unit
+    ++n;
+    INFO(name << " is not in docs/security.md");
+    CHECK(doc.find("`" + name + "`") != std::string::npos);
+  }
+  CHECK(n >= 30);
 }
 
 TEST_CASE("hostile: the harness's time and memory ceilings hold", "[hostile]") {
@@ -600,6 +877,23 @@ TEST_CASE("hostile: escaping keeps text, colour codes and JSON values, and nothi
   CHECK(kb::find_control("bad \x1b") == std::optional<size_t>(4));
 }
 
+TEST_CASE("hostile: invisible characters are Unicode's class, escaped in text and JSON", "[hostile]") {
+  // Cc, Cf, Zl, Zp and the default-ignorable code points (base/unicode_gen.cpp).
+  for (char32_t cp : {0x200B, 0x200C, 0x200D, 0x200E, 0x200F,  0x2028,  0x2029,  0xFEFF, 0x061C, 0x00AD, 0x2060,
+                      0x2066, 0x202E, 0x3164, 0x115F, 0xE0001, 0xE0041, 0x1D173, 0x0001, 0x009B, 0x007F})
+    CHECK(kb::is_control(cp));
+  // Visible text, tab and line feed, and the variation selectors (the emoji
+  // form of a sign the sources use: "⚠️") are not.
+  for (char32_t cp : {0x0041, 0x00E9, 0x3042, 0x4E2D, 0x00A0, 0x3000, 0x2014, 0x00D7, 0xFE0F, 0xFE00, 0xE0100, 0x1F600, 0x0009, 0x000A})
+    CHECK_FALSE(kb::is_control(cp));
+  CHECK(kb::escape_controls("a\u200Bb\u2028c\uFEFFd\u061Ce\u200F") == "a\\u200bb\\u2028c\\ufeffd\\u061ce\\u200f");
+  CHECK(kb::escape_controls("tag\U000E0041") == "tag\\U000e0041");
+  CHECK(kb::escape_controls("\u26A0\uFE0F") == "\u26A0\uFE0F");
+  // JSON: \u escapes of UTF-16 code units, a surrogate pair past U+FFFF.
+  CHECK(kb::escape_json_controls("\"a\u2029b\U000E0041\"") == "\"a\\u2029b\\udb40\\udc41\"");
+  CHECK(kb::find_control("zero\u200Bwidth") == std::optional<size_t>(4));
+}
+
 TEST_CASE("hostile: a statement past its budget is stopped with a clear error", "[hostile]") {
   kbtest::TempDir dir("kbtests-hostile");
   const std::string path = dir / "x.sqlite";
@@ -615,4 +909,61 @@ TEST_CASE("hostile: a statement past its budget is stopped with a clear error", 
   } catch (const kb::SqliteError& e) {
     CHECK(std::string(e.what()).find("ran past its budget") != std::string::npos);
   }
+}
+
+TEST_CASE("hostile: command text from a KB holds no shell syntax; values are quoted", "[hostile]") {
+  // What the real commands hold passes.
+  CHECK_FALSE(
+      kb::shell_problem("uv run python -m torch.distributed.run --nnodes=2 --node_rank=$NODE_RANK "
+                        "--rdzv_endpoint=$MASTER_ADDR:29500 --nproc_per_node=8 scripts/training/run_recipe.py \\\n"
+                        "    --recipe llama3_8b_pretrain_config -tp 4 \\\n    'model.x=a b' 'it'\\''s'"));
+  // Every kind of shell syntax is named with its byte.
+  CHECK(kb::shell_problem("run x; id") == std::optional<std::string>("';' at byte 6"));
+  for (const char* bad : {"a | b", "a && b", "a > f", "a < f", "$(id)", "${HOME}", "`id`", "a\nb",  "a \\ b", "\"x\"",       "*",
+                          "a?",    "~/x",    "#c",    "!1",    "(x)",   "[x]",     "{x}",  "'open", "a\x1b",  "'a\x1b[2Jb'", "caf\xc3\xa9"})
+    CHECK(kb::shell_problem(bad).has_value());
+  CHECK(kb::shell_word("qwen3_8b_peft_config") == "qwen3_8b_peft_config");
+  CHECK(kb::shell_word("x; rm -rf ~") == "'x; rm -rf ~'");
+  CHECK(kb::shell_word("it's") == "'it'\\''s'");
+  CHECK(kb::shell_word("") == "''");
+  CHECK_FALSE(kb::shell_problem(kb::shell_word("$(id); `x` | y")));
+  CHECK(kb::is_shell_option("-tp"));
+  CHECK(kb::is_shell_option("--context_parallel_size"));
+  CHECK(kb::is_shell_option("--dry-run"));
+  for (const char* bad : {"tp", "-", "--", "---x", "-tp;id", "--x y", "-$(id)", "--_x"}) CHECK_FALSE(kb::is_shell_option(bad));
+}
+
+TEST_CASE("hostile: kbq reads no table the content check leaves out", "[hostile]") {
+  // kb::kb_content_problem skips the tables of limits::kKbTablesNotRead
+  // (they cost an answer nothing): a statement of the query engine or the
+  // query language that read one would read a table no limit bounds.
+  std::vector<fs::path> files;
+  for (const char* dir : {"query", "base/dsl"})
+    for (const auto& e : fs::recursive_directory_iterator(kRoot + "/" + dir))
+      if (e.path().extension() == ".cpp" || e.path().extension() == ".hpp") files.push_back(e.path());
+  REQUIRE(files.size() > 10);
+  for (const auto& f : files) {
+    const std::string text = kbtest::read_file(f.string());
+    for (const auto& table : kb::limits::kKbTablesNotRead) {
+      const std::regex read("(FROM|JOIN)\\s+" + std::string(table) + "\\b", std::regex::icase);
+      INFO(f.string() << " reads table " << table);
+      CHECK_FALSE(std::regex_search(text, read));
+    }
+  }
+}
+
+TEST_CASE("hostile: the real KB holds a quarter of each limit at most", "[hostile]") {
+  // A source change that brings the real KB near a limit of what a KB may
+  // hold fails here first, long before kbc build refuses to write it.
+  kb::Db db(std::string(KB_BINARY_DIR) + "/kb.sqlite", kb::Db::Mode::ReadOnly);
+  for (const auto& l : kb::limits::kKbTableLimits) {
+    kb::Stmt st(db, "SELECT count(*) FROM \"" + std::string(l.table) + "\"");
+    REQUIRE(st.step());
+    INFO("table " << l.table);
+    CHECK(st.integer(0) * 4 <= l.rows);
+  }
+  kb::Stmt lex(db, "SELECT total(length(CAST(word AS BLOB)) + length(CAST(value AS BLOB))) FROM lexicon");
+  REQUIRE(lex.step());
+  CHECK(lex.real(0) * 4 <= static_cast<double>(kb::limits::kMaxLexiconTextBytes));
+  CHECK(kb::kb_content_problem(db).empty());
 }

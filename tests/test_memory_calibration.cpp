@@ -60,7 +60,7 @@ struct Table {
 // (a code snapshot's files under their own size limit).
 Table read_table(const std::string& path) {
   kb::Diagnostics diags;
-  const auto t = kb::load_tsv(path, diags, {}, kb::limits::kMaxCodeSnapshotFileBytes);
+  const auto t = kb::load_tsv(path, diags, {}, kb::limits::kMaxCodeFileBytes);
   if (!t || diags.has_errors()) FAIL(diags.render_all());
   Table out;
   out.header = t->header;

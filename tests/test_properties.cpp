@@ -1,8 +1,9 @@
 // Properties over the whole KB, through the query engine (issues 10 and 13):
 // - every recipe Megatron Bridge exports (library and benchmark) gets an
-//   answer from `kbq show`, and the layout it prints is the code's own
-//   (TP, PP, CP, EP, sequence length) for at least 98 % of them; the
-//   figure and the differences are printed;
+//   answer from `kbq show`, which states the code's own TP, PP, CP and EP
+//   for every one the code sizes statically, and prints the code's own
+//   layout or says why not (a departure note; a caveat when it does not
+//   run); the figures are printed;
 // - every layout the planner prints as runnable, for every model of the
 //   recipe finder × its modes × GPU counts 1…1024 × three GPU types,
 //   passes every rule, fits its own memory estimate, multiplies out to the
@@ -13,17 +14,39 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "base/sqlite.hpp"
+#include "base/text.hpp"
 #include "query/kbq.hpp"
 
 namespace {
 
 const std::string kKb = std::string(KB_BINARY_DIR) + "/kb.sqlite";
+
+// Runnable answers that `kbq check`, given the same recipe, GPUs, hardware
+// and the changes the answer makes, judges otherwise (question | recipe |
+// what check says). Two causes, both in the planner and check, not here:
+// - check judges the code's own layout without the memory model's
+//   tolerance that the answer applies ("run it as is" there, "does not run
+//   as is" and exit 1 in check);
+// - check does not size some layouts the answer sized ("the sizes do not
+//   divide the GPUs" for a TP of 8 over nodes of 4 GB200).
+const std::set<std::string> kKnownCheckDisagreements = {
+    "mode:pretrain kimi k2 gpus:512 hardware:h100 | kimi_k2_pretrain_config | rule memory_fits fails, not ok",
+    "mode:sft glm45 355b gpus:128 hardware:h100 | glm45_355b_sft_config | rule memory_fits fails, not ok",
+    "mode:sft gpt oss 120b gpus:32 hardware:h100 | gpt_oss_120b_sft_config | rule memory_fits fails, not ok",
+    "mode:sft llama3 8b gpus:2 hardware:h100 | llama3_8b_sft_config | rule memory_fits fails, not ok",
+    "mode:sft llama31 8b gpus:2 hardware:h100 | llama31_8b_sft_config | rule memory_fits fails, not ok",
+    "mode:sft ministral3 3b instruct 2512 gpus:1 hardware:h100 | ministral3_3b_sft_config | rule memory_fits fails, not ok",
+    "mode:sft qwen3 235b a22b gpus:64 hardware:h100 | qwen3_235b_a22b_sft_config | rule memory_fits fails, not ok",
+    "mode:pretrain llama3 70b gpus:8 hardware:gb200 | llama3_70b_pretrain_config | memory not sized",
+    "mode:pretrain llama31 70b gpus:32 hardware:gb200 | llama31_70b_pretrain_config | memory not sized",
+};
 
 // Sanitizer builds run 10-20 times slower: the planner grid is thinned there
 // (GPU counts 1, 8, 64, 512 on H100), whole in every other build.
@@ -53,7 +76,8 @@ std::map<std::string, std::string> code_values(kb::Db& db, const std::string& na
 
 }  // namespace
 
-TEST_CASE("properties: kbq show answers every exported recipe with the code's own facts and layout", "[properties]") {
+TEST_CASE("properties: kbq show states every exported recipe's code facts, and prints the code's own layout or says why not",
+          "[properties]") {
   kb::Db db(kKb, kb::Db::Mode::ReadOnly);
   kbq::Engine engine = kbq::Engine::open(kKb);
   std::vector<std::pair<std::string, std::string>> names;
@@ -92,6 +116,10 @@ TEST_CASE("properties: kbq show answers every exported recipe with the code's ow
     // the runner copies dataset.seq_length into the model, so the model's
     // own seq_length is compared only when the dataset sets none).
     const auto own = [](const std::optional<long long>& v) { return std::to_string(v.value_or(1)); };
+    CHECK(code.at("tp") == own(rc.tp));
+    CHECK(code.at("pp") == own(rc.pp));
+    CHECK(code.at("cp") == own(rc.cp));
+    CHECK(code.at("ep") == own(rc.ep));
     if (code.at("tp") == own(rc.tp) && code.at("pp") == own(rc.pp) && code.at("cp") == own(rc.cp) && code.at("ep") == own(rc.ep))
       ++facts_agree;
     const kbq::Layout& L = r.layout;
@@ -100,9 +128,14 @@ TEST_CASE("properties: kbq show answers every exported recipe with the code's ow
     if (same) {
       ++layout_agree;
     } else {
-      // A layout other than the code's is a plan to make it fit, said so.
+      // A layout other than the code's is a plan to make it fit, and the
+      // answer says so: a departure note when it runs, a caveat (why not)
+      // when it does not.
       ++departs;
-      CHECK((!r.departures.empty() || !r.runnable));
+      if (r.runnable)
+        CHECK_FALSE(r.departures.empty());
+      else
+        CHECK_FALSE(r.caveats.empty());
     }
   }
   CHECK(answered == names.size());
@@ -112,7 +145,8 @@ TEST_CASE("properties: kbq show answers every exported recipe with the code's ow
                     << compared << " (" << facts << " %); layout printed as the code's for " << layout_agree << " (" << layouts << " %), "
                     << departs << " planned to fit with the change said; " << not_evaluable << " with a size the code leaves to run time; "
                     << twins << " benchmark names the library exports too");
-  CHECK(facts >= 98.0);
+  CHECK(facts_agree == compared);
+  CHECK(compared > 900U);
 }
 
 TEST_CASE("properties: every runnable layout the planner prints passes its rules, fits, and launches as printed", "[properties]") {
@@ -124,7 +158,8 @@ TEST_CASE("properties: every runnable layout the planner prints passes its rules
       kSanitized ? std::vector<long long>{1, 8, 64, 512} : std::vector<long long>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
   const std::vector<std::string> hardware =
       kSanitized ? std::vector<std::string>{"h100"} : std::vector<std::string>{"h100", "a100", "gb200"};
-  size_t asked = 0, runnable = 0, impossible = 0, unsized = 0;
+  size_t asked = 0, runnable = 0, impossible = 0, unsized = 0, rechecked = 0;
+  std::set<std::string> disagreements;  // question | recipe | what kbq check says otherwise
   for (const auto& m : index["models"])
     for (const auto& mode : m["modes"])
       for (long long n : counts)
@@ -144,12 +179,33 @@ TEST_CASE("properties: every runnable layout the planner prints passes its rules
             ++runnable;
             INFO(r.recipe.name << ": " << r.command);
             const kbq::Layout& L = r.layout;
-            for (const auto& v : r.rules) {
-              INFO("rule " << v.id << ": " << v.detail);
-              CHECK(v.status != kb::Status::Fail);
+            // `runnable` already means "no failed rule and fits", so its own
+            // verdicts prove nothing: the layout is judged again from the
+            // changes the answer makes alone, through kbq check, which sizes
+            // and checks a user's override set from the keys. (The values
+            // the command only restates are left out: kbq check takes an
+            // override as the user's choice, and the recipe's own layout,
+            // unchanged, keeps the memory model's tolerance.)
+            if (r.recipe.kind == kbq::RecipeKind::Library) {
+              std::vector<std::pair<std::string, std::string>> kv;
+              for (const auto& o : r.overrides)
+                if (o.value != o.recipe_value) kv.emplace_back(o.key, o.value);
+              auto checked = engine.check(r.recipe.name, L.gpus, kv, L.hardware, "en");
+              const auto* ca = std::get_if<kbq::Answer>(&checked);
+              REQUIRE(ca);
+              REQUIRE(ca->results.size() == 1);
+              const kbq::Result& cr = ca->results.front();
+              std::vector<std::string> why;
+              for (const auto& v : cr.rules)
+                if (v.status == kb::Status::Fail) why.push_back("rule " + v.id + " fails");
+              if (cr.memory.known != r.memory.known) why.push_back(cr.memory.known ? "memory sized" : "memory not sized");
+              const auto grid = [](const kbq::Layout& x) { return std::vector<long long>{x.tp, x.pp, x.cp, x.ep, x.dp, x.seq}; };
+              if (grid(cr.layout) != grid(L)) why.push_back("another layout");
+              if (ca->verdict != kbq::Outcome::Ok) why.push_back("not ok");
+              if (!why.empty()) disagreements.insert(q + " | " + r.recipe.name + " | " + kb::join(why, ", "));
+              ++rechecked;
             }
             if (r.memory.known) {
-              CHECK(r.memory.fits);
               CHECK(r.memory.per_gpu_gib <= r.memory.capacity_gib * 1.05 + 1e-9);
             } else {
               CHECK_FALSE(r.memory.unknown_reason.empty());  // a model the memory model cannot size says why
@@ -165,7 +221,14 @@ TEST_CASE("properties: every runnable layout the planner prints passes its rules
             }
           }
         }
-  WARN("planner properties: " << asked << " questions, " << runnable << " runnable layouts checked, " << impossible
-                              << " answered not possible, " << unsized << " layouts of models the memory model cannot size");
+  WARN("planner properties: " << asked << " questions, " << runnable << " runnable layouts checked (" << rechecked
+                              << " again through kbq check), " << impossible << " answered not possible, " << unsized
+                              << " layouts of models the memory model cannot size");
   CHECK(runnable > (kSanitized ? 300U : 1000U));
+  CHECK(rechecked > (kSanitized ? 200U : 800U));
+  // Every disagreement is a defect of one of the two paths. The known ones
+  // are listed with their cause; a new one fails here, and so does a listed
+  // one that is fixed (remove it from the list).
+  for (const auto& d : disagreements) CHECK(kKnownCheckDisagreements.count(d) == 1);
+  if (!kSanitized) CHECK(disagreements == kKnownCheckDisagreements);  // the thinned grid meets only some
 }

@@ -2,12 +2,10 @@
 // against the Megatron Bridge code (tests/questions.tsv). For each row: the
 // verdict, exit code, top recipe, GPU count, layout and GPU type. For every
 // answer, properties that hold whatever the row says: an `ok` answer's
-// command launches the layout it prints on the GPUs it names and no rule
-// fails; a `not_possible` answer names the fewest GPUs that fit, more than
-// the user has; the text answer is short, carries no internal identifier,
-// and a non-English answer carries no English label sentence (every label
-// of kb-sources/data/answer-labels.tsv is tried) and, in French or English,
-// no CJK text beyond the question it echoes.
+// command launches the layout it prints on the GPUs it names, and kbq
+// check, given the changes it makes, agrees that it fits and no rule fails; a `not_possible` answer names the fewest GPUs that fit, more
+// than the user has; the text answer is short, carries no internal identifier, and a non-English answer carries no English label sentence
+// (every label of kb-sources/data/answer-labels.tsv is tried) and, in French or English, no CJK text beyond the question it echoes.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -28,6 +26,12 @@ using json = nlohmann::json;
 namespace {
 
 const std::string kRoot = KB_SOURCE_DIR;
+
+// Questions whose `ok` answer kbq check, given the same changes, judges
+// otherwise: it judges the code's own layout without the memory model's
+// tolerance the answer applies (the planner and check disagree; the same
+// list as tests/test_properties.cpp's kKnownCheckDisagreements).
+const std::set<std::string> kKnownCheckDisagreements = {"sft qwen3 235b-a22b 64 gpus"};
 
 struct Row {
   std::string question, verdict, recipe, gpus, layout, hardware;
@@ -126,10 +130,31 @@ TEST_CASE("questions: every row of tests/questions.tsv gets its checked answer",
     CHECK(std::to_string(L["gpus"].get<long long>()) == row.gpus);
     CHECK(layout_of(L) == row.layout);
     CHECK(top["runnable"] == true);
-    CHECK(top["memory"]["fits"] == true);
-    for (const auto& v : top["rules"]) {
-      INFO("rule " << v["id"]);
-      CHECK(v["status"] != "fail");
+    // `runnable` already means "fits and no rule fails": the answer's own
+    // verdicts would only repeat it. kbq check, given the recipe, the GPUs
+    // and the changes the answer makes, judges the layout again from the
+    // keys alone, and must agree: exit 0, the same grid, fits, no failure.
+    if (top["kind"] == "library") {
+      std::vector<std::string> args{"check",      row.recipe,   "--gpus",   std::to_string(L["gpus"].get<long long>()),
+                                    "--hardware", row.hardware, "--format", "json"};
+      for (const auto& o : top["overrides"])
+        if (o["value"] != o["recipe_value"]) args.push_back(o["key"].get<std::string>() + "=" + o["value"].get<std::string>());
+      const auto c = kbtest::run(KBQ_PATH, args);
+      INFO("kbq check: " << c.err);
+      if (kKnownCheckDisagreements.count(row.question)) {
+        CHECK(c.exit_code == 1);  // still the known disagreement: when it is fixed, remove the row from the list
+        continue;
+      }
+      CHECK(c.exit_code == 0);
+      const json cj = json::parse(c.out);
+      REQUIRE(cj["results"].size() == 1);
+      const json& cr = cj["results"][0];
+      CHECK(layout_of(cr["layout"]) == row.layout);
+      CHECK(cr["memory"]["fits"] == true);
+      for (const auto& v : cr["rules"]) {
+        INFO("kbq check, rule " << v["id"]);
+        CHECK(v["status"] != "fail");
+      }
     }
     // The dense grid multiplies to the GPU count; the command launches it.
     CHECK(L["tp"].get<long long>() * L["pp"].get<long long>() * L["cp"].get<long long>() * L["dp"].get<long long>() ==

@@ -79,11 +79,15 @@ TEST_CASE("schemas: every subcommand's JSON and a JSON error validate", "[schema
   };
   const std::vector<Run> runs = {
       {{"sft llama3 8b", "--format", "json"}, "answer.schema.json", false},
+      {{"qwen3 の LoRA を 1 GPU で", "--format", "json"}, "answer.schema.json", false},
+      {{"SFT, 8×H100, 16K sequence", "--format", "json", "--explain"}, "answer.schema.json", false},
       {{"show", "qwen3_30b_a3b_sft_config", "--format", "json"}, "answer.schema.json", false},
       {{"check", "llama3_8b_sft_config", "--gpus", "8", "--format", "json"}, "answer.schema.json", false},
       {{"rules", "--format", "json", "--lang", "ja"}, "listing.schema.json", false},
       {{"pitfalls", "--format", "json", "--lang", "fr"}, "listing.schema.json", false},
       {{"sources", "--format", "json"}, "sources.schema.json", false},
+      {{"perf", "deepseek_v3", "--history", "--format", "json"}, "perf.schema.json", false},
+      {{"perf", "no such model", "--format", "json"}, "error.schema.json", true},
       {{"sft peft", "--format", "json"}, "error.schema.json", true},
       {{"show", "no_such_recipe_config", "--format", "json"}, "error.schema.json", true},
   };

@@ -44,6 +44,11 @@ struct WordInfo {
 
 inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
 
+// Words longer than this many code points are never compared for a
+// suggestion (Lexicon::Impl::suggest): no lexicon word is that long, and
+// the scanner need not read further than this to know it.
+inline constexpr std::size_t kMaxSuggestLength = 64;
+
 // Field names of the filters that have a slot of their own in Constraints,
 // and the numeric parallelism fields (identifiers of the KB schema, the
 // values of `filter` rows).
@@ -61,16 +66,11 @@ inline constexpr std::string_view kScale = "scale";
 inline constexpr std::string_view kKind = "kind";
 inline constexpr std::string_view kLang = "lang";
 inline constexpr std::string_view kMemory = "memory";
-inline constexpr std::string_view kBudget = "budget";
-inline constexpr std::string_view kEpochs = "epochs";
 inline constexpr std::string_view kGpusPerNode = "gpus_per_node";
+inline constexpr std::string_view kTokens = "tokens";  // a token budget (TermKind::Budget), in tokens
+inline constexpr std::string_view kEpochs = "epochs";  // passes over it (TermKind::Epochs)
 inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep", "etp", "vp"};
 }  // namespace field
-
-// Mode ids of the KB schema that the resolver relates: PEFT is a kind of
-// fine-tuning, so a PEFT word refines a descriptive fine-tuning word.
-inline constexpr std::string_view kSftMode = "sft";
-inline constexpr std::string_view kPeftMode = "peft";
 
 struct Lexicon::Impl {
   std::vector<WordInfo> words;                                                    // by word id
@@ -116,8 +116,6 @@ char32_t decode_at(std::string_view s, std::size_t i, int& len);
 std::u32string to_u32(std::string_view s);
 bool is_space_cp(char32_t cp);
 bool is_cjk_cp(char32_t cp);
-bool is_kana(char32_t cp);
-bool is_han(char32_t cp);
 int cp_count(std::string_view s);
 
 // A number as written: "-?digits(.digits)?" ('p' may stand for '.' in sizes).
@@ -145,9 +143,10 @@ enum class PieceKind : std::uint8_t {
   Range,     // "<n>-<m> <unit>": a range of counts (rejected)
   System,    // "[<n>] <system word>": systems or racks (num; 1 when no count)
   Memory,    // "<n> <memory unit>": GPU memory (num, mult = the unit's GB)
-  Budget,    // "[<e> <epoch unit> of] <n><m> <token unit>": a token budget (num, mult; second = epochs)
   NodesOf,   // "<n> <m>-gpu <node unit>", "<n> <node unit> of <m> <gpu unit>" (num = nodes, second = GPUs per node)
   Family,    // "<hardware family> [<model number>]": a GPU kbq has no data for
+  Budget,    // "<n><count magnitude> [particle] <token unit>": a token budget
+  Epochs,    // "<n> [particle] <epoch unit>": passes over the budget
 };
 
 // One recognized term, before the resolver gives it a meaning.
@@ -156,13 +155,13 @@ struct Piece {
   std::size_t b = 0, e = 0;                                      // extent in the normalized text
   std::uint32_t word = kNoWord;                                  // Word/Hardware: word id; Filter: key id; Free: suggested id
   Num num;                                                       // Gpus/Nodes/Seq/Size: the number; Range: the lower end
-  double mult = 1;                                               // Seq/Size: magnitude multiplier
+  double mult = 1;                                               // Seq/Size/Budget: magnitude multiplier
   std::uint32_t mag = kNoWord;                                   // Size: magnitude word id
   Num active;                                                    // Size: the active part's number; Range: the upper end
   double active_mult = 0;                                        // Size: the active part's multiplier
   std::uint32_t active_mag = kNoWord;                            // Size: the active part's magnitude word id
   std::size_t vb = 0, ve = 0;                                    // Filter/BadKey: value extent (key is [b, vb-1)); Quoted: inner text
-  Num second;                                                    // Budget: epochs; NodesOf: GPUs per node
+  Num second;                                                    // NodesOf: GPUs per node
   bool has_second = false;                                       // second was written
   std::array<std::uint32_t, 3> also{kNoWord, kNoWord, kNoWord};  // other lexicon words inside (units, particles) for the language guess
 };
@@ -174,6 +173,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text);
 bool parse_number_value(std::string_view v, Num& out);
 bool parse_seq_value(const Lexicon::Impl& lex, std::string_view v, Num& out, double& mult);
 bool parse_size_value(const Lexicon::Impl& lex, std::string_view v, Piece& out);
+bool parse_budget_value(const Lexicon::Impl& lex, std::string_view v, Num& out, double& mult);
 
 // The size token of a Size piece: number + magnitude spelling
 // ["_a" number + magnitude spelling], '.' as 'p'.

@@ -9,14 +9,14 @@
 //                   count_times_hw, hw_times_count,
 //                   count_hw, count_gpus, gpus_count, count_nodes, nodes_count,
 //                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
-//                   systems (3 forms), memory, budget, epochs_budget, nodes_of_gpus,
+//                   systems (3 forms), memory, budget, epochs, nodes_of_gpus,
 //                   nodes_with_gpus, model_spaced_size, lexicon_word, family,
 //                   count_family)
+//         | quoted | fallback
 //
 // Counts may be written with digit groups ("16 384", "16,384": a group of
-// three digits after a space or comma) and, before units and systems, as a
-// number word of the lexicon ("two", "deux", "两").
-//         | quoted | fallback
+// three digits after a space or comma) and, before units, systems and
+// epochs, as a number word of the lexicon ("two", "deux", "两").
 //
 // `longest` tries every alternative at the same place and keeps the one
 // that reads furthest (ties: the first listed), so "<model> <size>" and a
@@ -290,6 +290,12 @@ struct value_parser : x3::parser<value_parser> {
 // One unknown word: a CJK code point, or a run of text up to a separator,
 // a quote or CJK text. A hyphenated run that is not close to any lexicon
 // word is cut at its first joiner so the rest is read again ("<typo>-<size>").
+//
+// Linear in the text: a run is read only as far as its first joiner and
+// kMaxSuggestLength code points (a longer run can be close to no lexicon
+// word, so it is cut at that joiner without reading on). Reading every run
+// to its end and cutting it at its first joiner read a long hyphenated
+// run ("x-x-x-...") once per piece: 20 KB took 4 s, 200 KB 90 s.
 struct fallback_parser : x3::parser<fallback_parser> {
   using attribute_type = x3::unused_type;
   It base;                             // start of the text
@@ -309,23 +315,35 @@ struct fallback_parser : x3::parser<fallback_parser> {
       *out = p;
       return true;
     }
+    const auto in_run = [&](It at) { return at != last && *at != '"' && sep_len(at, last) == 0 && !cjk_at(at, last); };
+    // The run's end (or where reading stopped), its first joiner that is
+    // neither its first nor its last byte, and its length in code points.
     It e = first;
-    while (e != last && *e != '"' && sep_len(e, last) == 0 && !cjk_at(e, last)) {
+    It joiner = nullptr;
+    std::size_t cps = 0, joiner_cps = 0;
+    bool whole = true;  // e is the run's end
+    while (in_run(e)) {
+      if (!joiner && e != first && is_joiner(*e) && e + 1 != last && in_run(e + 1)) {
+        joiner = e;
+        joiner_cps = cps;
+      }
       int len = 0;
       cp_at(e, last, len);
       e += len;
+      ++cps;
+      if (joiner && cps > kMaxSuggestLength && in_run(e)) {
+        whole = false;
+        break;
+      }
     }
     if (e == first) return false;
-    const std::string_view word(first, static_cast<std::size_t>(e - first));
-    std::uint32_t hint = lex->suggest(to_u32(word), -1);
-    if (hint == kNoWord) {
-      for (std::size_t k = 1; k + 1 < word.size(); ++k) {
-        if (is_joiner(word[k])) {
-          e = first + k;
-          hint = lex->suggest(to_u32(word.substr(0, k)), -1);
-          break;
-        }
-      }
+    const auto suggest = [&](It from, It to, std::size_t n) {
+      return n > kMaxSuggestLength ? kNoWord : lex->suggest(to_u32(std::string_view(from, static_cast<std::size_t>(to - from))), -1);
+    };
+    std::uint32_t hint = whole ? suggest(first, e, cps) : kNoWord;
+    if (hint == kNoWord && joiner) {
+      e = joiner;
+      hint = suggest(first, e, joiner_cps);
     }
     p.b = static_cast<std::size_t>(first - base);
     p.e = static_cast<std::size_t>(e - base);
@@ -493,6 +511,28 @@ bool make_size(Scratch& s, const Lexicon::Impl& lex, Extent at) {
   return true;
 }
 
+// "<n><count magnitude> [particle] <token unit>": a token budget ("1T tokens",
+// "50 milliards de tokens", "1万亿个token"); "<n> [particle] <epoch unit>".
+void make_budget(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Budget;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.mult = magnitude(lex, s.t2.id, WordKind::CountMagnitude);
+  p.also = {s.t1.id, s.t2.id, s.t3.id};
+  s.count = 1;
+}
+void make_epochs(Scratch& s, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Epochs;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.also = {s.t1.id, s.t3.id, kNoWord};
+  s.count = 1;
+}
+
 // "key:value": a Filter piece (known key) or a BadKey piece.
 void make_filter(Scratch& s, PieceKind kind, Extent at) {
   Piece& p = s.out[0] = Piece{};
@@ -554,24 +594,6 @@ void make_memory(Scratch& s, const Lexicon::Impl& lex, Extent at) {
   p.mult = magnitude(lex, s.t1.id, WordKind::MemoryUnit);
   p.also = {s.t1.id, kNoWord, kNoWord};
   s.count = 1;
-}
-
-// "[<e> <epoch unit> of] <n><m> <token unit>": a token budget. False for a
-// space before a magnitude word of one code point (as make_size).
-bool make_budget(Scratch& s, const Lexicon::Impl& lex, Extent at, bool epochs) {
-  if (s.n1.e != s.t1.b && cp_count(lex.words[s.t1.id].word) < 2) return false;
-  Piece& p = s.out[0] = Piece{};
-  p.kind = PieceKind::Budget;
-  p.b = at.first;
-  p.e = at.second;
-  p.num = s.n1;
-  p.mag = s.t1.id;
-  p.mult = magnitude(lex, s.t1.id, WordKind::ParamMagnitude);
-  p.has_second = epochs;
-  if (epochs) p.second = s.n2;
-  p.also = {s.t1.id, s.t2.id, s.t3.id};
-  s.count = 1;
-  return true;
 }
 
 // "two 8-gpu nodes", "2 nodes of 8 gpus": nodes and GPUs per node.
@@ -678,11 +700,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
     return [s, base, counted](auto& ctx) { make_system(*s, where(ctx, base), counted); };
   };
   auto const memory_piece = [s, lx, base](auto& ctx) { make_memory(*s, *lx, where(ctx, base)); };
-  auto const budget_piece = [s, lx, base](bool epochs) {
-    return [s, lx, base, epochs](auto& ctx) {
-      if (!make_budget(*s, *lx, where(ctx, base), epochs)) x3::_pass(ctx) = false;
-    };
-  };
+  auto const budget_piece = [s, lx, base](auto& ctx) { make_budget(*s, *lx, where(ctx, base)); };
+  auto const epochs_piece = [s, base](auto& ctx) { make_epochs(*s, where(ctx, base)); };
   auto const nodes_of_piece = [s, base](auto& ctx) { make_nodes_of(*s, where(ctx, base)); };
   auto const model_spaced_size_piece = [s, lx, base](auto& ctx) {
     if (!make_model_spaced_size(*s, *lx, where(ctx, base))) x3::_pass(ctx) = false;
@@ -696,7 +715,6 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const count = num(false, false, &s->n1);
   auto const signed_count = grouped_num(true, &s->n1) | numword(&s->n1);
   auto const word_count = grouped_num(false, &s->n1) | numword(&s->n1);
-  auto const word_count2 = num(false, false, &s->n2) | numword(&s->n2);
   auto const decimal = num(false, false, &s->n1);
   auto const stop3 = tok(WordKind::Stopword, &s->t3);
   auto const open_max = tok(WordKind::OpenMax, &s->t2);
@@ -763,12 +781,6 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
       x3::raw[system >> -gap >> -((times | particle) >> -gap) >> word_count >> -(-gap >> stop3) >> bound][system_piece(true)];
   // <n> <memory unit>: "48 gb", "24 go"
   auto const memory = x3::raw[decimal >> -gap >> tok(WordKind::MemoryUnit, &s->t1) >> bound][memory_piece];
-  // <n><m> [particle] <token unit>: "1t tokens", "50 milliards de jetons"; with epochs before it
-  auto const token_unit = tok(WordKind::TokenUnit, &s->t2);
-  auto const budget_tail = size_count >> -gap >> param_mag >> -x3::lit('-') >> -gap >> -(particle >> -gap) >> token_unit >> bound;
-  auto const budget = x3::raw[budget_tail][budget_piece(false)];
-  auto const epochs_budget =
-      x3::raw[word_count2 >> -gap >> tok(WordKind::EpochUnit, nullptr) >> -gap >> -(particle >> -gap) >> budget_tail][budget_piece(true)];
   // <n> <m>-<gpu unit> <node unit>, <n> <node unit> <particle> <m> <gpu unit>
   auto const nodes_of_gpus =
       x3::raw[word_count >> -gap >> count2 >> (x3::lit('-') | gap) >> gpu_unit >> -gap >> node_unit3 >> bound][nodes_of_piece];
@@ -783,12 +795,17 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const count_family = x3::raw[count >> -gap >> -(particle >> -gap) >> family_tail][family_piece(true)];
   // <n><m>[-a<n><m>]
   auto const model_size = x3::raw[size_count >> -gap >> param_mag >> -active_part >> bound][size_piece];
+  // <n><count magnitude> [particle] <token unit>, <n> [particle] <epoch unit> (after the sequence
+  // alternatives: "8192 tokens", with no magnitude, stays a sequence length)
+  auto const budget = x3::raw[size_count >> -gap >> tok(WordKind::CountMagnitude, &s->t2) >> -x3::lit('-') >> -gap >>
+                              -(particle >> -gap) >> tok(WordKind::TokenUnit, &s->t1) >> bound][budget_piece];
+  auto const epochs = x3::raw[word_count >> -gap >> -(particle >> -gap) >> tok(WordKind::EpochUnit, &s->t1) >> bound][epochs_piece];
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
   return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count,
                  count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, systems_counted, systems_bare,
-                 systems_after, memory, budget, epochs_budget, nodes_of_gpus, nodes_with_gpus, model_spaced_size, lexicon_word, family,
+                 systems_after, memory, budget, epochs, nodes_of_gpus, nodes_with_gpus, model_spaced_size, lexicon_word, family,
                  count_family);
 }
 
@@ -843,6 +860,17 @@ bool parse_seq_value(const Lexicon::Impl& lex, std::string_view v, Num& out, dou
   auto const seq_mag = tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::SeqMagnitude)]), &mag};
   const bool ok = x3::parse(first, base + v.size(), number >> -seq_mag >> x3::eoi);
   mult = mag.id == kNoWord ? 1 : magnitude(lex, mag.id, WordKind::SeqMagnitude);
+  return ok;
+}
+
+bool parse_budget_value(const Lexicon::Impl& lex, std::string_view v, Num& out, double& mult) {
+  const It base = v.data();
+  It first = base;
+  Tok mag;
+  auto const number = num_parser{{}, base, false, true, &out};
+  auto const count_mag = tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::CountMagnitude)]), &mag};
+  const bool ok = x3::parse(first, base + v.size(), number >> -count_mag >> x3::eoi);
+  mult = mag.id == kNoWord ? 1 : magnitude(lex, mag.id, WordKind::CountMagnitude);
   return ok;
 }
 

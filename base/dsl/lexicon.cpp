@@ -32,21 +32,9 @@ std::u32string to_u32(std::string_view s) {
   return out;
 }
 
-bool is_space_cp(char32_t cp) {
-  return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || cp == '\v' || cp == 0xA0 || cp == 0x1680 ||
-         (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
-}
+bool is_space_cp(char32_t cp) { return kb::is_white_space(cp); }
 
 bool is_cjk_cp(char32_t cp) { return kb::is_cjk(cp); }
-
-bool is_kana(char32_t cp) {
-  return (cp >= 0x3040 && cp <= 0x30FF && cp != 0x30FB) || (cp >= 0x31F0 && cp <= 0x31FF) || (cp >= 0xFF66 && cp <= 0xFF9F);
-}
-
-bool is_han(char32_t cp) {
-  return (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-         (cp >= 0x20000 && cp <= 0x2FFFF);
-}
 
 int cp_count(std::string_view s) { return kb::code_point_column(s, s.size()); }
 
@@ -161,6 +149,7 @@ constexpr std::array<KindName, kWordKindCount> kKindNames{{
     {WordKind::HardwareFamily, "hardware_family"},
     {WordKind::Flagship, "flagship"},
     {WordKind::OtherModel, "other_model"},
+    {WordKind::CountMagnitude, "count_magnitude"},
 }};
 
 // Which meaning a bare word takes when it has several, best first.
@@ -172,13 +161,15 @@ constexpr std::array<WordKind, 7> kBarePriority{WordKind::Mode,   WordKind::Mode
 bool is_rule_kind(WordKind k) {
   return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::ParamMagnitude ||
          k == WordKind::SeqMagnitude || k == WordKind::Filter || k == WordKind::Number || k == WordKind::System ||
-         k == WordKind::MemoryUnit || k == WordKind::TokenUnit || k == WordKind::EpochUnit || k == WordKind::HardwareFamily;
+         k == WordKind::MemoryUnit || k == WordKind::TokenUnit || k == WordKind::EpochUnit || k == WordKind::HardwareFamily ||
+         k == WordKind::CountMagnitude;
 }
 
 // Kinds whose values are ids (compared after lower-casing); the others are
 // numbers (multipliers, a number word's value).
 bool is_id_kind(WordKind k) {
-  return k != WordKind::ParamMagnitude && k != WordKind::SeqMagnitude && k != WordKind::Number && k != WordKind::MemoryUnit;
+  return k != WordKind::ParamMagnitude && k != WordKind::SeqMagnitude && k != WordKind::Number && k != WordKind::MemoryUnit &&
+         k != WordKind::CountMagnitude;
 }
 
 // Unit kinds may have an empty value.
@@ -278,9 +269,8 @@ struct Cost {  // no default member initializers: rows below stay uninitialized 
   bool operator<(const Cost& o) const { return edits != o.edits ? edits < o.edits : far < o.far; }
 };
 
-// Words longer than this are never compared (no allocation per call).
-constexpr std::size_t kMaxSuggestLength = 64;
-
+// Words longer than kMaxSuggestLength are never compared (no allocation
+// per call).
 Cost edit_cost(std::u32string_view a, std::u32string_view b, int limit) {
   if (b.size() > kMaxSuggestLength) return {limit + 1, 0};
   std::array<Cost, kMaxSuggestLength + 1> row_a, row_b;

@@ -58,13 +58,14 @@ enum class WordKind : std::uint8_t {
   Number,          // a number written as a word ("two", "deux", "两"); value the number; counts only
   System,          // a system or rack ("dgx b200", "nvl72 rack"); value a system key of the KB (data/systems.tsv)
   MemoryUnit,      // GPU memory after a number ("48 gb", "24 go"); value the multiplier to GB
-  TokenUnit,       // tokens of a training budget after a sized number ("1t tokens", "50 milliards de jetons")
-  EpochUnit,       // epochs before a budget ("3 epochs of 2b tokens")
+  TokenUnit,       // marks a token budget: "<n> <count magnitude> [particle] <token unit>" ("1T tokens", "1兆トークン")
+  EpochUnit,       // counts passes over the budget: "<n> [particle] <epoch unit>" ("3 epochs")
   HardwareFamily,  // a GPU name kbq has no data for ("rtx 3090", "v100"): a warning, never a model
   Flagship,        // not a word: the word is a model value, the value the size of the model a bare family name means
   OtherModel,      // a model Megatron Bridge has no recipe for ("mistral"): free text, never corrected to a near family
+  CountMagnitude,  // multiplier of a token budget; value the multiplier ("1e12" for T, 兆, trillion)
 };
-inline constexpr int kWordKindCount = 24;  // number of WordKind members
+inline constexpr int kWordKindCount = 25;  // number of WordKind members
 
 // The data spelling of a kind ("gpu_unit"), and back (nullopt if unknown).
 std::string_view to_string(WordKind kind);
@@ -168,7 +169,8 @@ enum class TermKind : std::uint8_t {
   Seq,         // a sequence length: "<n><seq magnitude>", "<seq unit> <n>"
   System,      // a system or rack count: "a dgx b200", "2 nvl72 racks"
   Memory,      // GPU memory the user states: "48 gb", "24 go"
-  Budget,      // a token budget: "1t tokens", "3 epochs of 2b tokens"
+  Budget,      // a token budget: "<n><count magnitude> <token unit>"; value the tokens (filter field `tokens`)
+  Epochs,      // passes over the budget: "<n> <epoch unit>"; value the count (filter field `epochs`)
   Intent,      // an intent word (may be several words)
   Scale,       // a scale word
   Filter,      // an explicit `key:value`, or a bare recipe-kind word
@@ -222,8 +224,6 @@ struct Constraints {
   std::string system;                          // a system word's value ("dgx_b200"); it also set hardware, gpus, nodes
   std::optional<int> systems;                  // how many systems or racks
   std::optional<int> gpus_per_node;            // "two 8-GPU nodes": GPUs in each node (gpus = nodes x this)
-  double budget_tokens = 0;                    // tokens of the training budget (one epoch of the data); 0 = none
-  std::optional<int> epochs;                   // epochs over budget_tokens ("3 epochs of 2b tokens")
   std::string unknown_hardware;                // a GPU kbq has no data for, as written (folded): "rtx 3090"
   std::set<std::string> intents;               // Intent values, sorted
   std::string scale;                           // a Scale value; empty = any
@@ -263,15 +263,30 @@ struct ParseResult {
 
 // Counts above this are rejected as absurd (GPUs, nodes, parallel sizes).
 inline constexpr std::int64_t kMaxCount = 1000000;
+// The largest token budget a question may give (1e18 tokens: far above any training run).
+inline constexpr double kMaxTokenBudget = 1e18;
 
-// Parses a query. Never throws for bad input.
+// Parses a query. Never throws for bad input. Linear in the text, whatever
+// its length (make bench); kbq bounds the length first (check_input).
 ParseResult parse(const Lexicon& lexicon, std::string_view text);
+
+// What every text a user gives kbq passes before it is parsed or looked up
+// (a question, a recipe name, a --hardware value, an override): valid UTF-8
+// (else an error at the first invalid byte's column), at most
+// kb::limits::kMaxQuestionBytes bytes and kMaxQuestionWords words (runs of
+// text between spaces). `what` names the text in the message ("the
+// question"). An error about the length has no span: the text is not
+// printed back.
+std::optional<ParseError> check_input(std::string_view text, std::string_view what);
+// check_input's error for a text of `bytes` bytes over the length limit
+// (for a reader that stops holding a line at the limit: kbq --batch).
+ParseError too_long(std::string_view what, std::size_t bytes);
 
 // The constraints as a query, in a fixed order, as `key:value` filters where
 // the lexicon has a key for the field, else as lexicon words: mode, model,
 // size, gpus, nodes, hardware (these three as "<n> <system>" when a system
-// sets them), precision, seq, systems, gpus per node, memory, budget,
-// epochs, an unknown GPU, intents, scale, other filters
+// sets them), precision, seq, systems, gpus per node, memory, an unknown
+// GPU, intents, scale, other filters (token budget and epochs among them)
 // (by field), free text last: bare words when the whole query reads back
 // as the same constraints, else every free word quoted ("fine" "tuning",
 // so the two do not re-form a lexicon phrase); a word that would not read

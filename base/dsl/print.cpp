@@ -60,6 +60,10 @@ std::string_view to_string(TermKind kind) {
       return "scale";
     case TermKind::Filter:
       return "filter";
+    case TermKind::Budget:
+      return "budget";
+    case TermKind::Epochs:
+      return "epochs";
     case TermKind::FreeText:
       return "free_text";
     case TermKind::Stopword:
@@ -70,8 +74,6 @@ std::string_view to_string(TermKind kind) {
       return "system";
     case TermKind::Memory:
       return "memory";
-    case TermKind::Budget:
-      return "budget";
     case TermKind::UnknownGpu:
       return "unknown_gpu";
   }
@@ -132,8 +134,6 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
     return std::string(buf);
   };
   if (c.memory_gb > 0 && !lex.filter_key(kMemory).empty()) parts.push_back(lex.filter_key(kMemory) + ":" + number(c.memory_gb));
-  if (c.budget_tokens > 0 && !lex.filter_key(kBudget).empty()) parts.push_back(lex.filter_key(kBudget) + ":" + number(c.budget_tokens));
-  if (c.epochs) field_or_unit(kEpochs, WordKind::EpochUnit, *c.epochs);
   if (!c.unknown_hardware.empty()) parts.push_back(c.unknown_hardware);
   for (const auto& intent : c.intents) field_or_word(kIntent, WordKind::Intent, intent);
   if (!c.scale.empty()) field_or_word(kScale, WordKind::Scale, c.scale);
@@ -178,8 +178,6 @@ std::string describe(const Constraints& c, bool with_text) {
   if (!c.system.empty()) put("system", std::to_string(c.systems.value_or(1)) + "x" + c.system);
   if (c.gpus_per_node) put(kGpusPerNode, std::to_string(*c.gpus_per_node));
   if (c.memory_gb > 0) put(kMemory, std::to_string(c.memory_gb));
-  if (c.budget_tokens > 0) put(kBudget, std::to_string(c.budget_tokens));
-  if (c.epochs) put(kEpochs, std::to_string(*c.epochs));
   put("unknown_gpu", c.unknown_hardware);
   put(kIntent, kb::join(std::vector<std::string>(c.intents.begin(), c.intents.end()), ","));
   put(kScale, c.scale);

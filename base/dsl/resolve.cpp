@@ -13,6 +13,8 @@
 #include <set>
 
 #include "base/dsl/detail.hpp"
+#include "base/kinds.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 
 namespace kbq::dsl {
@@ -71,12 +73,14 @@ class Resolver {
         return system(p);
       case PieceKind::Memory:
         return memory(p);
-      case PieceKind::Budget:
-        return budget(p);
       case PieceKind::NodesOf:
         return nodes_of(p);
       case PieceKind::Family:
         return family(p);
+      case PieceKind::Budget:
+        return budget(p);
+      case PieceKind::Epochs:
+        return epochs(p);
     }
     return true;
   }
@@ -191,8 +195,8 @@ class Resolver {
       mode_explicit_ = mode_explicit_ || explicit_id;
       return true;
     }
-    const bool old_soft_sft = *q_.mode == kSftMode && !mode_explicit_ && v == kPeftMode;
-    const bool new_soft_sft = v == kSftMode && !explicit_id && *q_.mode == kPeftMode;
+    const bool old_soft_sft = *q_.mode == kb::kSftMode && !mode_explicit_ && v == kb::kPeftMode;
+    const bool new_soft_sft = v == kb::kSftMode && !explicit_id && *q_.mode == kb::kPeftMode;
     if (old_soft_sft) {
       q_.mode = v;
       mode_explicit_ = explicit_id;
@@ -300,6 +304,35 @@ class Resolver {
     return set_int(q_.seq_len, *v, "sequence lengths", span);
   }
 
+  // A token budget: "<n><magnitude> <token unit>", a whole number of tokens up to kMaxTokenBudget.
+  std::optional<std::string> budget_tokens(const Num& num, double mult, std::string_view written, Span span) {
+    const double v = std::round(num.value * mult);
+    if (num.neg || num.overflow || !(v >= 1) || v > kMaxTokenBudget) {
+      fail(span, "a token budget must be between 1 and 1e18 tokens, got " + quote(written), "e.g. 1T tokens, 50B tokens");
+      return std::nullopt;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return std::string(buf);
+  }
+
+  bool budget(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const auto v = budget_tokens(p.num, p.mult, text(p.b, p.e), span);
+    if (!v) return false;
+    return set_filter(std::string(field::kTokens), *v, add(TermKind::Budget, p.b, p.e, *v, std::string(field::kTokens)).span);
+  }
+
+  bool epochs(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const auto v = count(p.num, "epoch count", text(p.num.b, p.num.e), span);
+    if (!v) return false;
+    return set_filter(std::string(field::kEpochs), std::to_string(*v),
+                      add(TermKind::Epochs, p.b, p.e, std::to_string(*v), std::string(field::kEpochs)).span);
+  }
+
   bool size(const Piece& p) {
     note_words(p);
     const Span span = n_.span(p.b, p.e);
@@ -336,21 +369,6 @@ class Resolver {
       return fail(span, "GPU memory must be a positive size, got " + quote(text(p.b, p.e)));
     add(TermKind::Memory, p.b, p.e, number_text(gb));
     return set_real(q_.memory_gb, gb, "GPU memory sizes", span);
-  }
-
-  // "[<e> epochs of] <n><m> tokens": the training budget.
-  bool budget(const Piece& p) {
-    note_words(p);
-    const Span span = n_.span(p.b, p.e);
-    const double tokens = p.num.value * p.mult;
-    if (p.num.overflow || !(tokens >= 1) || tokens > 1e18) return fail(span, "token budget out of range: " + quote(text(p.b, p.e)));
-    if (p.has_second) {
-      const auto e = count(p.second, "epoch count", text(p.second.b, p.second.e), span);
-      if (!e) return false;
-      if (!set_int(q_.epochs, *e, "epoch counts", span)) return false;
-    }
-    add(TermKind::Budget, p.b, p.e, number_text(tokens));
-    return set_real(q_.budget_tokens, tokens, "token budgets", span);
   }
 
   // "two 8-gpu nodes": nodes, GPUs per node, and the GPUs they make.
@@ -438,17 +456,24 @@ class Resolver {
     const KeyValue kv{p, key.word, f, v, vspan};
 
     const bool parallel = std::find(field::kParallel.begin(), field::kParallel.end(), f) != field::kParallel.end();
-    if (f == field::kGpus || f == field::kNodes || parallel) return count_filter(kv);
+    if (f == field::kGpus || f == field::kNodes || f == field::kEpochs || parallel) return count_filter(kv);
+    if (f == field::kTokens) {  // tokens:<n>[<count magnitude>]
+      Num num;
+      double mult = 1;
+      if (!parse_budget_value(lex_, kv.value, num, mult))
+        return fail(kv.vspan, "filter " + quote(f) + " needs a number of tokens, got " + quote(kv.value), "write " + kv.key + ":1t");
+      const auto t = budget_tokens(num, mult, kv.value, kv.vspan);
+      return t && set_filter(f, *t, filter_term(kv, *t));
+    }
     if (f == field::kSeq) return seq_filter(kv);
-    if (f == field::kMemory || f == field::kBudget) return real_filter(kv);
-    if (f == field::kEpochs || f == field::kGpusPerNode) {
+    if (f == field::kMemory) return real_filter(kv);
+    if (f == field::kGpusPerNode) {
       Num num;
       if (!parse_number_value(v, num))
         return fail(kv.vspan, "filter " + quote(f) + " needs a number, got " + quote(v), "write " + kv.key + ":<n>");
       const auto c = count(num, "filter " + quote(f), v, kv.vspan);
       if (!c) return false;
-      return set_int(f == field::kEpochs ? q_.epochs : q_.gpus_per_node, *c, f == field::kEpochs ? "epoch counts" : "GPUs per node",
-                     filter_term(kv, std::to_string(*c)));
+      return set_int(q_.gpus_per_node, *c, "GPUs per node", filter_term(kv, std::to_string(*c)));
     }
     if (f == field::kSize) return size_filter(kv);
     if (f == field::kModel) return model_filter(kv);
@@ -484,15 +509,13 @@ class Resolver {
     return set_filter(f, value, filter_term(kv, value));
   }
 
-  // memory:<gb>, budget:<tokens>: a positive number.
+  // memory:<gb>: a positive number.
   bool real_filter(const KeyValue& kv) {
     Num num;
     if (!parse_number_value(kv.value, num) || num.neg || num.overflow || !(num.value > 0))
       return fail(kv.vspan, "filter " + quote(kv.field) + " needs a positive number, got " + quote(kv.value), "write " + kv.key + ":<n>");
-    const bool memory = kv.field == field::kMemory;
-    const double v = memory ? micro_round(num.value) : num.value;
-    const Span span = filter_term(kv, number_text(v));
-    return memory ? set_real(q_.memory_gb, v, "GPU memory sizes", span) : set_real(q_.budget_tokens, v, "token budgets", span);
+    const double v = micro_round(num.value);
+    return set_real(q_.memory_gb, v, "GPU memory sizes", filter_term(kv, number_text(v)));
   }
 
   // seq:<n>[<k>]: a sequence length in tokens.
@@ -588,11 +611,14 @@ class Resolver {
     const char32_t first = decode_at(w, 0, len);
     if (is_cjk_cp(first) && static_cast<std::size_t>(len) == w.size()) {
       if (cjk_run_end_ == p.b && !q_.terms.empty() && q_.terms.back().kind == TermKind::FreeText) {
+        // The run grows by this code point: appended, not copied again
+        // (a copy of the whole run per code point made a long run of
+        // unknown CJK text quadratic).
         Term& t = q_.terms.back();
         t.span = n_.span(cjk_run_begin_, p.e);
-        t.text = std::string(n_.original(orig_, t.span));
-        t.value = std::string(text(cjk_run_begin_, p.e));
-        q_.free_text.back() = t.value;
+        t.text.append(n_.original(orig_, n_.span(p.b, p.e)));
+        t.value.append(w);
+        q_.free_text.back().append(w);
       } else {
         cjk_run_begin_ = p.b;
         add(TermKind::FreeText, p.b, p.e, std::string(w));
@@ -643,8 +669,8 @@ std::string Resolver::guess_language() const {
   for (std::size_t i = 0; i < n_.text.size();) {
     int len = 0;
     const char32_t cp = decode_at(n_.text, i, len);
-    kana = kana || is_kana(cp);
-    han = han || is_han(cp);
+    kana = kana || kb::is_kana(cp);
+    han = han || kb::is_han(cp);
     i += static_cast<std::size_t>(len);
   }
   const bool cjk = kana || han;
@@ -730,6 +756,35 @@ bool correct_typos(const Lexicon::Impl& lex, Normalized& n, const std::vector<Pi
 }
 
 }  // namespace
+
+ParseError too_long(std::string_view what, std::size_t bytes) {
+  return ParseError{std::string(what) + " is " + std::to_string(bytes) + " bytes long, over the limit of " +
+                        std::to_string(kb::limits::kMaxQuestionBytes),
+                    "shorten it: a question needs a mode, a model, the GPUs and a few words more", Span{0, 0}};
+}
+
+std::optional<ParseError> check_input(std::string_view text, std::string_view what) {
+  using kb::limits::kMaxQuestionWords;
+  const std::string name(what);
+  if (text.size() > kb::limits::kMaxQuestionBytes) return too_long(what, text.size());
+  if (const auto bad = kb::find_invalid_utf8(text)) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[*bad])));
+    return ParseError{name + " is not valid UTF-8 (byte " + byte + ")", "re-type it: kbq reads UTF-8 text",
+                      Span{kb::code_point_column(text, *bad) + 1, 1}};
+  }
+  std::size_t words = 0;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const bool space = is_space_cp(kb::next_code_point(text, i));
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  if (words > kMaxQuestionWords)
+    return ParseError{name + " has " + std::to_string(words) + " words, over the limit of " + std::to_string(kMaxQuestionWords),
+                      "shorten it: a question needs a mode, a model, the GPUs and a few words more", Span{0, 0}};
+  return std::nullopt;
+}
 
 ParseResult parse(const Lexicon& lexicon, std::string_view text) {
   ParseResult r;

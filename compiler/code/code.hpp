@@ -9,6 +9,7 @@
 // (drift.hpp) and emit writes them into the KB.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "base/diag.hpp"
 #include "base/kinds.hpp"
+#include "base/value_ranges.hpp"
 
 namespace kb {
 
@@ -84,6 +86,35 @@ struct CodeFacts {
   std::vector<CodeChanges> changes;
   const CodeSnapshot* newest() const { return snapshots.empty() ? nullptr : &snapshots.back(); }
 };
+
+// The code facts that become whole-number columns of the KB's recipes
+// table (compiler/derive/derive.cpp), each with the range kbq checks when it
+// reads the column (base/value_ranges.hpp). A fact of these fields stated
+// by the code (state value or default) must be an int in the range or
+// Python's None: anything else is an error at its recipe-facts.tsv line and
+// column, so a bad snapshot fails the build instead of every answer.
+struct NumericFact {
+  std::string_view field;  // the field of data/code-fields.tsv
+  const IntRange& range;   // its column of recipes
+};
+inline constexpr NumericFact kNumericFacts[] = {
+    {"tp", int_range("recipes", "tp")},
+    {"pp", int_range("recipes", "pp")},
+    {"vp", int_range("recipes", "vp")},
+    {"cp", int_range("recipes", "cp")},
+    {"ep", int_range("recipes", "ep")},
+    {"etp", int_range("recipes", "etp")},
+    {"seq_length", int_range("recipes", "seq_len")},
+    {"global_batch_size", int_range("recipes", "gbs")},
+    {"micro_batch_size", int_range("recipes", "mbs")},
+};
+
+// The fewest GPUs a layout spans: PP x max(TP x CP, EP x ETP) (an MoE
+// layout also spreads its experts; derive uses the dense product for a
+// dense model). Each size is at most 2^20, so the product cannot overflow.
+inline long long layout_gpus(long long tp, long long pp, long long cp, long long ep, long long etp, bool moe) {
+  return pp * std::max(tp * cp, moe ? ep * etp : 1);
+}
 
 // Reads every <sources>/code/<commit>/ folder (one with a snapshot.tsv) and
 // every code/changes-*.tsv. A missing code/ folder is no error (a KB of

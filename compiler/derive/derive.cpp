@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "base/dsl/kb_lexicon.hpp"
+#include "base/kinds.hpp"
 #include "base/text.hpp"
+#include "compiler/code/code.hpp"
 
 namespace kb {
 
@@ -131,19 +133,22 @@ void derive_recipes(kb::Db& db) {
   }
   kb::Stmt facts(db, "SELECT field, state, value, type FROM code_facts WHERE target = ?");
   kb::Stmt recipes(db, "SELECT name, kind, target, mode, step FROM code_recipes ORDER BY name, kind");
-  kb::Stmt insert(
-      db,
-      "INSERT INTO recipes(name, kind, target, mode, launch_mode, model_key, modality, moe, tp, pp, vp, cp, ep, etp, sp, "
-      "seq_len, gbs, mbs, dataset, precision, low_precision, native_gpus, native_hardware, native_precision, variant, min_gpus) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  // The whole-number columns of the code facts (kNumericFacts, whose values
+  // kbc checked against kbq's ranges when it read the snapshot).
+  std::string numeric;
+  for (const auto& n : kNumericFacts) numeric += std::string(n.range.column) + ", ";
+  kb::Stmt insert(db, "INSERT INTO recipes(name, kind, target, mode, launch_mode, model_key, modality, moe, sp, " + numeric +
+                          "dataset, precision, low_precision, native_gpus, native_hardware, native_precision, variant, min_gpus) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   while (recipes.step()) {
     const std::string name = recipes.text(0), target = recipes.text(2), launch_mode = recipes.text(3);
     std::map<std::string, std::pair<std::string, std::string>> f;  // field → (value, type) of single values and defaults
     facts.bind(1, target);
     while (facts.step())
-      if (facts.text(1) == "value" || facts.text(1) == "default") f[facts.text(0)] = {facts.text(2), facts.text(3)};
+      if (const auto state = parse_kind<FactState>(facts.text(1)); state == FactState::Value || state == FactState::Default)
+        f[facts.text(0)] = {facts.text(2), facts.text(3)};
     facts.reset();
-    auto int_of = [&](const char* field) -> std::optional<long long> {
+    auto int_of = [&](const std::string& field) -> std::optional<long long> {
       auto it = f.find(field);
       if (it == f.end() || it->second.second != "int") return std::nullopt;
       try {
@@ -175,7 +180,7 @@ void derive_recipes(kb::Db& db) {
     const long long experts = std::max(experts_of.count(model_key) ? experts_of[model_key] : 0, int_of("arch.num_moe_experts").value_or(0));
     const bool moe = experts > 0 || ep.value_or(1) > 1;
     std::optional<long long> min_gpus;
-    if (tp && pp && cp && ep) min_gpus = *pp * std::max(*tp * *cp, moe ? *ep * etp : 1);
+    if (tp && pp && cp && ep) min_gpus = layout_gpus(*tp, *pp, *cp, *ep, etp, moe);
     auto task = task_of.find(launch_mode);
     std::optional<bool> sp;
     if (auto it = f.find("sp"); it != f.end() && it->second.second == "bool") sp = it->second.first == "true";
@@ -185,14 +190,11 @@ void derive_recipes(kb::Db& db) {
     insert.bind(next(), task == task_of.end() ? std::string() : task->second).bind(next(), launch_mode).bind(next(), model_key);
     auto mod = modality_of.find(recipes.text(4));
     insert.bind(next(), mod == modality_of.end() ? std::string() : mod->second).bind(next(), moe ? 1 : 0);
-    for (const auto& v : {tp, pp, int_of("vp"), cp, ep, int_of("etp")}) insert.bind_opt(next(), v);
     if (sp)
       insert.bind(next(), *sp ? 1 : 0);
     else
       insert.bind_null(next());
-    insert.bind_opt(next(), int_of("seq_length"))
-        .bind_opt(next(), int_of("global_batch_size"))
-        .bind_opt(next(), int_of("micro_batch_size"));
+    for (const auto& n : kNumericFacts) insert.bind_opt(next(), int_of(std::string(n.field)));
     insert.bind(next(), text_of("dataset_name")).bind(next(), text_of("mixed_precision"));
     // Below BF16: the FP4 format, else the FP8 format and its scaling recipe.
     const std::string fp4 = text_of("fp4"), fp8 = text_of("fp8");

@@ -149,6 +149,11 @@ class Writer {
       st.bind(1, id).bind(2, path).bind(3, "data").bind_null(4).bind_null(5).bind_null(6).bind_null(7).bind_null(8).bind_null(9);
       st.bind(10, sha).run();
     }
+    for (const auto& [path, sha] : in_.perf_pages) {  // NVIDIA's performance tables (compiler/perf), after the data files
+      ids_[path] = ++id;
+      st.bind(1, id).bind(2, path).bind(3, "perf-table").bind_null(4).bind_null(5).bind_null(6).bind_null(7).bind_null(8).bind_null(9);
+      st.bind(10, sha).run();
+    }
   }
 
   void sections() {
@@ -538,7 +543,8 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
   // A new file with a unique name beside the target (mkstemp: created
   // exclusively, never through a planted link), renamed over it at the end.
-  const std::string tmp = make_temp_beside(path);
+  std::optional<SignalCleanup> cleanup;  // a SIGTERM or Ctrl-C leaves no FILE.tmp.XXXXXX
+  const std::string tmp = make_temp_beside(path, &cleanup);
   try {
     {
       Db db(tmp, Db::Mode::ReadWriteCreate);
@@ -547,6 +553,10 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
       fill(db);
       db.exec("COMMIT");
       db.exec("INSERT INTO search(search) VALUES ('optimize')");
+      // kbq refuses a --kb file past the limits of what a KB may hold
+      // (base/limits.hpp): kbc never writes one.
+      if (const std::string problem = kb_content_problem(db); !problem.empty())
+        throw std::runtime_error("it would pass a limit of what kbq reads: " + problem);
     }
     // Make the new file durable before it replaces the old one.
     if (FILE* f = std::fopen(tmp.c_str(), "rb")) {

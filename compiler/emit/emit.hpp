@@ -33,6 +33,7 @@ struct EmitInput {
   std::vector<std::pair<std::string, std::string>> data_files;  // (relative path, sha256)
   const CodeFacts* code = nullptr;                              // Megatron Bridge snapshots (may be empty)
   const std::vector<Drift>* drift = nullptr;                    // documents against the newest snapshot
+  std::vector<std::pair<std::string, std::string>> perf_pages;  // (path, sha256) of the performance pages (compiler/perf)
 };
 
 // Creates a KB file at `path` atomically: a new temporary file beside it,

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/escape.hpp"
 #include "base/text.hpp"
+#include "base/value_ranges.hpp"
 #include "compiler/extract/unicode.hpp"
 
 namespace kb {
@@ -646,7 +648,18 @@ class Extractor {
       e.parts = parts;
       facts(e, all);
       if (kind == "quick_ref") {
+        const auto gpus_cell = [&]() -> Span {
+          for (size_t c = 0; c < fields.size() && c < row.size(); ++c)
+            if (std::find(fields[c].begin(), fields[c].end(), "gpus") != fields[c].end()) return row[c].span;
+          return row[0].span;
+        };
         if (auto g = parse_range(parts["gpus"], doc_.meta.lang, "gpus", v_); g && g->known()) {
+          // Its first number becomes quick_ref_picks.gpus, which kbq reads
+          // only in range (base/value_ranges.hpp).
+          const IntRange& range = int_range("quick_ref_picks", "gpus");
+          if (const std::string problem = g->is_value() ? range_problem(range, g->lo) : std::string(); !problem.empty())
+            diags_.error(gpus_cell(), "GPU cell '" + first_code_points(parts["gpus"], 40) + "': " + problem,
+                         "a quick-reference row names at most " + std::to_string(range.hi) + " GPUs");
           e.facts["gpus"].insert(format_range(*g, kFactWords));
         } else if (!trim(parts["gpus"]).empty()) {
           e.unread.insert("gpus");

@@ -1,8 +1,6 @@
 // The heading lexicon (see headings.hpp).
 #include "compiler/extract/headings.hpp"
 
-#include <unicode/uchar.h>
-
 #include <algorithm>
 #include <tuple>
 
@@ -12,11 +10,8 @@
 namespace kb {
 namespace {
 
-bool word_char(char32_t cp) {
-  const auto c = static_cast<UChar32>(cp);
-  const auto type = static_cast<UCharCategory>(u_charType(c));
-  return u_isalnum(c) || type == U_NON_SPACING_MARK || type == U_COMBINING_SPACING_MARK || type == U_OTHER_LETTER;
-}
+// A letter, a decimal digit or a mark (a Japanese voicing mark, an accent).
+bool word_char(char32_t cp) { return is_alnum(cp) || is_mark(cp); }
 
 }  // namespace
 

@@ -1,9 +1,10 @@
-// Unicode normalization through ICU (see unicode.hpp).
+// Names compared and shown across editions (see unicode.hpp): the Unicode
+// data comes from utf8proc through base/text.hpp, like every fold of both
+// programs; ICU only for what utf8proc does not carry, the character names
+// of diagnostics and Bidi_Paired_Bracket_Type.
 #include "compiler/extract/unicode.hpp"
 
-#include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
-#include <unicode/unistr.h>
 
 #include <cstdio>
 
@@ -12,28 +13,12 @@
 namespace kb {
 namespace {
 
-std::string normalize_with(const icu::Normalizer2* (*instance)(UErrorCode&), std::string_view s) {
-  UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* n = instance(status);
-  if (U_FAILURE(status) || !n) return std::string(s);  // ICU data missing: compare as written
-  const icu::UnicodeString in = icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
-  const icu::UnicodeString out = n->normalize(in, status);
-  if (U_FAILURE(status)) return std::string(s);
-  std::string utf8;
-  out.toUTF8String(utf8);
-  return utf8;
-}
-
 bool is_open_bracket(char32_t cp) { return u_getIntPropertyValue(static_cast<UChar32>(cp), UCHAR_BIDI_PAIRED_BRACKET_TYPE) == U_BPT_OPEN; }
 bool is_close_bracket(char32_t cp) {
   return u_getIntPropertyValue(static_cast<UChar32>(cp), UCHAR_BIDI_PAIRED_BRACKET_TYPE) == U_BPT_CLOSE;
 }
 
 }  // namespace
-
-std::string nfkc(std::string_view s) { return normalize_with(&icu::Normalizer2::getNFKCInstance, s); }
-
-std::string nfkc_casefold(std::string_view s) { return normalize_with(&icu::Normalizer2::getNFKCCasefoldInstance, s); }
 
 std::string name_key(std::string_view s) {
   const std::string folded = nfkc_casefold(s);
@@ -42,7 +27,7 @@ std::string name_key(std::string_view s) {
   while (i < folded.size()) {
     const size_t at = i;
     const char32_t cp = next_code_point(folded, i);
-    if (!u_isUWhiteSpace(static_cast<UChar32>(cp))) out.append(folded, at, i - at);
+    if (!is_white_space(cp)) out.append(folded, at, i - at);
   }
   return out;
 }
@@ -55,13 +40,13 @@ std::string display_name(std::string_view s) {
   std::u32string out;
   bool pending_space = false;
   for (char32_t cp : cps) {
-    if (u_isUWhiteSpace(static_cast<UChar32>(cp))) {
+    if (is_white_space(cp)) {
       pending_space = !out.empty();
       continue;
     }
     const bool after_open = !out.empty() && is_open_bracket(out.back());
     if (is_close_bracket(cp)) pending_space = false;
-    if (is_open_bracket(cp) && !out.empty() && u_isalnum(static_cast<UChar32>(out.back()))) pending_space = true;
+    if (is_open_bracket(cp) && !out.empty() && is_alnum(out.back())) pending_space = true;
     if (pending_space && !after_open) out.push_back(U' ');
     pending_space = false;
     out.push_back(cp);
@@ -75,12 +60,9 @@ size_t find_invisible(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     const size_t at = i;
-    const auto cp = static_cast<UChar32>(next_code_point(s, i));
+    const char32_t cp = next_code_point(s, i);
     if (cp == ' ') continue;
-    const auto type = static_cast<UCharCategory>(u_charType(cp));
-    if (type == U_CONTROL_CHAR || type == U_FORMAT_CHAR || u_hasBinaryProperty(cp, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) ||
-        (u_isUWhiteSpace(cp) && cp != '\t'))
-      return at;
+    if (is_invisible(cp) || (is_white_space(cp) && cp != '\t')) return at;
   }
   return std::string_view::npos;
 }

@@ -1,5 +1,5 @@
-// Unicode normalization for the compiler (ICU): the forms two spellings of
-// one name are compared in. A heading, a family title or a benchmark model
+// Names for the compiler: the forms two spellings of one name are compared
+// in (NFKC and NFKC_Casefold are base/text.hpp's, through utf8proc). A heading, a family title or a benchmark model
 // written with full-width brackets, another case or a zero-width space is
 // the same name as its plain ASCII spelling; these functions say so, and
 // every comparison of names across editions goes through them.
@@ -8,15 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/text.hpp"
+
 namespace kb {
-
-// NFKC: compatibility forms folded ("（" → "(", "Ｈ１００" → "H100",
-// "ﬁ" → "fi"). Input must be valid UTF-8 (ingest checked it).
-std::string nfkc(std::string_view s);
-
-// NFKC_Casefold: NFKC, case folded, default-ignorable code points (zero-width
-// space, soft hyphen, ...) removed. The form names are compared in.
-std::string nfkc_casefold(std::string_view s);
 
 // A name's identity: NFKC_Casefold with every white space removed, so
 // "DeepSeek V3（671B MoE）" and "DeepSeek V3 (671B MoE)" are one model and

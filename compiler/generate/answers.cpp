@@ -10,7 +10,7 @@
 
 namespace kb::gen {
 
-void write_answers(const Context& ctx, OutputFiles& files) {
+void write_answers(const Inputs& ctx, OutputFiles& files) {
   const Compilation& c = ctx.c;
   nlohmann::ordered_json index = nlohmann::ordered_json::array();
   std::vector<const Entity*> rows;

@@ -10,6 +10,7 @@
 
 #include "base/choose.hpp"
 #include "base/escape.hpp"
+#include "base/markdown.hpp"
 #include "base/text.hpp"
 #include "compiler/extract/extract.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -42,7 +43,7 @@ std::set<std::string> split_set(const std::string& s) {
 
 // --- context ---------------------------------------------------------------------
 
-Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::string kb)
+Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::string kb)
     : c(comp), diags(d), engine(eng), kb_path(std::move(kb)), use_(comp.extracted.entities) {
   for (const auto& row : c.vocab.planner.rows)
     if (c.vocab.planner.get(row, "key") == "base_language" && !c.vocab.planner.get(row, "value").empty())
@@ -88,7 +89,7 @@ Context::Context(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std:
   build_index();
 }
 
-void Context::load_ui() {
+void Inputs::load_ui() {
   const std::string path = c.vocab.dir + "/ui.tsv";
   if (auto t = load_tsv(path, diags, {"lang", "key", "text", "source"})) ui_ = std::move(*t);
   for (const auto& row : ui_.rows)
@@ -96,7 +97,7 @@ void Context::load_ui() {
       diags.error(ui_.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
 }
 
-std::string Context::ui(const std::string& lang, const std::string& key, const std::map<std::string, std::string>& args) const {
+std::string Inputs::ui(const std::string& lang, const std::string& key, const std::map<std::string, std::string>& args) const {
   const std::string* found = nullptr;
   for (const std::string& want : {lang, kBase}) {
     for (const auto& row : ui_.rows)
@@ -130,13 +131,13 @@ std::string Context::ui(const std::string& lang, const std::string& key, const s
   return out;
 }
 
-std::string Context::lang_name(const std::string& shown_in, const std::string& lang) const { return ui(shown_in, "lang." + lang); }
+std::string Inputs::lang_name(const std::string& shown_in, const std::string& lang) const { return ui(shown_in, "lang." + lang); }
 
-std::string Context::marker(const std::string& lang, const std::string& fallback) const {
+std::string Inputs::marker(const std::string& lang, const std::string& fallback) const {
   return "*" + md_text(ui(lang, "fallback", {{"lang", lang_name(lang, fallback)}})) + "*";
 }
 
-std::string Context::header(const std::string& lang, const std::string& field) const {
+std::string Inputs::header(const std::string& lang, const std::string& field) const {
   const auto& t = c.vocab.columns;
   for (const std::string& want : {lang, kBase, std::string("*"), std::string()})
     for (const auto& row : t.rows)
@@ -151,7 +152,7 @@ bool is_skill_edition(const Document& d) {
   return file == "SKILL.md" || starts_with(file, "SKILL.");
 }
 
-std::string Context::heading(const std::string& lang, const std::string& kind) const {
+std::string Inputs::heading(const std::string& lang, const std::string& kind) const {
   const SectionRecord* best = nullptr;
   auto key = [](const SectionRecord& s) { return std::make_tuple(-s.prov.revision, s.prov.translated, s.prov.file, s.prov.line); };
   std::set<std::string> skill_files;
@@ -169,7 +170,7 @@ std::string Context::heading(const std::string& lang, const std::string& kind) c
   return {};
 }
 
-std::string Context::cell_word(const std::string& lang, const std::string& field, const std::string& value) const {
+std::string Inputs::cell_word(const std::string& lang, const std::string& field, const std::string& value) const {
   const auto& t = c.vocab.cells;
   const auto want_values = split_set(value);
   for (const std::string& f : {field, std::string("*")})
@@ -179,12 +180,12 @@ std::string Context::cell_word(const std::string& lang, const std::string& field
   return {};
 }
 
-std::string Context::mode_word(const std::string& lang, const std::vector<std::string>& modes) const {
+std::string Inputs::mode_word(const std::string& lang, const std::vector<std::string>& modes) const {
   if (modes.empty() || (modes.size() == 1 && modes[0].empty())) return {};
   return cell_word(lang, "mode", join(modes, ","));
 }
 
-std::string Context::range_cell(const Range& r, const std::string& lang, const std::string& field) const {
+std::string Inputs::range_cell(const Range& r, const std::string& lang, const std::string& field) const {
   if (!r.known()) return {};
   if (!trim(r.raw).empty()) {
     auto again = parse_range(r.raw, lang, field, c.vocab);
@@ -198,7 +199,7 @@ std::string Context::range_cell(const Range& r, const std::string& lang, const s
   return format_range(r, words);
 }
 
-std::string Context::seq_cell(const RecipeRow& r) const {
+std::string Inputs::seq_cell(const RecipeRow& r) const {
   if (r.seq_len == 0) return {};
   if (const SourceRow* sr = source_row(r.prov)) {
     auto it = sr->cells.find("seq_len");
@@ -230,7 +231,7 @@ std::string Context::seq_cell(const RecipeRow& r) const {
   return std::to_string(r.seq_len);
 }
 
-std::string Context::gpu_name(const std::string& key) const {
+std::string Inputs::gpu_name(const std::string& key) const {
   const auto& t = c.vocab.cells;
   for (const auto& row : t.rows)
     if (t.get(row, "field") == "gpu_types" && t.get(row, "value") == key) return t.get(row, "word");
@@ -240,7 +241,7 @@ std::string Context::gpu_name(const std::string& key) const {
   return key;
 }
 
-std::string Context::gpu_types_cell(const RecipeRow& r, const std::string& lang) const {
+std::string Inputs::gpu_types_cell(const RecipeRow& r, const std::string& lang) const {
   std::string sep = cell_word(lang, "list_sep", ",");
   if (sep.empty()) sep = ",";
   // An ASCII separator is followed by a space; a CJK one is not.
@@ -250,7 +251,7 @@ std::string Context::gpu_types_cell(const RecipeRow& r, const std::string& lang)
   return join(names, sep);
 }
 
-std::vector<std::pair<std::string, std::set<std::string>>> Context::datasets() const {
+std::vector<std::pair<std::string, std::set<std::string>>> Inputs::datasets() const {
   std::vector<std::pair<std::string, std::set<std::string>>> out;
   const auto& t = c.vocab.datasets;
   for (const auto& row : t.rows) out.emplace_back(t.get(row, "preset"), split_set(t.get(row, "modes")));
@@ -259,25 +260,25 @@ std::vector<std::pair<std::string, std::set<std::string>>> Context::datasets() c
 
 // --- entities --------------------------------------------------------------------
 
-const Entity* Context::entity(const std::string& kind, const std::string& key) const {
+const Entity* Inputs::entity(const std::string& kind, const std::string& key) const {
   auto it = by_key_.find({kind, key});
   return it == by_key_.end() ? nullptr : it->second;
 }
 
-std::vector<std::string> Context::stale_fields(const Entity& e, const EntityEdition& ed) const { return use_.stale_fields(e, ed); }
+std::vector<std::string> Inputs::stale_fields(const Entity& e, const EntityEdition& ed) const { return use_.stale_fields(e, ed); }
 
-bool Context::stale(const Entity& e, const EntityEdition& ed) const {
+bool Inputs::stale(const Entity& e, const EntityEdition& ed) const {
   return ed.prov.revision < e.winner().prov.revision && !stale_fields(e, ed).empty();
 }
 
-Choice Context::choose(const Entity& e, const std::string& lang) const {
+Choice Inputs::choose(const Entity& e, const std::string& lang) const {
   const auto [i, shown] = choose_edition(
       e.editions, lang, kBase, [](const EntityEdition* ed) { return ed->prov.lang; },
       [&](const EntityEdition* ed) { return use_.usable(e, *ed); });
   return {e.editions.at(i), shown};
 }
 
-bool Context::neutral(const Entity& e, const std::string& text) const {
+bool Inputs::neutral(const Entity& e, const std::string& text) const {
   std::set<std::string> langs;
   for (const auto* ed : e.editions)
     if (ed->text == text) langs.insert(ed->prov.lang);
@@ -286,12 +287,12 @@ bool Context::neutral(const Entity& e, const std::string& text) const {
 
 // --- recipe rows ---------------------------------------------------------------------
 
-const SourceRow* Context::source_row(const Provenance& p) const {
+const SourceRow* Inputs::source_row(const Provenance& p) const {
   auto it = source_rows_.find({p.file, p.line});
   return it == source_rows_.end() ? nullptr : &it->second;
 }
 
-Choice Context::row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang, const RecipeRow** chosen) const {
+Choice Inputs::row_choice(const IndexEntry& e, const RecipeRow& w, const std::string& lang, const RecipeRow** chosen) const {
   std::vector<const RecipeRow*> cands;
   for (const auto& r : c.extracted.recipes) {
     if (r.kind != w.kind || !same_values(r, w)) continue;
@@ -324,7 +325,7 @@ Choice Context::row_choice(const IndexEntry& e, const RecipeRow& w, const std::s
   return out;
 }
 
-std::string Context::family_heading(const Family& f, const std::string& lang, bool with_marker) const {
+std::string Inputs::family_heading(const Family& f, const std::string& lang, bool with_marker) const {
   if (!f.entity) return {};
   const Choice ch = choose(*f.entity, lang);
   std::string out = md_text(ch.ed->text);
@@ -332,13 +333,13 @@ std::string Context::family_heading(const Family& f, const std::string& lang, bo
   return out;
 }
 
-const Family* Context::family_of(const IndexEntry& e) const {
+const Family* Inputs::family_of(const IndexEntry& e) const {
   for (const auto& f : families)
     if (f.index_kind == e.index_kind && f.ordinal == e.family_ordinal) return &f;
   return nullptr;
 }
 
-void Context::build_index() {
+void Inputs::build_index() {
   auto mode_rank = [&](const std::string& m) {
     auto it = std::find(mode_order.begin(), mode_order.end(), m);
     return it == mode_order.end() ? mode_order.size() : static_cast<size_t>(it - mode_order.begin());
@@ -413,156 +414,13 @@ void Context::build_index() {
 
 // --- Markdown, YAML and text helpers ----------------------------------------------------
 
-namespace {
-
-bool special(char ch, bool in_table) {
-  switch (ch) {
-    case '\\':
-    case '`':
-    case '*':
-    case '_':
-    case '[':
-    case ']':
-    case '<':
-    case '&':
-    case '~':
-      return true;
-    case '|':
-      return in_table;
-    default:
-      return false;
-  }
-}
-
-std::string escape_chars(std::string_view s, bool in_table) {
-  std::string out;
-  for (char ch : s) {
-    if (special(ch, in_table)) out += '\\';
-    out += ch;
-  }
-  return out;
-}
-
-long count(std::string_view s, char ch) { return static_cast<long>(std::count(s.begin(), s.end(), ch)); }
-
-// One run of printable ASCII (no backtick): an identifier-like core with
-// '_' or '*' becomes a code span; sentence punctuation around it stays text.
-std::string escape_run(std::string_view run, bool in_table) {
-  size_t b = 0, e = run.size();
-  for (bool changed = true; changed && b < e;) {
-    changed = false;
-    const std::string_view core = run.substr(b, e - b);
-    const char first = run[b], last = run[e - 1];
-    if (first == '(' && last == ')' && core.size() > 2 && count(core, '(') == 1 && count(core, ')') == 1) {
-      ++b;  // "(path)": the parentheses are prose
-      --e;
-      changed = true;
-    } else if (first == '"' || first == '\'' || (first == '(' && count(core, '(') > count(core, ')')) ||
-               (first == '[' && count(core, '[') > count(core, ']'))) {
-      ++b;
-      changed = true;
-    } else if (std::string_view(".,;:!?\"'").find(last) != std::string_view::npos || (last == ')' && count(core, ')') > count(core, '(')) ||
-               (last == ']' && count(core, ']') > count(core, '['))) {
-      --e;
-      changed = true;
-    }
-  }
-  const std::string_view core = run.substr(b, e - b);
-  const bool code_like = (core.find('_') != std::string_view::npos || core.find('*') != std::string_view::npos) &&
-                         std::any_of(core.begin(), core.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); });
-  if (!code_like) return escape_chars(run, in_table);
-  return escape_chars(run.substr(0, b), in_table) + md_code(std::string(core), in_table) + escape_chars(run.substr(e), in_table);
-}
-
-std::string escape_line(std::string_view line, bool in_table) {
-  std::string out;
-  size_t i = 0;
-  while (i < line.size()) {
-    const char ch = line[i];
-    if (ch > 0x20 && ch < 0x7F && ch != '`') {
-      size_t j = i;
-      while (j < line.size() && line[j] > 0x20 && line[j] < 0x7F && line[j] != '`') ++j;
-      out += escape_run(line.substr(i, j - i), in_table);
-      i = j;
-      continue;
-    }
-    if (ch == '`') out += '\\';
-    out += ch;
-    ++i;
-  }
-  if (in_table) return out;
-  // Neutralize what would open a block at the start of a line.
-  if (!out.empty() && std::string_view("#>-+=").find(out[0]) != std::string_view::npos) return "\\" + out;
-  size_t d = 0;
-  while (d < out.size() && std::isdigit(static_cast<unsigned char>(out[d]))) ++d;
-  if (d > 0 && d < 10 && d < out.size() && (out[d] == '.' || out[d] == ')')) return out.substr(0, d) + "\\" + out.substr(d);
-  return out;
-}
-
-}  // namespace
-
-std::string md_code(const std::string& text, bool in_table) {
-  size_t longest = 0, run = 0;
-  for (char ch : text) {
-    run = ch == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  const std::string fence(longest + 1, '`');
-  std::string body = text;
-  if (in_table) {
-    std::string t;
-    for (char ch : body) {
-      if (ch == '|') t += '\\';
-      t += ch;
-    }
-    body = t;
-  }
-  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
-  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
-}
-
-std::string md_text(const std::string& text, bool in_table) {
-  std::vector<std::string> lines;
-  for (const auto& l : split(text, '\n')) {
-    auto t = trim(l);
-    if (!t.empty()) lines.push_back(t);
-  }
-  if (in_table) {
-    std::string joined = join(lines, " ");
-    return escape_line(joined, true);
-  }
-  std::vector<std::string> out;
-  for (const auto& l : lines) out.push_back(escape_line(l, false));
-  return join(out, "\n");
-}
-
-std::string md_fence(const std::string& code, const std::string& raw_info) {
-  // The info string is one line of text: a backtick in it would end a
-  // backtick fence's opening line early (CommonMark), and what followed
-  // would be read as Markdown, raw HTML included. Such an info string gets
-  // a tilde fence, where backticks are plain text; the fence is longer
-  // than any run of its character in the code, so the code cannot close it.
-  const std::string info = escape_controls(trim(raw_info), EscapeNewlines::Yes);
-  const char mark = info.find('`') == std::string::npos ? '`' : '~';
-  size_t longest = 0, run = 0;
-  for (char ch : code) {
-    run = ch == mark ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  const std::string fence(std::max<size_t>(3, longest + 1), mark);
-  return fence + info + "\n" + code + "\n" + fence;
-}
-
+// Markdown escaping has one home, base/markdown.hpp (kbq --format markdown
+// uses it too); these are its names here.
+std::string md_text(const std::string& text, bool in_table) { return md::text(text, in_table); }
+std::string md_code(const std::string& text, bool in_table) { return md::code(text, in_table); }
+std::string md_fence(const std::string& code, const std::string& info) { return md::fence(code, info); }
 std::string md_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
-  auto line = [](const std::vector<std::string>& cells) {
-    std::string s = "|";
-    for (const auto& cell : cells) s += " " + cell + " |";
-    return s;
-  };
-  std::string out = line(header) + "\n|";
-  for (size_t i = 0; i < header.size(); ++i) out += "---|";
-  for (const auto& r : rows) out += "\n" + line(r);
-  return out;
+  return md::table(header, rows);
 }
 
 std::string anchor(const std::string& heading) {

@@ -6,6 +6,11 @@
 //   site/finder[.<lang>].md   the finder page: its labels (data/ui.tsv) as
 //                             data attributes of one element (a MyST raw
 //                             block); site/static/finder.js fills it
+//   site/ui.json              the site's own words per language (data/ui.tsv):
+//                             the landing page, the language switcher, and
+//                             the theme's interface strings as a message
+//                             catalog (English text -> the language's),
+//                             which site/build.py hands to Sphinx
 // The answers themselves are kbq's (`kbq --batch`), computed when the site
 // is built (`make site`), one file per model, never by a second planner.
 #include <nlohmann/json.hpp>
@@ -14,6 +19,7 @@
 #include <set>
 #include <variant>
 
+#include "base/kinds.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -52,7 +58,7 @@ std::string html_attr(const std::string& s) {
 
 // The words that name a model in a question: the first spelling of its key
 // whose answer (asked in each of its modes) is a recipe of that very model.
-std::string question_words(const Context& ctx, const std::string& model_key, const std::vector<std::string>& modes) {
+std::string question_words(const Inputs& ctx, const std::string& model_key, const std::vector<std::string>& modes) {
   std::vector<std::string> tries;
   std::string spaced = model_key;
   std::replace(spaced.begin(), spaced.end(), '_', ' ');
@@ -79,7 +85,7 @@ std::string question_words(const Context& ctx, const std::string& model_key, con
 
 }  // namespace
 
-void write_finder(const Context& ctx, OutputFiles& out) {
+void write_finder(const Inputs& ctx, OutputFiles& out) {
   Db db(ctx.kb_path, Db::Mode::ReadOnly);
   json index;
   json counts = json::array();
@@ -93,7 +99,7 @@ void write_finder(const Context& ctx, OutputFiles& out) {
   std::map<std::string, std::set<std::string>> modes_of;
   {
     Stmt st(db, "SELECT DISTINCT model_key, mode FROM recipes WHERE kind = ? AND model_key <> '' AND mode <> ''");
-    st.bind(1, std::string("library"));
+    st.bind(1, std::string(to_string(RecipeKind::Library)));
     while (st.step()) modes_of[st.text(0)].insert(st.text(1));
   }
   std::vector<std::string> keys;
@@ -126,7 +132,7 @@ void write_finder(const Context& ctx, OutputFiles& out) {
     const std::string title = ctx.ui(lang, "finder.title");
     std::string attrs;
     for (const char* k : {"mode", "model", "gpus", "hardware", "examples", "question", "recipe", "layout", "memory", "command", "caveats",
-                          "need", "no_match", "answer", "loading"})
+                          "need", "no_match", "answer", "loading", "works", "failing", "copy", "copied"})
       attrs += " data-label-" + std::string(k) + "=\"" + html_attr(ctx.ui(lang, std::string("finder.") + k)) + "\"";
     std::string body = "# " + md_text(title) + "\n\n" + md_text(ctx.ui(lang, "finder.intro")) + "\n\n";
     // A MyST raw block: Sphinx writes the element; a plain Markdown renderer
@@ -135,6 +141,26 @@ void write_finder(const Context& ctx, OutputFiles& out) {
     out[lang_path("site/finder", lang)] =
         front_matter({{"title", yaml_str(title)}, {"lang", lang}, {"tags", yaml_list({"finder"})}}) + "\n" + body;
   }
+
+  // The site's own words: landing page and switcher labels, each language's
+  // name in that language, and the theme's strings keyed by their English.
+  const std::vector<std::string> site_keys = {"site.name",         "site_title",        "site_intro",          "finder.title",
+                                              "site.languages",    "site.landing.what", "site.landing.finder", "site.landing.recipes",
+                                              "site.search_found", "theme.copy",        "theme.copied"};
+  const std::vector<std::string> theme_keys = {"theme.back_to_top", "theme.on_this_page", "theme.made_with", "theme.search", "theme.next",
+                                               "theme.previous",    "theme.home",         "theme.contents",  "theme.menu",   "theme.expand",
+                                               "theme.light",       "theme.dark",         "theme.auto"};
+  json ui;
+  for (const auto& lang : ctx.languages) {
+    json words;
+    for (const auto& k : site_keys) words[k] = ctx.ui(lang, k);
+    words["name"] = ctx.ui(lang, "lang." + lang);
+    json catalog;
+    for (const auto& k : theme_keys) catalog[ctx.ui("en", k)] = ctx.ui(lang, k);
+    words["catalog"] = catalog;
+    ui[lang] = words;
+  }
+  out["site/ui.json"] = ui.dump(1) + "\n";
 }
 
 }  // namespace kb::gen

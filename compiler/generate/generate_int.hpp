@@ -87,9 +87,12 @@ struct SourceRow {
   std::map<std::string, std::string> cells;  // field → cell text as written
 };
 
-class Context {
+// What every generator reads, made once per `kbc generate`: the
+// compilation, the query engine over its KB, and lookups in its data tables.
+// (Named for what it holds; kbq's per-answer Context is query/stage.hpp's.)
+class Inputs {
  public:
-  Context(const Compilation& c, Diagnostics& diags, kbq::Engine& engine, std::string kb_path);
+  Inputs(const Compilation& c, Diagnostics& diags, kbq::Engine& engine, std::string kb_path);
 
   const Compilation& c;
   Diagnostics& diags;
@@ -164,11 +167,15 @@ class Context {
 // Escapes plain text for a Markdown paragraph, list item, heading or (with
 // `in_table`) table cell so that cmark reads back exactly `text`:
 // identifier-like runs with '_' or '*' become code spans, other specials are
-// backslash-escaped, and line-start block markers are neutralized.
+// backslash-escaped, and line-start block markers are neutralized. The text
+// is inert under MyST too (Sphinx + myst-parser, as the site reads it): no
+// role, substitution or math ('{', '$' escaped), no colon fence, comment,
+// target or block break at a line start (docs/security.md).
 std::string md_text(const std::string& text, bool in_table = false);
 // A code span holding `text` literally.
 std::string md_code(const std::string& text, bool in_table = false);
-// A fenced code block.
+// A fenced code block; a '{' of `info` is escaped, so MyST never reads a
+// source's info string as a directive.
 std::string md_fence(const std::string& code, const std::string& info);
 // A GitHub-style table.
 std::string md_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
@@ -201,20 +208,20 @@ std::string lang_path(const std::string& stem, const std::string& lang);
 
 // The Markdown table of a family's recipes in `lang` (index.cpp); with
 // `link_prefix`, recipe names link to their site pages.
-std::string family_table(const Context& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix = {});
+std::string family_table(const Inputs& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix = {});
 // The section paragraphs of a prose key prefix ("library_index" → library_index/1, /2, ...).
-std::vector<const Entity*> prose_of(const Context& ctx, const std::string& base);
+std::vector<const Entity*> prose_of(const Inputs& ctx, const std::string& base);
 // A paragraph of an entity in `lang`, with the fallback marker when it falls back.
-std::string paragraph(const Context& ctx, const Entity& e, const std::string& lang, DocState& st);
+std::string paragraph(const Inputs& ctx, const Entity& e, const std::string& lang, DocState& st);
 
 // --- the documents (one file each) ------------------------------------------------
-void write_index(const Context& ctx, OutputFiles& out);
-void write_skill(const Context& ctx, OutputFiles& out);
-void write_status(const Context& ctx, OutputFiles& out);
-void write_drift(const Context& ctx, OutputFiles& out);
-void write_site(const Context& ctx, OutputFiles& out);
-void write_answers(const Context& ctx, OutputFiles& files);
-void write_finder(const Context& ctx, OutputFiles& out);
+void write_index(const Inputs& ctx, OutputFiles& out);
+void write_skill(const Inputs& ctx, OutputFiles& out);
+void write_status(const Inputs& ctx, OutputFiles& out);
+void write_drift(const Inputs& ctx, OutputFiles& out);
+void write_site(const Inputs& ctx, OutputFiles& out);
+void write_answers(const Inputs& ctx, OutputFiles& files);
+void write_finder(const Inputs& ctx, OutputFiles& out);
 
 // The space-separated words of a planner value of the KB (data/planner.tsv:
 // finder_hardware, site_code_fields, ...); empty when the key is absent.

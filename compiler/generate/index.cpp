@@ -28,7 +28,7 @@ bool same_cells(const RecipeRow& a, const RecipeRow& b) {
          a.gpu_types == b.gpu_types;
 }
 
-std::vector<Line> lines_of(const Context& ctx, const Family& f, const std::string& lang) {
+std::vector<Line> lines_of(const Inputs& ctx, const Family& f, const std::string& lang) {
   std::vector<Line> out;
   for (const IndexEntry* e : f.entries) {
     if (!e->rows.front()->mentioned_in.empty()) continue;  // known by mention, not a table row
@@ -47,7 +47,7 @@ std::vector<Line> lines_of(const Context& ctx, const Family& f, const std::strin
 
 }  // namespace
 
-std::vector<const Entity*> prose_of(const Context& ctx, const std::string& base) {
+std::vector<const Entity*> prose_of(const Inputs& ctx, const std::string& base) {
   std::vector<std::pair<int, const Entity*>> found;
   for (const auto& e : ctx.c.resolved.entities) {
     if (e.kind != "prose" || e.superseded || !starts_with(e.key, base + "/")) continue;
@@ -61,7 +61,7 @@ std::vector<const Entity*> prose_of(const Context& ctx, const std::string& base)
   return out;
 }
 
-std::string paragraph(const Context& ctx, const Entity& e, const std::string& lang, DocState& st) {
+std::string paragraph(const Inputs& ctx, const Entity& e, const std::string& lang, DocState& st) {
   const Choice ch = ctx.choose(e, lang);
   st.use(ch.ed->prov);
   std::string text = md_text(ch.ed->text);
@@ -69,7 +69,7 @@ std::string paragraph(const Context& ctx, const Entity& e, const std::string& la
   return text;
 }
 
-std::string family_table(const Context& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix) {
+std::string family_table(const Inputs& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix) {
   const auto lines = lines_of(ctx, f, lang);
   if (lines.empty()) return {};
   const bool benchmark = lines.front().entry->kind == RecipeKind::Benchmark;
@@ -139,7 +139,7 @@ std::string family_table(const Context& ctx, const Family& f, const std::string&
   return md_table(header, rows);
 }
 
-void write_index(const Context& ctx, OutputFiles& out) {
+void write_index(const Inputs& ctx, OutputFiles& out) {
   for (const auto& lang : ctx.languages) {
     DocState st;
     std::string body = "# " + md_text(ctx.ui(lang, "index_title")) + "\n\n" + md_text(ctx.ui(lang, "index_intro")) + "\n";

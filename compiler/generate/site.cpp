@@ -5,6 +5,7 @@
 //                                 family, mode, kind, lang, tags), facts,
 //                                 launch command, sizing rules, sources
 //   kb.json                       the KB as JSON (`kbc dump --format json`), docs/kb.schema.json
+//   recipe-search.json            the search page's recipe index (search.js)
 //   search-records.json           one record per recipe, rule, pitfall and
 //                                 quick-reference row per language (DocSearch shape)
 // English pages carry no language suffix (the mkdocs-static-i18n "suffix"
@@ -16,6 +17,7 @@
 #include <map>
 #include <variant>
 
+#include "base/kinds.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -26,11 +28,11 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string plain_family(const Context& ctx, const Family* f, const std::string& lang) {
+std::string plain_family(const Inputs& ctx, const Family* f, const std::string& lang) {
   return f && f->entity ? ctx.choose(*f->entity, lang).ed->text : std::string();
 }
 
-std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) {
+std::vector<const Entity*> of_kind(const Inputs& ctx, const std::string& kind) {
   std::vector<const Entity*> out;
   for (const auto& e : ctx.c.resolved.entities)
     if (e.kind == kind && !e.superseded) out.push_back(&e);
@@ -40,7 +42,7 @@ std::vector<const Entity*> of_kind(const Context& ctx, const std::string& kind) 
 
 // The launch command of a recipe in a mode: kbq's own (`kbq show`), from
 // the one command builder of the query engine.
-std::string launch(const Context& ctx, const std::string& name, const std::string& lang) {
+std::string launch(const Inputs& ctx, const std::string& name, const std::string& lang) {
   auto res = ctx.engine.show(name, lang);
   const auto* a = std::get_if<kbq::Answer>(&res);
   return a && !a->results.empty() ? a->results.front().command : std::string();
@@ -70,7 +72,7 @@ std::string toctree(const std::vector<std::string>& docs) {
 
 class SiteWriter {
  public:
-  SiteWriter(const Context& ctx, OutputFiles& out) : ctx_(ctx), out_(out), db_(ctx.kb_path, Db::Mode::ReadOnly) {}
+  SiteWriter(const Inputs& ctx, OutputFiles& out) : ctx_(ctx), out_(out), db_(ctx.kb_path, Db::Mode::ReadOnly) {}
 
   void run() {
     for (const auto& lang : ctx_.languages) {
@@ -80,11 +82,41 @@ class SiteWriter {
       records(lang);
     }
     out_["site/search-records.json"] = records_.dump(1) + "\n";
+    out_["site/recipe-search.json"] = recipe_search();
     out_["site/kb.json"] = kb_json();
   }
 
  private:
   std::string kind_of(const Family& f) const { return f.entries.empty() ? f.index_kind : std::string(to_string(f.entries.front()->kind)); }
+
+  // The search page's recipe index (docs/site.md, "Search"): per language,
+  // every recipe page with the words that name it: the parts of its name
+  // and the words of its mode(s) in that language (data/lexicon.tsv).
+  // site/static/search.js ranks a question's words against them.
+  std::string recipe_search() const {
+    nlohmann::ordered_json all;
+    for (const auto& lang : ctx_.languages) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (const auto& e : ctx_.entries) {
+        std::vector<std::string> parts;
+        for (const auto& p : split(e.name, '_'))
+          if (!p.empty()) parts.push_back(fold(p));
+        std::vector<std::string> mode_words;
+        for (const auto& m : e.modes) {
+          if (m.empty()) continue;
+          Stmt st(db_, "SELECT word FROM lexicon WHERE kind = 'mode' AND value = ? AND (lang = ? OR lang = '*') ORDER BY rowid");
+          st.bind(1, m).bind(2, lang);
+          while (st.step())
+            if (std::find(mode_words.begin(), mode_words.end(), fold(st.text(0))) == mode_words.end())
+              mode_words.push_back(fold(st.text(0)));
+        }
+        list.push_back(
+            {{"name", e.name}, {"page", docname("site/recipes/" + e.slug, lang) + ".html"}, {"parts", parts}, {"modes", mode_words}});
+      }
+      all[lang] = list;
+    }
+    return all.dump(1) + "\n";
+  }
 
   void index_page(const std::string& lang) {
     const std::string title = ctx_.ui(lang, "site_title");
@@ -202,13 +234,17 @@ class SiteWriter {
     std::string body = "# " + (e.kind == RecipeKind::Benchmark ? md_text(name) : md_code(name)) + "\n";
     body += search_words(e, lang);
     body += origin_notes(w, lang);
-    body += "\n" + facts_table(e, lang, fam) + "\n";
+    // What runs first: the launch command and the values the code sets
+    // (file:line), then where the documents disagree with it, and only then
+    // the recipe index's row as the documents write it.
     if (e.kind == RecipeKind::Library && !w.pattern) {
       body += launch_section(e, lang);
       body += code_section(e.name, lang);
       body += drift_section(e.name, lang);
       body += fewest_section(e.name, lang);
     }
+    if (e.kind == RecipeKind::Library && !w.pattern) body += "\n## " + md_text(ctx_.ui(lang, "index_title")) + "\n";
+    body += "\n" + facts_table(e, lang, fam) + "\n";
     body += rules_section(lang);
     body += sources_section(e, w, lang);
     out_[lang_path("site/recipes/" + e.slug, lang)] = render({name, recipe_front_matter(e, name, fam, lang), body});
@@ -301,12 +337,13 @@ class SiteWriter {
     for (const auto& f : planner_words(db_, "site_code_fields")) {
       Stmt st(db_,
               "SELECT f.state, f.value, f.at FROM code_facts f JOIN code_recipes c ON c.target = f.target "
-              "WHERE c.name = ? AND c.kind = 'library' AND f.field = ?");
-      st.bind(1, name).bind(2, f);
+              "WHERE c.name = ? AND c.kind = ? AND f.field = ?");
+      st.bind(1, name).bind(2, std::string(to_string(RecipeKind::Library))).bind(3, f);
       if (!st.step()) continue;
-      const std::string state = st.text(0), value = st.text(1), at = st.text(2);
-      std::string shown = state == "unknown" ? ctx_.ui(lang, "code.unknown") : value;
-      if (state == "default") shown += " " + ctx_.ui(lang, "code.default");
+      const auto state = parse_kind<FactState>(st.text(0));
+      const std::string value = st.text(1), at = st.text(2);
+      std::string shown = state == FactState::Unknown ? ctx_.ui(lang, "code.unknown") : value;
+      if (state == FactState::Default) shown += " " + ctx_.ui(lang, "code.default");
       rows.push_back({md_code(f), md_text(shown, true), md_code(at + (commit.empty() ? "" : "@" + commit))});
     }
     if (rows.empty()) return {};
@@ -316,29 +353,46 @@ class SiteWriter {
            "\n";
   }
 
-  // Where a document says another value than the code (the drift table).
+  // Where a document says another value than the code (the drift table):
+  // one row per disagreement (a field, the value the documents state, the
+  // code's), listing every edition that states it, newest first.
   std::string drift_section(const std::string& name, const std::string& lang) const {
-    std::vector<std::vector<std::string>> rows;
+    struct Disagreement {
+      std::string field, doc_value, code_value, code_at;
+      std::vector<std::string> where;
+    };
+    std::vector<Disagreement> rows;
     Stmt st(db_,
             "SELECT d.field, d.doc_value, s.path, d.line, d.revision, d.lang, d.code_value, d.code_at FROM drift d "
             "JOIN sources s ON s.id = d.source_id WHERE d.subject = ? AND d.kind = 'recipe-fact' "
-            "ORDER BY d.revision DESC, s.path, d.line");
+            "ORDER BY d.field, d.revision DESC, s.path, d.line");
     st.bind(1, name);
-    while (st.step())
-      rows.push_back({md_code(st.text(0)), md_text(st.text(1), true),
-                      md_text(ctx_.ui(lang, "drift.where",
-                                      {{"file", st.text(2)},
-                                       {"line", std::to_string(st.integer(3))},
-                                       {"revision", std::to_string(st.integer(4))},
-                                       {"lang", ctx_.lang_name(lang, st.text(5))}}),
-                              true),
-                      md_text(st.text(6), true), md_code(st.text(7))});
+    while (st.step()) {
+      const std::string where = ctx_.ui(lang, "drift.where",
+                                        {{"file", st.text(2)},
+                                         {"line", std::to_string(st.integer(3))},
+                                         {"revision", std::to_string(st.integer(4))},
+                                         {"lang", ctx_.lang_name(lang, st.text(5))}});
+      auto same = std::find_if(rows.begin(), rows.end(), [&](const Disagreement& d) {
+        return d.field == st.text(0) && d.doc_value == st.text(1) && d.code_value == st.text(6) && d.code_at == st.text(7);
+      });
+      if (same == rows.end())
+        rows.push_back({st.text(0), st.text(1), st.text(6), st.text(7), {where}});
+      else if (std::find(same->where.begin(), same->where.end(), where) == same->where.end())
+        same->where.push_back(where);
+    }
     if (rows.empty()) return {};
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& d : rows) {
+      std::vector<std::string> where;
+      for (const auto& w : d.where) where.push_back(md_text(w, true));
+      cells.push_back({md_code(d.field), md_text(d.doc_value, true), join(where, " · "), md_text(d.code_value, true), md_code(d.code_at)});
+    }
     return "\n## " + md_text(ctx_.ui(lang, "code.drift")) + "\n\n" + md_text(ctx_.ui(lang, "code.drift_intro")) + "\n\n" +
            md_table({md_text(ctx_.ui(lang, "drift.col.field"), true), md_text(ctx_.ui(lang, "drift.col.document"), true),
                      md_text(ctx_.ui(lang, "drift.col.where"), true), md_text(ctx_.ui(lang, "drift.col.code"), true),
                      md_text(ctx_.ui(lang, "drift.col.code_at"), true)},
-                    rows) +
+                    cells) +
            "\n";
   }
 
@@ -499,7 +553,7 @@ class SiteWriter {
   // The KB itself: `kbc dump --format json` of the KB the engine reads.
   std::string kb_json() { return dump_kb(ctx_.kb_path, DumpFormat::Json); }
 
-  const Context& ctx_;
+  const Inputs& ctx_;
   OutputFiles& out_;
   mutable Db db_;  // the KB the engine reads (the lexicon, the code facts, the drift)
   mutable std::map<std::string, std::vector<std::vector<std::string>>> fewest_;  // recipe → its fewest-GPU rows
@@ -508,6 +562,6 @@ class SiteWriter {
 
 }  // namespace
 
-void write_site(const Context& ctx, OutputFiles& out) { SiteWriter(ctx, out).run(); }
+void write_site(const Inputs& ctx, OutputFiles& out) { SiteWriter(ctx, out).run(); }
 
 }  // namespace kb::gen

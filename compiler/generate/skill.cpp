@@ -18,7 +18,7 @@ namespace {
 
 // The newest original edition of the skill (not the recipe index): the
 // one whose order and slots every language follows.
-const Document* template_doc(const Context& ctx) {
+const Document* template_doc(const Inputs& ctx) {
   const Document* best = nullptr;
   auto key = [](const Document& d) { return std::make_tuple(-d.meta.revision, !d.meta.translated_from.empty(), d.meta.lang, d.path); };
   for (const auto& d : ctx.c.documents)
@@ -26,7 +26,7 @@ const Document* template_doc(const Context& ctx) {
   return best;
 }
 
-bool replaced(const Context& ctx, const std::string& kind) {
+bool replaced(const Inputs& ctx, const std::string& kind) {
   const auto& t = ctx.c.vocab.section_kinds;
   for (const auto& row : t.rows)
     if (t.get(row, "kind") == kind) return !t.get(row, "replaced_by").empty();
@@ -52,7 +52,7 @@ std::string indent_continuation(const std::string& text, size_t width) {
 
 class SkillWriter {
  public:
-  SkillWriter(const Context& ctx, const Document& tpl, const std::string& lang) : ctx_(ctx), tpl_(tpl), lang_(lang) {
+  SkillWriter(const Inputs& ctx, const Document& tpl, const std::string& lang) : ctx_(ctx), tpl_(tpl), lang_(lang) {
     for (const auto& s : ctx.c.extracted.sections)
       if (s.prov.file == tpl.path) sections_[s.prov.line] = &s;
     for (const auto& e : ctx.c.extracted.entities)
@@ -195,7 +195,7 @@ class SkillWriter {
     return md_table(header, rows);
   }
 
-  const Context& ctx_;
+  const Inputs& ctx_;
   const Document& tpl_;
   const std::string& lang_;
   DocState st_;
@@ -205,7 +205,7 @@ class SkillWriter {
 
 }  // namespace
 
-void write_skill(const Context& ctx, OutputFiles& out) {
+void write_skill(const Inputs& ctx, OutputFiles& out) {
   const Document* tpl = template_doc(ctx);
   if (!tpl) return;
   for (const auto& lang : ctx.languages) out["skill/SKILL." + lang + ".md"] = SkillWriter(ctx, *tpl, lang).run();

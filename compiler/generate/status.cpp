@@ -32,7 +32,7 @@ std::string code(const std::string& s) { return md_code(s, true); }
 // is left out. Entities are listed by kind, then key in natural order.
 class StatusWriter {
  public:
-  explicit StatusWriter(const Context& ctx) : ctx_(ctx) {
+  explicit StatusWriter(const Inputs& ctx) : ctx_(ctx) {
     for (const auto& e : ctx_.c.extracted.entities)
       section_revision_[e.section_kind] = std::max(section_revision_[e.section_kind], e.prov.revision);
     for (const auto& e : ctx_.c.resolved.entities) entities_.push_back(&e);
@@ -200,13 +200,13 @@ class StatusWriter {
     return section(2, ui("status.left_out"), with({"status.col.reason", "status.col.source"}), rows);
   }
 
-  const Context& ctx_;
+  const Inputs& ctx_;
   std::map<std::string, int> section_revision_;  // newest revision of each section kind
   std::vector<const Entity*> entities_;          // by kind, then key in natural order (pitfall 2 before pitfall 10)
 };
 
 }  // namespace
 
-void write_status(const Context& ctx, OutputFiles& out) { out["translation-status.md"] = StatusWriter(ctx).run(); }
+void write_status(const Inputs& ctx, OutputFiles& out) { out["translation-status.md"] = StatusWriter(ctx).run(); }
 
 }  // namespace kb::gen

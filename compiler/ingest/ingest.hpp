@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/diag.hpp"
@@ -36,6 +37,12 @@ struct EditionRow {
 // Errors go to `diags`; nullopt when the document cannot be used at all.
 std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags, const EditionRow* sidecar = nullptr);
 
+// A markdown page that is no edition (NVIDIA's performance tables, kept as
+// published: no front matter, no language or revision): its blocks only,
+// read through cmark-gfm's AST as an edition's body is. Byte-level problems
+// are errors; nullopt when the bytes cannot be read.
+std::optional<Document> ingest_markdown_page(const SourceFile& file, Diagnostics& diags);
+
 // What the text-export front end needs to know that a text export lost:
 // the edition facts (from data/editions.tsv, keyed by file name) and the
 // known section headings with their levels (data/sections.tsv joined with
@@ -56,5 +63,9 @@ struct TextExportHints {
 // headings, `# comment` + command lines and indented continuations → code,
 // box-drawing trees → a text code block, `•` and `1.` lines → list items.
 std::optional<Document> ingest_text_export(const SourceFile& file, const TextExportHints& hints, Diagnostics& diags);
+
+// The lowercase hex SHA-256 of `bytes` (nettle): the digest the KB records
+// for every source and data file (docs/schema.md, `sha256`).
+std::string sha256_hex(std::string_view bytes);
 
 }  // namespace kb

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 
+#include "base/limits.hpp"
 #include "base/text.hpp"
 #include "compiler/ingest/bytes.hpp"
 #include "compiler/ingest/ingest.hpp"
@@ -47,13 +48,35 @@ struct Lines {
   }
 };
 
+// The cells of a table row as written: cmark-gfm pads short rows and drops
+// extra cells silently; a fact table with a ragged row is an error, so
+// count the cells in the raw line.
+int raw_cell_count(std::string_view line) {
+  std::string_view s = line;
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  if (!s.empty() && s.front() == '|') s.remove_prefix(1);
+  if (!s.empty() && s.back() == '|' && !(s.size() >= 2 && s[s.size() - 2] == '\\')) s.remove_suffix(1);
+  int cells = 1;
+  bool in_code = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (s[i] == '`') in_code = !in_code;
+    if (s[i] == '|' && !in_code) ++cells;
+  }
+  return cells;
+}
+
 class Walker {
  public:
   Walker(const std::string& path, const Lines& lines, int line_offset, Document& doc, Diagnostics& diags)
       : path_(path), lines_(lines), offset_(line_offset), doc_(doc), diags_(diags) {}
 
   void block(cmark_node* node, int list_depth) {
-    if (++depth_ > kMaxNesting) {
+    if (++depth_ > limits::kMaxBlockNesting) {
       too_deep(node);
       --depth_;
       return;
@@ -136,7 +159,7 @@ class Walker {
   // The nesting error, reported once per document.
   void too_deep(cmark_node* n) {
     if (!nesting_reported_)
-      diags_.error(span_of(n), "blocks nested more than " + std::to_string(kMaxNesting) + " levels deep",
+      diags_.error(span_of(n), "blocks nested more than " + std::to_string(limits::kMaxBlockNesting) + " levels deep",
                    "flatten the nested lists or block quotes; the content below this level is skipped");
     nesting_reported_ = true;
   }
@@ -214,7 +237,7 @@ class Walker {
       li.level = list_depth + 1;
       li.text = item_text(item);
       push(std::move(li), item);
-      if (++depth_ > kMaxNesting) {
+      if (++depth_ > limits::kMaxBlockNesting) {
         too_deep(item);
       } else {
         for (cmark_node* c = cmark_node_first_child(item); c; c = cmark_node_next(c))
@@ -235,27 +258,6 @@ class Walker {
       }
     }
     return trim(text);
-  }
-
-  // cmark-gfm pads short rows and drops extra cells silently; a fact table
-  // with a ragged row is an error, so count the cells in the raw line.
-  static int raw_cell_count(std::string_view line) {
-    std::string_view s = line;
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    if (!s.empty() && s.front() == '|') s.remove_prefix(1);
-    if (!s.empty() && s.back() == '|' && !(s.size() >= 2 && s[s.size() - 2] == '\\')) s.remove_suffix(1);
-    int cells = 1;
-    bool in_code = false;
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == '\\') {
-        ++i;
-        continue;
-      }
-      if (s[i] == '`') in_code = !in_code;
-      if (s[i] == '|' && !in_code) ++cells;
-    }
-    return cells;
   }
 
   void table(cmark_node* n) {
@@ -294,9 +296,10 @@ class Walker {
     }
   }
 
-  // Containers (lists, block quotes) deeper than this are an error: no
-  // recipe document nests that deep, and the walk must not exhaust the stack.
-  static constexpr int kMaxNesting = 64;
+  // Containers (lists, block quotes) deeper than limits::kMaxBlockNesting are
+  // an error: no recipe document nests that deep, and the walk must not
+  // exhaust the stack. One line's markers are refused before cmark-gfm
+  // parses the body (within_parse_bounds); nesting by indentation is found here.
   mutable int col_line_ = 0;  // column(): the line, byte offset and column of the last call
   mutable size_t col_byte_ = 0;
   mutable int col_ = 0;
@@ -472,6 +475,134 @@ bool apply_sidecar(const std::string& path, std::string_view yaml, const Edition
   return ok;
 }
 
+// --- bounds checked before cmark-gfm parses a body --------------------------
+
+// Where the content of a line starts after its container markers (block
+// quotes '>', list items "- ", "* ", "+ ", "1. ", "1) "), how many there
+// are, and where the one past kMaxBlockNesting starts (npos when none).
+size_t after_markers(std::string_view line, int& depth, size_t& too_deep_at) {
+  size_t i = 0;
+  depth = 0;
+  too_deep_at = std::string_view::npos;
+  const auto count = [&](size_t at) {
+    if (++depth == limits::kMaxBlockNesting + 1) too_deep_at = at;
+  };
+  for (;;) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i >= line.size()) return i;
+    const char c = line[i];
+    if (c == '>') {
+      count(i);
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    if (c == '-' || c == '*' || c == '+') {
+      j = i + 1;
+    } else {
+      while (j < line.size() && j - i < 9 && line[j] >= '0' && line[j] <= '9') ++j;
+      if (j == i || j >= line.size() || (line[j] != '.' && line[j] != ')')) return i;
+      ++j;
+    }
+    if (j < line.size() && line[j] != ' ' && line[j] != '\t') return i;
+    count(i);
+    i = j;
+  }
+}
+
+std::string_view trim_view(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// A GitHub table's delimiter row: only '-', ':', '|' and blanks, with a '-'
+// and a '|' (cmark-gfm starts a table where one follows a header line).
+bool delimiter_row(std::string_view s) {
+  return s.find('-') != std::string_view::npos && s.find('|') != std::string_view::npos &&
+         s.find_first_not_of("-:| \t") == std::string_view::npos;
+}
+
+// A code fence's opening or closing line: 3+ backticks or tildes.
+size_t fence_run(std::string_view s, char& ch) {
+  if (s.empty() || (s[0] != '`' && s[0] != '~')) return 0;
+  ch = s[0];
+  size_t n = 0;
+  while (n < s.size() && s[n] == ch) ++n;
+  return n >= 3 ? n : 0;
+}
+
+// Refuses, before cmark-gfm parses the body, what would make it work out of
+// proportion to the bytes (base/limits.hpp): a table wider than
+// kMaxTableColumns or a row with more cells, tables that make more than
+// kMaxTableCells cells in all (every row padded to its table's width), a
+// line nesting more than kMaxBlockNesting lists and block quotes. One error,
+// at the line, and the document is not parsed. Lines inside code fences are
+// code; a table runs from its delimiter row to the next blank line (more
+// than cmark-gfm may count: the bound errs on the side of the work).
+bool within_parse_bounds(const std::string& path, std::string_view body, int body_line, Diagnostics& diags) {
+  const Lines lines(body);
+  const auto at = [&](size_t i) { return Span{path, static_cast<int>(i) + body_line, 1}; };
+  const std::string hint = "split it; docs/security.md lists the limits, which bound the work of cmark-gfm";
+  long long cells = 0;
+  size_t width = 0;  // the columns of the table being read, 0 outside tables
+  char fence_ch = 0;
+  size_t fence_len = 0;  // the open fence's length, 0 outside fences
+  for (size_t i = 0; i < lines.lines.size(); ++i) {
+    int depth = 0;
+    size_t too_deep_at = 0;
+    const std::string_view line = lines.lines[i];
+    const std::string_view rest = trim_view(line.substr(after_markers(line, depth, too_deep_at)));
+    char ch = 0;
+    const size_t run = fence_run(rest, ch);
+    if (fence_len) {
+      if (run >= fence_len && ch == fence_ch && rest.find_first_not_of(ch) == std::string_view::npos) fence_len = 0;
+      continue;
+    }
+    if (run && (ch == '~' || rest.find('`', run) == std::string_view::npos)) {
+      fence_len = run;
+      fence_ch = ch;
+      width = 0;
+      continue;
+    }
+    if (rest.empty()) {
+      width = 0;
+      continue;
+    }
+    if (depth > limits::kMaxBlockNesting) {
+      Span where = at(i);
+      where.col = code_point_column(line, too_deep_at) + 1;  // the marker past the limit
+      diags.error(where, "blocks nested more than " + std::to_string(limits::kMaxBlockNesting) + " levels deep",
+                  "flatten the nested lists or block quotes");
+      return false;
+    }
+    const bool delimiter = !width && delimiter_row(rest);
+    if (!width && !delimiter) continue;
+    const int n = raw_cell_count(rest);
+    if (n > limits::kMaxTableColumns) {
+      diags.error(at(i),
+                  std::string(delimiter ? "table of " : "table row of ") + std::to_string(n) + (delimiter ? " columns" : " cells") +
+                      ", more than the limit of " + std::to_string(limits::kMaxTableColumns),
+                  "a table is at most " + std::to_string(limits::kMaxTableColumns) + " columns wide: " + hint);
+      return false;
+    }
+    if (delimiter) {
+      width = static_cast<size_t>(n);
+      cells += 2 * n;  // the header and the delimiter row
+    } else {
+      cells += static_cast<long long>(width);  // a row, padded to the width
+    }
+    if (cells > limits::kMaxTableCells) {
+      diags.error(at(i),
+                  "the tables of this document pass the limit of " + std::to_string(limits::kMaxTableCells) +
+                      " cells (columns x rows; every row counts the whole width)",
+                  "the document's tables are too large for one document: " + hint);
+      return false;
+    }
+  }
+  return true;
+}
+
 // The body's blocks, by cmark-gfm with the table extension. `body_line`
 // is the file line the body starts on.
 void read_body(const std::string& path, std::string_view body, int body_line, Document& doc, Diagnostics& diags) {
@@ -487,6 +618,13 @@ void read_body(const std::string& path, std::string_view body, int body_line, Do
 }  // namespace
 
 std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& diags, const EditionRow* sidecar) {
+  if (file.bytes.size() > limits::kMaxMarkdownBytes) {
+    diags.error({file.path, 0, 0},
+                "a markdown edition of " + std::to_string(file.bytes.size()) + " bytes, more than the limit of " +
+                    std::to_string(limits::kMaxMarkdownBytes),
+                "split the edition; cmark-gfm's memory grows with a markdown file's size (docs/security.md)");
+    return std::nullopt;
+  }
   std::string_view text = file.bytes;
   if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
   if (!readable_bytes(file.path, text, diags)) return std::nullopt;
@@ -517,7 +655,20 @@ std::optional<Document> ingest_markdown(const SourceFile& file, Diagnostics& dia
   m.revision = read_revision(file.path, yaml, rev, diags);
   if (m.lang.empty() || m.revision == 0) return std::nullopt;
 
+  if (!within_parse_bounds(file.path, body, body_line, diags)) return std::nullopt;
   read_body(file.path, body, body_line, doc, diags);
+  return doc;
+}
+
+std::optional<Document> ingest_markdown_page(const SourceFile& file, Diagnostics& diags) {
+  std::string_view text = file.bytes;
+  if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+  if (!readable_bytes(file.path, text, diags)) return std::nullopt;
+  Document doc;
+  doc.path = file.path;
+  doc.sha256 = sha256_hex(file.bytes);
+  doc.meta.span = {file.path, 1, 1};
+  read_body(file.path, text, 1, doc, diags);
   return doc;
 }
 

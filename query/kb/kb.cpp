@@ -15,6 +15,7 @@
 #include "base/limits.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
+#include "base/value_ranges.hpp"
 #include "query/kb/kb_int.hpp"
 
 // Linked into kbq only (query/embed.S.in); weak so that kbc, which links
@@ -69,9 +70,10 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
       throw std::runtime_error(where + ": error: knowledge base has schema version " + std::to_string(version) +
                                ", this kbq reads version " + std::to_string(kSchemaVersion) + " (rebuild it with a matching kbc)");
     // A file: exactly the tables, columns and indexes of base/schema.sql,
-    // no view or trigger, and sound pages (a damaged, partial or crafted KB
-    // fails here with one line, not in the middle of an answer). The
-    // embedded KB was built and checked with this program.
+    // no view or trigger, sound pages, and content within the limits (a
+    // damaged, partial or crafted KB fails here with one line, not in the
+    // middle of an answer). The embedded KB was built and checked with this
+    // program (kbc build runs the same content check).
     if (!path.empty()) {
       if (const std::string problem = kb::kb_structure_problem(db_); !problem.empty())
         throw std::runtime_error(where + ": error: " + problem);
@@ -81,6 +83,17 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
   } catch (const kb::SqliteError& e) {
     throw std::runtime_error(where + ": error: not a readable SQLite knowledge base (" +
                              kb::escape_controls(e.what(), kb::EscapeNewlines::Yes) + ")");
+  }
+  // What a file holds: rows, bytes, values and names within base/limits.hpp.
+  if (!path.empty()) {
+    std::string problem;
+    try {
+      problem = kb::kb_content_problem(db_);
+    } catch (const kb::SqliteError& e) {  // a value past SQLite's own length limit, the budget
+      throw std::runtime_error(where +
+                               ": error: cannot read the knowledge base: " + kb::escape_controls(e.what(), kb::EscapeNewlines::Yes));
+    }
+    if (!problem.empty()) throw std::runtime_error(where + ": error: " + problem);
   }
   where_ = where;
   try {
@@ -128,27 +141,26 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const std::string& commit) {
   r.moe = st.integer(8) != 0;
   // Sizes kbq divides by or multiplies: checked as read (base/checked.hpp),
   // a zero, a huge or a text value is one error naming the cell.
-  using kb::limits::kMaxGpus;
-  using kb::limits::kMaxParallel;
-  using kb::limits::kMaxSeqLen;
-  auto size = [&](int c, const char* column, long long max) { return kb::kb_opt_int(st, c, {"recipes", column, 1}, 1, max); };
-  r.tp = size(9, "tp", kMaxParallel);
-  r.pp = size(10, "pp", kMaxParallel);
-  r.vp = size(11, "vp", kMaxParallel);
-  r.cp = size(12, "cp", kMaxParallel);
-  r.ep = size(13, "ep", kMaxParallel);
-  r.etp = size(14, "etp", kMaxParallel);
+  // The ranges are base/value_ranges.hpp's, which kbc checks when it builds.
+  using kb::int_range;
+  auto size = [&](int c, const kb::IntRange& range) { return kb::kb_opt_int(st, c, range, 1); };
+  r.tp = size(9, int_range("recipes", "tp"));
+  r.pp = size(10, int_range("recipes", "pp"));
+  r.vp = size(11, int_range("recipes", "vp"));
+  r.cp = size(12, int_range("recipes", "cp"));
+  r.ep = size(13, int_range("recipes", "ep"));
+  r.etp = size(14, int_range("recipes", "etp"));
   if (!st.is_null(15)) r.sp = st.integer(15) != 0;
-  r.seq_len = size(16, "seq_len", kMaxSeqLen);
-  r.gbs = size(17, "gbs", kMaxSeqLen);
-  r.mbs = size(18, "mbs", kMaxParallel);
+  r.seq_len = size(16, int_range("recipes", "seq_len"));
+  r.gbs = size(17, int_range("recipes", "gbs"));
+  r.mbs = size(18, int_range("recipes", "mbs"));
   r.dataset = st.text(19);
   r.precision = st.text(20);
-  r.native_gpus = size(21, "native_gpus", kMaxGpus);
+  r.native_gpus = size(21, int_range("recipes", "native_gpus"));
   r.native_hardware = st.text(22);
   r.native_precision = st.text(23);
   r.variant = st.text(24);
-  r.min_gpus = size(25, "min_gpus", kMaxGpus);
+  r.min_gpus = size(25, int_range("recipes", "min_gpus"));
   r.low_precision = st.text(26);
   r.commit = commit;
   return r;
@@ -244,14 +256,13 @@ const Model* Kb::model(const std::string& key) {
     m->display = st.text(1);
     m->hf_id = st.text(2);
     // Counts kbq divides by: checked (base/checked.hpp), never 0 < x or huge.
-    using kb::limits::kMaxModelCount;
-    m->layers = kb::kb_int(st, 3, {"models", "num_layers", 0}, 0, kMaxModelCount);
-    m->heads = kb::kb_int(st, 4, {"models", "num_attention_heads", 0}, 0, kMaxModelCount);
-    m->kv_heads = kb::kb_int(st, 5, {"models", "num_key_value_heads", 0}, 0, kMaxModelCount);
-    m->experts = kb::kb_int(st, 6, {"models", "num_experts", 0}, 0, kMaxModelCount);
+    m->layers = kb::kb_int(st, 3, kb::int_range("models", "num_layers"), 0);
+    m->heads = kb::kb_int(st, 4, kb::int_range("models", "num_attention_heads"), 0);
+    m->kv_heads = kb::kb_int(st, 5, kb::int_range("models", "num_key_value_heads"), 0);
+    m->experts = kb::kb_int(st, 6, kb::int_range("models", "num_experts"), 0);
     m->total_params_b = st.real(7);
     m->source = st.text(8);
-    if (!(m->total_params_b >= 0 && m->total_params_b < 1e7))
+    if (!kb::range_problem(kb::real_range("models", "total_params_b"), m->total_params_b).empty())
       throw kb::KbValueError("models", "total_params_b", key, "not a parameter count in billions");
     kb::Stmt rows(db_, "SELECT col, value FROM model_rows WHERE model_key = ?");
     rows.bind(1, key);
@@ -282,8 +293,8 @@ const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::st
     t.lang = st.text(0);
     t.text = st.text(1);
     t.file = st.text(2);
-    t.line = static_cast<int>(kb::kb_int(st, 3, {"entity_texts", "line", -1, row}, 0, kb::limits::kMaxLine));
-    t.revision = static_cast<int>(kb::kb_int(st, 4, {"entity_texts", "revision", -1, row}, 0, kb::limits::kMaxLine));
+    t.line = static_cast<int>(kb::kb_int(st, 3, kb::int_range("entity_texts", "line"), -1, row));
+    t.revision = static_cast<int>(kb::kb_int(st, 4, kb::int_range("entity_texts", "revision"), -1, row));
     t.winner = st.integer(5) != 0;
     // parts: an object of strings; facts: an object of string arrays.
     const auto json_object = [&](int c, const char* column) {
@@ -320,7 +331,7 @@ SourcesReport Kb::sources_report() {
   {
     kb::Stmt st(db_,
                 "SELECT path, format, coalesce(lang,''), coalesce(revision,0), coalesce(date,''), coalesce(translated_from,'') "
-                "FROM sources WHERE format != 'data' ORDER BY revision DESC, path");
+                "FROM sources WHERE format IN ('markdown', 'text-export') ORDER BY revision DESC, path");
     while (st.step()) r.editions.push_back({st.text(0), st.text(2), st.text(4), st.text(5), static_cast<int>(st.integer(3))});
   }
   {

@@ -20,6 +20,7 @@
 #include "base/sqlite.hpp"
 #include "query/kb/snapshot.hpp"
 #include "query/kbq.hpp"
+#include "query/perf/tables.hpp"
 
 namespace kbq {
 
@@ -67,6 +68,10 @@ class Kb {
   // Source files of the KB (editions and data), by path.
   std::vector<std::string> source_files();
 
+  // --- throughput (query/kb/perf.cpp) ------------------------------------------------
+  // NVIDIA's measured rows and the throughput estimator's data (read once).
+  const perf::PerfTables& perf_tables();
+
  private:
   const CodeFacts& facts(const std::string& target);
   const Model* model(const std::string& key);
@@ -84,6 +89,7 @@ class Kb {
   std::map<std::string, std::vector<DriftRow>> drift_;
   std::optional<CodeConfigKeys> code_keys_;
   std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;
+  std::unique_ptr<perf::PerfTables> perf_;
 };
 
 }  // namespace kbq

@@ -6,6 +6,7 @@
 #include "base/checked.hpp"
 #include "base/limits.hpp"
 #include "base/text.hpp"
+#include "base/value_ranges.hpp"
 #include "query/kb/kb.hpp"
 #include "query/kb/kb_int.hpp"
 
@@ -24,15 +25,15 @@ std::vector<Gpu> read_gpus(kb::Db& db) {
               "SELECT gpu_key, display_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, source "
               "FROM gpus ORDER BY gpu_key");
   while (st.step()) {
-    using kb::limits::kMaxGpus;
     Gpu g{st.text(0),
           st.text(1),
           st.real(2),
-          kb::kb_int(st, 3, {"gpus", "nvlink_domain_size", 0}, 1, kMaxGpus),
-          kb::kb_int(st, 4, {"gpus", "gpus_per_node", 0}, 1, kMaxGpus),
+          kb::kb_int(st, 3, kb::int_range("gpus", "nvlink_domain_size"), 0),
+          kb::kb_int(st, 4, kb::int_range("gpus", "gpus_per_node"), 0),
           st.integer(5) != 0,
           st.text(6)};
-    if (!(g.memory_gib >= 0 && g.memory_gib < 1e6)) throw kb::KbValueError("gpus", "memory_gb", g.key, "not a memory size in GB");
+    if (!kb::range_problem(kb::real_range("gpus", "memory_gb"), g.memory_gib).empty())
+      throw kb::KbValueError("gpus", "memory_gb", g.key, "not a memory size in GB");
     out.push_back(std::move(g));
   }
   return out;
@@ -142,7 +143,7 @@ const Snapshot& Kb::snapshot() {
                 "LEFT JOIN model_rows r ON r.model_key = m.model_key AND r.col = 'family'");
     while (st.step()) {
       ModelBrief b{st.text(2), st.real(1)};
-      if (!(b.total_params_b >= 0 && b.total_params_b < 1e7))
+      if (!kb::range_problem(kb::real_range("models", "total_params_b"), b.total_params_b).empty())
         throw kb::KbValueError("models", "total_params_b", st.text(0), "not a parameter count in billions");
       s->models.emplace(st.text(0), std::move(b));
     }
@@ -179,7 +180,7 @@ std::vector<QuickRefRow> Kb::quick_ref_rows() {
                     st.text(2),
                     comma_list(st.text(3)),
                     {},
-                    kb::kb_int(st, 5, {"quick_ref_picks", "gpus", 0}, 0, kb::limits::kMaxGpus),
+                    kb::kb_int(st, 5, kb::int_range("quick_ref_picks", "gpus"), 0),
                     st.integer(6) != 0};
     for (auto& name : comma_list(st.text(4))) row.recipes.push_back({std::move(name), false, {}, {}});
     out.push_back(std::move(row));

@@ -271,24 +271,16 @@ Prose prose(const std::vector<EntityText>& texts, const EntityRef& e, const std:
 std::vector<std::string> superseded_notes(const std::vector<Superseded>& rows, const EntityRef& e, const std::string& label) {
   std::vector<std::string> out;
   for (const auto& s : rows) {
-    std::string text = label;
     const std::string what = e.kind + " " + e.key + " " + s.field + " " + s.value;
-    for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-             {"{rev}", std::to_string(s.revision)}, {"{where}", s.file + ":" + std::to_string(s.line)}, {"{value}", what}}) {
-      const auto at = text.find(k);
-      if (at != std::string::npos) text.replace(at, k.size(), v);
-    }
+    const std::string text =
+        fill(label, {{"rev", std::to_string(s.revision)}, {"where", s.file + ":" + std::to_string(s.line)}, {"value", what}});
     if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
   }
   return out;
 }
 
 std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars) {
-  for (const auto& [k, v] : vars) {
-    const std::string token = "{" + k + "}";
-    for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
-  }
-  return text;
+  return kb::fill_placeholders(text, vars);  // one pass: no value expands into another
 }
 
 }  // namespace kbq

@@ -4,16 +4,32 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/checked.hpp"
+#include "base/escape.hpp"
 #include "base/text.hpp"
 
 namespace kbq {
 
 namespace {
 
-std::string quote(const std::string& kv) {
-  std::string q = "'";
-  for (char ch : kv) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return q + "'";
+std::string quote(const std::string& kv) { return kb::shell_quote(kv); }
+
+// A command kbq prints is the KB's command text with values quoted
+// (shell_word): text of a crafted KB that would be shell syntax there (a
+// ';', '$(', a backtick, a redirection, an unquoted placeholder) is an
+// error naming the entity or the planner row, never a command that runs
+// something else (docs/security.md, "Commands kbq prints").
+void check_shell(const std::string& text, const char* table, const char* column, const std::string& row) {
+  if (const auto problem = kb::shell_problem(text))
+    throw kb::KbValueError(table, column, row, "the launch command would hold shell syntax (" + *problem + ")");
+}
+
+// The launcher's option for a flag, checked: an option name, or an error.
+std::string option_name(const Flag& f, bool long_first) {
+  const std::string& name =
+      long_first ? (f.long_option.empty() ? f.short_option : f.long_option) : (!f.short_option.empty() ? f.short_option : f.long_option);
+  if (!kb::is_shell_option(name)) throw kb::KbValueError("launcher", "value", f.item, "not an option name (-x or --name)");
+  return name;
 }
 
 // Replaces the value that follows `flag` (as `flag=value` or `flag value`).
@@ -41,17 +57,13 @@ std::string benchmark_command(const LaunchSpec& spec, const Settings& s) {
   set_flag(cmd, s.bench_gpus_per_node_flag, std::to_string(spec.nproc));
   set_flag(cmd, s.recipe_flag, spec.recipe);
   if (!spec.recipe_mode.empty()) set_flag(cmd, s.bench_mode_flag, spec.recipe_mode);
+  check_shell(cmd, "entity_texts", "parts", spec.entry_ref);
   return cmd;
 }
 
 }  // namespace
 
-std::string shell_word(const std::string& v) {
-  const bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char ch) {
-    return std::isalnum(ch) || ch == '_' || ch == '.' || ch == '/' || ch == ':' || ch == '=' || ch == '-' || ch == ',' || ch == '+';
-  });
-  return plain ? v : quote(v);
-}
+std::string shell_word(const std::string& v) { return kb::shell_word(v); }
 
 std::string launch_command(const LaunchSpec& spec, const Snapshot& kb) {
   const Settings& s = kb.settings;
@@ -63,22 +75,23 @@ std::string launch_command(const LaunchSpec& spec, const Snapshot& kb) {
   if (spec.nodes > 1) {
     const auto at = cmd.find(s.nproc_flag);
     const std::string extra = fill(s.multi_node_flags, {{"nodes", std::to_string(spec.nodes)}});
+    check_shell(extra, "planner", "value", "multi_node_flags");
     if (at != std::string::npos && !extra.empty()) cmd.insert(at, extra + " ");
   }
   while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == ' ')) cmd.pop_back();
   // Flags of the launcher on one line, KEY=VALUE overrides one per line.
   std::vector<std::string> flags, kvs;
   if (spec.launch_mode != spec.recipe_mode && !spec.launch_mode.empty())
-    if (auto f = kb.flag_named(s.launch_mode_flag))
-      flags.push_back((f->long_option.empty() ? f->short_option : f->long_option) + " " + shell_word(spec.launch_mode));
+    if (auto f = kb.flag_named(s.launch_mode_flag)) flags.push_back(option_name(*f, true) + " " + shell_word(spec.launch_mode));
   for (const auto& [key, value] : spec.changes) {
     if (const Flag* f = kb.flag_for(key))
-      flags.push_back((!f->short_option.empty() ? f->short_option : f->long_option) + " " + shell_word(value));
+      flags.push_back(option_name(*f, false) + " " + shell_word(value));
     else
       kvs.push_back(quote(key + "=" + value));
   }
   if (!flags.empty()) cmd += " \\\n    " + kb::join(flags, " ");
   for (const auto& kv : kvs) cmd += " \\\n    " + kv;
+  check_shell(cmd, "entity_texts", "parts", spec.entry_ref);
   return cmd;
 }
 

@@ -9,7 +9,9 @@
 // a quoted KEY=VALUE override, one per line. A benchmark recipe runs as its
 // code sets it: only the benchmark launcher's nodes, GPUs per node, recipe
 // and mode are set. Flag names come from the KB (data/planner.tsv, the
-// code's launcher table); values are shell-quoted unless plain.
+// code's launcher table); values are shell-quoted unless plain, and the
+// command text is checked for shell syntax (kb::shell_problem: a crafted
+// KB's text is an error, never part of a printed command).
 #pragma once
 
 #include <string>
@@ -23,6 +25,7 @@ namespace kbq {
 // What the command launches.
 struct LaunchSpec {
   std::string entry;                                         // the entry-point command text (its `command` part)
+  std::string entry_ref;                                     // its entity ("command/library_entry/1"), for errors
   RecipeKind kind = RecipeKind::Library;                     // which launcher
   std::string recipe;                                        // the recipe name (--recipe)
   std::string recipe_mode;                                   // the launcher mode its name implies

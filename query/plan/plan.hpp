@@ -17,6 +17,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -83,6 +84,7 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
 struct Planned {
   Result result;
   RuleModel model;
+  std::optional<memory::Architecture> arch;  // the model as sized (the throughput stage's FLOPs); empty when it could not be
 };
 Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute);
 

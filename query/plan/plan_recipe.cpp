@@ -238,6 +238,8 @@ void fill_command(const Context& c, const std::string& launch_mode, Result& res)
   res.sources.push_back({t.file, t.line, t.revision, "entry-point command"});
   LaunchSpec spec;
   spec.entry = it == t.parts.end() ? t.text : it->second;
+  const EntityRef& ref = bench ? c.settings().benchmark_command : c.settings().library_command;
+  spec.entry_ref = ref.kind + "/" + ref.key;
   spec.kind = r.kind;
   spec.recipe = r.name;
   spec.recipe_mode = r.launch_mode;
@@ -266,6 +268,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   p.gpu = gpu ? *gpu : Gpu{hw, hw, 0, 0, 0, false, ""};
   p.sizing = size_recipe(d);
   out.model = p.sizing.rules;
+  if (p.sizing.sized) out.arch = p.sizing.arch;
   search_input(c, r, ask, start_shape(c, r, ask, p), p);
   const Shown shown = place_on_world(c, r, ask, p, res);
   fill_layout(c, r, ask, p, shown.placement.shape, res);

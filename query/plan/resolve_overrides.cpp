@@ -62,12 +62,9 @@ std::variant<KeyValues, Error> resolve_overrides(const Context& c, const CodeCon
     }
     const ConfigKey* ck = kb.config_key(key);
     if (!ck && !code.exists(key)) {
-      // The nearest real keys by edit distance.
-      std::vector<std::pair<size_t, std::string>> near;
-      for (const auto& ref : code.field_keys()) near.emplace_back(kb::edit_distance(key, ref), ref);
-      std::sort(near.begin(), near.end());
-      std::vector<std::string> top;
-      for (size_t i = 0; i < near.size() && i < 3; ++i) top.push_back(near[i].second);
+      // The nearest real keys by edit distance (bounded: a long key costs
+      // no more than a short one).
+      const std::vector<std::string> top = kb::nearest(key, code.field_keys(), 3);
       return Error{"unknown override key '" + k + "': the code's ConfigContainer has no such field",
                    "did you mean " + kb::join(top, ", ") + "?"};
     }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/markdown.hpp"
 #include "base/text.hpp"
 #include "query/kbq.hpp"
 
@@ -23,12 +24,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& vars) {
-  for (const auto& [k, v] : vars) {
-    const std::string token = "{" + k + "}";
-    for (auto at = text.find(token); at != std::string::npos; at = text.find(token, at + v.size())) text.replace(at, token.size(), v);
-  }
-  return text;
+std::string fill(const std::string& text, const std::vector<std::pair<std::string, std::string>>& vars) {
+  return kb::fill_placeholders(text, vars);  // one pass: no value expands into another
 }
 
 std::string str(std::string_view v) { return std::string(v); }
@@ -146,6 +143,25 @@ json result_json(const Result& r) {
   j["caveats"] = r.caveats;
   j["notes"] = r.notes;
   j["min_gpus"] = r.min_gpus > 0 ? json(r.min_gpus) : json(nullptr);
+  {  // docs/throughput.md
+    const Throughput& T = r.throughput;
+    json tsrc = json::array();
+    for (const auto& s : T.sources) tsrc.push_back({{"file", s.file}, {"line", s.line}, {"what", s.what}});
+    j["throughput"] = {
+        {"basis", str(to_string(T.basis))},
+        {"tokens_per_s_per_gpu", T.tokens_per_s_per_gpu},
+        {"tokens_per_s", T.tokens_per_s},
+        {"tflops_per_gpu", T.tflops_per_gpu},
+        {"mfu", T.mfu},
+        {"step_time_s", T.step_time_s},
+        {"error_band_pct", T.error_band_pct},
+        {"method", T.method},
+        {"bubble_pct", T.bubble_pct},
+        {"how", T.how},
+        {"source", T.sources.empty() ? json(nullptr) : json(T.sources.front().file + ":" + std::to_string(T.sources.front().line))},
+        {"sources", tsrc}};
+    j["time_to_train"] = r.time_to_train ? json{{"tokens", r.time_to_train->tokens}, {"seconds", r.time_to_train->seconds}} : json(nullptr);
+  }
   json src = json::array();
   for (const auto& s : r.sources) src.push_back({{"file", s.file}, {"line", s.line}, {"revision", s.revision}, {"what", s.what}});
   j["sources"] = src;
@@ -203,13 +219,28 @@ class TextWriter {
 
   std::string out;
 
+  // A line of text, a list item, a heading: in Markdown, the text escaped
+  // for prose (kb::md::text) and the markup kbq's own.
   void line(const std::string& s, int indent = 2) {
-    out += (md_ ? std::string() : std::string(static_cast<size_t>(indent), ' ')) + s + "\n";
+    out += (md_ ? kb::md::text(s) : std::string(static_cast<size_t>(indent), ' ') + s) + "\n";
   }
-  void item(const std::string& s, int indent = 4) { out += (md_ ? "- " : std::string(static_cast<size_t>(indent), ' ') + "- ") + s + "\n"; }
+  void item(const std::string& s, int indent = 4) {
+    out += (md_ ? "- " + kb::md::text(s) : std::string(static_cast<size_t>(indent), ' ') + "- " + s) + "\n";
+  }
+  // One field of a result (layout, memory, batch, throughput): a line, or
+  // in Markdown an item of the result's list, so that each field renders
+  // on its own line.
+  void field(const std::string& s) { out += (md_ ? "- " + kb::md::text(s) : "  " + s) + "\n"; }
+  // A label over a block (command, caveats): in Markdown its own paragraph.
+  void label(const std::string& s) {
+    if (md_)
+      out += "\n" + kb::md::text(s) + "\n\n";
+    else
+      line(s);
+  }
   void heading(const std::string& key) {
     if (md_)
-      out += "\n**" + lb_(key) + "**\n\n";
+      out += "\n**" + kb::md::text(lb_(key)) + "**\n\n";
     else
       line(st_.bold(lb_(key)));
   }
@@ -218,19 +249,21 @@ class TextWriter {
   void result(const Result& r, bool numbered) {
     const std::string title = (numbered ? std::to_string(r.score) + ". " : std::string()) + r.recipe.name;
     if (md_)
-      out += "### " + (numbered ? std::to_string(r.score) + ". " : std::string()) + "`" + r.recipe.name + "`\n\n" + r.why + "\n\n";
+      out += "### " + (numbered ? std::to_string(r.score) + ". " : std::string()) + kb::md::code(r.recipe.name) + "\n\n" +
+             kb::md::text(r.why) + "\n\n";
     else
       out += st_.bold(title) + " — " + r.why + "\n";
-    line(where(lb_, r) + ": " + sizes(r));
+    field(where(lb_, r) + ": " + sizes(r));
     memory(r);
     batch(r);
-    line(lb_("line.command"));
+    throughput(r);
+    label(lb_("line.command"));
     if (md_)
-      out += "```bash\n" + r.command + "\n```\n";
+      out += kb::md::fence(r.command, "bash") + "\n";
     else
       for (const auto& l : kb::split(r.command, '\n')) out += "      " + l + "\n";
     if (!r.caveats.empty()) {
-      line(lb_("line.caveats"));
+      label(lb_("line.caveats"));
       for (const auto& c : r.caveats) item(c);
     }
     if (o_.explain) explain(r);
@@ -238,16 +271,19 @@ class TextWriter {
 
   // One line of an alternative result.
   void short_result(const Result& r) {
-    const std::string s = std::to_string(r.score) + ". " + (md_ ? "`" + r.recipe.name + "`" : r.recipe.name) + " — " + r.why + " (" +
-                          where(lb_, r) + ": " + sizes(r) + (r.runnable ? "" : "; " + lb_("line.not_runnable")) + ")";
-    item(s, 4);
+    const std::string rest =
+        "— " + r.why + " (" + where(lb_, r) + ": " + sizes(r) + (r.runnable ? "" : "; " + lb_("line.not_runnable")) + ")";
+    if (md_)
+      out += "- " + std::to_string(r.score) + ". " + kb::md::code(r.recipe.name) + " " + kb::md::text(rest) + "\n";
+    else
+      item(std::to_string(r.score) + ". " + r.recipe.name + " " + rest, 4);
   }
 
  private:
   void memory(const Result& r) {
     const Memory& M = r.memory;
     if (!M.known) {
-      line(fill(lb_("line.memory_unknown"), {{"reason", M.unknown_reason}}));
+      field(fill(lb_("line.memory_unknown"), {{"reason", M.unknown_reason}}));
       return;
     }
     const std::string parts = fill(lb_("line.memory_parts"), {{"weights", num(M.weights)},
@@ -255,20 +291,70 @@ class TextWriter {
                                                               {"optimizer", num(M.optimizer)},
                                                               {"activations", num(M.activations)},
                                                               {"overhead", num(M.overhead)}});
-    line(fill(lb_(M.fits ? "line.memory" : "line.memory_over"),
-              {{"per_gpu", num(M.per_gpu_gib)}, {"capacity", num(M.capacity_gib)}, {"parts", parts}}));
+    field(fill(lb_(M.fits ? "line.memory" : "line.memory_over"),
+               {{"per_gpu", num(M.per_gpu_gib)}, {"capacity", num(M.capacity_gib)}, {"parts", parts}}));
   }
 
   void batch(const Result& r) {
     const Batch& B = r.batch;
     if (B.gbs <= 0) return;
     if (B.grad_accum > 0)
-      line(fill(lb_("line.batch"), {{"gbs", std::to_string(B.gbs)},
-                                    {"mbs", std::to_string(B.mbs)},
-                                    {"dp", std::to_string(B.dp)},
-                                    {"accum", std::to_string(B.grad_accum)}}));
+      field(fill(lb_("line.batch"), {{"gbs", std::to_string(B.gbs)},
+                                     {"mbs", std::to_string(B.mbs)},
+                                     {"dp", std::to_string(B.dp)},
+                                     {"accum", std::to_string(B.grad_accum)}}));
     else
-      line(fill(lb_("line.batch_uneven"), {{"gbs", std::to_string(B.gbs)}, {"mbs", std::to_string(B.mbs)}, {"dp", std::to_string(B.dp)}}));
+      field(fill(lb_("line.batch_uneven"), {{"gbs", std::to_string(B.gbs)}, {"mbs", std::to_string(B.mbs)}, {"dp", std::to_string(B.dp)}}));
+  }
+
+  // Expected speed and the time to train the question's budget (docs/throughput.md).
+  void throughput(const Result& r) {
+    const Throughput& T = r.throughput;
+    if (T.basis == ThroughputBasis::None) {
+      if (!T.how.empty()) field(fill(lb_("line.throughput_none"), {{"why", T.how}}));
+    } else {
+      field(fill(lb_(T.basis == ThroughputBasis::Measured ? "line.throughput" : "line.throughput_estimated"),
+                 {{"tokens", count(T.tokens_per_s_per_gpu)},
+                  {"job", count(T.tokens_per_s)},
+                  {"step", seconds(T.step_time_s)},
+                  {"band", num(T.error_band_pct)},
+                  {"how", T.how}}));
+    }
+    if (!r.time_to_train) return;
+    const TimeToTrain& t = *r.time_to_train;
+    if (t.seconds > 0)
+      field(fill(lb_("line.time_to_train"), {{"tokens", count(t.tokens)}, {"duration", duration(t.seconds)}}));
+    else
+      field(fill(lb_("line.time_to_train_unknown"), {{"tokens", count(t.tokens)}}));
+  }
+
+  // 6288, 1.61 M, 50 B, 1 T
+  static std::string count(double v) {
+    static const std::pair<double, const char*> units[] = {{1e15, " P"}, {1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
+    char buf[48];
+    for (const auto& [scale, unit] : units)
+      if (v >= scale) {
+        const double x = v / scale;
+        std::snprintf(buf, sizeof buf, x >= 100 ? "%.0f%s" : x >= 10 ? "%.1f%s" : "%.2f%s", x, unit);
+        return buf;
+      }
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  static std::string seconds(double s) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, s >= 100 ? "%.0f" : s >= 10 ? "%.1f" : "%.2f", s);
+    return buf;
+  }
+  // The time in days (from one day on) or hours, in the answer's words.
+  std::string duration(double s) const {
+    char buf[48];
+    if (s >= 86400) {
+      std::snprintf(buf, sizeof buf, s >= 8640000 ? "%.0f" : "%.1f", s / 86400);  // whole days from 100 on
+      return fill(lb_("unit.days"), {{"n", buf}});
+    }
+    std::snprintf(buf, sizeof buf, "%.1f", s / 3600);
+    return fill(lb_("unit.hours"), {{"n", buf}});
   }
 
   void explain(const Result& r) {
@@ -310,28 +396,30 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
   TextWriter w(lb, o);
   const bool md = o.format == Format::Markdown;
   if (a.request != Request::Ask) {
-    for (const auto& x : a.warnings) w.out += (md ? "> " : "") + lb("warning") + ": " + x + "\n";
+    for (const auto& x : a.warnings) w.out += md ? "> " + kb::md::text(lb("warning") + ": " + x) + "\n" : lb("warning") + ": " + x + "\n";
     if (!a.results.empty()) w.result(a.results.front(), false);
     return w.out;
   }
-  w.out += md ? "## " + lb("answer_for") + " `" + a.canonical + "`\n\n" : lb("answer_for") + ": " + a.canonical + "\n";
-  for (const auto& x : a.warnings) w.out += (md ? "> " : "") + lb("warning") + ": " + x + "\n";
+  w.out +=
+      md ? "## " + kb::md::text(lb("answer_for")) + " " + kb::md::code(a.canonical) + "\n\n" : lb("answer_for") + ": " + a.canonical + "\n";
+  for (const auto& x : a.warnings) w.out += md ? "> " + kb::md::text(lb("warning") + ": " + x) + "\n" : lb("warning") + ": " + x + "\n";
   if (a.verdict == Outcome::NoMatch) {
-    w.out += lb("no_match") + (a.no_match.empty() ? "" : " " + a.no_match) + "\n";
+    const std::string said = lb("no_match") + (a.no_match.empty() ? "" : " " + a.no_match);
+    w.out += (md ? kb::md::text(said) : said) + "\n";
     return w.out;
   }
   w.out += "\n";
   if (a.verdict == Outcome::NotPossible) {
     const Result& best = a.results.front();
-    w.out +=
+    const std::string verdict =
         (a.min_gpus > 0
              ? fill(lb("verdict.not_possible"), {{"gpus", std::to_string(best.layout.gpus)},
                                                  {"hardware", best.layout.hardware_name},
                                                  {"recipe", best.recipe.name},
                                                  {"min", std::to_string(a.min_gpus)}})
              : fill(lb("verdict.not_possible_any"),
-                    {{"gpus", std::to_string(best.layout.gpus)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}})) +
-        "\n";
+                    {{"gpus", std::to_string(best.layout.gpus)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}}));
+    w.out += md ? kb::md::text(verdict) + "\n\n" : verdict + "\n";
     if (!a.alternatives.empty()) {
       w.line(lb("line.fits_instead"), 0);
       for (size_t i = 0; i < a.alternatives.size(); ++i) {
@@ -339,9 +427,10 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
         w.item(x.why, 2);
         // The first (the same recipe on more GPUs, when it fits there) with its command.
         if (i == 0 && !x.command.empty()) {
-          if (md)
-            w.out += "\n```bash\n" + x.command + "\n```\n";
-          else
+          if (md) {  // inside its list item: every line indented as the item's text
+            w.out += "\n";
+            for (const auto& l : kb::split(kb::md::fence(x.command, "bash"), '\n')) w.out += "  " + l + "\n";
+          } else
             for (const auto& l : kb::split(x.command, '\n')) w.out += "      " + l + "\n";
         }
       }
@@ -399,7 +488,10 @@ std::string render(const Listing& l, const Labels& /*labels*/, const RenderOptio
     const auto& src = it.prose.source;
     const std::string where =
         src.file + ":" + std::to_string(src.line) + " (rev " + std::to_string(src.revision) + ", " + it.prose.lang + ")";
-    out += (o.format == Format::Markdown ? "- **" + it.key + "** " : it.key + ". ") + it.text + "\n   [" + where + "]\n";
+    if (o.format == Format::Markdown)
+      out += "- **" + kb::md::text(it.key) + "** " + kb::md::text(it.text) + "\n  \\[" + kb::md::text(where) + "\\]\n";
+    else
+      out += it.key + ". " + it.text + "\n   [" + where + "]\n";
   }
   return out;
 }
@@ -425,16 +517,22 @@ std::string render(const SourcesReport& s, const Labels& /*labels*/, const Rende
                     {"older_source", c.older_source}});
     return j.dump(2) + "\n";
   }
+  // Text: one line each; Markdown: the same lines as list items, escaped.
+  const bool md = o.format == Format::Markdown;
   std::string out;
-  for (const auto& e : s.editions)
-    out += e.file + "  " + e.lang + "  rev " + std::to_string(e.revision) + (e.date.empty() ? "" : "  " + e.date) +
-           (e.translated_from.empty() ? "" : "  translated from " + e.translated_from) + "\n";
-  out += "\nmissing translations:\n";
-  for (const auto& m : s.missing) out += "  " + m.lang + ": " + std::to_string(m.count) + "\n";
-  out += "\nconflicts (newest revision wins):\n";
+  auto put = [&](const std::string& line) { out += md ? "- " + kb::md::text(line) + "\n" : "  " + line + "\n"; };
+  auto head = [&](const std::string& title) { out += md ? "\n**" + kb::md::text(title) + "**\n\n" : "\n" + title + ":\n"; };
+  for (const auto& e : s.editions) {
+    const std::string line = e.file + "  " + e.lang + "  rev " + std::to_string(e.revision) + (e.date.empty() ? "" : "  " + e.date) +
+                             (e.translated_from.empty() ? "" : "  translated from " + e.translated_from);
+    out += md ? "- " + kb::md::text(line) + "\n" : line + "\n";
+  }
+  head("missing translations");
+  for (const auto& m : s.missing) put(m.lang + ": " + std::to_string(m.count));
+  head("conflicts (newest revision wins)");
   for (const auto& c : s.conflicts)
-    out += "  " + c.entity + " " + c.field + ": '" + c.older + "' (rev " + std::to_string(c.older_revision) + ", " + c.older_source +
-           ") -> '" + c.winner + "' (rev " + std::to_string(c.winner_revision) + ")\n";
+    put(c.entity + " " + c.field + ": '" + c.older + "' (rev " + std::to_string(c.older_revision) + ", " + c.older_source + ") -> '" +
+        c.winner + "' (rev " + std::to_string(c.winner_revision) + ")");
   return out;
 }
 

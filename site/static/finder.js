@@ -34,6 +34,56 @@
     return { wrap: wrap, select: s };
   }
 
+  // One plan of kbq's answer: the recipe (a link to its page), the layout,
+  // the memory per GPU, the command and the caveats. `ids` says whether the
+  // elements carry the ids the site test reads (the plan the page leads with).
+  function plan(root, rec, index, ids) {
+    var box = el("div", { "class": "kbq-finder-plan" });
+    var id = function (name) { return ids ? { id: name } : {}; };
+    var dl = el("dl", { "class": "kbq-finder-answer" });
+    var hw = (index.hardware.filter(function (h) { return h.key === rec.layout.hardware; })[0] || {}).name || rec.layout.hardware;
+    var L = rec.layout;
+    dl.appendChild(el("dt", {}, labelled(root, "recipe")));
+    var dd = el("dd", id("kbq-finder-recipe"));
+    if (rec.page) dd.appendChild(el("a", { href: rec.page }, rec.recipe)); else dd.textContent = rec.recipe;
+    dl.appendChild(dd);
+    var rows = [
+      ["layout", "kbq-finder-layout", L.gpus + " \u00d7 " + hw + " \u2014 TP " + L.tp + " \u00b7 PP " + L.pp + " \u00b7 CP " + L.cp +
+        " \u00b7 EP " + L.ep + " \u00b7 DP " + L.dp],
+      ["memory", "kbq-finder-memory", rec.memory_gib === null || rec.memory_gib === undefined ? "" : rec.memory_gib.toFixed(1)]
+    ];
+    rows.forEach(function (r) {
+      dl.appendChild(el("dt", {}, labelled(root, r[0])));
+      dl.appendChild(el("dd", id(r[1]), r[2]));
+    });
+    box.appendChild(dl);
+    box.appendChild(el("p", { "class": "kbq-finder-heading" }, labelled(root, "command")));
+    // The same markup as a code block of the pages, so sphinx-copybutton's
+    // style applies; the button itself is added here (the page's buttons are
+    // made once, on load).
+    var hl = el("div", { "class": "highlight kbq-finder-command" });
+    var pre = el("pre", id("kbq-finder-command"), rec.command);
+    hl.appendChild(pre);
+    var btn = el("button", { "class": "kbq-copy", type: "button" }, labelled(root, "copy"));
+    btn.addEventListener("click", function () {
+      if (navigator.clipboard) navigator.clipboard.writeText(rec.command);
+      btn.textContent = labelled(root, "copied");
+      setTimeout(function () { btn.textContent = labelled(root, "copy"); }, 2000);
+    });
+    hl.appendChild(btn);
+    box.appendChild(hl);
+    if (rec.caveats && rec.caveats.length) {
+      box.appendChild(el("p", { "class": "kbq-finder-heading" }, labelled(root, "caveats")));
+      var ul = el("ul", id("kbq-finder-caveats"));
+      rec.caveats.forEach(function (c) { ul.appendChild(el("li", {}, c)); });
+      box.appendChild(ul);
+    }
+    return box;
+  }
+
+  // kbq's answer. When the choice is not possible, the page leads with the
+  // first alternative kbq proposes that runs (answered in full when the site
+  // was built), and shows the failing plan below it.
   function show(root, out, rec, index) {
     out.innerHTML = "";
     out.appendChild(el("p", { id: "kbq-finder-question", "class": "kbq-finder-question" }, rec.question));
@@ -47,29 +97,18 @@
     } else if (rec.verdict === "no_match") {
       out.appendChild(el("p", { id: "kbq-finder-nomatch" }, rec.no_match || labelled(root, "no_match")));
     }
+    if (rec.verdict === "not_possible" && rec.works) {
+      var works = el("section", { id: "kbq-finder-works", "class": "kbq-finder-works" });
+      works.appendChild(el("h3", {}, labelled(root, "works")));
+      works.appendChild(el("p", { id: "kbq-finder-works-why" }, rec.works.why));
+      works.appendChild(plan(root, rec.works, index, false));
+      out.appendChild(works);
+    }
     if (rec.recipe) {
-      var dl = el("dl", { "class": "kbq-finder-answer" });
-      var hw = (index.hardware.filter(function (h) { return h.key === rec.layout.hardware; })[0] || {}).name || rec.layout.hardware;
-      var L = rec.layout;
-      var rows = [
-        ["recipe", "kbq-finder-recipe", rec.recipe],
-        ["layout", "kbq-finder-layout", L.gpus + " \u00d7 " + hw + " \u2014 TP " + L.tp + " \u00b7 PP " + L.pp + " \u00b7 CP " + L.cp +
-          " \u00b7 EP " + L.ep + " \u00b7 DP " + L.dp],
-        ["memory", "kbq-finder-memory", rec.memory_gib === null || rec.memory_gib === undefined ? "" : rec.memory_gib.toFixed(1)]
-      ];
-      rows.forEach(function (r) {
-        dl.appendChild(el("dt", {}, labelled(root, r[0])));
-        dl.appendChild(el("dd", { id: r[1] }, r[2]));
-      });
-      out.appendChild(dl);
-      out.appendChild(el("p", { "class": "kbq-finder-heading" }, labelled(root, "command")));
-      out.appendChild(el("pre", { id: "kbq-finder-command" }, rec.command));
-      if (rec.caveats && rec.caveats.length) {
-        out.appendChild(el("p", { "class": "kbq-finder-heading" }, labelled(root, "caveats")));
-        var ul = el("ul", { id: "kbq-finder-caveats" });
-        rec.caveats.forEach(function (c) { ul.appendChild(el("li", {}, c)); });
-        out.appendChild(ul);
-      }
+      var mine = el("section", { id: "kbq-finder-asked", "class": rec.verdict === "not_possible" ? "kbq-finder-failing" : "" });
+      if (rec.verdict === "not_possible") mine.appendChild(el("h3", {}, labelled(root, "failing")));
+      mine.appendChild(plan(root, rec, index, true));
+      out.appendChild(mine);
     }
     var det = el("details", {});
     det.appendChild(el("summary", {}, labelled(root, "answer")));
@@ -116,16 +155,33 @@
           root.setAttribute("data-question", q);
         });
       }
-      model.select.addEventListener("change", function () { modes(); ask(); });
-      [mode, gpus, hw].forEach(function (f) { f.select.addEventListener("change", ask); });
+      function chosen() { ex.select.value = ""; ask(); }
+      model.select.addEventListener("change", function () { modes(); chosen(); });
+      [mode, gpus, hw].forEach(function (f) { f.select.addEventListener("change", chosen); });
+      // The selects say what an answer is: its model, mode, GPU count and
+      // type (the nearest offered count at or above its own).
+      function pick(rec) {
+        if (!rec || !rec.recipe) return false;
+        var m = index.models.filter(function (x) { return x.name === rec.model && x.modes.indexOf(rec.mode) >= 0; })[0];
+        if (!m) return false;
+        model.select.value = m.key;
+        modes();
+        mode.select.value = rec.mode;
+        var n = index.gpu_counts.filter(function (c) { return c >= rec.layout.gpus; })[0];
+        if (n !== undefined) gpus.select.value = String(n);
+        if (index.hardware.some(function (h) { return h.key === rec.layout.hardware; })) hw.select.value = rec.layout.hardware;
+        return true;
+      }
       ex.select.addEventListener("change", function () {
         if (ex.select.value === "") return;
         var rec = examples[Number(ex.select.value)];
+        pick(rec);
         show(root, out, rec, index);
         root.setAttribute("data-state", "ready");
         root.setAttribute("data-question", rec.question);
       });
-      modes();
+      // The default: the quick reference's first pick (the first example).
+      if (!pick(examples.filter(function (e) { return e.verdict === "ok"; })[0])) modes();
       ask();
     });
   }

@@ -19,7 +19,7 @@ std::string code(const std::string& s) { return s.empty() ? std::string() : md_c
 
 class DriftWriter {
  public:
-  DriftWriter(const Context& ctx, const std::string& lang) : ctx_(ctx), lang_(lang) {}
+  DriftWriter(const Inputs& ctx, const std::string& lang) : ctx_(ctx), lang_(lang) {}
 
   std::string run() const {
     const CodeSnapshot* s = ctx_.c.code.newest();
@@ -84,13 +84,13 @@ class DriftWriter {
     return out;
   }
 
-  const Context& ctx_;
+  const Inputs& ctx_;
   std::string lang_;
 };
 
 }  // namespace
 
-void write_drift(const Context& ctx, OutputFiles& out) {
+void write_drift(const Inputs& ctx, OutputFiles& out) {
   for (const auto& lang : ctx.languages) out[lang_path("drift", lang)] = DriftWriter(ctx, lang).run();
 }
 

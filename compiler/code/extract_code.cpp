@@ -2,26 +2,27 @@
 // (compiler/code/extract_mbridge.py and its package mbridge_extractor/) run
 // by its path as a child process, so a traceback names its real files; its
 // stdout and stderr go to kbc's, so its `path:line: error:` diagnostics reach
-// the user unchanged.
-#include "compiler/code/extract.hpp"
-
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+// the user unchanged. The end of its stderr is kept too: a crash (a Python
+// traceback, a signal) is reported as the extractor's failure, never taken
+// for a finding of --check (Python exits 1 on an uncaught exception).
+#include "compiler/code/extract_code.hpp"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <vector>
 
+#include "base/escape.hpp"
+#include "base/process.hpp"
 #include "base/text.hpp"
 
 #ifndef KB_EXTRACTOR_SOURCE
 #error "KB_EXTRACTOR_SOURCE must name compiler/code/extract_mbridge.py of the source tree"
 #endif
-
-extern char** environ;
 
 namespace kb {
 
@@ -29,54 +30,67 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs `argv` with `input` on its stdin; returns its exit code (-1 if it
-// could not start; 128 + signal when killed). Captures stdout when asked.
-int run(const std::vector<std::string>& argv, const std::string& input, std::string* out = nullptr) {
-  int in[2], outp[2];
-  if (::pipe(in) != 0 || ::pipe(outp) != 0) return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-  posix_spawn_file_actions_addclose(&fa, in[1]);
-  if (out) {
-    posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+// How a child process ended, and the end of what it wrote on stderr.
+struct Ran {
+  int code = -1;           // exit status; 128 + N when killed by signal N; -1 when it could not start
+  int signal = 0;          // the signal that killed it, or 0
+  std::string err_tail;    // the last kErrTail bytes of its stderr (which is also passed on to kbc's)
+  bool traceback = false;  // did its stderr hold a Python traceback?
+  static constexpr size_t kErrTail = 64 * 1024;
+};
+
+// Runs `argv` with stdin from /dev/null (base/process). Its stderr is
+// collected and passed on to kbc's (the extractor's `path:line: error:`
+// lines reach the user unchanged), and its end kept, so a crash can be told
+// from a finding; stdout is captured when `out` is given, else kbc's.
+Ran run_extractor(const std::vector<std::string>& argv, std::string* out = nullptr) {
+  RunOptions o;
+  o.in = Stream::Null;
+  o.err = Stream::Pipe;
+  if (out) o.out = Stream::Pipe;
+  const RunResult r = kb::run(argv, o);
+  Ran ran;
+  if (r.error) {
+    errno = r.error;
+    return ran;
   }
-  posix_spawn_file_actions_addclose(&fa, outp[0]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(in[0]);
-  ::close(outp[1]);
-  if (rc != 0) {
-    ::close(in[1]);
-    ::close(outp[0]);
-    return -1;
-  }
-  size_t done = 0;
-  while (done < input.size()) {
-    const ssize_t n = ::write(in[1], input.data() + done, input.size() - done);
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  ::close(in[1]);
-  char buf[4096];
-  for (ssize_t n; (n = ::read(outp[0], buf, sizeof buf)) > 0;)
-    if (out) out->append(buf, static_cast<size_t>(n));
-  ::close(outp[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::fwrite(r.err.data(), 1, r.err.size(), stderr);
+  std::fflush(stderr);
+  ran.signal = r.status.signal;
+  ran.code = r.status.shell_code();
+  ran.traceback = r.err.find("Traceback (most recent call last):") != std::string::npos;
+  ran.err_tail = r.err.size() > Ran::kErrTail ? r.err.substr(r.err.size() - Ran::kErrTail) : r.err;
+  if (out) *out = r.out;
+  return ran;
+}
+
+// A run that crashed rather than reported: killed by a signal, or ended by
+// an exception Python did not catch (it prints a traceback and exits 1,
+// the code of "the facts differ"). The last line of the traceback is the
+// exception ("RecursionError: maximum recursion depth exceeded ...").
+std::optional<std::string> crash_of(const Ran& ran) {
+  if (ran.signal) return std::string("killed by signal ") + std::to_string(ran.signal) + " (" + ::strsignal(ran.signal) + ")";
+  if (ran.code == 0 || !ran.traceback) return std::nullopt;
+  std::string last;
+  for (const auto& line : split(ran.err_tail, '\n'))
+    if (!trim(line).empty() && line[0] != ' ') last = trim(line);
+  return last.empty() ? std::string("an uncaught exception") : last;
+}
+
+// The diagnostic of a crashed extractor run.
+void report_crash(const std::string& checkout, const std::string& python, const Ran& ran, const std::string& what, Diagnostics& diags) {
+  diags.error({checkout, 0, 0}, "the code extractor failed: " + first_code_points(what, 400),
+              ran.signal ? "the system ended " + python + " (out of memory?) or Python itself crashed; its output is above"
+                         : "a bug of kbc's extractor (compiler/code/) or an input it cannot handle; its traceback is above. Report it with "
+                           "the traceback (" +
+                               python + " ran it)");
 }
 
 std::string git(const std::string& checkout, const std::vector<std::string>& args) {
   std::vector<std::string> argv{"git", "-C", checkout};
   argv.insert(argv.end(), args.begin(), args.end());
   std::string out;
-  if (run(argv, {}, &out) != 0) return {};
+  if (run_extractor(argv, &out).code != 0) return {};
   return trim(out);
 }
 
@@ -163,21 +177,32 @@ int extract_code(const ExtractOptions& o, Diagnostics& diags) {
                                 date};
   argv.push_back(o.check ? "--check" : "--out");
   argv.push_back(folder);
-  const int rc = run(argv, {});
+  const Ran ran = run_extractor(argv);
+  const int rc = ran.code;
   if (rc < 0) {
     diags.error({o.python, 0, 0}, std::string("cannot run Python 3: ") + std::strerror(errno), "install python3 (make deps does)");
     return kExitError;
   }
-  if (rc != 0 || o.check) return rc == 0 ? kExitOk : rc == 1 ? kExitNoMatch : kExitError;
+  if (const auto crash = crash_of(ran)) {
+    report_crash(o.checkout, o.python, ran, *crash, diags);
+    return kExitError;
+  }
+  // 1 is a finding of --check (the facts differ); without --check the
+  // extractor has no such finding, and any failure is an error.
+  if (rc != 0 || o.check) return rc == 0 ? kExitOk : rc == 1 && o.check ? kExitNoMatch : kExitError;
   // Refresh the comparison of each snapshot with the one before it.
   const auto snaps = snapshots(code);
   for (size_t i = 1; i < snaps.size(); ++i) {
     const std::string& a = snaps[i - 1].second;
     const std::string& b = snaps[i].second;
-    const int c = run({o.python, "-B", "-E", "-s", script, "--compare", (code / a).string(), (code / b).string(), "--out",
-                       (code / ("changes-" + a + "-" + b + ".tsv")).string()},
-                      {});
-    if (c != 0) {
+    const Ran c = run_extractor({o.python, "-B", "-E", "-s", script, "--compare", (code / a).string(), (code / b).string(), "--out",
+                                 (code / ("changes-" + a + "-" + b + ".tsv")).string()},
+                                nullptr);
+    if (const auto crash = crash_of(c)) {
+      report_crash(o.checkout, o.python, c, *crash, diags);
+      return kExitError;
+    }
+    if (c.code != 0) {
       diags.error({(code / b).string(), 0, 0}, "cannot compare snapshot " + a + " with " + b, "see the extractor's message above");
       return kExitError;
     }

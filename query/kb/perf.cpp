@@ -1,0 +1,106 @@
+// The KB reader's part for throughput (Kb::perf_tables, kb.hpp): NVIDIA's
+// measured rows and the estimator's data, read whole once into values
+// (query/perf/tables.hpp). Every value is bound as a parameter.
+#include "base/text.hpp"
+#include "query/kb/kb.hpp"
+
+namespace kbq {
+
+namespace {
+
+std::optional<long long> opt(const kb::Stmt& st, int c) { return st.is_null(c) ? std::nullopt : std::optional<long long>(st.integer(c)); }
+
+}  // namespace
+
+const perf::PerfTables& Kb::perf_tables() {
+  if (perf_) return *perf_;
+  perf_ = std::make_unique<perf::PerfTables>();
+  perf::PerfTables& t = *perf_;
+  {
+    kb::Stmt st(db_, "SELECT key, value FROM perf_params ORDER BY key");
+    while (st.step()) t.params[st.text(0)] = st.text(1);
+  }
+  {
+    kb::Stmt st(db_, "SELECT model_key, field, value FROM flops_arch ORDER BY model_key, field");
+    while (st.step()) t.flops_arch[st.text(0)][st.text(1)] = st.text(2);
+  }
+  {
+    kb::Stmt st(db_, "SELECT gpu_key, precision, tflops FROM gpu_peaks ORDER BY gpu_key, precision");
+    while (st.step()) t.peaks[{st.text(0), st.text(1)}] = st.real(2);
+  }
+  {
+    kb::Stmt st(db_, "SELECT word, value FROM perf_vocab WHERE kind = 'precision_class' ORDER BY word");
+    while (st.step()) t.precision_class[st.text(0)] = st.text(1);
+  }
+  for (const auto& g : snapshot().gpus) t.nvlink[g.key] = g.nvlink;
+  {
+    kb::Stmt st(db_, "SELECT model_key, release, cause FROM perf_flops_exceptions ORDER BY model_key, release");
+    while (st.step()) t.exceptions[{st.text(0), st.text(1)}] = st.text(2);
+  }
+  {
+    kb::Stmt st(db_,
+                "SELECT d.row_id, d.field, d.table_value, d.code_value, d.code_at, d.note, r.recipe FROM perf_drift d "
+                "JOIN perf_rows r ON r.id = d.row_id ORDER BY d.row_id, d.field");
+    while (st.step()) t.drift[st.integer(0)].push_back({st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6)});
+  }
+  kb::Stmt st(db_,
+              "SELECT r.id, s.path, r.line, r.col, r.edition, r.release, r.release_order, r.task, r.model_written, r.model_key, "
+              "r.recipe_model, r.variant, r.arch_override, r.system, r.gpu, r.precision, r.precision_written, r.gpus, r.gbs, "
+              "r.mbs, r.seq, r.fsdp, r.tp, r.pp, r.cp, r.vp, r.ep, r.ga, r.tokens_per_gpu, r.tflops_per_gpu, r.alternate, "
+              "r.note_kind, r.notes, r.status, coalesce(r.superseded_by, 0), r.recipe, r.arch_recipe "
+              "FROM perf_rows r JOIN sources s ON s.id = r.source_id WHERE r.status != 'copy' ORDER BY r.id");
+  while (st.step()) {
+    perf::PerfTableRow r;
+    int c = 0;
+    r.id = st.integer(c++);
+    r.file = st.text(c++);
+    r.line = static_cast<int>(st.integer(c++));
+    r.col = static_cast<int>(st.integer(c++));
+    r.edition = st.text(c++);
+    r.release = st.text(c++);
+    r.release_order = static_cast<int>(st.integer(c++));
+    for (std::string* s : {&r.task, &r.model_written, &r.model_key, &r.recipe_model, &r.variant, &r.arch_override, &r.system, &r.gpu,
+                           &r.precision, &r.precision_written})
+      *s = st.text(c++);
+    r.gpus = st.integer(c++);
+    r.gbs = st.integer(c++);
+    r.mbs = st.integer(c++);
+    r.seq = st.integer(c++);
+    for (auto* v : {&r.fsdp, &r.tp, &r.pp, &r.cp, &r.vp, &r.ep, &r.ga}) *v = opt(st, c++);
+    r.tokens = st.real(c++);
+    r.tflops = st.real(c++);
+    r.alternate = st.integer(c++) != 0;
+    r.note_kind = st.text(c++);
+    for (const auto& n : kb::split(st.text(c++), '\n'))
+      if (!n.empty()) r.notes.push_back(n);
+    r.status = st.text(c++);
+    r.superseded_by = st.integer(c++);
+    r.recipe = st.text(c++);
+    r.arch_recipe = st.text(c++);
+    if (!t.model_display.count(r.model_key)) {
+      const Model* m = model(r.model_key);
+      t.model_display[r.model_key] = m ? m->display : std::string();
+    }
+    if (!t.archs.count(r.arch_recipe)) {
+      perf::PerfArchSource a;
+      a.recipe = recipe(r.arch_recipe, RecipeKind::Benchmark);
+      if (a.recipe) {
+        a.facts = facts(a.recipe->target);
+        if (const Model* m = model(a.recipe->model_key)) {
+          a.model = *m;
+          a.arch = m->arch;
+        } else if (!a.recipe->model_key.empty()) {
+          // A model without a models.tsv row may have model-arch.tsv facts under its recipe-name key (docs/memory.md, section 8).
+          kb::Stmt arch(db_, "SELECT field, value FROM model_arch WHERE model_key = ? ORDER BY field");
+          arch.bind(1, a.recipe->model_key);
+          while (arch.step()) a.arch[arch.text(0)] = arch.text(1);
+        }
+      }
+      t.archs.emplace(r.arch_recipe, std::move(a));
+    }
+    t.rows.push_back(std::move(r));
+  }
+  return *perf_;
+}
+
+}  // namespace kbq

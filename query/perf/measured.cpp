@@ -1,0 +1,144 @@
+// The estimator's inputs from the KB's throughput tables (see measured.hpp).
+#include "query/perf/measured.hpp"
+
+#include <algorithm>
+
+#include "base/text.hpp"
+#include "query/memory/from_facts.hpp"
+
+namespace kbq::perf {
+
+std::string arch_class(const memory::Architecture& a) {
+  const bool hybrid = a.mamba_layers > 0 || a.linear_attention_layers > 0;
+  const bool moe = a.experts > 0;
+  return std::string(hybrid ? "hybrid" : moe ? "moe" : "dense") + (hybrid && moe ? "-moe" : "");
+}
+
+std::optional<memory::Architecture> architecture_of(const PerfArchSource& a, std::string& why) {
+  memory::RecipeFacts facts;
+  for (const auto& [field, f] : a.facts) facts[field] = {f.state, f.value};
+  auto mapped = memory::architecture_from_facts(a.model ? &a.model->row : nullptr, a.arch, facts);
+  if (auto* err = std::get_if<memory::InputError>(&mapped)) {
+    why = err->message;
+    return std::nullopt;
+  }
+  return std::get<memory::Mapped<memory::Architecture>>(mapped).value;
+}
+
+FlopsMode flops_mode(const PerfSet& set, const CodeFacts& facts) {
+  auto value = [&](const char* field) -> std::string {
+    auto it = facts.find(field);
+    return it == facts.end() || it->second.state == kb::FactState::Unknown ? std::string{} : it->second.value;
+  };
+  auto param = [&](const char* key) -> std::string {
+    auto it = set.raw_params.find(key);
+    return it == set.raw_params.end() ? std::string{} : it->second;
+  };
+  const std::string peft = value("peft"), dataset = value("dataset_name"), hf = value("hf_id"), id = param("lora_frozen_hf_id_contains");
+  if (peft.find("LoRA") == std::string::npos || value("offline_packing") != "true" || id.empty() || hf.find(id) == std::string::npos)
+    return FlopsMode::kFull;
+  for (const auto& d : kb::split(param("lora_frozen_datasets"), ','))
+    if (!d.empty() && kb::trim(d) == dataset) return FlopsMode::kLoraFrozen;
+  return FlopsMode::kFull;
+}
+
+std::variant<double, std::string> flops_of(const PerfSet& set, const std::string& model_key, const memory::Architecture& arch,
+                                           long long seq, long long tp, FlopsMode mode, const std::string& arch_override) {
+  static const std::map<std::string, std::string, std::less<>> kNone;
+  auto it = set.flops_arch.find(model_key);
+  auto extras = extras_from_facts(it == set.flops_arch.end() ? kNone : it->second, arch_override);
+  if (auto* err = std::get_if<std::string>(&extras)) return *err;
+  FlopsInput in;
+  in.arch = &arch;
+  in.extras = &std::get<FlopsExtras>(extras);
+  in.seq = seq;
+  in.tp = tp;
+  in.mode = mode;
+  if (auto d = set.raw_params.find("vocab_divisible_by"); d != set.raw_params.end()) in.vocab_divisor = std::atoll(d->second.c_str());
+  return flops_per_token(in);
+}
+
+PerfSet build_perf(const PerfTables& t) {
+  PerfSet set;
+  set.raw_params = t.params;
+  set.flops_arch = t.flops_arch;
+  auto params = params_from_rows(t.params, t.peaks, t.precision_class, t.nvlink);
+  if (auto* err = std::get_if<std::string>(&params))
+    set.error = *err;
+  else
+    set.params = std::get<Params>(params);
+  // The architecture of each row's benchmark recipe, mapped once per recipe.
+  std::map<std::string, std::pair<std::optional<memory::Architecture>, std::string>> archs;
+  std::map<std::string, FlopsMode> modes;
+  for (const auto& [name, source] : t.archs) {
+    std::string why = "no benchmark recipe of the model gives its architecture";
+    std::optional<memory::Architecture> arch;
+    if (source.recipe) {
+      arch = architecture_of(source, why);
+      modes[name] = flops_mode(set, source.facts);
+    }
+    archs.emplace(name, std::make_pair(arch, why));
+  }
+  for (const auto& tr : t.rows) {
+    MeasuredRow row;
+    Measurement& m = row.m;
+    m.id = tr.id;
+    m.model_key = tr.model_key;
+    m.variant = tr.variant + (tr.arch_override.empty() ? "" : (tr.variant.empty() ? "" : "; ") + tr.arch_override);
+    m.task = tr.task;
+    m.gpu = tr.gpu;
+    m.precision = tr.precision;
+    m.gpus = tr.gpus;
+    m.gbs = tr.gbs;
+    m.mbs = tr.mbs;
+    m.seq = tr.seq;
+    row.tp = tr.tp;
+    row.pp = tr.pp;
+    row.cp = tr.cp;
+    row.vp = tr.vp;
+    row.ep = tr.ep;
+    m.tp = tr.tp.value_or(1);
+    m.pp = tr.pp.value_or(1);
+    m.cp = tr.cp.value_or(1);
+    m.vp = tr.vp.value_or(1);
+    m.ep = tr.ep.value_or(1);
+    m.release = tr.release;
+    m.release_order = tr.release_order;
+    m.file = tr.file;
+    m.line = tr.line;
+    m.tokens = tr.tokens;
+    m.tflops = tr.tflops;
+    row.note_kind = tr.note_kind;
+    m.usable = tr.note_kind != "regression";
+    row.model_written = tr.model_written;
+    row.system = tr.system;
+    row.precision_written = tr.precision_written;
+    row.status = tr.status;
+    row.edition = tr.edition;
+    row.recipe = tr.recipe;
+    row.notes = tr.notes;
+    row.fsdp = tr.fsdp;
+    row.ga = tr.ga;
+    row.superseded_by = tr.superseded_by;
+    row.col = tr.col;
+    row.alternate = tr.alternate;
+    if (auto e = t.exceptions.find({m.model_key, m.release}); e != t.exceptions.end()) row.flops_exception = e->second;
+    const auto a = archs.find(tr.arch_recipe);
+    if (a != archs.end() && a->second.first) {
+      m.arch_class = arch_class(*a->second.first);
+      auto f = flops_of(set, m.model_key, *a->second.first, m.seq, m.tp, modes[tr.arch_recipe], tr.arch_override);
+      if (auto* v = std::get_if<double>(&f))
+        m.flops = *v;
+      else
+        row.flops_error = std::get<std::string>(f);
+    } else {
+      row.flops_error = a != archs.end() ? a->second.second : "no benchmark recipe of the model gives its architecture";
+    }
+    set.measurements.push_back(m);
+    set.rows.push_back(std::move(row));
+  }
+  if (set.error.empty()) set.factors = fit_platform_factors(set.measurements, set.params);
+  return set;
+}
+
+}  // namespace kbq::perf
