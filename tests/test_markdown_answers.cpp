@@ -4,8 +4,8 @@
 // block equal to the JSON answer's; the labels over blocks (command,
 // caveats) stand alone. Asked in several languages, for an answer that
 // runs and one that is not possible.
-#include <catch2/catch.hpp>
 #include <cmark-gfm.h>
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -17,10 +17,10 @@
 namespace {
 
 struct Blocks {
-  std::vector<std::string> code;       // literal of every fenced bash block
-  int items = 0;                       // list items of the first result
-  int joined_paragraphs = 0;           // paragraphs holding a soft line break
-  std::vector<std::string> joined;     // their text, for the failure message
+  std::vector<std::string> code;    // literal of every fenced bash block
+  int items = 0;                    // list items of the first result
+  int joined_paragraphs = 0;        // paragraphs holding a soft line break
+  std::vector<std::string> joined;  // their text, for the failure message
 };
 
 std::string text_of(cmark_node* n) {
@@ -54,7 +54,8 @@ Blocks first_result(const std::string& md) {
       for (cmark_node* i = cmark_node_first_child(n); i; i = cmark_node_next(i)) ++b.items;
     if (type == CMARK_NODE_PARAGRAPH) {
       bool soft = false;
-      for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c)) soft = soft || cmark_node_get_type(c) == CMARK_NODE_SOFTBREAK;
+      for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c))
+        soft = soft || cmark_node_get_type(c) == CMARK_NODE_SOFTBREAK;
       if (soft) {
         ++b.joined_paragraphs;
         b.joined.push_back(text_of(n));

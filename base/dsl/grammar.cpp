@@ -797,8 +797,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const model_size = x3::raw[size_count >> -gap >> param_mag >> -active_part >> bound][size_piece];
   // <n><count magnitude> [particle] <token unit>, <n> [particle] <epoch unit> (after the sequence
   // alternatives: "8192 tokens", with no magnitude, stays a sequence length)
-  auto const budget = x3::raw[size_count >> -gap >> tok(WordKind::CountMagnitude, &s->t2) >> -x3::lit('-') >> -gap >>
-                              -(particle >> -gap) >> tok(WordKind::TokenUnit, &s->t1) >> bound][budget_piece];
+  auto const budget = x3::raw[size_count >> -gap >> tok(WordKind::CountMagnitude, &s->t2) >> -x3::lit('-') >> -gap >> -(particle >> -gap) >>
+                              tok(WordKind::TokenUnit, &s->t1) >> bound][budget_piece];
   auto const epochs = x3::raw[word_count >> -gap >> -(particle >> -gap) >> tok(WordKind::EpochUnit, &s->t1) >> bound][epochs_piece];
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
