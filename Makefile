@@ -11,7 +11,7 @@ CMAKE_ARGS ?=
 # Debian packages the build needs: the one list (docs/dependencies.md says why each).
 DEB_PACKAGES := cmake g++ make pkg-config sqlite3 libsqlite3-dev libre2-dev \
   libcmark-gfm-dev libcmark-gfm-extensions-dev cmark-gfm libboost-dev catch2 \
-  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libicu-dev libutf8proc-dev nettle-dev python3 python3-jsonschema
+  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libicu-dev libutf8proc-dev nettle-dev python3 python3-jsonschema help2man
 # What `make asan`, `make fuzz` and `make bench` need on top: clang with its
 # sanitizer and libFuzzer runtimes, llvm-symbolizer for readable reports,
 # Python 3 for the seed corpus and the bench driver, GNU time for peak RSS.
@@ -31,7 +31,7 @@ SITE_PYTHON ?= /usr/bin/python3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build kb test run clean golden generate check-generated extract-code check-code-facts asan bench fuzz format lint site site-test
+.PHONY: all deps configure build kb test run install uninstall deb clean golden generate check-generated extract-code check-code-facts asan bench fuzz format lint site site-test
 
 all: build
 
@@ -57,8 +57,46 @@ kb: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-run: build
+# `make run Q="..."` prints only the answer: the build's output is shown
+# only when the build fails.
+run:
+	@log=$$(mktemp); if ! $(MAKE) --no-print-directory build >"$$log" 2>&1; then cat "$$log"; rm -f "$$log"; exit 2; fi; rm -f "$$log"
 	@$(BUILD)/kbq "$(Q)"
+
+# `make install [PREFIX=/usr/local] [DESTDIR=...]`: kbq and kbc (stripped,
+# debug info in lib/debug), man pages, bash/zsh/fish completions, docs
+# (packaging/install.cmake, docs/install.md). `make uninstall` removes every
+# file the last install wrote ($(BUILD)/install_manifest.txt), then the
+# folders it leaves empty.
+PREFIX ?= /usr/local
+
+# The manifest is kept in the prefix too (share/kbq/install_manifest.txt),
+# so `make uninstall PREFIX=...` works from any build folder.
+PREFIX ?= /usr/local
+INSTALL_MANIFEST = $(DESTDIR)$(PREFIX)/share/kbq/install_manifest.txt
+
+install: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target kbq kbc man
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix $(PREFIX)
+	@{ cat $(BUILD)/install_manifest.txt; echo; echo "$(PREFIX)/share/kbq/install_manifest.txt"; } > "$(INSTALL_MANIFEST)"
+	@echo "make install: $$(wc -l < "$(INSTALL_MANIFEST)") files under $(DESTDIR)$(PREFIX) (list: $(INSTALL_MANIFEST))"
+
+# `make deb`: build/kbq_VERSION_ARCH.deb (CPack; packaging/install.cmake),
+# the same files as make install under /usr, without the debug files.
+deb: deps configure
+	cmake --build $(BUILD) -j $(JOBS) --target kbq kbc man
+	cd $(BUILD) && rm -f kbq_*.deb && KB_INSTALL_NO_DEBUG_FILES=1 cpack -G DEB
+	@ls -l $(BUILD)/kbq_*.deb
+
+uninstall:
+	@m="$(INSTALL_MANIFEST)"; [ -f "$$m" ] || m=$(BUILD)/install_manifest.txt; \
+	if [ ! -f "$$m" ]; then echo "make uninstall: no $(INSTALL_MANIFEST) nor $(BUILD)/install_manifest.txt: nothing installed there"; exit 2; fi; \
+	list=$$(mktemp); cp "$$m" "$$list"; n=0; \
+	while IFS= read -r f; do [ -n "$$f" ] || continue; f="$(DESTDIR)$$f"; \
+	  if [ -e "$$f" ] || [ -L "$$f" ]; then rm -f -- "$$f" && n=$$((n + 1)); fi; d=$$(dirname -- "$$f"); \
+	  while [ "$$d" != / ] && [ "$$d" != "$(DESTDIR)" ] && rmdir -- "$$d" 2>/dev/null; do d=$$(dirname -- "$$d"); done; \
+	done < "$$list"; rm -f "$$list"; \
+	echo "make uninstall: removed $$n files (and the folders they leave empty)"
 
 golden: build
 	KBQ_UPDATE_GOLDEN=1 $(BUILD)/tests/kbtests "[golden]"

@@ -245,54 +245,53 @@ std::string table_problem(Db& db, const schema::Table& t) {
   return {};
 }
 
-}  // namespace
-
-std::string kb_content_problem(Db& db) {
-  // One scan of every table, about as much work per page as quick_check:
-  // the statement budget grows with the file (bounded by kMaxKbFileBytes).
+// Runs `scan` with the statement budget raised by `ticks_per_page` for
+// each page of the file (a scan of the whole file costs about that much per
+// page; bounded by limits::kMaxKbFileBytes), and puts the budget back
+// whatever happens.
+template <class Scan>
+std::string with_budget_per_page(Db& db, long long ticks_per_page, Scan scan) {
   long long pages = 0;
   {
     Stmt st(db, "PRAGMA page_count");
     if (st.step()) pages = st.integer(0);
   }
   const long long saved = db.statement_budget();
-  db.set_statement_budget(saved > 0 ? saved + limits::kContentCheckTicksPerPage * pages : 0);
+  db.set_statement_budget(saved > 0 ? saved + ticks_per_page * pages : 0);
   std::string problem;
   try {
+    problem = scan();
+  } catch (...) {
+    db.set_statement_budget(saved);
+    throw;
+  }
+  db.set_statement_budget(saved);
+  return problem;
+}
+
+}  // namespace
+
+std::string kb_content_problem(Db& db) {
+  // One scan of every table, about as much work per page as quick_check.
+  const std::string problem = with_budget_per_page(db, limits::kContentCheckTicksPerPage, [&] {
     for (const auto& t : schema::kTables) {
       if (t.kind == schema::TableKind::Virtual) continue;  // its shadow tables hold its content
       if (std::find(std::begin(limits::kKbTablesNotRead), std::end(limits::kKbTablesNotRead), t.name) != std::end(limits::kKbTablesNotRead))
         continue;  // kbq never reads it: it costs an answer nothing
-      problem = table_problem(db, t);
-      if (!problem.empty()) break;
+      if (std::string p = table_problem(db, t); !p.empty()) return p;
     }
-  } catch (...) {
-    db.set_statement_budget(saved);
-    throw;
-  }
-  db.set_statement_budget(saved);
+    return std::string();
+  });
   return problem.empty() ? problem : "knowledge base: " + problem + " (docs/security.md)";
 }
 
 std::string kb_integrity_problem(Db& db) {
-  // quick_check visits every page (about half a tick each), so its budget
-  // follows the file's size (bounded by limits::kMaxKbFileBytes).
-  long long pages = 0;
-  {
-    Stmt st(db, "PRAGMA page_count");
-    if (st.step()) pages = st.integer(0);
-  }
-  const long long saved = db.statement_budget();
-  db.set_statement_budget(saved > 0 ? saved + limits::kQuickCheckTicksPerPage * pages : 0);
-  std::string problem;
-  try {
+  // quick_check visits every page (about half a tick each).
+  const std::string problem = with_budget_per_page(db, limits::kQuickCheckTicksPerPage, [&] {
     Stmt st(db, "PRAGMA quick_check(1)");
-    if (st.step() && st.view(0) != "ok") problem = escape_controls(first_code_points(st.view(0), 200), EscapeNewlines::Yes);
-  } catch (...) {
-    db.set_statement_budget(saved);
-    throw;
-  }
-  db.set_statement_budget(saved);
+    if (st.step() && st.view(0) != "ok") return escape_controls(first_code_points(st.view(0), 200), EscapeNewlines::Yes);
+    return std::string();
+  });
   return problem.empty() ? problem : "knowledge base is damaged (quick_check: " + problem + ")";
 }
 

@@ -84,4 +84,14 @@ std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, co
   return parse_tsv(path, *text.bytes, diags, required);
 }
 
+TsvTable load_sourced_tsv(const std::string& path, Diagnostics& diags, std::vector<std::string> required) {
+  required.push_back("source");
+  TsvTable t;
+  if (auto loaded = load_tsv(path, diags, required)) t = std::move(*loaded);
+  for (const auto& row : t.rows)
+    if (t.get(row, "source").empty())
+      diags.error(t.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
+  return t;
+}
+
 }  // namespace kb

@@ -46,4 +46,10 @@ TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& 
 std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required = {},
                                  std::uint64_t max_bytes = 0);
 
+// A data file of facts (kb-sources/data/*.tsv): load_tsv with a required
+// `source` column, and a row whose source is empty is an error at its cell
+// (every data row cites where its fact comes from). An unreadable file is
+// an empty table (the error is in `diags`).
+TsvTable load_sourced_tsv(const std::string& path, Diagnostics& diags, std::vector<std::string> required);
+
 }  // namespace kb

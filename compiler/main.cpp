@@ -1,15 +1,19 @@
 // kbc: the knowledge-base compiler's command line. Subcommands build (the
 // KB), lint (conflicts and missing translations), dump (deterministic text
-// export) and generate (docs and site files from the KB). Exit codes: 0 ok,
-// 1 stale (generate --check), 2 error (usage, bad input).
+// export), generate (docs and site files from the KB) and drift (a published
+// skill against a Megatron Bridge checkout). Exit codes: 0 ok, 1 stale
+// (generate --check) or disagreeing (drift --check), 2 error (usage, bad input).
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "base/escape.hpp"
 #include "base/files.hpp"
@@ -17,6 +21,7 @@
 #include "base/text.hpp"
 #include "base/version.hpp"
 #include "compiler/code/extract_code.hpp"
+#include "compiler/generate/drift_check.hpp"
 #include "compiler/generate/generate.hpp"
 #include "compiler/pipeline.hpp"
 
@@ -35,13 +40,57 @@ int write_out(const std::string& text) {
 // A path or message as printed: control characters (a newline in a file
 // name would forge a diagnostic line) escaped.
 std::string shown(const std::string& s) { return kb::escape_controls(s, kb::EscapeNewlines::Yes); }
+
+// `kbc build --mbridge PATH`: the checkout's code facts, extracted into a
+// private temporary sources root (its data/ a link to the real one, its
+// code/ holding only this snapshot), become the KB's code facts; the
+// checkout's commit is recorded as any snapshot's (code_snapshots). The
+// temporary folder is removed on every path; the KB is written only when
+// extraction and compilation both succeed.
+class TempSources {
+ public:
+  TempSources() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kbc-mbridge-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempSources() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  TempSources(const TempSources&) = delete;
+  TempSources& operator=(const TempSources&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+bool extract_for_build(kb::ExtractOptions xo, kb::CompileOptions& opts, const TempSources& tmp, kb::Diagnostics& diags) {
+  namespace fs = std::filesystem;
+  if (tmp.path().empty()) {
+    diags.error({fs::temp_directory_path().string(), 0, 0}, std::string("cannot create a temporary folder: ") + std::strerror(errno),
+                "set TMPDIR to a writable folder");
+    return false;
+  }
+  std::error_code ec;
+  const fs::path data = fs::absolute(opts.data.empty() ? fs::path(opts.sources) / "data" : fs::path(opts.data), ec);
+  fs::create_directory_symlink(data, fs::path(tmp.path()) / "data", ec);
+  if (ec) {
+    diags.error({data.string(), 0, 0}, "cannot link the data folder: " + ec.message(), "check --sources / --data");
+    return false;
+  }
+  xo.sources = tmp.path();
+  if (kb::extract_code(xo, diags) != kb::kExitOk) return false;
+  opts.code = (fs::path(tmp.path()) / "code").string();
+  return true;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace kb;
   std::signal(SIGPIPE, SIG_IGN);
   install_signal_cleanup();  // SIGTERM, Ctrl-C: no temporary file or folder left behind (base/files.hpp)
-  CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources"};
+  CLI::App app{"kbc: compile the Megatron Bridge recipe knowledge base from kb-sources", "kbc"};
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "print kbc's version and the KB schema version it writes");
@@ -58,6 +107,12 @@ int main(int argc, char** argv) {
   add_source_flags(build);
   build->add_option("-o,--output", out, "KB file to write (default: build/kb.sqlite); replaced atomically");
   build->add_flag("-q,--quiet", quiet, "print errors only");
+  ExtractOptions xo;
+  build->add_option("--mbridge", xo.checkout,
+                    "a Megatron Bridge checkout: extract its code facts (Python 3) and build from them instead of <sources>/code; its "
+                    "commit is recorded in the KB");
+  build->add_option("--commit", xo.commit, "with --mbridge: the checkout's commit (default: git rev-parse HEAD in it)");
+  build->add_option("--date", xo.date, "with --mbridge: its commit date, YYYY-MM-DD (default: from git)");
 
   auto* lint = app.add_subcommand("lint", "print every conflict, rename and missing translation");
   add_source_flags(lint);
@@ -76,7 +131,6 @@ int main(int argc, char** argv) {
   gen->add_option("-o,--output", gen_out, "output folder (default: generated)");
   gen->add_flag("--check", check, "write nothing; exit 1 naming the files that differ");
 
-  ExtractOptions xo;
   auto* extract =
       app.add_subcommand("extract-code", "read a Megatron Bridge checkout statically into kb-sources/code/<commit>/ (Python 3)");
   extract->add_option("--mbridge", xo.checkout, "the checkout: the folder holding src/megatron/bridge and scripts")->required();
@@ -87,16 +141,45 @@ int main(int argc, char** argv) {
   extract->add_option("--extractor", xo.extractor,
                       "the extractor's extract_mbridge.py (default: share/kbq/extractor beside kbc, else the source tree)");
 
+  DriftCheckOptions dco;
+  dco.tool_version = kb::kVersion;
+  std::string drift_format = "text";
+  auto* drift =
+      app.add_subcommand("drift", "check a published skill against a Megatron Bridge checkout: exit 1 (with --check) when they disagree");
+  drift->add_option("--skill", dco.skill, "the published skill folder (SKILL.md, references/)")->required();
+  auto* drift_mb = drift->add_option("--mbridge", dco.mbridge, "a Megatron Bridge checkout (read with Python 3, as extract-code does)");
+  auto* drift_code = drift->add_option("--code", dco.code,
+                                       "instead of --mbridge: snapshots already extracted (a kb-sources/code folder; the newest is used)");
+  drift_mb->excludes(drift_code);
+  drift->add_option("--data", dco.data, "kbq's data folder (default: kb-sources/data)");
+  drift->add_option("--lang", dco.lang,
+                    "language of skill files whose front matter states none, and of the messages (default: base_language)");
+  drift->add_option("--revision", dco.revision, "revision of skill files whose front matter states none (default: 1)");
+  drift->add_option("--commit", dco.commit, "the checkout's commit (default: git rev-parse HEAD in it)");
+  drift->add_option("--date", dco.date, "its commit date, YYYY-MM-DD (default: from git)");
+  drift->add_option("--extractor", dco.extractor, "the extractor's extract_mbridge.py (default: as extract-code)");
+  std::vector<std::string> drift_format_names;
+  for (const auto& [f, name] : kDriftFormatNames) drift_format_names.emplace_back(name);
+  drift->add_option("--format", drift_format, "text (file:line: warning: ...), github (workflow annotations) or sarif (SARIF 2.1.0)")
+      ->check(CLI::IsMember(drift_format_names));
+  drift->add_flag("--check", dco.check, "exit 1 when the skill disagrees with the code");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // CLI11 quotes the arguments it refuses: its message is escaped (an
-    // argument holding ESC bytes would otherwise reach the terminal raw).
-    std::ostringstream said, complained;
-    const int rc = app.exit(e, said, complained);
-    std::fputs(kb::escape_controls(said.str()).c_str(), stdout);
-    std::fputs(kb::escape_controls(complained.str()).c_str(), stderr);
-    return rc == 0 ? 0 : kExitError;
+    // --help: CLI11 prints it (escaped); any other parse error in kbc's own
+    // form, escaped too (an argument holding ESC bytes would otherwise reach
+    // the terminal raw).
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      std::ostringstream said, complained;
+      const int rc = app.exit(e, said, complained);
+      std::fputs(kb::escape_controls(said.str()).c_str(), stdout);
+      std::fputs(kb::escape_controls(complained.str()).c_str(), stderr);
+      return rc == 0 ? 0 : kExitError;
+    }
+    std::fprintf(stderr, "kbc: error: %s\n  hint: kbc --help lists the subcommands, kbc SUBCOMMAND --help a subcommand's options\n",
+                 shown(e.what()).c_str());
+    return kExitError;
   }
 
   if (version) {
@@ -116,7 +199,23 @@ int main(int argc, char** argv) {
                    xo.checkout.c_str());
     return rc;
   }
+  if (*drift) {
+    dco.format = *parse_drift_format(drift_format);  // --format is checked
+    std::string text;
+    const int rc = drift_check(dco, text, diags);
+    diags.print(stderr);
+    if (rc == kExitError) return rc;
+    if (const int w = write_out(text); w != kExitOk) return w;
+    return rc;
+  }
   if (*build) {
+    const TempSources tmp;
+    if (!xo.checkout.empty() && !extract_for_build(xo, opts, tmp, diags)) {
+      diags.print(stderr);
+      std::fprintf(stderr, "kbc: error: cannot read the Megatron Bridge checkout %s; %s left unchanged\n", shown(xo.checkout).c_str(),
+                   shown(out).c_str());
+      return kExitError;
+    }
     const bool ok = build_kb(opts, out, diags);
     diags.print(stderr, /*errors_only=*/quiet);
     if (!ok) {
@@ -139,7 +238,8 @@ int main(int argc, char** argv) {
     try {
       text = dump_kb(kb_path, *parse_dump_format(format));  // --format is checked
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: error: %s\n", shown(kb_path).c_str(), shown(e.what()).c_str());
+      std::fprintf(stderr, "kbc: error: %s: %s\n  hint: kbc dump --kb FILE reads a KB written by kbc build\n", shown(kb_path).c_str(),
+                   shown(e.what()).c_str());
       return kExitError;
     }
     return write_out(text);

@@ -37,6 +37,16 @@ int key_line(const std::string& bytes, const std::string& key) {
   return 1;
 }
 
+// Does a markdown file's front matter state its language or revision?
+bool states_edition(const std::string& bytes) {
+  if (!starts_with(bytes, "---")) return false;
+  const size_t end = bytes.find("\n---", 3);
+  const std::string yaml = bytes.substr(0, end == std::string::npos ? bytes.size() : end);
+  for (const auto& l : split(yaml, '\n'))
+    if (starts_with(l, "lang:") || starts_with(l, "revision:")) return true;
+  return false;
+}
+
 std::string document_name(const Document& d) {
   if (!d.meta.name.empty()) return d.meta.name;
   std::string stem = fs::path(d.path).stem().string();  // recipe-index.fr → recipe-index
@@ -362,8 +372,9 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
       }
       continue;
     }
-    std::optional<Document> doc =
-        f.extension() == ".md" ? ingest_markdown(sf, diags, c->vocab.markdown_edition(rel)) : ingest_text_export(sf, hints, diags);
+    const EditionRow* edition = c->vocab.markdown_edition(rel);
+    if (!edition && opts.fallback_edition && !states_edition(bytes)) edition = &*opts.fallback_edition;
+    std::optional<Document> doc = f.extension() == ".md" ? ingest_markdown(sf, diags, edition) : ingest_text_export(sf, hints, diags);
     if (!doc) continue;
     if (!c->vocab.languages.count(doc->meta.lang)) {
       diags.error({rel, key_line(bytes, "lang"), 7}, "unknown lang '" + doc->meta.lang + "'",

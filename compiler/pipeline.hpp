@@ -4,12 +4,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/code/code.hpp"
 #include "compiler/emit/emit.hpp"
 #include "compiler/extract/extract.hpp"
+#include "compiler/ingest/ingest.hpp"
 #include "compiler/perf/perf.hpp"
 #include "compiler/resolve/drift.hpp"
 #include "compiler/resolve/resolve.hpp"
@@ -20,6 +22,10 @@ struct CompileOptions {
   std::string sources = "kb-sources";  // root: skill/, references/, data/ (or text exports)
   std::string data;                    // data folder; default: <sources>/data
   std::string code;                    // code-facts folder; default: <sources>/code
+  // The edition facts (lang, revision) of a markdown file that states
+  // neither and has no row in data/editions.tsv: a published skill checked
+  // as it is (kbc drift --skill). Unset: such a file is an error.
+  std::optional<EditionRow> fallback_edition;
 };
 
 // Everything a compile produced, kept together because resolved entities

@@ -4,7 +4,8 @@
 // form parses to the same constraints (docs/query-language.md). The lexicon
 // is the real one (kb-sources/data/lexicon.tsv + gpus.tsv). Set
 // KB_FUZZ_NO_ROUNDTRIP=1 to look for crashes only.
-// Seeds: the golden and bad queries, lexicon phrases (fuzz/seed_corpus.py).
+// Seeds: the golden and bad queries, lexicon phrases, and a few of them
+// marked for the length dimension (expand, below; fuzz/seed_corpus.py).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -64,6 +65,23 @@ void check_span(int n, const kbq::dsl::Span& span, const std::string& what) {
 
 }  // namespace
 
+// The length dimension: an input that starts with 0xFF (never a byte of
+// UTF-8, so no seed question starts so) is its remainder repeated up to
+// 2^k bytes, k = 10 + its second byte % 7 (1 KiB to 64 KiB): long questions
+// from short inputs, in every shape the fuzzer finds. parse() is called
+// without kbq's length limit (kbq::dsl::check_input), so a path that is not
+// linear in the input shows up as a -timeout.
+std::string expand(const std::uint8_t* data, std::size_t size) {
+  const std::string raw(reinterpret_cast<const char*>(data), size);
+  if (size < 3 || data[0] != 0xFF) return raw;
+  const std::size_t target = std::size_t{1} << (10 + data[1] % 7);
+  const std::string_view unit = std::string_view(raw).substr(2);
+  std::string out;
+  out.reserve(target);
+  while (out.size() + unit.size() <= target) out += unit;
+  return out;
+}
+
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   (void)lexicon();
   return 0;
@@ -71,7 +89,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const bool roundtrip = std::getenv("KB_FUZZ_NO_ROUNDTRIP") == nullptr;
-  const std::string text(reinterpret_cast<const char*>(data), size);
+  const std::string text = expand(data, size);
   const auto& lex = lexicon();
   const auto r = kbq::dsl::parse(lex, text);
   (void)kbq::dsl::describe(r.query);

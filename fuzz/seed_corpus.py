@@ -112,6 +112,11 @@ def dsl(out):
         ws = sorted(set(ws))
         for i in range(0, len(ws), 7):
             put(folder, " ".join(ws[i:i + 4]) + " 8 gpus")
+    # The length dimension of fuzz_dsl (0xFF, k, unit: the unit repeated up
+    # to 2^(10 + k % 7) bytes): runs without separators, hyphenated runs,
+    # unknown CJK, numbers, words and quotes, at 1 KiB to 64 KiB.
+    for k, unit in enumerate(["x", "x-", "1-", "漢", "qwen3 ", "8×", "\"a", "tp:", "llama3-8b-", "sft lora ", "é", "zz9"]):
+        put(folder, bytes([0xFF, k % 7]) + unit.encode("utf-8"))
     with open(os.path.join(out, "dsl.dict"), "w", encoding="utf-8") as f:
         for w in words + [":", "\"", "×", "x", "*", "-a", "k", "b", "+", "~", "–", "gpus:", "tp:", "mode:", "1", "8", "128k", "1000001"]:
             f.write(dict_entry(w) + "\n")

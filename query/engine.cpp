@@ -15,6 +15,7 @@
 #include "query/kbq.hpp"
 #include "query/perf/listing.hpp"
 #include "query/perf/throughput.hpp"
+#include "query/plan/list.hpp"
 #include "query/plan/plan.hpp"
 #include "query/rank/rank.hpp"
 #include "query/stage.hpp"
@@ -85,6 +86,12 @@ const std::vector<std::string>& Engine::languages() const { return impl_->kb.lan
 int Engine::schema_version() const { return kb::kSchemaVersion; }
 std::vector<std::string> Engine::source_files() const { return impl_->kb.source_files(); }
 Labels Engine::labels(const std::string& lang) { return impl_->kb.labels(lang); }
+std::vector<Engine::CodeSnapshot> Engine::code_snapshots() { return impl_->kb.code_snapshots(); }
+std::vector<std::string> Engine::gpu_keys() {
+  std::vector<std::string> out;
+  for (const auto& g : impl_->kb.snapshot().gpus) out.push_back(g.key);
+  return out;
+}
 
 namespace {
 
@@ -343,6 +350,19 @@ SourcesReport Engine::sources() { return impl_->kb.sources_report(); }
 
 std::variant<PerfListing, Error> Engine::perf(const std::string& model, bool history) {
   return perf::perf_listing(impl_->kb.perf_tables(), impl_->perf_set(), model, history);
+}
+
+std::variant<RecipeList, Error> Engine::list(const ListOptions& opts) {
+  Kb& kb = impl_->kb;
+  const std::string text = kb::join(opts.words, " ");
+  kbq::dsl::Query q;
+  if (!kb::trim(text).empty()) {
+    auto parsed = kbq::dsl::parse(kb.lexicon(), text);
+    if (parsed.error) return Error{parsed.error->message, parsed.error->hint, parsed.error->span.col, parsed.error->span.len};
+    q = std::move(parsed.query);
+  }
+  const Context c = impl_->context(opts.lang.empty() ? "en" : opts.lang);
+  return list_recipes(c, q, opts, kb.catalog(RecipeKind::Library), kb.catalog(RecipeKind::Benchmark));
 }
 
 Response respond(Engine& engine, const std::string& question, const AskOptions& ask, const RenderOptions& ro) {

@@ -314,6 +314,25 @@ struct PerfListing {
   std::vector<PerfRowView> rows;  // newest release first, then system, GPUs, precision
 };
 
+// `kbq list [mode] [model] [--hardware X] [--kind library|benchmark]`: the
+// recipes the code exports, each with its one-line facts (query/list/;
+// JSON: docs/recipes.schema.json). The words are read with the query
+// language's lexicon, as a question's are.
+struct ListOptions {
+  std::vector<std::string> words;  // mode, model, size, recipe-name words ("peft qwen3", "sft llama3 8b")
+  std::string hardware;            // GPU key: keep recipes whose name encodes another GPU out ("" any)
+  std::string kind;                // library | benchmark ("" both)
+  std::string lang;                // language of the labels ("" en)
+};
+struct RecipeList {
+  std::string query;                  // the words as typed
+  std::string mode, model, hardware;  // what the words resolved to ("" any)
+  std::string kind;                   // library | benchmark | "" (both)
+  std::string lang;
+  std::vector<std::string> warnings;
+  std::vector<Recipe> recipes;  // sorted by kind, then name
+};
+
 // A bad request (exit 2): what is wrong, how to fix it, and where in the
 // question (a caret span in code points) when it is about a word of it.
 struct Error {
@@ -362,6 +381,14 @@ class Engine {
   // The KB's schema version and the sources it was compiled from (for --version).
   int schema_version() const;
   std::vector<std::string> source_files() const;
+  // The Megatron Bridge snapshots the KB's code facts come from, newest first.
+  struct CodeSnapshot {
+    std::string commit, date, repo;
+    bool newest = false;  // its facts are the recipes kbq answers from
+  };
+  std::vector<CodeSnapshot> code_snapshots();
+  // The GPU types the KB knows, by key (h100, gb200, ...).
+  std::vector<std::string> gpu_keys();
   Labels labels(const std::string& lang);
 
   // parse → plan → check → rank.
@@ -382,6 +409,9 @@ class Engine {
   // NVIDIA's measured rows of a model (by its key, name or the tables' name);
   // an unknown model, or one without rows, is an error naming those that have.
   std::variant<PerfListing, Error> perf(const std::string& model, bool history);
+  // The recipes the words (mode, model, size) and options allow; unknown words
+  // and GPU types are errors naming what the KB has.
+  std::variant<RecipeList, Error> list(const ListOptions& opts);
 
   struct Impl;  // private (query/engine.cpp)
 
@@ -414,6 +444,7 @@ std::string render(const Answer& a, const Labels& labels, const RenderOptions& o
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);
 std::string render(const SourcesReport& s, const Labels& labels, const RenderOptions& o);
 std::string render(const PerfListing& p, const Labels& labels, const RenderOptions& o);
+std::string render(const RecipeList& l, const Labels& labels, const RenderOptions& o);
 // An error as kbq prints it on stderr: text ("kbq: error: ...", the question
 // with a caret under the word, "hint: ...") or JSON ({"error", "hint", "position"}).
 std::string render_error(const Error& e, const std::string& question, const RenderOptions& o);

@@ -17,13 +17,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <new>
+#include <set>
 #include <sstream>
 
 #include "base/checked.hpp"
 #include "base/diag.hpp"
 #include "base/dsl/parse.hpp"
 #include "base/escape.hpp"
+#include "base/kinds.hpp"
 #include "base/limits.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
@@ -44,9 +47,11 @@ constexpr const char* kExamples =
     "  kbq show qwen3_30b_a3b_sft_config\n"
     "  kbq check llama3_70b_pretrain_config --gpus 64 model.tensor_model_parallel_size=16\n"
     "  kbq perf llama3_70b\n"
+    "  kbq list peft qwen3\n"
     "  printf 'peft qwen3 1 gpu\\nsft llama3 70b 2 gpus\\n' | kbq --batch\n"
     "\n"
-    "exit codes: 0 answered, 1 nothing matched (or check found a failing rule), 2 error\n"
+    "exit codes: 0 answered; 1 not possible (nothing matched, no layout fits the GPUs asked, check found a failing rule, list\n"
+    "            matched no recipe); 2 error (usage, bad KB, bad input)\n"
     "more: docs/kbq.md, docs/query-language.md\n";
 
 // A write of kbq's output that failed: thrown by Output::write, caught
@@ -102,6 +107,8 @@ struct Args {
   std::vector<std::string> overrides;
   bool version = false, explain = false, batch = false, history = false;
   std::string model;  // kbq perf MODEL
+  kbq::ListOptions list;
+  std::string completion;  // --completion-words WHAT
 };
 
 int fail(const Output& out, const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
@@ -111,10 +118,91 @@ int fail(const Output& out, const kbq::Error& e, const std::string& question, co
 
 // An error of the KB (it names the file): one line on stderr, or the JSON
 // error object; exit 2.
+// Text: "kbq: error: FILE: what" and a hint line.
 int kb_error(const Output& out, const std::string& message, const kbq::RenderOptions& ro) {
   if (ro.format == kbq::Format::Json) return fail(out, {message, {}}, {}, ro);
-  out.write(stderr, "kbq: " + message + "\n");
+  std::string text = message;
+  if (kb::starts_with(text, "error: ")) text = text.substr(7);
+  if (const auto at = text.find(": error: "); at != std::string::npos) text.replace(at, 9, ": ");
+  out.write(stderr, "kbq: error: " + text +
+                        "\n  hint: use a knowledge base written by the kbc of this kbq (kbc build -o FILE), or leave out --kb for the "
+                        "embedded one\n");
   return kb::kExitError;
+}
+
+// `kbq --version`: kbq's own version, then what the KB was compiled from:
+// its schema version, the Megatron Bridge commit(s) of its code facts (the
+// newest is the one answers come from), the skill's revisions with their
+// languages and dates, and how many source files.
+std::string version_text(kbq::Engine& engine, const std::string& where) {
+  std::string text = std::string("kbq ") + kb::kVersion + "\n";
+  text += "knowledge base: " + where + ", schema version " + std::to_string(engine.schema_version()) + "\n";
+  std::vector<std::string> commits;
+  for (const auto& snap : engine.code_snapshots())
+    commits.push_back(snap.commit + " (" + snap.date + (snap.repo.empty() ? "" : ", " + snap.repo) +
+                      (snap.newest ? "; the recipes kbq answers from" : "") + ")");
+  text += "Megatron Bridge: " + (commits.empty() ? std::string("none (no code facts)") : kb::join(commits, ", ")) + "\n";
+  // Revision → its editions' languages and date, newest revision first.
+  std::map<int, std::pair<std::set<std::string>, std::string>, std::greater<>> revisions;
+  const auto report = engine.sources();
+  for (const auto& e : report.editions) {
+    auto& [langs, date] = revisions[e.revision];
+    langs.insert(e.lang);
+    date = std::max(date, e.date);
+  }
+  std::vector<std::string> revs;
+  for (const auto& [rev, v] : revisions)
+    revs.push_back(std::to_string(rev) + " (" + kb::join(std::vector<std::string>(v.first.begin(), v.first.end()), " ") +
+                   (v.second.empty() ? "" : ", " + v.second) + ")");
+  text += "skill revisions: " + kb::join(revs, ", ") + "\n";
+  text += "sources: " + std::to_string(engine.source_files().size()) + " files (kbq sources lists the editions)\n";
+  return text;
+}
+
+// `--completion-words WHAT`: subcommands, options[:SUBCOMMAND], formats,
+// kinds, languages, gpus, recipes; one per line. Hidden (the completions'
+// interface, not the user's).
+int completion_words(const Output& out, const CLI::App& app, kbq::Engine& engine, const std::string& what) {
+  std::vector<std::string> words;
+  const auto options_of = [&](const CLI::App& from) {
+    for (const auto* o : from.get_options())
+      if (!o->get_group().empty()) {
+        for (const auto& n : o->get_snames()) words.push_back("-" + n);
+        for (const auto& n : o->get_lnames()) words.push_back("--" + n);
+      }
+  };
+  if (what == "subcommands") {
+    for (const auto* sub : app.get_subcommands({})) words.push_back(sub->get_name());
+  } else if (what == "options") {
+    options_of(app);
+  } else if (kb::starts_with(what, "options:")) {
+    const std::string name = what.substr(8);
+    for (const auto* sub : app.get_subcommands({}))
+      if (sub->get_name() == name) options_of(*sub);
+    options_of(app);
+  } else if (what == "formats") {
+    for (const auto& [f, name] : kbq::kFormatNames) words.emplace_back(name);
+  } else if (what == "kinds") {
+    for (const auto& [kind, name] : kb::kRecipeKindNames) words.emplace_back(name);
+  } else if (what == "languages") {
+    words = engine.languages();
+  } else if (what == "gpus") {
+    words = engine.gpu_keys();
+  } else if (what == "recipes") {
+    auto res = engine.list({});
+    if (const auto* l = std::get_if<kbq::RecipeList>(&res))
+      for (const auto& r : l->recipes) words.push_back(r.name);
+  } else {
+    out.write(stderr, "kbq: error: unknown --completion-words '" + what +
+                          "'\n  hint: subcommands, options, options:SUBCOMMAND, formats, kinds, languages, gpus, recipes\n");
+    return kb::kExitError;
+  }
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  std::string text;
+  for (const auto& w : words) text += w + "\n";
+  out.write(stdout, text);
+  return kb::kExitOk;
 }
 
 // Reads one line of `in` (without its line feed) into `line`, keeping at
@@ -213,7 +301,7 @@ CLI::Validator format_names() {
   return CLI::Validator(
       [known](std::string& value) -> std::string {
         for (const auto& [f, name] : kbq::kFormatNames)
-          if (value == name) {
+          if (kb::fold(value) == name) {  // --format JSON is --format json
             value = std::to_string(static_cast<int>(f));
             return {};
           }
@@ -228,17 +316,20 @@ int run(int argc, char** argv, Output& out) {
   app.footer(std::string("\n") + kExamples);
   Args a;
   app.add_option("query", a.words, "the question, e.g. peft qwen3 1 gpu, quoted or not (see docs/query-language.md)");
-  app.add_option("--format", a.format, "text, markdown or json (errors too: JSON on stderr)")
+  app.add_option("-f,--format", a.format, "text, markdown or json (errors too: JSON on stderr)")
       ->transform(format_names())
       ->type_name("FORMAT");
-  app.add_option("--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
-  app.add_option("--limit", a.limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
+  app.add_option("-l,--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
+  app.add_option("-n,--limit", a.limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
   auto* kb_option = app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
-  app.add_flag("--explain", a.explain, "also print why each recipe is placed where it is (its score parts); JSON always has them");
+  app.add_flag("-e,--explain", a.explain, "also print why each recipe is placed where it is (its score parts); JSON always has them");
   app.add_flag("--version", a.version, "print kbq's version, the KB's schema version and its sources");
   app.add_flag("--batch", a.batch,
                "answer the questions of standard input, one per line, with one JSON Lines record each: the question, the exit "
                "code kbq would give, the JSON answer (or error) and the text answer (a documentation site's recipe finder)");
+  // For the shell completions (packaging/completions): the words of one
+  // kind, one per line, from this command line's own definitions and the KB.
+  app.add_option("--completion-words", a.completion, "")->group("");
   app.fallthrough();
 
   auto* show = app.add_subcommand("show", "all facts of one recipe");
@@ -251,6 +342,10 @@ int run(int argc, char** argv, Output& out) {
   auto* perf = app.add_subcommand("perf", "NVIDIA's measured throughput of a model (docs/throughput.md)");
   perf->add_option("model", a.model, "model key or name, e.g. llama3_70b, \"Llama 3 70B\", DeepSeekV3")->required();
   perf->add_flag("--history", a.history, "also the older releases' rows of each configuration");
+  auto* list = app.add_subcommand("list", "the recipes the code exports, one line of facts each (docs/kbq.md#kbq-list)");
+  list->add_option("words", a.list.words, "mode, model, size or words of recipe names, e.g. peft qwen3, sft llama3 8b");
+  list->add_option("--hardware", a.list.hardware, "GPU type: drop recipes whose name encodes another one (e.g. h100, gb200)");
+  list->add_option("--kind", a.list.kind, "library or benchmark (default both, or what the words say)");
   auto* rules = app.add_subcommand("rules", "the sizing rules");
   auto* pitfalls = app.add_subcommand("pitfalls", "the common pitfalls");
   auto* sources = app.add_subcommand("sources", "editions, revisions, missing translations and conflicts");
@@ -265,12 +360,20 @@ int run(int argc, char** argv, Output& out) {
     // CLI11 quotes the arguments it refuses: its message goes out through
     // Output::write, escaped like everything else (an argument holding ESC
     // bytes would otherwise reach the terminal raw).
-    std::ostringstream cli_out, cli_err;
-    const int rc = app.exit(e, cli_out, cli_err);
-    out.write(stdout, cli_out.str());
-    out.write(stderr, cli_err.str());
-    return rc == 0 ? kb::kExitOk : kb::kExitError;
+    // --help goes to stdout as CLI11 writes it; any other parse error in
+    // kbq's own form with a hint.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      std::ostringstream cli_out, cli_err;
+      const int rc = app.exit(e, cli_out, cli_err);
+      out.write(stdout, cli_out.str());
+      out.write(stderr, cli_err.str());
+      return rc == 0 ? kb::kExitOk : kb::kExitError;
+    }
+    out.write(stderr, "kbq: error: " + std::string(e.what()) +
+                          "\n  hint: kbq --help lists the options and subcommands, kbq SUBCOMMAND --help a subcommand's\n");
+    return kb::kExitError;
   }
+  a.lang = kb::fold(a.lang);  // --lang FR is --lang fr
   // `--kb ""` names no file: an error, not the embedded KB.
   if (kb_option->count() > 0 && a.kb_path.empty()) {
     out.write(stderr, "kbq: error: --kb needs a file name (it was given an empty one)\n");
@@ -290,9 +393,9 @@ int run(int argc, char** argv, Output& out) {
     // answer, and tearing down the lexicon and the statement cache would
     // cost more than the operating system reclaiming the memory.
     kbq::Engine& engine = *new kbq::Engine(a.kb_path.empty() ? kbq::Engine::embedded() : kbq::Engine::open(a.kb_path));
+    if (!a.completion.empty()) return completion_words(out, app, engine, a.completion);
     if (a.version) {
-      out.write(stdout, std::string("kbq ") + kb::kVersion + "\nknowledge base: schema version " + std::to_string(engine.schema_version()) +
-                            ", compiled from " + kb::join(engine.source_files(), ", ") + "\n");
+      out.write(stdout, version_text(engine, a.kb_path.empty() ? std::string("embedded in kbq") : where));
       return kb::kExitOk;
     }
     const auto& langs = engine.languages();
@@ -325,6 +428,14 @@ int run(int argc, char** argv, Output& out) {
       if (auto* err = std::get_if<kbq::Error>(&res)) return fail(out, *err, {}, ro);
       out.write(stdout, kbq::render(std::get<kbq::PerfListing>(res), engine.labels(lang), ro));
       return kb::kExitOk;
+    }
+    if (*list) {
+      a.list.lang = lang;
+      auto res = engine.list(a.list);
+      if (auto* err = std::get_if<kbq::Error>(&res)) return fail(out, *err, kb::join(a.list.words, " "), ro);
+      const auto& listed = std::get<kbq::RecipeList>(res);
+      out.write(stdout, kbq::render(listed, engine.labels(lang), ro));
+      return listed.recipes.empty() ? kb::kExitNoMatch : kb::kExitOk;
     }
     if (*rules || *pitfalls) {
       out.write(stdout, kbq::render(*rules ? engine.rules(lang) : engine.pitfalls(lang), engine.labels(lang), ro));
@@ -377,9 +488,7 @@ int run(int argc, char** argv, Output& out) {
     // The KB could not be opened or read: its message names the file.
     std::string msg = e.what();
     if (kb::starts_with(msg, "error: ")) msg = msg.substr(7);
-    if (ro.format == kbq::Format::Json) return fail(out, {msg, {}}, {}, ro);
-    out.write(stderr, "kbq: " + std::string(e.what()) + "\n");
-    return kb::kExitError;
+    return kb_error(out, msg, ro);
   }
 }
 

@@ -193,7 +193,7 @@ TEST_CASE("kbq exit codes", "[answers]") {
   // --format takes the names of kbq::kFormatNames; another is a usage error naming them.
   const auto yaml = kbtest::run(KBQ_PATH, {"--format", "yaml", "peft qwen3 1 gpu"});
   CHECK(yaml.exit_code == 2);
-  CHECK(yaml.err.rfind("--format: 'yaml' is not one of text, markdown, json\n", 0) == 0);
+  CHECK(yaml.err.rfind("kbq: error: --format: 'yaml' is not one of text, markdown, json\n", 0) == 0);
   CHECK(yaml.out.empty());
   for (const auto& [format, first] :
        std::vector<std::pair<std::string, std::string>>{{"json", "{"}, {"markdown", "#"}, {"text", "Recipes for: "}})

@@ -192,7 +192,9 @@ void require_one_line_error(const std::string& path, const std::string& what) {
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   const auto lines = lines_of(r.err);
-  CHECK(lines.size() == 1);
+  REQUIRE(lines.size() == 2);  // the error, then its hint
+  CHECK(lines[0].rfind("kbq: error: ", 0) == 0);
+  CHECK(lines[1].rfind("  hint: ", 0) == 0);
   CHECK(r.err.find(path) != std::string::npos);
   CHECK(r.err.find(what) != std::string::npos);
 }

@@ -879,13 +879,13 @@ TEST_CASE("hostile: escaping keeps text, colour codes and JSON values, and nothi
 
 TEST_CASE("hostile: invisible characters are Unicode's class, escaped in text and JSON", "[hostile]") {
   // Cc, Cf, Zl, Zp and the default-ignorable code points (base/unicode_gen.cpp).
-  for (char32_t cp : {0x200B, 0x200C, 0x200D, 0x200E, 0x200F,  0x2028,  0x2029,  0xFEFF, 0x061C, 0x00AD, 0x2060,
-                      0x2066, 0x202E, 0x3164, 0x115F, 0xE0001, 0xE0041, 0x1D173, 0x0001, 0x009B, 0x007F})
-    CHECK(kb::is_control(cp));
+  for (const int cp : {0x200B, 0x200C, 0x200D, 0x200E, 0x200F,  0x2028,  0x2029,  0xFEFF, 0x061C, 0x00AD, 0x2060,
+                       0x2066, 0x202E, 0x3164, 0x115F, 0xE0001, 0xE0041, 0x1D173, 0x0001, 0x009B, 0x007F})
+    CHECK(kb::is_control(static_cast<char32_t>(cp)));
   // Visible text, tab and line feed, and the variation selectors (the emoji
   // form of a sign the sources use: "⚠️") are not.
-  for (char32_t cp : {0x0041, 0x00E9, 0x3042, 0x4E2D, 0x00A0, 0x3000, 0x2014, 0x00D7, 0xFE0F, 0xFE00, 0xE0100, 0x1F600, 0x0009, 0x000A})
-    CHECK_FALSE(kb::is_control(cp));
+  for (const int cp : {0x0041, 0x00E9, 0x3042, 0x4E2D, 0x00A0, 0x3000, 0x2014, 0x00D7, 0xFE0F, 0xFE00, 0xE0100, 0x1F600, 0x0009, 0x000A})
+    CHECK_FALSE(kb::is_control(static_cast<char32_t>(cp)));
   CHECK(kb::escape_controls("a\u200Bb\u2028c\uFEFFd\u061Ce\u200F") == "a\\u200bb\\u2028c\\ufeffd\\u061ce\\u200f");
   CHECK(kb::escape_controls("tag\U000E0041") == "tag\\U000e0041");
   CHECK(kb::escape_controls("\u26A0\uFE0F") == "\u26A0\uFE0F");

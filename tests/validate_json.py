@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Validates JSON files against a JSON Schema (draft 2020-12) with the
-jsonschema package (Debian: python3-jsonschema).
+"""Validates JSON files against a JSON Schema (the draft its $schema names,
+else draft 2020-12) with the jsonschema package (Debian: python3-jsonschema).
 
 usage: validate_json.py SCHEMA FILE...
 Prints one line per invalid file (file: path in the document: message) and
@@ -24,8 +24,11 @@ def main(argv):
         return 2
     with open(argv[1], encoding="utf-8") as f:
         schema = json.load(f)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(schema)
+    # The schema's own $schema names its draft (SARIF 2.1.0's is draft-07);
+    # ours state none and are draft 2020-12.
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls.check_schema(schema)
+    validator = cls(schema)
     bad = 0
     for path in argv[2:]:
         try:

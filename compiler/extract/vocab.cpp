@@ -16,11 +16,7 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   v.dir = data_dir;
   const int before = diags.error_count();
   auto load = [&](const char* name, TsvTable& into, std::vector<std::string> required) {
-    required.push_back("source");
-    if (auto t = load_tsv(data_dir + "/" + name, diags, required)) into = std::move(*t);
-    for (const auto& row : into.rows)
-      if (into.get(row, "source").empty())
-        diags.error(into.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
+    into = load_sourced_tsv(data_dir + "/" + name, diags, std::move(required));
   };
   load("models.tsv", v.models, {"model_key", "num_layers", "num_key_value_heads", "num_experts"});
   load("gpus.tsv", v.gpus, {"gpu_key", "memory_gb", "nvlink_domain_size", "gpus_per_node", "arch"});

@@ -51,6 +51,12 @@ Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::s
   languages.assign(c.vocab.languages.begin(), c.vocab.languages.end());
   for (const auto& doc : c.documents) newest_revision = std::max(newest_revision, doc.meta.revision);
   for (const auto& e : c.resolved.entities) by_key_[{e.kind, e.key}] = &e;
+  if (const CodeSnapshot* snap = c.code.newest()) {
+    has_code = true;
+    const auto modes = task_of_mode(*snap);
+    for (const auto& r : snap->recipes)
+      if (r.kind == RecipeKind::Library) code_library.emplace(r.name, code_values(*snap, r, modes));
+  }
 
   // Table rows of every document, for the cells as written.
   for (const auto& doc : c.documents) {
@@ -89,12 +95,28 @@ Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::s
   build_index();
 }
 
+std::string fill_placeholders(const std::string& t, const std::map<std::string, std::string>& args) {
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '{') {
+      const size_t close = t.find('}', i);
+      if (close != std::string::npos) {
+        auto it = args.find(t.substr(i + 1, close - i - 1));
+        if (it != args.end()) {
+          out += it->second;
+          i = close;
+          continue;
+        }
+      }
+    }
+    out += t[i];
+  }
+  return out;
+}
+
 void Inputs::load_ui() {
   const std::string path = c.vocab.dir + "/ui.tsv";
-  if (auto t = load_tsv(path, diags, {"lang", "key", "text", "source"})) ui_ = std::move(*t);
-  for (const auto& row : ui_.rows)
-    if (ui_.get(row, "source").empty())
-      diags.error(ui_.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
+  ui_ = load_sourced_tsv(path, diags, {"lang", "key", "text"});
 }
 
 std::string Inputs::ui(const std::string& lang, const std::string& key, const std::map<std::string, std::string>& args) const {
@@ -112,23 +134,7 @@ std::string Inputs::ui(const std::string& lang, const std::string& key, const st
                 "add a row `" + lang + "\t" + key + "\t<text>\t<source>` to data/ui.tsv");
     return key;
   }
-  std::string out;
-  const std::string& t = *found;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i] == '{') {
-      const size_t close = t.find('}', i);
-      if (close != std::string::npos) {
-        auto it = args.find(t.substr(i + 1, close - i - 1));
-        if (it != args.end()) {
-          out += it->second;
-          i = close;
-          continue;
-        }
-      }
-    }
-    out += t[i];
-  }
-  return out;
+  return fill_placeholders(*found, args);
 }
 
 std::string Inputs::lang_name(const std::string& shown_in, const std::string& lang) const { return ui(shown_in, "lang." + lang); }

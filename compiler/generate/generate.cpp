@@ -90,6 +90,7 @@ void build_files(const Compilation& c, const std::string& out_dir, gen::OutputFi
       gen::write_skill(ctx, files);
       gen::write_status(ctx, files);
       gen::write_drift(ctx, files);
+      gen::write_changelog(ctx, files);
       gen::write_site(ctx, files);
       gen::write_answers(ctx, files);
       gen::write_finder(ctx, files);

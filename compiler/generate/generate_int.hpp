@@ -10,6 +10,7 @@
 //   skill.cpp    skill/SKILL.<lang>.md, regenerated in the newest edition's order
 //   status.cpp   translation-status.md
 //   drift.cpp    drift[.<lang>].md: the documents against the Megatron Bridge code
+//   changes.cpp  CHANGES[.<lang>].md: what the regenerated index changes against the newest edition
 //   site.cpp     site/: recipe pages, family pages, kb.json, search-records.json
 //   answers.cpp  site/answers/: kbq's JSON answers to the quick-reference questions
 //
@@ -104,6 +105,10 @@ class Inputs {
   std::vector<IndexEntry> entries;       // every library and benchmark entry
   std::vector<Family> families;          // in index order, then ordinal
   int newest_revision = 0;               // newest revision of any document
+  // What the newest code snapshot sets for each exported library recipe, by
+  // name (empty without a snapshot): the values the recipe tables show.
+  std::map<std::string, CodeValues> code_library;
+  bool has_code = false;  // a snapshot is compiled: names it does not export are not listed
 
   // --- data lookups ----------------------------------------------------------
   // Label of data/ui.tsv in `lang` (else en), {name} placeholders filled.
@@ -172,6 +177,8 @@ class Inputs {
 // role, substitution or math ('{', '$' escaped), no colon fence, comment,
 // target or block break at a line start (docs/security.md).
 std::string md_text(const std::string& text, bool in_table = false);
+// A label's {name} placeholders filled from `args` (an unknown name is kept as written).
+std::string fill_placeholders(const std::string& text, const std::map<std::string, std::string>& args);
 // A code span holding `text` literally.
 std::string md_code(const std::string& text, bool in_table = false);
 // A fenced code block; a '{' of `info` is escaped, so MyST never reads a
@@ -219,6 +226,7 @@ void write_index(const Inputs& ctx, OutputFiles& out);
 void write_skill(const Inputs& ctx, OutputFiles& out);
 void write_status(const Inputs& ctx, OutputFiles& out);
 void write_drift(const Inputs& ctx, OutputFiles& out);
+void write_changelog(const Inputs& ctx, OutputFiles& out);
 void write_site(const Inputs& ctx, OutputFiles& out);
 void write_answers(const Inputs& ctx, OutputFiles& files);
 void write_finder(const Inputs& ctx, OutputFiles& out);

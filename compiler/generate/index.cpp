@@ -28,10 +28,44 @@ bool same_cells(const RecipeRow& a, const RecipeRow& b) {
          a.gpu_types == b.gpu_types;
 }
 
+// A library name (not a pattern) that the newest snapshot does not export
+// is not listed: it would fail at start-up.
+bool dropped(const Inputs& ctx, const IndexEntry& e) {
+  return ctx.has_code && e.kind == RecipeKind::Library && !e.rows.front()->pattern && !ctx.code_library.count(e.name);
+}
+
+// The row's stated values as the code sets them, for an exact library name
+// of the newest snapshot (cells the row leaves blank stay blank, so a
+// family's columns do not change); pattern and benchmark rows as resolved.
+RecipeRow from_code(const Inputs& ctx, const RecipeRow& w) {
+  RecipeRow r = w;
+  if (w.kind != RecipeKind::Library || w.pattern) return r;
+  auto it = ctx.code_library.find(w.name);
+  if (it == ctx.code_library.end()) return r;
+  const CodeValues& cv = it->second;
+  // One unused dimension (size 1) is written as "not used" where the
+  // documents do (CP, EP); TP, PP and GPU counts as the number.
+  auto set = [&](Range& rg, const char* field, bool none_at_one) {
+    auto f = cv.ints.find(field);
+    if (!rg.known() || f == cv.ints.end()) return;
+    rg = none_at_one && f->second.first == 1 ? Range{RangeState::None, 0, 0, false, {}} : Range::of(f->second.first);
+  };
+  set(r.tp, "tp", false);
+  set(r.pp, "pp", false);
+  set(r.cp, "cp", true);
+  set(r.ep, "ep", true);
+  set(r.gpus, "min_gpus", false);
+  if (r.sp && cv.sp) r.sp = cv.sp->first;
+  if (r.seq_len > 0)
+    if (auto f = cv.ints.find("seq_length"); f != cv.ints.end()) r.seq_len = static_cast<long>(f->second.first);
+  return r;
+}
+
 std::vector<Line> lines_of(const Inputs& ctx, const Family& f, const std::string& lang) {
   std::vector<Line> out;
   for (const IndexEntry* e : f.entries) {
     if (!e->rows.front()->mentioned_in.empty()) continue;  // known by mention, not a table row
+    if (dropped(ctx, *e)) continue;
     // All modes on one line when their values agree and one cell word says them all.
     bool merge = e->rows.size() > 1;
     for (const auto* r : e->rows) merge = merge && same_cells(*r, *e->rows.front());
@@ -78,10 +112,12 @@ std::string family_table(const Inputs& ctx, const Family& f, const std::string& 
                 : std::vector<std::string>{"recipe", "mode", "tp", "pp", "vp", "cp", "ep", "sp", "min_gpus", "seq_len", "sizes", "notes"};
   std::vector<std::map<std::string, std::string>> cells;
   for (const auto& line : lines) {
-    const RecipeRow& w = *line.rows.front();
+    const RecipeRow& resolved = *line.rows.front();
+    const RecipeRow fixed = from_code(ctx, resolved);
+    const RecipeRow& w = fixed;
     st.use(w.prov);
     const RecipeRow* shown = &w;
-    const Choice ch = ctx.row_choice(*line.entry, w, lang, &shown);
+    const Choice ch = ctx.row_choice(*line.entry, resolved, lang, &shown);
     st.use(shown->prov);
     std::map<std::string, std::string> m;
     const std::string name_cell = benchmark ? md_text(shown->name, true) : md_code(w.name, true);

@@ -130,13 +130,15 @@ class SiteWriter {
       body += join(items, "\n") + "\n";
     }
     // The other pages of the site: the recipe finder, the skill and its
-    // recipe index, the drift report, the translation status.
+    // recipe index, the drift report, the changelog against the published
+    // edition, the translation status.
     body += "\n## " + md_text(ctx_.ui(lang, "site_more")) + "\n\n";
     const std::vector<std::pair<std::string, std::string>> more = {
         {lang_path("finder", lang), ctx_.ui(lang, "finder.title")},
         {"../skill/SKILL." + lang + ".md", ctx_.ui(lang, "site_skill")},
         {"../" + lang_path("references/recipe-index", lang), ctx_.ui(lang, "index_title")},
         {"../" + lang_path("drift", lang), ctx_.ui(lang, "drift.title")},
+        {"../" + lang_path("CHANGES", lang), ctx_.ui(lang, "changes.title")},
         {"../translation-status.md", ctx_.ui(lang, "status.title")}};
     std::vector<std::string> docs, items;
     for (const auto& [path, label] : more) items.push_back("- [" + md_text(label, true) + "](" + path + ")");

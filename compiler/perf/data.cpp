@@ -67,11 +67,7 @@ std::optional<std::string> PerfData::word(const std::string& kind, const std::st
 bool load_perf_data(const std::string& data_dir, PerfData& d, Diagnostics& diags) {
   const int before = diags.error_count();
   auto load = [&](const char* name, TsvTable& into, std::vector<std::string> required) {
-    required.push_back("source");
-    if (auto t = load_tsv(data_dir + "/" + name, diags, required)) into = std::move(*t);
-    for (const auto& row : into.rows)
-      if (into.get(row, "source").empty())
-        diags.error(into.span(row, "source"), "row has no source", "every data row cites where its fact comes from");
+    into = load_sourced_tsv(data_dir + "/" + name, diags, std::move(required));
   };
   load("perf-sources.tsv", d.sources, {"path", "commit", "date", "role"});
   load("perf-vocab.tsv", d.vocab, {"kind", "word", "value"});

@@ -30,15 +30,36 @@ std::string_view to_string(DriftKind k) {
   return {};
 }
 
+std::map<std::string, std::string> task_of_mode(const CodeSnapshot& s) {
+  std::map<std::string, std::string> out;
+  for (const auto& row : s.launcher)
+    if (row.cells.size() >= 4 && row.cells[0] == "mode" && row.cells[2] == "task") out[row.cells[1]] = row.cells[3];
+  return out;
+}
+
+CodeValues code_values(const CodeSnapshot& s, const CodeRecipe& r, const std::map<std::string, std::string>& modes) {
+  CodeValues cv;
+  cv.recipe = &r;
+  for (const char* f : {"tp", "pp", "cp", "ep", "etp", "seq_length"}) {
+    const CodeFact* fact = s.fact(r, f);
+    if (auto n = fact_int(fact)) cv.ints[f] = {*n, s.cite(fact->at)};
+  }
+  if (const CodeFact* f = s.fact(r, "sp"); auto b = fact_bool(f)) cv.sp = std::make_pair(*b, s.cite(f->at));
+  auto t = modes.find(r.mode);
+  cv.task = t == modes.end() ? std::string() : t->second;
+  // The smallest world the layout runs on: the dense mesh, or for MoE the
+  // larger of the dense and expert meshes on each pipeline stage.
+  auto get = [&](const char* f) { return cv.ints.count(f) ? cv.ints.at(f).first : 1; };
+  if (cv.ints.count("tp") && cv.ints.count("pp")) {
+    const long long dense = get("tp") * get("cp"), expert = get("ep") * std::max(1LL, get("etp"));
+    cv.ints["min_gpus"] = {get("pp") * std::max(dense, expert), s.cite(r.defined_at)};
+  }
+  return cv;
+}
+
 namespace {
 
-// What the code says of one exported recipe, as the documents' columns.
-struct CodeView {
-  const CodeRecipe* recipe = nullptr;
-  std::map<std::string, std::pair<long long, std::string>> ints;  // field → (value, path:line@commit)
-  std::optional<std::pair<bool, std::string>> sp;
-  std::string task;  // pretrain | sft | peft
-};
+using CodeView = CodeValues;
 
 class DriftFinder {
  public:
@@ -47,9 +68,7 @@ class DriftFinder {
       (r.kind == RecipeKind::Library ? library_ : benchmark_)[r.name] = &r;
       exported_.insert(r.name);
     }
-    // The launcher's mode → task (lora, dora → peft).
-    for (const auto& row : s.launcher)
-      if (row.cells.size() >= 4 && row.cells[0] == "mode" && row.cells[2] == "task") task_of_mode_[row.cells[1]] = row.cells[3];
+    task_of_mode_ = task_of_mode(s);  // the launcher's mode → task (lora, dora → peft)
     read_keys();
     read_overwritten_keys();
     for (const auto& row : s.datasets)
@@ -93,25 +112,7 @@ class DriftFinder {
                     std::move(note)});
   }
 
-  CodeView view(const CodeRecipe& r) const {
-    CodeView cv;
-    cv.recipe = &r;
-    for (const char* f : {"tp", "pp", "cp", "ep", "etp", "seq_length"}) {
-      const CodeFact* fact = s_.fact(r, f);
-      if (auto n = fact_int(fact)) cv.ints[f] = {*n, s_.cite(fact->at)};
-    }
-    if (const CodeFact* f = s_.fact(r, "sp"); auto b = fact_bool(f)) cv.sp = std::make_pair(*b, s_.cite(f->at));
-    auto t = task_of_mode_.find(r.mode);
-    cv.task = t == task_of_mode_.end() ? std::string() : t->second;
-    // The smallest world the layout runs on: the dense mesh, or for MoE the
-    // larger of the dense and expert meshes on each pipeline stage.
-    auto get = [&](const char* f) { return cv.ints.count(f) ? cv.ints.at(f).first : 1; };
-    if (cv.ints.count("tp") && cv.ints.count("pp")) {
-      const long long dense = get("tp") * get("cp"), expert = get("ep") * std::max(1LL, get("etp"));
-      cv.ints["min_gpus"] = {get("pp") * std::max(dense, expert), s_.cite(r.defined_at)};
-    }
-    return cv;
-  }
+  CodeView view(const CodeRecipe& r) const { return code_values(s_, r, task_of_mode_); }
 
   static bool in_range(const Range& rg, long long v) {
     switch (rg.state) {

@@ -6,6 +6,8 @@
 // documentation maintainers, and kbq mentions the ones about a fact it shows.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,20 @@ struct Drift {
   std::string code_at;     // path:line@commit of the code fact ("" when none)
   std::string note;        // one sentence for a person (e.g. "the runner copies dataset.seq_length into it")
 };
+
+// What the code sets for one exported recipe, in the documents' columns.
+struct CodeValues {
+  const CodeRecipe* recipe = nullptr;
+  // tp, pp, cp, ep, etp, seq_length, and min_gpus (the smallest world the
+  // layout runs on) → (value, path:line@commit that sets it)
+  std::map<std::string, std::pair<long long, std::string>> ints;
+  std::optional<std::pair<bool, std::string>> sp;  // sequence parallel, and where it is set
+  std::string task;                                // pretrain | sft | peft ("" when the launcher does not say)
+};
+// The launcher's mode → task (lora, dora → peft) of a snapshot.
+std::map<std::string, std::string> task_of_mode(const CodeSnapshot& s);
+// The values of one recipe of `s`; `modes` from task_of_mode(s).
+CodeValues code_values(const CodeSnapshot& s, const CodeRecipe& r, const std::map<std::string, std::string>& modes);
 
 // Compares every edition's recipe rows, mentions, keys and presets with the
 // newest code snapshot. No snapshot: no drift. Sorted by subject, field,

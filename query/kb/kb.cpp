@@ -350,6 +350,13 @@ SourcesReport Kb::sources_report() {
   return r;
 }
 
+std::vector<Engine::CodeSnapshot> Kb::code_snapshots() {
+  std::vector<Engine::CodeSnapshot> out;
+  kb::Stmt st(db_, "SELECT commit_sha, date, repo, newest FROM code_snapshots ORDER BY newest DESC, date DESC, commit_sha");
+  while (st.step()) out.push_back({st.text(0), st.text(1), st.text(2), st.integer(3) == 1});
+  return out;
+}
+
 std::vector<std::string> Kb::source_files() {
   std::vector<std::string> out;
   kb::Stmt st(db_, "SELECT path FROM sources ORDER BY path");

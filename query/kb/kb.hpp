@@ -67,6 +67,8 @@ class Kb {
   SourcesReport sources_report();
   // Source files of the KB (editions and data), by path.
   std::vector<std::string> source_files();
+  // The code snapshots compiled, newest first (kbq --version).
+  std::vector<Engine::CodeSnapshot> code_snapshots();
 
   // --- throughput (query/kb/perf.cpp) ------------------------------------------------
   // NVIDIA's measured rows and the throughput estimator's data (read once).

@@ -51,6 +51,10 @@ BODY_ATTRS = {
 # language is the source's fence info word, whatever it is), the generator's
 # hidden toctrees.
 DIV_CLASSES = re.compile(r"^(highlight(-\S+)?|notranslate|toctree-wrapper|compound)$")
+# The div furo wraps around every table so that it scrolls in its own box
+# (furo's HTML post-processing): exactly these classes. A {container}
+# directive makes "docutils container" without "table-wrapper".
+FURO_TABLE_WRAPPER = re.compile(r"^table-wrapper( colwidths-(auto|given))? docutils container$")
 # Classes that only a directive or a role makes (whole class names).
 DIRECTIVE_CLASSES = re.compile(
     r"^(admonition|attention|caution|danger|error|hint|important|note|tip|warning|seealso|todo|topic|sidebar|rubric|"
@@ -60,9 +64,13 @@ DIRECTIVE_CLASSES = re.compile(
     r"envvar|pep|rfc|std|std-.*|doc|ref|eval-rst|field-list|docinfo|sig.*|py|cpp|c|js|rst)$")
 # The finder's element, the one raw HTML the generator writes (compiler/generate/finder.cpp).
 FINDER_ATTRS = re.compile(r"^(id|data-lang|data-label-[a-z_]+)$")
-HEAD_SCRIPT = re.compile(r"^(\.\./)*_static/[\w.-]+\.js$")
-# The one inline script of the theme (alabaster's search box).
-THEME_SCRIPTS = {"document.getElementById('searchbox').style.display = \"block\""}
+HEAD_SCRIPT = re.compile(r"^(\.\./)*_static/(scripts/)?[\w.-]+\.js$")
+# The inline scripts of the themes: alabaster's search box, furo's colour
+# scheme (light, dark or the system's, from localStorage).
+THEME_SCRIPTS = {
+    "document.getElementById('searchbox').style.display = \"block\"",
+    'document.body.dataset.theme = localStorage.getItem("theme") || "auto";',
+}
 
 
 class Page(html.parser.HTMLParser):
@@ -70,7 +78,10 @@ class Page(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.depth = 0  # div nesting inside the body div (0 = outside)
+        # The page body: alabaster's <div class="body">, furo's <article
+        # role="main">; depth counts that tag's nesting inside it (0 = outside).
+        self.container = None
+        self.depth = 0
         self.body = []  # (tag, attrs) inside the body
         self.scripts = []  # (attrs, has inline code)
         self.text = []
@@ -83,14 +94,15 @@ class Page(html.parser.HTMLParser):
             self.scripts.append(self._script)
         if self.depth:
             self.body.append((tag, attrs))
-            if tag == "div":
+            if tag == self.container:
                 self.depth += 1
-        elif tag == "div" and "body" in (a.get("class") or "").split():
+        elif (tag == "div" and "body" in (a.get("class") or "").split()) or (tag == "article" and a.get("role") == "main"):
+            self.container = tag
             self.depth = 1
 
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)
-        if tag == "div" and self.depth:
+        if tag == self.container and self.depth:
             self.depth -= 1
 
     def handle_endtag(self, tag):
@@ -98,7 +110,7 @@ class Page(html.parser.HTMLParser):
             self.body.append(("/a", []))
         if tag == "script":
             self._script = None
-        if tag == "div" and self.depth:
+        if tag == self.container and self.depth:
             self.depth -= 1
 
     def handle_data(self, data):
@@ -134,6 +146,8 @@ def problems_of(page, rel):
             v = v or ""
             if k not in BODY_ATTRS["*"] and k not in BODY_ATTRS.get(tag, set()):
                 out.append(f"<{tag} {k}=\"{v}\"> (an attribute Markdown does not make)")
+            if k == "class" and tag == "div" and FURO_TABLE_WRAPPER.match(v):
+                continue
             if k == "class":
                 if any(DIRECTIVE_CLASSES.match(c) for c in v.split()):
                     out.append(f"<{tag} class=\"{v}\"> (what a directive or a role makes)")

@@ -1,0 +1,298 @@
+// kbc drift: a published skill checked against Megatron Bridge code, as a CI
+// job runs it. A fixture skill with disagreements seeded on purpose
+// (tests/fixtures/drift/seeded) must yield each of them, and nothing else,
+// in all three formats (compiler warnings, GitHub annotations, SARIF 2.1.0
+// validated against the OASIS schema vendored in tests/schemas/); the same
+// skill with the disagreements fixed (tests/fixtures/drift/clean) yields
+// none. Exit codes: 0 agree (or no --check), 1 disagree with --check, 2 error.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kRoot = KB_SOURCE_DIR;
+const std::string kSeeded = "tests/fixtures/drift/seeded";
+const std::string kClean = "tests/fixtures/drift/clean";
+
+// One seeded disagreement: where it is, what it is about, and (for a value)
+// what the code sets at 067f987df.
+struct Seeded {
+  std::string file;  // relative to the skill folder
+  int line;
+  std::string kind, subject, code_value;
+};
+const std::vector<Seeded> kSeededFindings{
+    {"SKILL.md", 11, "unknown-key", "training.global_batch_size", ""},
+    {"SKILL.md", 20, "missing-recipe", "llama9_1t_pretrain_config", ""},
+    {"references/recipe-index.md", 9, "recipe-fact", "llama3_8b_16k_pretrain_config", "4"},
+    {"references/recipe-index.md", 10, "recipe-fact", "llama3_8b_sft_config", "4096"},
+};
+
+// kbc drift from the repository root (paths in the output stay relative, as in CI).
+kbtest::Outcome drift(const std::vector<std::string>& args) {
+  kbtest::Limits lim;
+  lim.seconds = 240;
+  lim.cwd = kRoot;
+  std::vector<std::string> all{"drift"};
+  all.insert(all.end(), args.begin(), args.end());
+  return kbtest::run_limited(KBC_PATH, all, lim);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t s = 0;
+  for (size_t e; (e = text.find('\n', s)) != std::string::npos; s = e + 1) out.push_back(text.substr(s, e - s));
+  if (s < text.size()) out.push_back(text.substr(s));
+  return out;
+}
+
+// Exit 0 valid, 1 invalid, 3 no validator (the caller skips).
+kbtest::RunResult validate_sarif(const std::string& path) {
+  return kbtest::run(kbtest::python3(), {kRoot + "/tests/validate_json.py", kRoot + "/tests/schemas/sarif-schema-2.1.0.json", path});
+}
+
+}  // namespace
+
+TEST_CASE("drift check: every seeded disagreement is a compiler warning at its line, and nothing else", "[drift]") {
+  const auto r = drift({"--check", "--skill", kSeeded, "--code", "kb-sources/code"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  const auto lines = lines_of(r.out);
+  CHECK(lines.size() == kSeededFindings.size());
+  for (const auto& s : kSeededFindings) {
+    INFO(s.file << ":" << s.line << " " << s.subject);
+    const std::string prefix = kSeeded + "/" + s.file + ":" + std::to_string(s.line) + ": warning: ";
+    int found = 0;
+    for (const auto& l : lines)
+      if (l.rfind(prefix, 0) == 0 && l.find(s.subject) != std::string::npos &&
+          (s.code_value.empty() || l.find("'" + s.code_value + "'") != std::string::npos))
+        ++found;
+    CHECK(found == 1);
+  }
+  // Without --check the same findings are printed and the exit is 0.
+  const auto quiet = drift({"--skill", kSeeded, "--code", "kb-sources/code"});
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.out == r.out);
+}
+
+TEST_CASE("drift check: every seeded disagreement is a GitHub annotation with file and line", "[drift]") {
+  const auto r = drift({"--check", "--format", "github", "--skill", kSeeded, "--code", "kb-sources/code"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  const auto lines = lines_of(r.out);
+  CHECK(lines.size() == kSeededFindings.size());
+  for (const auto& s : kSeededFindings) {
+    INFO(s.file << ":" << s.line << " " << s.subject);
+    const std::string prefix = "::warning file=" + kSeeded + "/" + s.file + ",line=" + std::to_string(s.line) + ",title=";
+    int found = 0;
+    for (const auto& l : lines)
+      if (l.rfind(prefix, 0) == 0 && l.find("::" + s.subject) != std::string::npos) ++found;
+    CHECK(found == 1);
+  }
+  // A workflow command is one line; its title (a property) escapes ':' and ','.
+  for (const auto& l : lines) {
+    const auto title = l.find(",title=");
+    REQUIRE(title != std::string::npos);
+    const auto msg = l.find("::", title);
+    REQUIRE(msg != std::string::npos);
+    CHECK(l.substr(title + 7, msg - title - 7).find_first_of(":,") == std::string::npos);
+  }
+}
+
+TEST_CASE("drift check: SARIF output is valid SARIF 2.1.0 and holds every seeded disagreement", "[drift][schemas]") {
+  kbtest::TempDir tmp("kbtests-drift");
+  const auto r = drift({"--check", "--format", "sarif", "--skill", kSeeded, "--code", "kb-sources/code"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  const auto log = nlohmann::json::parse(r.out);
+  REQUIRE(log.at("version") == "2.1.0");
+  const auto& run = log.at("runs").at(0);
+  const auto& results = run.at("results");
+  CHECK(results.size() == kSeededFindings.size());
+  for (const auto& s : kSeededFindings) {
+    INFO(s.file << ":" << s.line << " " << s.subject);
+    int found = 0;
+    for (const auto& res : results) {
+      const auto& loc = res.at("locations").at(0).at("physicalLocation");
+      if (loc.at("artifactLocation").at("uri") != kSeeded + "/" + s.file || loc.at("region").at("startLine") != s.line) continue;
+      if (res.at("ruleId") != s.kind || res.at("properties").at("subject") != s.subject) continue;
+      if (!s.code_value.empty() && res.at("properties").at("codeValue") != s.code_value) continue;
+      // ruleIndex points at the rule of that id.
+      CHECK(run.at("tool").at("driver").at("rules").at(res.at("ruleIndex").get<size_t>()).at("id") == s.kind);
+      ++found;
+    }
+    CHECK(found == 1);
+  }
+  const std::string path = tmp / "seeded.sarif";
+  kbtest::write_file(path, r.out);
+  const auto v = validate_sarif(path);
+  if (v.exit_code == 3) {
+    kbtest::skip("python3-jsonschema is not installed (make deps installs it)");
+    return;
+  }
+  INFO(v.out << v.err);
+  CHECK(v.exit_code == 0);
+  // The schema check can fail: a level SARIF does not have is rejected.
+  std::string broken = r.out;
+  for (size_t at; (at = broken.find("\"level\": \"warning\"")) != std::string::npos;) broken.replace(at, 18, "\"level\": \"warn\"");
+  kbtest::write_file(tmp / "broken.sarif", broken);
+  CHECK(validate_sarif(tmp / "broken.sarif").exit_code == 1);
+}
+
+TEST_CASE("drift check: a skill that agrees with the code passes in every format", "[drift][schemas]") {
+  kbtest::TempDir tmp("kbtests-drift");
+  for (const char* format : {"text", "github"}) {
+    const auto r = drift({"--check", "--format", format, "--skill", kClean, "--code", "kb-sources/code"});
+    INFO(format << ": " << r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.empty());
+  }
+  const auto r = drift({"--check", "--format", "sarif", "--skill", kClean, "--code", "kb-sources/code"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out).at("runs").at(0).at("results").empty());
+  kbtest::write_file(tmp / "clean.sarif", r.out);
+  const auto v = validate_sarif(tmp / "clean.sarif");
+  if (v.exit_code == 3) {
+    kbtest::skip("python3-jsonschema is not installed (make deps installs it)");
+    return;
+  }
+  INFO(v.out << v.err);
+  CHECK(v.exit_code == 0);
+}
+
+TEST_CASE("drift check: the published revision 4 gives exactly kbc lint's drift lines for it", "[drift]") {
+  const std::string skill = "kb-sources/upstream/nemo-mbridge-recipe-recommender";
+  const auto r = drift({"--check", "--skill", skill, "--code", "kb-sources/code"});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  kbtest::Limits lim;
+  lim.seconds = 240;
+  lim.cwd = kRoot;
+  const auto lint = kbtest::run_limited(KBC_PATH, {"lint"}, lim);
+  REQUIRE(lint.exit_code == 0);
+  size_t lint_drift = 0;
+  for (const auto& l : lines_of(lint.out))
+    if (l.rfind("upstream/nemo-mbridge-recipe-recommender/", 0) == 0 && l.find(": drift: ") != std::string::npos) ++lint_drift;
+  CHECK(lint_drift > 0);
+  CHECK(lines_of(r.out).size() == lint_drift);
+}
+
+TEST_CASE("drift check: --mbridge reads a checkout with the code front end", "[drift][code]") {
+  // The toy checkout exports none of the fixture's Llama recipes: each is a finding.
+  const auto r = drift({"--check", "--skill", kClean, "--mbridge", "tests/fixtures/mbridge/alias-chain/checkout", "--commit",
+                        std::string(40, 'a'), "--date", "2026-01-01"});
+  INFO(r.out << r.err);
+  if (r.exit_code == 2 && r.err.find("cannot run Python 3") != std::string::npos) {
+    kbtest::skip("python3 is not installed");
+    return;
+  }
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("llama3_8b_16k_pretrain_config") != std::string::npos);
+  CHECK(r.out.find("llama3_8b_sft_config") != std::string::npos);
+}
+
+TEST_CASE("drift check: bad input is an error with exit 2", "[drift]") {
+  const auto missing = drift({"--check", "--skill", "tests/fixtures/drift/nowhere", "--code", "kb-sources/code"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("tests/fixtures/drift/nowhere: error: skill folder not found") != std::string::npos);
+  const auto neither = drift({"--check", "--skill", kClean});
+  CHECK(neither.exit_code == 2);
+  CHECK(neither.err.find("--mbridge PATH or --code DIR") != std::string::npos);
+  const auto both = drift({"--check", "--skill", kClean, "--code", "kb-sources/code", "--mbridge", "tests"});
+  CHECK(both.exit_code == 2);
+  const auto format = drift({"--skill", kClean, "--code", "kb-sources/code", "--format", "xml"});
+  CHECK(format.exit_code == 2);
+  const auto no_code = drift({"--check", "--skill", kClean, "--code", "tests/fixtures/drift"});
+  CHECK(no_code.exit_code == 2);
+  CHECK(no_code.err.find("no code snapshot found") != std::string::npos);
+}
+
+TEST_CASE("generated recipe tables: every value of a named library recipe is what the code sets, in every language", "[drift][generate]") {
+  // The regenerated indexes compiled as a published skill and checked against
+  // the newest snapshot: no recipe value of an exact name differs, and no
+  // listed name is missing from the code. (Pattern rows, which stand for
+  // several recipes, are still shown as the documents write them.)
+  kbtest::TempDir tmp("kbtests-drift");
+  fs::create_directories(tmp / "skill/references");
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(kRoot + "/generated/references"))
+    if (e.path().filename().string().rfind("recipe-index", 0) == 0) {
+      fs::copy_file(e.path(), tmp / ("skill/references/" + e.path().filename().string()));
+      ++files;
+    }
+  REQUIRE(files == 4);
+  const auto r = drift({"--format", "sarif", "--skill", tmp / "skill", "--code", "kb-sources/code"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto log = nlohmann::json::parse(r.out);
+  size_t named = 0, patterns = 0;
+  for (const auto& res : log.at("runs").at(0).at("results")) {
+    const std::string rule = res.at("ruleId");
+    const std::string doc = res.at("properties").at("documentValue");
+    INFO(res.dump());
+    if (rule == "recipe-fact" && doc.find("(pattern ") != std::string::npos) {
+      ++patterns;
+      continue;
+    }
+    CHECK(rule != "recipe-fact");
+    CHECK(rule != "missing-recipe");
+    if (rule == "recipe-fact" || rule == "missing-recipe") ++named;
+  }
+  CHECK(named == 0);
+  std::cout << "generated recipe tables: " << patterns << " pattern-row values still as the documents write them\n";
+  // The tables do list named recipes (the check above is not vacuous).
+  const std::string index = kbtest::read_file(kRoot + "/generated/references/recipe-index.md");
+  CHECK(index.find("| `llama3_8b_16k_pretrain_config` |") != std::string::npos);
+}
+
+TEST_CASE("changelog: CHANGES.md lists every table drift of the published English edition, with both lines", "[drift][generate]") {
+  // kbc lint's drift lines on the named library rows of revision 4 (the
+  // published English edition) are exactly the changes the regenerated
+  // index makes: one bullet each, citing the document line (and the code line).
+  kbtest::Limits lim;
+  lim.seconds = 240;
+  lim.cwd = kRoot;
+  const auto lint = kbtest::run_limited(KBC_PATH, {"lint"}, lim);
+  REQUIRE(lint.exit_code == 0);
+  const std::string published = "upstream/nemo-mbridge-recipe-recommender/";
+  std::vector<std::string> table_drift;
+  for (const auto& l : lines_of(lint.out)) {
+    if (l.rfind(published, 0) != 0) continue;
+    const bool value = l.find(": drift: recipe-fact ") != std::string::npos && l.find("(pattern ") == std::string::npos;
+    const bool gone = l.find(": drift: missing-recipe ") != std::string::npos && l.find("named in the text") == std::string::npos &&
+                      l.find("the pattern matches no exported recipe") == std::string::npos;
+    if (value || gone) table_drift.push_back(l);
+  }
+  REQUIRE_FALSE(table_drift.empty());
+  const std::string changes = kbtest::read_file(kRoot + "/generated/CHANGES.md");
+  std::vector<std::string> bullets;
+  for (const auto& l : lines_of(changes))
+    if (l.rfind("- ", 0) == 0) bullets.push_back(l);
+  CHECK(bullets.size() == table_drift.size());
+  CHECK(changes.find("\nchanges: " + std::to_string(table_drift.size()) + "\n") != std::string::npos);
+  CHECK(changes.find("\nagainst-revision: 4\n") != std::string::npos);
+  for (const auto& l : table_drift) {
+    INFO(l);
+    const std::string doc_at = l.substr(0, l.find(": drift: "));
+    const auto name_at = l.find(' ', l.find(": drift: ") + 9) + 1;
+    const std::string name = l.substr(name_at, l.find_first_of(" :", name_at) - name_at);
+    const auto code_open = l.find("(src/");
+    const std::string code_at = code_open == std::string::npos ? "" : l.substr(code_open + 1, l.find(')', code_open) - code_open - 1);
+    int found = 0;
+    for (const auto& b : bullets)
+      if (b.find("`" + name + "`") != std::string::npos && b.find(doc_at) != std::string::npos &&
+          (code_at.empty() || b.find(code_at) != std::string::npos))
+        ++found;
+    CHECK(found >= 1);
+  }
+}
