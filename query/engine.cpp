@@ -107,9 +107,11 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   for (const auto& p : top.parts)
     if (p.name == "precision" && p.points > 0 && !ask.precision.empty()) {
       const Recipe& rc = top.recipe;
-      const std::string has = !rc.native_precision.empty() ? rc.native_precision
-                              : !rc.low_precision.empty()  ? rc.low_precision
-                                                           : c.settings().default_precision;
+      const PrecisionInfo* code = c.kb.precision(rc.runs_in);
+      const std::string has = code                           ? code->display
+                              : !rc.native_precision.empty() ? rc.native_precision
+                              : !rc.low_precision.empty()    ? rc.low_precision
+                                                             : c.settings().default_precision;
       a.warnings.push_back(c.label("warn.precision", {{"precision", ask.precision}, {"recipe", rc.name}, {"has", has}}));
     }
   if (a.results.front().runnable) {
@@ -214,7 +216,8 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   const Catalog& recipes = kb.catalog(ask.kind());
   resolve_words(c, q, recipes, ask, a);
   // plan and check
-  const auto cands = candidates(c, ask, recipes, a);
+  auto cands = candidates(c, ask, recipes, a);
+  if (!cands.empty()) keep_runnable_precision(c, ask, cands, a);
   const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);
   const auto limit = static_cast<size_t>(std::max(opts.limit, 1));
   std::map<std::string, Planned> planned;  // by recipe name: what the throughput of a kept result reads

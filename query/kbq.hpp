@@ -75,6 +75,10 @@ struct Recipe {
   std::string dataset;                               // the dataset it builds by default
   std::string precision;                             // mixed-precision recipe
   std::string low_precision;                         // "fp8 <recipe>" / "fp4 <format>" below BF16, "" otherwise
+  std::string runs_in;                               // the precision its code sets (a precisions key: bf16, fp8cs, ...), "" unknown
+  std::string runs_in_at;                            // where the code sets it (path:line@commit)
+  std::string data, data_name, data_at;              // what it trains on without --dataset (recipe_launch.data), "" unknown
+  bool user_data = false;                            // it needs the user's own files before it runs
   std::optional<long long> native_gpus;              // what its function's name encodes (canonical names)
   std::string native_hardware, native_precision, variant;
   std::optional<long long> min_gpus;  // the smallest world its layout runs on

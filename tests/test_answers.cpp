@@ -54,7 +54,14 @@ TEST_CASE("peft qwen3 1 gpu: the quick-reference LoRA pick", "[answers]") {
   CHECK(top["layout"]["pp"] == 1);
   CHECK(top["memory"]["fits"] == true);
   CHECK(top["command"].get<std::string>().find("--nproc_per_node=1") != std::string::npos);
-  CHECK(top["dataset"] == "squad");
+  // The recipe trains on its own packed SQuAD (recipe_launch.data):
+  // --dataset would replace that whole config, so none is passed, and a
+  // note says what it trains on.
+  CHECK(top["dataset"].is_null());
+  CHECK(top["command"].get<std::string>().find("--dataset") == std::string::npos);
+  bool said = false;
+  for (const auto& n : top["notes"]) said = said || n.get<std::string>().find("own data, squad") != std::string::npos;
+  CHECK(said);
 }
 
 TEST_CASE("SFT, 8xH100, 16K sequence: a long-context SFT recipe at 16384 tokens, CP across 8 GPUs", "[answers]") {
@@ -82,7 +89,8 @@ TEST_CASE("first time trying bridge: the quick reference's pretraining smoke tes
   const auto j = ask({"first time trying bridge"});
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "llama3_8b_pretrain_config");
-  CHECK(top["dataset"] == "mock");
+  CHECK(top["dataset"].is_null());  // its own mock data: no --dataset
+  CHECK(top["command"].get<std::string>().find("--dataset") == std::string::npos);
   // The code's recipe (TP 1, CP 2 on 2 GPUs) does not hold Adam's state in
   // 80 GiB (docs/memory.md, memory-exceptions.tsv): the answer says so.
   CHECK(top["facts"]["native_gpus"] == 2);
@@ -153,7 +161,7 @@ TEST_CASE("Chinese and Japanese queries give the same recipes", "[answers]") {
   CHECK(ja["query"]["lang"] == "ja");
 }
 
-TEST_CASE("mock with SFT: the launcher rejects it, the answer says so and proposes squad", "[answers]") {
+TEST_CASE("mock with SFT: the launcher rejects it, the answer says so, proposes squad and keeps the recipe's own data", "[answers]") {
   const auto j = ask({"sft llama3 8b dataset:mock"});
   const auto& top = j["results"][0];
   bool said = false;
@@ -162,7 +170,10 @@ TEST_CASE("mock with SFT: the launcher rejects it, the answer says so and propos
     said = said || (w.find("'mock'") != std::string::npos && w.find("squad") != std::string::npos);
   }
   CHECK(said);
-  CHECK(top["dataset"] == "squad");
+  // The refused preset is not swapped for another nobody asked for: the
+  // recipe's own data (packed SQuAD) stays, with no --dataset.
+  CHECK(top["dataset"].is_null());
+  CHECK(top["command"].get<std::string>().find("--dataset") == std::string::npos);
 }
 
 TEST_CASE("kbq exit codes", "[answers]") {

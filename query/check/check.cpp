@@ -12,11 +12,7 @@ namespace kbq {
 
 namespace {
 
-std::string gib(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string gib(double v) { return kb::one_decimal(v); }
 
 Prose rule_prose(const Context& c, const std::string& check) {
   const EntityRef* e = c.kb.check_entity(check);
@@ -78,6 +74,24 @@ void memory_and_batch(const Context& c, Result& r) {
                  {"mbs", std::to_string(B.mbs)},
                  {"dp", std::to_string(B.dp)},
                  {"accum", std::to_string(B.grad_accum)}});
+}
+
+// The precision the recipe's code sets, on the GPU it is planned on
+// (data/precisions.tsv: the architectures that run it).
+void precision_runs(const Context& c, Result& r) {
+  const Gpu* g = c.kb.gpu(r.layout.hardware);
+  const PrecisionInfo* p = c.kb.precision(r.recipe.runs_in);
+  const auto runs = g ? c.kb.runs(r.recipe.runs_in, *g) : std::nullopt;
+  if (!runs || !p) {
+    add_verdict(c, r, "precision_runs", Status::Unknown, {});
+    return;
+  }
+  add_verdict(c, r, "precision_runs", *runs ? Status::Pass : Status::Fail,
+              {{"precision", p->display},
+               {"at", r.recipe.runs_in_at},
+               {"needs", kb::join(std::vector<std::string>(p->archs.begin(), p->archs.end()), ", ")},
+               {"hardware", r.layout.hardware_name},
+               {"arch", g->arch}});
 }
 
 void pitfalls(const Context& c, Result& r) {
@@ -172,6 +186,7 @@ void cite(const Context& c, const std::vector<DriftRow>& drift, Result& r) {
 void check(const Context& c, const RuleModel& model, const std::vector<DriftRow>& drift, Result& r) {
   rules(c, model, r);
   memory_and_batch(c, r);
+  precision_runs(c, r);
   r.runnable = r.runnable && !r.any_fail();
   pitfalls(c, r);
   caveats(c, r);

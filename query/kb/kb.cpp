@@ -124,8 +124,11 @@ namespace {
 constexpr const char* kRecipeSelect =
     "SELECT r.id, r.name, r.target, r.mode, r.launch_mode, r.model_key, coalesce(m.display_name, ''), r.modality, r.moe, "
     "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
-    "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision "
-    "FROM recipes r LEFT JOIN models m ON m.model_key = r.model_key ";
+    "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision, coalesce(l.precision, ''), "
+    "coalesce(l.precision_at, ''), coalesce(l.data, ''), coalesce(l.data_name, ''), coalesce(l.data_at, ''), "
+    "coalesce(l.user_data, 0) "
+    "FROM recipes r LEFT JOIN models m ON m.model_key = r.model_key "
+    "LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind ";
 
 Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const std::string& commit) {
   Recipe r;
@@ -162,6 +165,12 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const std::string& commit) {
   r.variant = st.text(24);
   r.min_gpus = size(25, int_range("recipes", "min_gpus"));
   r.low_precision = st.text(26);
+  r.runs_in = st.text(27);
+  r.runs_in_at = st.text(28);
+  r.data = st.text(29);
+  r.data_name = st.text(30);
+  r.data_at = st.text(31);
+  r.user_data = st.integer(32) != 0;
   r.commit = commit;
   return r;
 }

@@ -138,6 +138,18 @@ const Gpu* Snapshot::gpu(std::string_view key) const {
   return nullptr;
 }
 
+const PrecisionInfo* Snapshot::precision(std::string_view key) const {
+  for (const auto& p : precisions)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+std::optional<bool> Snapshot::runs(std::string_view key, const Gpu& g) const {
+  const PrecisionInfo* p = precision(key);
+  if (!p || g.arch.empty()) return std::nullopt;
+  return p->archs.count(g.arch) > 0;
+}
+
 namespace {
 
 char lower_ascii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }

@@ -39,6 +39,15 @@ struct Gpu {
   long long nvlink = 0, per_node = 0;
   bool fp8_any_layout = false;
   std::string source;
+  std::string arch;  // ampere, hopper, ... (data/gpus.tsv): which precisions it runs
+};
+
+// A numeric precision a recipe's code can set, and the GPU architectures
+// that run it (data/precisions.tsv), in the file's order.
+struct PrecisionInfo {
+  std::string key;              // bf16, fp8cs, fp8mx, nvfp4, ...
+  std::set<std::string> archs;  // gpus.arch values that run it
+  std::string display, source;
 };
 
 struct ConfigKey {
@@ -114,6 +123,7 @@ class Snapshot {
   Settings settings;
   std::string commit;                                       // the newest code snapshot's short commit ("" without code facts)
   std::vector<Gpu> gpus;                                    // by key
+  std::vector<PrecisionInfo> precisions;                    // data/precisions.tsv order
   std::vector<ConfigKey> config_keys;                       // in the KB's row order
   std::vector<Flag> flags;                                  // the training launcher's flags (settings.launcher_parser), by item
   std::map<std::string, std::string> tasks;                 // launcher mode → task (lora → peft)
@@ -128,6 +138,10 @@ class Snapshot {
   std::map<std::string, ModelBrief, std::less<>> models;                   // every model's family and size
 
   const Gpu* gpu(std::string_view key) const;
+  const PrecisionInfo* precision(std::string_view key) const;
+  // Whether a GPU runs a precision (its arch is one of the precision's):
+  // nullopt when the precision or the GPU's architecture is unknown.
+  std::optional<bool> runs(std::string_view precision, const Gpu& g) const;
   // A config key by its name, else the first whose aliases name it (as the
   // KB's lookup did: ASCII case-insensitive, '_' and '%' match as in SQL LIKE).
   const ConfigKey* config_key(std::string_view key) const;

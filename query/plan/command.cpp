@@ -51,6 +51,34 @@ bool set_flag(std::string& cmd, const std::string& flag, const std::string& valu
   return false;
 }
 
+// Removes `flag` and its value (as `flag=value` or `flag value`): the whole
+// line when the flag has a continued line of its own.
+void remove_flag(std::string& cmd, const std::string& flag) {
+  if (flag.empty()) return;
+  for (size_t at = cmd.find(flag); at != std::string::npos; at = cmd.find(flag, at + 1)) {
+    const size_t end_flag = at + flag.size();
+    if (end_flag >= cmd.size() || (cmd[end_flag] != '=' && cmd[end_flag] != ' ')) continue;
+    if (at > 0 && cmd[at - 1] != ' ' && cmd[at - 1] != '\n') continue;
+    size_t vend = end_flag + 1;
+    while (vend < cmd.size() && cmd[vend] == ' ') ++vend;
+    while (vend < cmd.size() && cmd[vend] != ' ' && cmd[vend] != '\n' && cmd[vend] != '\\') ++vend;
+    while (vend < cmd.size() && cmd[vend] == ' ') ++vend;
+    const size_t line = cmd.rfind('\n', at);
+    const size_t line_start = line == std::string::npos ? 0 : line + 1;
+    const bool alone = cmd.find_first_not_of(' ', line_start) == at;
+    if (alone && vend + 1 < cmd.size() && cmd[vend] == '\\' && cmd[vend + 1] == '\n') {
+      cmd.erase(line_start, vend + 2 - line_start);
+    } else if (alone && (vend >= cmd.size() || cmd[vend] == '\n') && line_start >= 2 && cmd[line_start - 2] == '\\') {
+      size_t from = line_start - 2;  // the last line: with the continuation that led to it
+      while (from > 0 && cmd[from - 1] == ' ') --from;
+      cmd.erase(from, vend - from);
+    } else {
+      cmd.erase(at, vend - at);
+    }
+    return;
+  }
+}
+
 std::string benchmark_command(const LaunchSpec& spec, const Settings& s) {
   std::string cmd = spec.entry;
   set_flag(cmd, s.bench_nodes_flag, std::to_string(spec.nodes));
@@ -71,7 +99,11 @@ std::string launch_command(const LaunchSpec& spec, const Snapshot& kb) {
   std::string cmd = spec.entry;
   set_flag(cmd, s.nproc_flag, std::to_string(spec.nproc));
   set_flag(cmd, s.recipe_flag, spec.recipe);
-  if (!spec.dataset.empty()) set_flag(cmd, s.dataset_flag, spec.dataset);
+  // No preset: the recipe trains on its own data (--dataset would replace it).
+  if (!spec.dataset.empty())
+    set_flag(cmd, s.dataset_flag, spec.dataset);
+  else
+    remove_flag(cmd, s.dataset_flag);
   if (spec.nodes > 1) {
     const auto at = cmd.find(s.nproc_flag);
     const std::string extra = fill(s.multi_node_flags, {{"nodes", std::to_string(spec.nodes)}});

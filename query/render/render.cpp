@@ -30,11 +30,7 @@ std::string fill(const std::string& text, const std::vector<std::pair<std::strin
 
 std::string str(std::string_view v) { return std::string(v); }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string num(double v) { return kb::one_decimal(v); }
 
 std::string loc(const SourceRef& s) {
   return s.file + (s.line > 0 ? ":" + std::to_string(s.line) : "") + (s.revision > 0 ? " (rev " + std::to_string(s.revision) + ")" : "");
