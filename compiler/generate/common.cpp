@@ -93,6 +93,7 @@ Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::s
 
   load_ui();
   build_index();
+  place_code_lines();
 }
 
 std::string fill_placeholders(const std::string& t, const std::map<std::string, std::string>& args) {
