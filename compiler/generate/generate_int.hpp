@@ -130,6 +130,9 @@ class Inputs {
   // What the newest code snapshot sets for each exported library recipe, by
   // name (empty without a snapshot): the values the recipe tables show.
   std::map<std::string, CodeValues> code_library;
+  // What the newest snapshot sets for each exported benchmark recipe, by the
+  // model its name encodes (recipes.tsv model): a benchmark row's values.
+  std::map<std::string, std::vector<CodeValues>> code_benchmark;
   bool has_code = false;  // a snapshot is compiled: names it does not export are not listed
   // Every library name a user can pass to --recipe, in natural order, and
   // the lines of each library family ((index kind, ordinal) → lines): a name

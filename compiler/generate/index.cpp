@@ -34,6 +34,50 @@ bool same_cells(const RecipeRow& a, const RecipeRow& b) {
          a.gpu_types == b.gpu_types;
 }
 
+// A benchmark row (one model) as the newest snapshot exports it: the GPU
+// counts and hardware its benchmark recipes' names encode, and the range of
+// each parallelism size the row states across those recipes' code. A model
+// the snapshot does not export keeps the documents' values (drift reports it).
+RecipeRow benchmark_from_code(const Inputs& ctx, const RecipeRow& w) {
+  RecipeRow r = w;
+  if (!ctx.has_code || w.kind != RecipeKind::Benchmark || w.model_key.empty()) return r;
+  auto it = ctx.code_benchmark.find(w.model_key);
+  if (it == ctx.code_benchmark.end() || it->second.empty()) return r;
+  const auto& recipes = it->second;
+  auto span = [](const std::vector<long long>& v, bool none_at_one) {
+    if (v.empty()) return Range{};
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    if (none_at_one && *hi == 1) return Range{RangeState::None, 0, 0, false, {}};
+    return Range{RangeState::Value, *lo, *hi, false, {}};
+  };
+  std::vector<long long> gpus;
+  std::set<std::string> hardware;
+  for (const auto& cv : recipes) {
+    if (!cv.recipe->gpus.empty() && cv.recipe->gpus.find_first_not_of("0123456789") == std::string::npos)
+      gpus.push_back(std::stoll(cv.recipe->gpus));
+    if (!cv.recipe->hardware.empty()) hardware.insert(cv.recipe->hardware);
+  }
+  if (!gpus.empty() && w.gpus.known()) r.gpus = span(gpus, false);
+  if (!hardware.empty() && !w.gpu_types.empty()) {
+    // The documents' order for the hardware they name, then the others.
+    std::vector<std::string> types;
+    for (const auto& g : w.gpu_types)
+      if (hardware.count(g)) types.push_back(g);
+    for (const auto& g : hardware)
+      if (std::find(types.begin(), types.end(), g) == types.end()) types.push_back(g);
+    r.gpu_types = types;
+  }
+  const std::pair<Range*, const char*> dims[] = {{&r.tp, "tp"}, {&r.pp, "pp"}, {&r.cp, "cp"}, {&r.ep, "ep"}};
+  for (const auto& [rg, field] : dims) {
+    if (!rg->known()) continue;
+    std::vector<long long> v;
+    for (const auto& cv : recipes)
+      if (auto f = cv.ints.find(field); f != cv.ints.end()) v.push_back(f->second.first);
+    if (v.size() == recipes.size()) *rg = span(v, std::string(field) == "cp" || std::string(field) == "ep");
+  }
+  return r;
+}
+
 std::vector<Line> lines_of(const Inputs& ctx, const Family& f, const std::string& lang) {
   std::vector<Line> out;
   for (const IndexEntry* e : f.entries) {
@@ -164,7 +208,8 @@ std::string family_table(const Inputs& ctx, const Family& f, const std::string& 
   std::vector<std::map<std::string, std::string>> cells;
   for (const auto& line : lines) {
     const RecipeRow& resolved = *line.rows.front();
-    const RecipeRow& w = resolved;
+    const RecipeRow fixed = benchmark_from_code(ctx, resolved);
+    const RecipeRow& w = fixed;
     st.use(w.prov);
     const RecipeRow* shown = &w;
     const Choice ch = ctx.row_choice(*line.entry, resolved, lang, &shown);
@@ -269,6 +314,18 @@ void write_index(const Inputs& ctx, OutputFiles& out) {
     if (!l.precision.empty()) row("precision", l.precision, l.precision_at);
     if (!l.raises.empty()) row("raises", l.raises, l.raises_at);
   }
+  // The benchmark rows' values: each exported benchmark recipe of a model.
+  for (const auto& [model, recipes] : ctx.code_benchmark)
+    for (const auto& cv : recipes) {
+      const CodeRecipe& r = *cv.recipe;
+      auto row = [&](const std::string& field, const std::string& value, const std::string& at) {
+        tsv += cell(r.name) + "\t" + field + "\t" + cell(value) + "\t" + cell(at) + "\n";
+      };
+      if (!r.gpus.empty()) row("gpus", r.gpus, snap->cite(r.exported_at));
+      if (!r.hardware.empty()) row("hardware", r.hardware, snap->cite(r.exported_at));
+      for (const char* f : {"tp", "pp", "cp", "ep"})
+        if (auto it = cv.ints.find(f); it != cv.ints.end()) row(f, std::to_string(it->second.first), it->second.second);
+    }
   out["references/recipe-values.tsv"] = tsv;
 }
 

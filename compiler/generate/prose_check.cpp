@@ -98,11 +98,10 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
       const std::string flag = t.substr(0, t.find('='));
       if (flag == recipe_flag && i + 1 < tokens.size()) recipe = tokens[i + 1];
       if (options.at(parser).count(flag) || (!forwards.empty() && options.count(forwards) && options.at(forwards).count(flag))) continue;
-      out.push_back({e.prov, ctx.ui(lang, "prose.flag",
-                                    {{"flag", flag},
-                                     {"script", script_name},
-                                     {"parser_at", snap->cite(parser_at.at(parser))},
-                                     {"doc_at", at_of(e.prov)}})});
+      out.push_back(
+          {e.prov,
+           ctx.ui(lang, "prose.flag",
+                  {{"flag", flag}, {"script", script_name}, {"parser_at", snap->cite(parser_at.at(parser))}, {"doc_at", at_of(e.prov)}})});
     }
     // Its GPU count against the recipe's layout (not when overrides change the layout).
     auto nproc = e.facts.find("nproc");
