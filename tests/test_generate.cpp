@@ -728,6 +728,9 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   // GPUs; its code (TP 4, PP 2, CP 8) needs 64.
   CHECK(published.find("`llama3_8b_128k_pretrain_config` is recommended from 16 GPUs, but its layout needs at least 64") !=
         std::string::npos);
+  // A benchmark row's key features state EP 64–128; the exported
+  // Qwen3-Next benchmark recipes set EP 32, 64 and 128 (the EP column shows 32–128).
+  CHECK(published.find("the notes of Qwen3-Next 80B-A3B state EP 64–128; the code sets 32, 64, 128") != std::string::npos);
 
   // The first library command of revision 4 with a flag run_recipe.py does
   // not have, and a recipe whose layout needs 64 GPUs on 8.
@@ -757,5 +760,5 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   CHECK(changes.find(where +
                      "`llama3_8b_128k_pretrain_config` launched on 8 GPUs, which is not a multiple of the 64 GPUs its layout needs") !=
         std::string::npos);
-  CHECK(changes.find("\nfor-a-maintainer: 5\n") != std::string::npos);
+  CHECK(changes.find("\nfor-a-maintainer: 7\n") != std::string::npos);  // the 5 of the published edition, and these 2
 }

@@ -9,13 +9,17 @@
 //     a command that runs an exported library recipe without overrides must
 //     be a multiple of the smallest world its layout runs on;
 //   - a quick-reference row's GPU count: at least the smallest world of each
-//     recipe the row recommends, and each recipe it names is exported.
+//     recipe the row recommends, and each recipe it names is exported;
+//   - the notes of a table row (a library name, a benchmark model): the
+//     parallelism, GPU count and sequence they state (read_cell_facts) are
+//     what the code sets, as the row's columns now show.
 #include <algorithm>
 #include <cctype>
 #include <optional>
 #include <tuple>
 
 #include "base/text.hpp"
+#include "compiler/extract/extract.hpp"
 #include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
@@ -144,6 +148,54 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
                                          {"min_gpus", std::to_string(m->first)},
                                          {"code_at", m->second},
                                          {"doc_at", at_of(ed->prov)}})});
+    }
+  }
+  // Notes of table rows against the code's values (the columns beside them).
+  auto note_finding = [&](const RecipeRow& row, const std::string& subject, const std::string& field, const Range& said,
+                          const std::string& code, const std::string& code_at) {
+    out.push_back({row.prov, ctx.ui(lang, "prose.note",
+                                    {{"recipe", subject},
+                                     {"what", ctx.header(lang, field)},
+                                     {"said", ctx.range_cell(said, lang, field)},
+                                     {"code", code},
+                                     {"code_at", code_at},
+                                     {"doc_at", at_of(row.prov)}})});
+  };
+  for (const auto& row : ctx.c.extracted.recipes) {
+    if (row.prov.lang != lang || row.prov.revision != newest || row.pattern || row.notes.empty() || !row.mentioned_in.empty()) continue;
+    const CellFacts f = read_cell_facts(row.notes, lang, ctx.c.vocab);
+    if (row.kind == RecipeKind::Library) {
+      auto it = ctx.code_library.find(row.name);
+      if (it == ctx.code_library.end() || !row.expanded_from.empty()) continue;
+      const CodeValues& cv = it->second;
+      for (const auto& [dim, rg] : f.dims) {
+        auto v = cv.ints.find(dim);
+        if (v == cv.ints.end() || !rg.exact()) continue;
+        if (rg.value() != v->second.first) note_finding(row, row.name, dim, rg, std::to_string(v->second.first), v->second.second);
+      }
+      if (auto v = cv.ints.find("min_gpus"); f.gpus && f.gpus->exact() && v != cv.ints.end() && f.gpus->value() % v->second.first != 0)
+        note_finding(row, row.name, "min_gpus", *f.gpus, std::to_string(v->second.first), v->second.second);
+      if (auto v = cv.ints.find("seq_length"); f.seq_len > 0 && v != cv.ints.end() && f.seq_len != v->second.first)
+        note_finding(row, row.name, "seq_len", Range::of(f.seq_len), std::to_string(v->second.first), v->second.second);
+    } else if (!row.model_key.empty()) {
+      auto it = ctx.code_benchmark.find(row.model_key);
+      if (it == ctx.code_benchmark.end()) continue;
+      for (const auto& [dim, rg] : f.dims) {
+        std::set<long long> values;
+        std::string at;
+        for (const auto& cv : it->second)
+          if (auto v = cv.ints.find(dim); v != cv.ints.end()) {
+            values.insert(v->second.first);
+            if (at.empty()) at = v->second.second;
+          }
+        if (values.empty() || !rg.is_value()) continue;
+        bool outside = false;
+        for (long long v : values) outside = outside || v < rg.lo || (!rg.open && v > rg.hi);
+        if (!outside) continue;
+        std::vector<std::string> all;
+        for (long long v : values) all.push_back(std::to_string(v));
+        note_finding(row, row.model.empty() ? row.name : row.model, dim, rg, join(all, ", "), at);
+      }
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const ProseFinding& a, const ProseFinding& b) {
