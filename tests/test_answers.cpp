@@ -186,14 +186,14 @@ TEST_CASE("kbq exit codes", "[answers]") {
   CHECK(bare.err.find("\nUsage: kbq [OPTIONS] [query...] [SUBCOMMAND]\n") != std::string::npos);
   for (const char* sub : {"show", "check", "rules", "pitfalls", "sources"})
     CHECK(bare.err.find(std::string("\n  ") + sub + " ") != std::string::npos);
-  for (const char* flag : {"--format FORMAT:{text,markdown,json}", "--lang", "--limit", "--kb", "--explain", "--version", "--batch"})
+  for (const char* flag : {"--format FORMAT:{text,markdown,json,slurm}", "--lang", "--limit", "--kb", "--explain", "--version", "--batch"})
     CHECK(bare.err.find(flag) != std::string::npos);
   CHECK(bare.err.find("examples:") != std::string::npos);
   CHECK(bare.err.find("exit codes:") != std::string::npos);
   // --format takes the names of kbq::kFormatNames; another is a usage error naming them.
   const auto yaml = kbtest::run(KBQ_PATH, {"--format", "yaml", "peft qwen3 1 gpu"});
   CHECK(yaml.exit_code == 2);
-  CHECK(yaml.err.rfind("kbq: error: --format: 'yaml' is not one of text, markdown, json\n", 0) == 0);
+  CHECK(yaml.err.rfind("kbq: error: --format: 'yaml' is not one of text, markdown, json, slurm\n", 0) == 0);
   CHECK(yaml.out.empty());
   for (const auto& [format, first] :
        std::vector<std::pair<std::string, std::string>>{{"json", "{"}, {"markdown", "#"}, {"text", "Recipes for: "}})

@@ -215,7 +215,7 @@ TEST_CASE("SFT and PEFT answers say how to import the starting checkpoint; pretr
   CHECK(flag_value(strings(b["argv"]), "--hf-model") == "meta-llama/Meta-Llama-3-70B");
 }
 
-TEST_CASE("--format slurm writes an sbatch script whose torchrun line runs the plan's ranks", "[launch][slurm]") {
+TEST_CASE("the slurm format writes an sbatch script whose torchrun line runs the plan's ranks", "[launch][slurm]") {
   kbtest::TempDir dir;
   for (const auto& q : std::vector<std::string>{"sft llama3 70b 32 gpus", "peft qwen3 1 gpu", "pretrain deepseek v3 256 gpus",
                                                 "pretrain llama3 8b 16 h100", "lora qwen3 30b a3b 8 gpus seq 16k"}) {
@@ -252,7 +252,7 @@ TEST_CASE("--format slurm writes an sbatch script whose torchrun line runs the p
   }
 }
 
-TEST_CASE("--format slurm without a script to write is an error with exit 1, on other subcommands a usage error", "[launch][slurm]") {
+TEST_CASE("the slurm format without a script to write is an error with exit 1, on other subcommands a usage error", "[launch][slurm]") {
   const auto not_possible = kbtest::run(KBQ_PATH, {"sft llama3 70b 16 gpus", "--format", "slurm"});
   CHECK(not_possible.exit_code == 1);
   CHECK(not_possible.out.empty());

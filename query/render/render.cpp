@@ -325,14 +325,9 @@ class TextWriter {
         env.push_back(v.name + "=" + (v.role == "node_rank" ? std::to_string(i) : lb_("launch.first_node_value")));
       item(fill(lb_("line.node"), {{"rank", std::to_string(i)}}) + " " + kb::join(env, " "));
     };
-    for (long long i = 0; i < N.nodes; ++i) {
-      if (i >= 2 && i < N.nodes - 1) {  // the nodes between the second and the last: as node 1, with their index
-        item("…");
-        i = N.nodes - 2;
-        continue;
-      }
-      node(i);
-    }
+    for (long long i = 0; i < std::min(N.nodes, 2LL); ++i) node(i);
+    if (N.nodes > 3) item("…");  // the nodes between: as node 1, with their index
+    if (N.nodes > 2) node(N.nodes - 1);
     for (const auto& v : N.variables) item(v.name + ": " + v.meaning);
   }
 
