@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -80,8 +81,17 @@ const std::vector<std::vector<std::string>> kQuestions = {
 
 TEST_CASE("shell_split gives the words /bin/sh gives, quotes and continuations included", "[launch]") {
   for (const std::string text : {
-           "a b  c", "a 'b c' d", "x='it'\\''s' y", "a \\\n    b \\\n    'c=1'", "'' a", "--f=$NODE_RANK:29500 'k=v w'",
-           "a\"b c\"d", "\"q \\\" \\\\ \\$x\"", "a\\ b", "'model.x=[1, 2]'", "\ta\t\tb",
+           "a b  c",
+           "a 'b c' d",
+           "x='it'\\''s' y",
+           "a \\\n    b \\\n    'c=1'",
+           "'' a",
+           "--f=$NODE_RANK:29500 'k=v w'",
+           "a\"b c\"d",
+           "\"q \\\" \\\\ \\$x\"",
+           "a\\ b",
+           "'model.x=[1, 2]'",
+           "\ta\t\tb",
        }) {
     INFO(text);
     CHECK(kb::shell_split(text) == sh_words(text));
@@ -151,7 +161,8 @@ TEST_CASE("a multi-node plan says what each node runs: NODE_RANK per node, node 
       for (const auto& v : L["variables"]) {
         CHECK_FALSE(v["meaning"].get<std::string>().empty());
         std::set<std::string> values;
-        for (const auto& n : L["per_node"]) values.insert(n["env"][v["name"].get<std::string>()].is_null() ? "" : n["env"][v["name"].get<std::string>()].get<std::string>());
+        for (const auto& n : L["per_node"])
+          values.insert(n["env"][v["name"].get<std::string>()].is_null() ? "" : n["env"][v["name"].get<std::string>()].get<std::string>());
         if (v["role"] == "node_rank") {
           CHECK(values.size() == L["nodes"].get<size_t>());  // one index per node
           CHECK(values.count("0") == 1);

@@ -264,7 +264,8 @@ void fill_command(const Context& c, const RecipeData& d, const std::string& laun
                             : d.model                                                       ? d.model->hf_id
                                                                                             : std::string();
   res.before_run = before_run(spec, checkpoint, hf_id, c.kb, c.labels);
-  if (!res.before_run.empty() && res.before_run.front().what == "import_checkpoint" && hf != d.facts.end() && !d.cite("hf_id").empty())
+  const bool from_code = hf != d.facts.end() && hf->second.state == kb::FactState::Value && !d.cite("hf_id").empty();
+  if (!res.before_run.empty() && res.before_run.front().what == "import_checkpoint" && from_code)
     res.before_run.front().source += "; --hf-model: " + d.cite("hf_id");
 }
 
