@@ -43,7 +43,6 @@ const std::set<std::string> kKnownCheckDisagreements = {
     "mode:sft llama3 8b gpus:2 hardware:h100 | llama3_8b_sft_config | rule memory_fits fails, not ok",
     "mode:sft llama31 8b gpus:2 hardware:h100 | llama31_8b_sft_config | rule memory_fits fails, not ok",
     "mode:sft ministral3 3b instruct 2512 gpus:1 hardware:h100 | ministral3_3b_sft_config | rule memory_fits fails, not ok",
-    "mode:sft qwen3 235b a22b gpus:64 hardware:h100 | qwen3_235b_a22b_sft_config | rule memory_fits fails, not ok",
     "mode:pretrain llama3 70b gpus:8 hardware:gb200 | llama3_70b_pretrain_config | memory not sized",
     "mode:pretrain llama31 70b gpus:32 hardware:gb200 | llama31_70b_pretrain_config | memory not sized",
 };

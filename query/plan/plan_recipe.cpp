@@ -166,9 +166,11 @@ void fill_layout(const Context& c, const Recipe& r, const Ask& ask, const Plan& 
   // Sequence parallelism needs TP > 1 (the model config turns it off at TP 1).
   L.sp = s.tp > 1 && p.fixed_sp.value_or(true);
   L.seq = p.seq;
-  // On the recipe's own GPUs, a layout other than the code's is kbq's plan
-  // to make it fit: said, with the code's own sizes, never silent.
-  if (res.departures.empty() && r.native_gpus && world == *r.native_gpus && ask.fixed.empty()) {
+  // On the recipe's own GPUs (its name's count, else the smallest world its
+  // layout runs on), a layout other than the code's is kbq's plan to make
+  // it fit: said, with the code's own sizes, never silent.
+  const std::optional<long long> own_world = r.native_gpus ? r.native_gpus : r.min_gpus;
+  if (res.departures.empty() && own_world && world == *own_world && ask.fixed.empty()) {
     std::vector<std::string> own;
     const auto differs = [&](const char* dim, const std::optional<long long>& code, long long shown_v) {
       if (code && *code != shown_v) own.push_back(std::string(dim) + " " + std::to_string(*code) + " → " + std::to_string(shown_v));
