@@ -377,6 +377,16 @@ Response respond(Engine& engine, const std::string& question, const AskOptions& 
     return out;
   }
   const Answer& a = std::get<Answer>(res);
+  if (ro.format == Format::Slurm) {  // the script, or why there is none (exit 1)
+    auto script = render_slurm(a, engine.labels(a.lang));
+    if (auto* e = std::get_if<Error>(&script)) {
+      out.err = render_error(*e, question, ro);
+      out.exit_code = 1;
+    } else {
+      out.out = std::get<std::string>(script);
+    }
+    return out;
+  }
   out.out = render(a, engine.labels(a.lang), ro);
   out.exit_code = a.verdict == Outcome::Ok ? 0 : 1;
   return out;

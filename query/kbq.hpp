@@ -183,6 +183,28 @@ struct TimeToTrain {
   double seconds = 0;  // 0 when there is no throughput
 };
 
+// How a multi-node command runs: the same command on every node, with a
+// variable or two of each node's environment (data/planner.tsv
+// multi_node_env) that differ or must be set there.
+struct NodeVariable {
+  std::string name;     // as the command reads it ($NAME)
+  std::string role;     // node_rank: 0 .. nodes-1, one per node; first_node: node 0's address, the same everywhere
+  std::string meaning;  // what to set it to, in the answer's language
+};
+struct NodeLaunch {
+  long long nodes = 1, nproc_per_node = 1, ranks = 1;  // torchrun's --nnodes × --nproc_per_node = the ranks
+  std::vector<NodeVariable> variables;                 // empty: one node, or a launcher that places the nodes itself
+};
+
+// A step before the run: how to get the starting checkpoint (the Hugging
+// Face import the code provides), a dry run of the command.
+struct BeforeRun {
+  std::string what;     // import_checkpoint | dry_run
+  std::string text;     // the sentence, in the answer's language
+  std::string command;  // the command to run ("" none)
+  std::string source;   // where it comes from: path:line@commit of the code
+};
+
 // One recommended recipe with its layout, memory, batch, command and checks.
 struct Result {
   Recipe recipe;
@@ -194,8 +216,12 @@ struct Result {
   Layout layout;
   Memory memory;
   Batch batch;
-  std::string dataset;  // preset passed with --dataset ("" for benchmark recipes)
-  std::string command;  // the full launch command
+  std::string dataset;                // preset passed with --dataset ("" for benchmark recipes)
+  std::string command;                // the full launch command
+  NodeLaunch launch;                  // what each node runs (library recipes)
+  std::vector<BeforeRun> before_run;  // the starting checkpoint, a dry run
+  std::string slurm_script;           // an sbatch script for the command ("" none: see slurm_none)
+  std::string slurm_none;             // why there is no sbatch script
   std::vector<Override> overrides;
   std::vector<Verdict> rules;
   std::vector<Prose> pitfalls;
@@ -427,12 +453,13 @@ class Engine {
 // ---------------------------------------------------------------------------
 // Render
 
-enum class Format : std::uint8_t { Text, Markdown, Json };
+enum class Format : std::uint8_t { Text, Markdown, Json, Slurm };
 // Format's spellings (kbq --format, docs/kbq.md), in declaration order.
-inline constexpr std::array<std::pair<Format, std::string_view>, 3> kFormatNames{{
+inline constexpr std::array<std::pair<Format, std::string_view>, 4> kFormatNames{{
     {Format::Text, "text"},
     {Format::Markdown, "markdown"},
     {Format::Json, "json"},
+    {Format::Slurm, "slurm"},
 }};
 
 struct RenderOptions {
@@ -442,13 +469,17 @@ struct RenderOptions {
 };
 
 // The JSON outputs' schema versions (docs/*.schema.json).
-inline constexpr int kAnswerSchemaVersion = 3;
+inline constexpr int kAnswerSchemaVersion = 4;
 
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o);
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);
 std::string render(const SourcesReport& s, const Labels& labels, const RenderOptions& o);
 std::string render(const PerfListing& p, const Labels& labels, const RenderOptions& o);
 std::string render(const RecipeList& l, const Labels& labels, const RenderOptions& o);
+// --format slurm: the sbatch script of the answer's first result (a library
+// recipe with a layout that runs), or the error that says why there is none
+// (not possible, nothing matched, a benchmark recipe): kbq exits 1 then.
+std::variant<std::string, Error> render_slurm(const Answer& a, const Labels& labels);
 // An error as kbq prints it on stderr: text ("kbq: error: ...", the question
 // with a caret under the word, "hint: ...") or JSON ({"error", "hint", "position"}).
 std::string render_error(const Error& e, const std::string& question, const RenderOptions& o);
@@ -459,7 +490,7 @@ std::string render_error(const Error& e, const std::string& question, const Rend
 struct Response {
   std::string out;    // for stdout
   std::string err;    // for stderr
-  int exit_code = 0;  // 0 answered, 1 nothing matched, 2 error (docs/kbq.md)
+  int exit_code = 0;  // 0 answered, 1 nothing matched (or no sbatch script), 2 error (docs/kbq.md)
 };
 Response respond(Engine& engine, const std::string& question, const AskOptions& ask, const RenderOptions& ro);
 

@@ -46,7 +46,7 @@ std::string rule_status(const json& result, const std::string& id) {
 
 TEST_CASE("peft qwen3 1 gpu: the quick-reference LoRA pick", "[answers]") {
   const auto j = ask({"peft qwen3 1 gpu"});
-  REQUIRE(j["schema_version"] == 3);
+  REQUIRE(j["schema_version"] == 4);
   CHECK(j["verdict"] == "ok");
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "qwen3_8b_peft_config");
@@ -146,7 +146,7 @@ TEST_CASE("throughput benchmark llama3 8b h100: benchmark recipes only, on their
 
 TEST_CASE("kbq check: TP 16 on llama3 70B fails two rules, exit 1", "[answers]") {
   const auto j = ask({"check", "llama3_70b_pretrain_config", "--gpus", "64", "model.tensor_model_parallel_size=16"}, 1);
-  REQUIRE(j["schema_version"] == 3);  // the same answer object as a question's
+  REQUIRE(j["schema_version"] == 4);  // the same answer object as a question's
   REQUIRE(j["results"].size() == 1);
   const auto& r = j["results"][0];
   CHECK(rule_status(r, "tp_divides_kv_heads") == "fail");
@@ -197,14 +197,14 @@ TEST_CASE("kbq exit codes", "[answers]") {
   CHECK(bare.err.find("\nUsage: kbq [OPTIONS] [query...] [SUBCOMMAND]\n") != std::string::npos);
   for (const char* sub : {"show", "check", "rules", "pitfalls", "sources"})
     CHECK(bare.err.find(std::string("\n  ") + sub + " ") != std::string::npos);
-  for (const char* flag : {"--format FORMAT:{text,markdown,json}", "--lang", "--limit", "--kb", "--explain", "--version", "--batch"})
+  for (const char* flag : {"--format FORMAT:{text,markdown,json,slurm}", "--lang", "--limit", "--kb", "--explain", "--version", "--batch"})
     CHECK(bare.err.find(flag) != std::string::npos);
   CHECK(bare.err.find("examples:") != std::string::npos);
   CHECK(bare.err.find("exit codes:") != std::string::npos);
   // --format takes the names of kbq::kFormatNames; another is a usage error naming them.
   const auto yaml = kbtest::run(KBQ_PATH, {"--format", "yaml", "peft qwen3 1 gpu"});
   CHECK(yaml.exit_code == 2);
-  CHECK(yaml.err.rfind("kbq: error: --format: 'yaml' is not one of text, markdown, json\n", 0) == 0);
+  CHECK(yaml.err.rfind("kbq: error: --format: 'yaml' is not one of text, markdown, json, slurm\n", 0) == 0);
   CHECK(yaml.out.empty());
   for (const auto& [format, first] :
        std::vector<std::pair<std::string, std::string>>{{"json", "{"}, {"markdown", "#"}, {"text", "Recipes for: "}})

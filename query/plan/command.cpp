@@ -127,4 +127,70 @@ std::string launch_command(const LaunchSpec& spec, const Snapshot& kb) {
   return cmd;
 }
 
+NodeLaunch node_launch(const LaunchSpec& spec, const std::string& command, const Snapshot& kb, const Labels& labels) {
+  NodeLaunch out;
+  out.nodes = spec.nodes;
+  out.nproc_per_node = spec.nproc;
+  out.ranks = spec.nodes * spec.nproc;
+  if (spec.kind == RecipeKind::Benchmark || spec.nodes <= 1) return out;
+  std::string node_rank_var;
+  for (const auto& [name, role] : kb.settings.multi_node_env)
+    if (role == "node_rank") node_rank_var = name;
+  for (const auto& [name, role] : kb.settings.multi_node_env) {
+    // Read by the command: "$NAME" not followed by more of a name.
+    bool read = false;
+    for (size_t at = command.find("$" + name); at != std::string::npos && !read; at = command.find("$" + name, at + 1)) {
+      const size_t end = at + 1 + name.size();
+      read = end >= command.size() || !(std::isalnum(static_cast<unsigned char>(command[end])) || command[end] == '_');
+    }
+    if (!read) continue;
+    out.variables.push_back(
+        {name, role,
+         fill(labels("launch." + role),
+              {{"last", std::to_string(spec.nodes - 1)}, {"nodes", std::to_string(spec.nodes)}, {"node_rank", node_rank_var}})});
+  }
+  return out;
+}
+
+std::string slurm_script(const LaunchSpec& spec, const std::string& command, const std::string& hardware, const Snapshot& kb) {
+  if (spec.kind == RecipeKind::Benchmark || command.empty()) return {};
+  return fill(kb.settings.slurm_script, {{"recipe", spec.recipe},
+                                         {"nodes", std::to_string(spec.nodes)},
+                                         {"gpus_per_node", std::to_string(spec.nproc)},
+                                         {"ranks", std::to_string(spec.nodes * spec.nproc)},
+                                         {"gpus", std::to_string(spec.nodes * spec.nproc)},
+                                         {"hardware", hardware},
+                                         {"command", command}});
+}
+
+std::vector<BeforeRun> before_run(const LaunchSpec& spec, const std::string& checkpoint, const std::string& hf_id, const Snapshot& kb,
+                                  const Labels& labels) {
+  const Settings& s = kb.settings;
+  std::vector<BeforeRun> out;
+  if (spec.kind == RecipeKind::Benchmark) return out;
+  if (!checkpoint.empty()) {
+    const std::string hf = hf_id.empty() ? s.hf_model_placeholder : hf_id;
+    BeforeRun b;
+    b.what = "import_checkpoint";
+    b.command = fill(s.checkpoint_import, {{"hf_id", shell_word(hf)}, {"path", shell_word(checkpoint)}});
+    check_shell(b.command, "planner", "value", "checkpoint_import");
+    b.text = fill(labels(hf_id.empty() ? "before.import_no_id" : "before.import"), {{"hf_id", hf}, {"path", checkpoint}});
+    b.source = s.checkpoint_import_at;
+    out.push_back(std::move(b));
+  }
+  if (const auto f = kb.flag_named(s.dry_run_dest)) {
+    // One process on one node: a dry run resolves and saves the configuration, it starts no training.
+    LaunchSpec one = spec;
+    one.nodes = 1;
+    one.nproc = 1;
+    BeforeRun b;
+    b.what = "dry_run";
+    b.command = launch_command(one, kb) + " \\\n    " + option_name(*f, true);
+    b.text = fill(labels("before.dry_run"), {{"flag", option_name(*f, true)}});
+    b.source = f->at + (kb.commit.empty() ? "" : "@" + kb.commit);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 }  // namespace kbq

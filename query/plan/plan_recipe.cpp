@@ -250,7 +250,7 @@ void fill_batch(const Recipe& r, const Plan& p, const Shape& s, Result& res) {
 
 // The launch command, from the newest revision's entry-point command of the
 // recipe's kind (command.hpp).
-void fill_command(const Context& c, const std::string& launch_mode, Result& res) {
+void fill_command(const Context& c, const RecipeData& d, const std::string& launch_mode, Result& res) {
   const Recipe& r = res.recipe;
   const bool bench = r.kind == RecipeKind::Benchmark;
   const auto& texts = c.kb.texts_of(bench ? c.settings().benchmark_command : c.settings().library_command);
@@ -272,6 +272,23 @@ void fill_command(const Context& c, const std::string& launch_mode, Result& res)
   for (const auto& o : res.overrides)
     if (o.key != "peft") spec.changes.emplace_back(o.key, o.value);  // the launcher mode: passed by its own flag
   res.command = launch_command(spec, c.kb);
+  // What each node runs, an sbatch script, the steps before the run (command.hpp).
+  res.launch = node_launch(spec, res.command, c.kb, c.labels);
+  res.slurm_script = slurm_script(spec, res.command, res.layout.hardware_name, c.kb);
+  if (res.slurm_script.empty()) res.slurm_none = c.label("slurm.benchmark", {{"recipe", r.name}});
+  std::string checkpoint;
+  const std::string pretrained_key = c.kb.key_for("pretrained");
+  for (const auto& o : res.overrides)
+    if (!pretrained_key.empty() && o.key == pretrained_key) checkpoint = o.value;
+  // The Hugging Face id: the code's (the recipe's provider), else the model row's.
+  const auto hf = d.facts.find("hf_id");
+  const std::string hf_id = hf != d.facts.end() && hf->second.state == kb::FactState::Value ? hf->second.value
+                            : d.model                                                       ? d.model->hf_id
+                                                                                            : std::string();
+  res.before_run = before_run(spec, checkpoint, hf_id, c.kb, c.labels);
+  const bool from_code = hf != d.facts.end() && hf->second.state == kb::FactState::Value && !d.cite("hf_id").empty();
+  if (!res.before_run.empty() && res.before_run.front().what == "import_checkpoint" && from_code)
+    res.before_run.front().source += "; --hf-model: " + d.cite("hf_id");
 }
 
 }  // namespace
@@ -329,7 +346,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
       res.departures.push_back(c.label("note.dataset_replaces", vars));
   }
   plan_int::overrides_of(c, res, r, p, launch_mode);
-  fill_command(c, launch_mode, res);
+  fill_command(c, d, launch_mode, res);
   // Where the numbers come from: the code lines.
   for (const char* f : {"tp", "pp", "cp", "ep", "sp", "seq_length", "global_batch_size", "micro_batch_size"})
     if (auto at = d.cite(f); !at.empty()) res.sources.push_back({at, 0, 0, std::string("code: ") + f});
