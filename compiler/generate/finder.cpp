@@ -152,8 +152,8 @@ void write_finder(const Inputs& ctx, OutputFiles& out) {
     // The throughput and time-to-train lines in kbq's own words (its answer
     // labels), filled by the finder as kbq's text answer fills them.
     const kbq::Labels lb = ctx.engine.labels(lang);
-    for (const char* k :
-         {"line.throughput", "line.throughput_estimated", "line.throughput_none", "line.time_to_train", "unit.days", "unit.hours"}) {
+    for (const char* k : {"line.throughput", "line.throughput_estimated", "line.throughput_none", "line.time_to_train",
+                          "line.time_to_train_unknown", "unit.days", "unit.hours"}) {
       std::string name = k;
       std::replace(name.begin(), name.end(), '.', '_');
       attrs += " data-label-" + name + "=\"" + html_attr(lb(k)) + "\"";

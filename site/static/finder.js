@@ -55,9 +55,11 @@
       band: t.error_band_pct.toFixed(1), how: t.how
     });
   }
-  // The time to train a budget at the answer's job tokens/s, as kbq computes it.
+  // The time to train a budget at the answer's job tokens/s, as kbq computes
+  // it; unknown, as kbq says, when there is no throughput.
   function timeLine(root, t, budget) {
-    if (!budget || !t || t.basis === "none" || !(t.tokens_per_s > 0)) return "";
+    if (!budget) return "";
+    if (!t || t.basis === "none" || !(t.tokens_per_s > 0)) return fill(labelled(root, "line_time_to_train_unknown"), { tokens: count(budget.tokens) });
     return fill(labelled(root, "line_time_to_train"), { tokens: count(budget.tokens), duration: duration(root, budget.tokens / t.tokens_per_s) });
   }
 
