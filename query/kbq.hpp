@@ -471,6 +471,14 @@ struct RenderOptions {
 // The JSON outputs' schema versions (docs/*.schema.json).
 inline constexpr int kAnswerSchemaVersion = 4;
 
+// The figures of a throughput as every answer prints them, for the other
+// writers of the same numbers (the site's recipe pages): a count with its
+// magnitude (6288, 1.61 M, 50 B, 1 T), seconds (136, 12.5, 0.75), and a
+// duration in the labels' days or hours (unit.days, unit.hours).
+std::string format_count(double v);
+std::string format_seconds(double s);
+std::string format_duration(double s, const Labels& labels);
+
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o);
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);
 std::string render(const SourcesReport& s, const Labels& labels, const RenderOptions& o);

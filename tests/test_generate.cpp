@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -29,6 +31,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/markdown.hpp"
 #include "base/text.hpp"
 #include "base/tsv.hpp"
 #include "compiler/generate/generate.hpp"
@@ -590,9 +593,10 @@ TEST_CASE("generate: site recipe pages have front matter, facts and a launch com
     CHECK(fm["tags"].IsSequence());
     CHECK(fm["title"].IsScalar());
     // The facts; for a recipe the code exports, what the code sets, where a
-    // document disagrees, the smallest layout per GPU type.
+    // document disagrees, the smallest layout per GPU type, the expected
+    // throughput and NVIDIA's measured rows.
     CHECK(p.tables.size() >= 1);
-    CHECK(p.tables.size() <= 4);
+    CHECK(p.tables.size() <= 6);
   }
   for (const auto& lang : languages()) {
     const std::string& page = file("site/recipes/llama3_8b_sft_config" + lang_suffix(lang) + ".md");
@@ -629,6 +633,75 @@ TEST_CASE("generate: site recipe pages have front matter, facts and a launch com
   }
   const std::string& sft = file("site/recipes/llama3_8b_sft_config.md");
   CHECK_FALSE(has_dataset(sft));
+}
+
+// The value cell of a (label, value) row of a page's tables; "" when absent.
+std::string row_value(const Parsed& p, const std::string& label) {
+  for (const auto& t : p.tables)
+    for (const auto& row : t)
+      if (row.size() == 2 && row[0] == label) return row[1];
+  return {};
+}
+
+TEST_CASE("generate: a recipe page shows kbq show's throughput and the rows kbq perf lists for its model and task", "[generate][perf]") {
+  // A measured-or-estimated dense recipe, an MoE one, a fine-tuning one and
+  // a model NVIDIA never measured, in every language.
+  const std::vector<std::string> recipes = {"llama3_70b_pretrain_config", "qwen3_30b_a3b_pretrain_config", "llama3_70b_sft_config",
+                                            "gemma3_1b_pretrain_config"};
+  size_t measured_tables = 0;
+  for (const auto& name : recipes)
+    for (const auto& lang : languages()) {
+      const std::string rel = "site/recipes/" + name + lang_suffix(lang) + ".md";
+      INFO(rel);
+      const Parsed p = parse_md(file(rel));
+      const auto show = kbtest::run(KBQ_PATH, {"show", name, "--lang", lang, "--format", "json"});
+      REQUIRE(show.exit_code == 0);
+      const json r = json::parse(show.out)["results"][0];
+      const json& t = r["throughput"];
+      // The basis and its band as kbq gives them.
+      const std::string basis = row_value(p, ui(lang, "perf.site.basis"));
+      if (t["basis"] == "estimated") {
+        char band[32];
+        std::snprintf(band, sizeof band, "%.1f", t["error_band_pct"].get<double>());
+        CHECK(basis == kb::fill_placeholders(ui(lang, "perf.site.basis.estimated"), {{"band", band}}));
+      } else {
+        CHECK(basis == ui(lang, "perf.site.basis." + t["basis"].get<std::string>()));
+      }
+      CHECK(row_value(p, ui(lang, "perf.site.how")) == t["how"].get<std::string>());
+      if (t["basis"] != "none") {
+        // The figures within their printed rounding.
+        const double tokens = std::stod(row_value(p, ui(lang, "perf.site.tokens")));
+        CHECK(tokens == Approx(t["tokens_per_s_per_gpu"].get<double>()).epsilon(0.01));
+        const double job = std::stod(row_value(p, ui(lang, "perf.site.job")));
+        CHECK(job == Approx(t["tokens_per_s"].get<double>()).epsilon(0.01));
+        const double step = std::stod(row_value(p, ui(lang, "perf.site.step")));
+        CHECK(step == Approx(t["step_time_s"].get<double>()).epsilon(0.01));
+        CHECK(row_value(p, ui(lang, "perf.site.sources")).find(t["source"].get<std::string>()) != std::string::npos);
+      }
+      // NVIDIA's rows: exactly those kbq perf lists for the model and the
+      // recipe's task, each with its tokens/s/GPU and file:line.
+      const auto perf = kbtest::run(KBQ_PATH, {"perf", r["model"].get<std::string>(), "--lang", lang, "--format", "json"});
+      std::map<std::string, long long> want;  // file:line → tokens/s/GPU
+      const json listed = perf.exit_code == 0 ? json::parse(perf.out) : json::object();
+      if (listed.contains("rows"))
+        for (const auto& row : listed["rows"])
+          if (row["task"] == r["mode"])
+            want[row["source"]["file"].get<std::string>() + ":" + std::to_string(row["source"]["line"].get<int>())] =
+                std::llround(row["tokens_per_s_per_gpu"].get<double>());
+      std::map<std::string, long long> shown;
+      for (const auto& tbl : p.tables) {  // its last column: file:line; third last: tokens/s/GPU
+        if (tbl.empty() || tbl[0].size() < 6) continue;
+        const auto& head = tbl[0];
+        const size_t src = head.size() - 1, tok = head.size() - 3;
+        if (tbl.size() < 2 || tbl[1][src].find("performance-summary") == std::string::npos) continue;
+        ++measured_tables;
+        for (size_t i = 1; i < tbl.size(); ++i) shown[tbl[i][src]] = std::stoll(tbl[i][tok]);
+      }
+      CHECK(shown == want);
+      if (want.empty()) CHECK(file(rel).find(kb::md::text(ui(lang, "perf.site.no_rows"))) != std::string::npos);
+    }
+  // Three of the four recipes' models were measured for their task.
+  CHECK(measured_tables == 3 * languages().size());
 }
 
 TEST_CASE("generate: kb.json follows docs/kb.schema.json", "[generate]") {

@@ -391,34 +391,9 @@ class TextWriter {
       field(fill(lb_("line.time_to_train_unknown"), {{"tokens", count(t.tokens)}}));
   }
 
-  // 6288, 1.61 M, 50 B, 1 T
-  static std::string count(double v) {
-    static const std::pair<double, const char*> units[] = {{1e15, " P"}, {1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
-    char buf[48];
-    for (const auto& [scale, unit] : units)
-      if (v >= scale) {
-        const double x = v / scale;
-        std::snprintf(buf, sizeof buf, x >= 100 ? "%.0f%s" : x >= 10 ? "%.1f%s" : "%.2f%s", x, unit);
-        return buf;
-      }
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
-  }
-  static std::string seconds(double s) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, s >= 100 ? "%.0f" : s >= 10 ? "%.1f" : "%.2f", s);
-    return buf;
-  }
-  // The time in days (from one day on) or hours, in the answer's words.
-  std::string duration(double s) const {
-    char buf[48];
-    if (s >= 86400) {
-      std::snprintf(buf, sizeof buf, s >= 8640000 ? "%.0f" : "%.1f", s / 86400);  // whole days from 100 on
-      return fill(lb_("unit.days"), {{"n", buf}});
-    }
-    std::snprintf(buf, sizeof buf, "%.1f", s / 3600);
-    return fill(lb_("unit.hours"), {{"n", buf}});
-  }
+  static std::string count(double v) { return format_count(v); }
+  static std::string seconds(double s) { return format_seconds(s); }
+  std::string duration(double s) const { return format_duration(s, lb_); }
 
   void explain(const Result& r) {
     heading("rules");
@@ -533,6 +508,36 @@ std::variant<std::string, Error> render_slurm(const Answer& a, const Labels& lb)
                  lb("slurm.not_possible_hint")};
   if (r.slurm_script.empty()) return Error{r.slurm_none, lb("slurm.benchmark_hint")};
   return r.slurm_script;
+}
+
+// The figures of a throughput as every answer prints them (kbq.hpp).
+std::string format_count(double v) {
+  static const std::pair<double, const char*> units[] = {{1e15, " P"}, {1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
+  char buf[48];
+  for (const auto& [scale, unit] : units)
+    if (v >= scale) {
+      const double x = v / scale;
+      std::snprintf(buf, sizeof buf, x >= 100 ? "%.0f%s" : x >= 10 ? "%.1f%s" : "%.2f%s", x, unit);
+      return buf;
+    }
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+std::string format_seconds(double s) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, s >= 100 ? "%.0f" : s >= 10 ? "%.1f" : "%.2f", s);
+  return buf;
+}
+
+std::string format_duration(double s, const Labels& lb) {
+  char buf[48];
+  if (s >= 86400) {
+    std::snprintf(buf, sizeof buf, s >= 8640000 ? "%.0f" : "%.1f", s / 86400);  // whole days from 100 on
+    return fill(lb("unit.days"), {{"n", buf}});
+  }
+  std::snprintf(buf, sizeof buf, "%.1f", s / 3600);
+  return fill(lb("unit.hours"), {{"n", buf}});
 }
 
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o) {
