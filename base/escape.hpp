@@ -85,6 +85,14 @@ std::string shell_word(std::string_view v);
 // Anything else (; | & < > ( ) ` " * ? [ ] { } ~ # ! a lone '\' or a line
 // feed, a control character) is named: "';' at byte 12".
 std::optional<std::string> shell_problem(std::string_view text);
+// The words a POSIX shell splits command text into, without expanding
+// anything: blanks separate words, a backslash-newline joins lines, a
+// backslash outside quotes keeps the next character, single quotes keep
+// everything to the next one, double quotes everything but \\, \" \$ \`
+// (unescaped there). `$NAME` stays as written (what Python's
+// shlex.split(posix=True) gives: the JSON answer's argv).
+// Throws std::invalid_argument for an unterminated quote or escape.
+std::vector<std::string> shell_split(std::string_view text);
 // Is `name` an option name: "-" or "--", then [A-Za-z0-9][A-Za-z0-9_-]*?
 bool is_shell_option(std::string_view name);
 

@@ -22,7 +22,7 @@ inline constexpr std::uint64_t kMaxSourceFileBytes = 16 * kMiB;
 // One TSV file of the data folder (the largest real one is 40 KB).
 inline constexpr std::uint64_t kMaxDataFileBytes = 16 * kMiB;
 // One file of a code snapshot (code/<commit>/*.tsv, written by kbc
-// extract-code): 067f987df's recipe-facts.tsv is 16.3 MB for 741 recipe
+// extract-code): 067f987df's recipe-facts.tsv is 16.9 MB for 741 recipe
 // functions, so room for four times as many.
 inline constexpr std::uint64_t kMaxCodeFileBytes = 64 * kMiB;
 // Every file of one build together (1000x synthetic sources: 60 MB).
@@ -245,7 +245,9 @@ inline constexpr KbColumnRef kKbNameColumns[] = {
     {"code_recipes", "target"},
     {"code_recipes", "alias_of"},
     {"fact_targets", "target"},
-    {"fact_fields", "field"},
+    // Not fact_fields.field: a fact's field is a key kbq looks facts up by
+    // (and prints as a JSON key), never in a command; a field under a
+    // variant holds '@' ('peft@dora', the fact as the DoRA scheme builds it).
     {"gpus", "gpu_key"},
     {"models", "model_key"},
 };
@@ -287,10 +289,12 @@ inline constexpr long long kMaxModelCount = 1LL << 20;
 // A line number or a revision.
 inline constexpr long long kMaxLine = 2147483647LL;
 // The words and values of the query lexicon together (lexicon.word,
-// lexicon.value; real: 5.4 KB). The lexicon's search trees (every spelling
-// of every word, in one table and in its kind's) cost about 450 bytes of
-// memory per byte of a word: at this limit, about 15 MiB.
-inline constexpr std::uint64_t kMaxLexiconTextBytes = 32 * 1024;
+// lexicon.value; real: 8.9 KB since the lexicon reads hardware, systems,
+// number words, GPU memory, token budgets and unknown GPUs and models: 48
+// KiB keeps the real one under a quarter of it). The lexicon's search trees
+// (every spelling of every word, in one table and in its kind's) cost about
+// 450 bytes of memory per byte of a word: at this limit, about 22 MiB.
+inline constexpr std::uint64_t kMaxLexiconTextBytes = 48 * 1024;
 // A word or value of the query lexicon (lexicon.word, lexicon.value,
 // gpus.gpu_key; data/lexicon.tsv, data/gpus.tsv): the lexicon's search tree
 // is as deep as its longest word, and tearing it down recurses per level

@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 6 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 7 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -164,6 +164,30 @@ CREATE TABLE recipes (
 );
 CREATE INDEX recipes_model ON recipes(model_key);
 
+-- What the launcher does with each recipe (one row per recipes row), derived
+-- by kbc (compiler/derive) from its code facts, data/precisions.tsv,
+-- data/dataset-kinds.tsv and the launcher's own rules (launcher rows of
+-- section `function`). Every *_at cell is path:line@commit.
+CREATE TABLE recipe_launch (
+  name          TEXT NOT NULL,
+  kind          TEXT NOT NULL,   -- library | benchmark
+  precision     TEXT NOT NULL,   -- what its code sets (a precisions key), never read from the name; '' unknown
+  precision_at  TEXT NOT NULL,
+  peft_modes    TEXT NOT NULL,   -- PEFT recipes: the --mode values that run it ('lora,dora' or 'lora'); '' otherwise
+  peft_at       TEXT NOT NULL,   -- where the code decides it
+  raises        TEXT NOT NULL,   -- the exception every path of its function raises ('' when it returns)
+  raises_at     TEXT NOT NULL,
+  data          TEXT NOT NULL,   -- what it trains on with no --dataset (a dataset_kinds data value); '' unknown
+  data_name     TEXT NOT NULL,   -- the dataset's own name when it has one (squad, cord_v2, ...)
+  user_data     INTEGER NOT NULL,  -- 1: the user must point it at their own data first
+  data_at       TEXT NOT NULL,
+  dataset_flag  TEXT NOT NULL,   -- what --dataset does: replaces (the whole dataset config) | refused
+  dataset_flag_at TEXT NOT NULL,
+  shadowed      INTEGER NOT NULL,  -- 1: a library recipe `--recipe NAME` does not reach (the benchmark package exports NAME too and wins)
+  shadowed_at   TEXT NOT NULL,
+  PRIMARY KEY (name, kind)
+);
+
 -- The quick-reference rows as the ranker reads them (compiler/derive):
 -- what the row's "I want to" cell asks, read with the query lexicon in every
 -- edition of the winning revision, and the recipes it recommends.
@@ -237,7 +261,17 @@ CREATE TABLE gpus (
   nvlink_domain_size  INTEGER NOT NULL,
   gpus_per_node       INTEGER NOT NULL,
   fp8_gemm_any_layout INTEGER NOT NULL, -- 1: one FP8 weight copy (Blackwell on), data/gpu-memory.tsv
-  source              TEXT NOT NULL
+  source              TEXT NOT NULL,
+  arch                TEXT NOT NULL     -- ampere | ada | hopper | blackwell | blackwell_ws | rubin: the precisions it runs (precisions.archs)
+);
+-- Systems and racks as people name them: GPUs of one type per system, and nodes (data/systems.tsv).
+CREATE TABLE systems (
+  system       TEXT PRIMARY KEY,  -- the value of a lexicon word of kind system
+  display_name TEXT NOT NULL,
+  gpu_key      TEXT NOT NULL,     -- → gpus.gpu_key
+  gpus         INTEGER NOT NULL,  -- GPUs in one system
+  nodes        INTEGER NOT NULL,  -- nodes (torchrun --nnodes) in one system
+  source       TEXT NOT NULL
 );
 
 -- Every column of every model row (data/models.tsv, data/models-extra.tsv),
@@ -269,6 +303,28 @@ CREATE TABLE steps (
   step     TEXT PRIMARY KEY,
   modality TEXT NOT NULL,   -- text | vision | audio | diffusion | omni
   source   TEXT NOT NULL
+);
+
+-- The numeric precisions a recipe's code can set, how its facts show each
+-- (tried in ordinal order, the first match wins) and the GPU architectures
+-- (gpus.arch) that run it (data/precisions.tsv).
+CREATE TABLE precisions (
+  precision TEXT PRIMARY KEY,  -- the launcher's precision token (bf16, fp8cs, fp8ds, fp8mx, fp8sc, nvfp4) or fp16
+  ordinal   INTEGER NOT NULL,  -- row order in the file
+  match     TEXT NOT NULL,     -- fp4=set | fp8_recipe=<value> | fp16=true | *
+  archs     TEXT NOT NULL,     -- comma-separated GPU architectures that run it
+  display   TEXT NOT NULL,
+  source    TEXT NOT NULL
+);
+
+-- The data a dataset config class trains on (data/dataset-kinds.tsv).
+CREATE TABLE dataset_kinds (
+  ordinal   INTEGER PRIMARY KEY,  -- row order: the first row of a class whose `when_fact` holds wins
+  class     TEXT NOT NULL,        -- qualified dataset config class (code fact `dataset`)
+  when_fact TEXT NOT NULL,        -- field=value of another code fact, or '' (the class's default)
+  data      TEXT NOT NULL,        -- mock | sft | packed_sft | image_mock | hf_multimodal | corpus | energon
+  user_data INTEGER NOT NULL,     -- 1: the user must provide the data
+  source    TEXT NOT NULL
 );
 
 -- The order in which kbq ranks results (data/ranking.tsv): constraints

@@ -2,6 +2,7 @@
 #include "base/text.hpp"
 
 #include <utf8proc.h>
+#include <cstdio>
 
 #include <algorithm>
 #include <cstdlib>
@@ -297,6 +298,12 @@ std::string fill_placeholders(std::string_view text, const std::vector<std::pair
   }
   out.append(text, i, std::string_view::npos);
   return out;
+}
+
+std::string one_decimal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
 }
 
 std::string upper_ascii(std::string_view s) {

@@ -97,4 +97,7 @@ std::string fill_placeholders(std::string_view text, const std::vector<std::pair
 // ASCII letters upper-cased, '_' as a space: a short name of a data key ("a100_40gb" → "A100 40GB").
 std::string upper_ascii(std::string_view s);
 
+// A number with one decimal ("23.2"), as answers print GiB and sizes.
+std::string one_decimal(double v);
+
 }  // namespace kb

@@ -74,8 +74,9 @@ TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& 
   return t;
 }
 
-std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required) {
-  auto text = read_regular_file(path, limits::kMaxDataFileBytes);
+std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required,
+                                 std::uint64_t max_bytes) {
+  auto text = read_regular_file(path, max_bytes ? max_bytes : limits::kMaxDataFileBytes);
   if (!text.bytes) {
     diags.error({path, 0, 0}, "cannot read data file: " + text.error, "check that the file exists and is readable");
     return std::nullopt;

@@ -8,6 +8,7 @@
 // with more or fewer cells than the header is an error, never padded.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,8 +41,10 @@ struct TsvTable {
 // `diags`; returns what could be read.
 TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& diags, const std::vector<std::string>& required = {});
 
-// Reads and parses a file; a missing file is an error naming the path.
-std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required = {});
+// Reads and parses a file of at most `max_bytes` (default: a data file's
+// limit); a missing file is an error naming the path.
+std::optional<TsvTable> load_tsv(const std::string& path, Diagnostics& diags, const std::vector<std::string>& required = {},
+                                 std::uint64_t max_bytes = 0);
 
 // A data file of facts (kb-sources/data/*.tsv): load_tsv with a required
 // `source` column, and a row whose source is empty is an error at its cell

@@ -109,9 +109,11 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   for (const auto& p : top.parts)
     if (p.name == "precision" && p.points > 0 && !ask.precision.empty()) {
       const Recipe& rc = top.recipe;
-      const std::string has = !rc.native_precision.empty() ? rc.native_precision
-                              : !rc.low_precision.empty()  ? rc.low_precision
-                                                           : c.settings().default_precision;
+      const PrecisionInfo* code = c.kb.precision(rc.runs_in);
+      const std::string has = code                           ? code->display
+                              : !rc.native_precision.empty() ? rc.native_precision
+                              : !rc.low_precision.empty()    ? rc.low_precision
+                                                             : c.settings().default_precision;
       a.warnings.push_back(c.label("warn.precision", {{"precision", ask.precision}, {"recipe", rc.name}, {"has", has}}));
     }
   if (a.results.front().runnable) {
@@ -278,8 +280,10 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   Ask& ask = std::get<Ask>(resolved);
   const Catalog& recipes = kb.catalog(ask.kind());
   resolve_words(c, q, recipes, ask, a);
-  // plan and check: the candidates that can still be shown
-  const auto cands = candidates(c, ask, recipes, a);
+  // plan and check: the candidates on a GPU that runs their precision, then
+  // those that can still be shown
+  auto cands = candidates(c, ask, recipes, a);
+  if (!cands.empty()) keep_runnable_precision(c, ask, cands, a);
   const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);
   const auto limit = static_cast<size_t>(std::max(opts.limit, 1));
   std::map<std::string, Later> later;
@@ -433,6 +437,16 @@ Response respond(Engine& engine, const std::string& question, const AskOptions& 
     return out;
   }
   const Answer& a = std::get<Answer>(res);
+  if (ro.format == Format::Slurm) {  // the script, or why there is none (exit 1)
+    auto script = render_slurm(a, engine.labels(a.lang));
+    if (auto* e = std::get_if<Error>(&script)) {
+      out.err = render_error(*e, question, ro);
+      out.exit_code = 1;
+    } else {
+      out.out = std::get<std::string>(script);
+    }
+    return out;
+  }
   out.out = render(a, engine.labels(a.lang), ro);
   out.exit_code = a.verdict == Outcome::Ok ? 0 : 1;
   return out;

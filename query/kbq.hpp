@@ -74,6 +74,10 @@ struct Recipe {
   std::string dataset;                               // the dataset it builds by default
   std::string precision;                             // mixed-precision recipe
   std::string low_precision;                         // "fp8 <recipe>" / "fp4 <format>" below BF16, "" otherwise
+  std::string runs_in;                               // the precision its code sets (a precisions key: bf16, fp8cs, ...), "" unknown
+  std::string runs_in_at;                            // where the code sets it (path:line@commit)
+  std::string data, data_name, data_at;              // what it trains on without --dataset (recipe_launch.data), "" unknown
+  bool user_data = false;                            // it needs the user's own files before it runs
   std::optional<long long> native_gpus;              // what its function's name encodes (canonical names)
   std::string native_hardware, native_precision, variant;
   std::optional<long long> min_gpus;  // the smallest world its layout runs on
@@ -193,6 +197,28 @@ struct TimeToTrain {
   double seconds = 0;  // 0 when there is no throughput
 };
 
+// How a multi-node command runs: the same command on every node, with a
+// variable or two of each node's environment (data/planner.tsv
+// multi_node_env) that differ or must be set there.
+struct NodeVariable {
+  std::string name;     // as the command reads it ($NAME)
+  std::string role;     // node_rank: 0 .. nodes-1, one per node; first_node: node 0's address, the same everywhere
+  std::string meaning;  // what to set it to, in the answer's language
+};
+struct NodeLaunch {
+  long long nodes = 1, nproc_per_node = 1, ranks = 1;  // torchrun's --nnodes × --nproc_per_node = the ranks
+  std::vector<NodeVariable> variables;                 // empty: one node, or a launcher that places the nodes itself
+};
+
+// A step before the run: how to get the starting checkpoint (the Hugging
+// Face import the code provides), a dry run of the command.
+struct BeforeRun {
+  std::string what;     // import_checkpoint | dry_run
+  std::string text;     // the sentence, in the answer's language
+  std::string command;  // the command to run ("" none)
+  std::string source;   // where it comes from: path:line@commit of the code
+};
+
 // One recommended recipe with its layout, memory, batch, command and checks.
 struct Result {
   Recipe recipe;
@@ -204,8 +230,12 @@ struct Result {
   Layout layout;
   Memory memory;
   Batch batch;
-  std::string dataset;  // preset passed with --dataset ("" for benchmark recipes)
-  std::string command;  // the full launch command
+  std::string dataset;                // preset passed with --dataset ("" for benchmark recipes)
+  std::string command;                // the full launch command
+  NodeLaunch launch;                  // what each node runs (library recipes)
+  std::vector<BeforeRun> before_run;  // the starting checkpoint, a dry run
+  std::string slurm_script;           // an sbatch script for the command ("" none: see slurm_none)
+  std::string slurm_none;             // why there is no sbatch script
   std::vector<Override> overrides;
   std::vector<Verdict> rules;
   std::vector<Prose> pitfalls;
@@ -437,12 +467,13 @@ class Engine {
 // ---------------------------------------------------------------------------
 // Render
 
-enum class Format : std::uint8_t { Text, Markdown, Json };
+enum class Format : std::uint8_t { Text, Markdown, Json, Slurm };
 // Format's spellings (kbq --format, docs/kbq.md), in declaration order.
-inline constexpr std::array<std::pair<Format, std::string_view>, 3> kFormatNames{{
+inline constexpr std::array<std::pair<Format, std::string_view>, 4> kFormatNames{{
     {Format::Text, "text"},
     {Format::Markdown, "markdown"},
     {Format::Json, "json"},
+    {Format::Slurm, "slurm"},
 }};
 
 struct RenderOptions {
@@ -452,7 +483,15 @@ struct RenderOptions {
 };
 
 // The JSON outputs' schema versions (docs/*.schema.json).
-inline constexpr int kAnswerSchemaVersion = 3;
+inline constexpr int kAnswerSchemaVersion = 4;
+
+// The figures of a throughput as every answer prints them, for the other
+// writers of the same numbers (the site's recipe pages): a count with its
+// magnitude (6288, 1.61 M, 50 B, 1 T), seconds (136, 12.5, 0.75), and a
+// duration in the labels' days or hours (unit.days, unit.hours).
+std::string format_count(double v);
+std::string format_seconds(double s);
+std::string format_duration(double s, const Labels& labels);
 
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o);
 std::string render(const Listing& l, const Labels& labels, const RenderOptions& o);
@@ -465,6 +504,10 @@ std::string render(const PerfListing& p, const Labels& labels, const RenderOptio
 std::string render_batch_record(const std::string& question, const std::variant<Answer, Error>& res, const Labels& labels,
                                 RenderOptions ro);
 std::string render(const RecipeList& l, const Labels& labels, const RenderOptions& o);
+// --format slurm: the sbatch script of the answer's first result (a library
+// recipe with a layout that runs), or the error that says why there is none
+// (not possible, nothing matched, a benchmark recipe): kbq exits 1 then.
+std::variant<std::string, Error> render_slurm(const Answer& a, const Labels& labels);
 // An error as kbq prints it on stderr: text ("kbq: error: ...", the question
 // with a caret under the word, "hint: ...") or JSON ({"error", "hint", "position"}).
 std::string render_error(const Error& e, const std::string& question, const RenderOptions& o);
@@ -475,7 +518,7 @@ std::string render_error(const Error& e, const std::string& question, const Rend
 struct Response {
   std::string out;    // for stdout
   std::string err;    // for stderr
-  int exit_code = 0;  // 0 answered, 1 nothing matched, 2 error (docs/kbq.md)
+  int exit_code = 0;  // 0 answered, 1 nothing matched (or no sbatch script), 2 error (docs/kbq.md)
 };
 Response respond(Engine& engine, const std::string& question, const AskOptions& ask, const RenderOptions& ro);
 

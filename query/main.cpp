@@ -44,6 +44,7 @@ constexpr const char* kExamples =
     "  kbq \"SFT, 8×H100, 16K sequence\"\n"
     "  kbq \"qwen3 の LoRA を 1 GPU で\"\n"
     "  kbq \"mode:sft gpus:16 tp:2 family:qwen3\" --format json\n"
+    "  kbq \"sft llama3 70b 32 gpus\" --format slurm > train.sbatch\n"
     "  kbq show qwen3_30b_a3b_sft_config\n"
     "  kbq check llama3_70b_pretrain_config --gpus 64 model.tensor_model_parallel_size=16\n"
     "  kbq perf llama3_70b\n"
@@ -51,7 +52,7 @@ constexpr const char* kExamples =
     "  printf 'peft qwen3 1 gpu\\nsft llama3 70b 2 gpus\\n' | kbq --batch\n"
     "\n"
     "exit codes: 0 answered; 1 not possible (nothing matched, no layout fits the GPUs asked, check found a failing rule, list\n"
-    "            matched no recipe); 2 error (usage, bad KB, bad input)\n"
+    "            matched no recipe, --format slurm has no script to write); 2 error (usage, bad KB, bad input)\n"
     "more: docs/kbq.md, docs/query-language.md\n";
 
 // A write of kbq's output that failed: thrown by Output::write, caught
@@ -303,7 +304,9 @@ int run(int argc, char** argv, Output& out) {
   app.footer(std::string("\n") + kExamples);
   Args a;
   app.add_option("query", a.words, "the question, e.g. peft qwen3 1 gpu, quoted or not (see docs/query-language.md)");
-  app.add_option("-f,--format", a.format, "text, markdown or json (errors too: JSON on stderr)")
+  app.add_option("-f,--format", a.format,
+                 "text, markdown, json (errors too: JSON on stderr) or slurm (an sbatch script of the answer's command; exit 1 when "
+                 "there is none)")
       ->transform(format_names())
       ->type_name("FORMAT");
   app.add_option("-l,--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
@@ -407,9 +410,20 @@ int run(int argc, char** argv, Output& out) {
       auto res = *show ? engine.show(a.recipe, lang) : engine.check(a.recipe, a.gpus, overrides, a.hardware, lang);
       if (auto* err = std::get_if<kbq::Error>(&res)) return fail(out, *err, {}, ro);
       const auto& answer = std::get<kbq::Answer>(res);
+      if (ro.format == kbq::Format::Slurm) {  // the recipe's sbatch script, or why there is none (exit 1)
+        auto script = kbq::render_slurm(answer, engine.labels(lang));
+        if (auto* e = std::get_if<kbq::Error>(&script)) {
+          out.write(stderr, kbq::render_error(*e, {}, ro));
+          return kb::kExitNoMatch;
+        }
+        out.write(stdout, std::get<std::string>(script));
+        return kb::kExitOk;
+      }
       out.write(stdout, kbq::render(answer, engine.labels(lang), ro));
       return *check && answer.verdict != kbq::Outcome::Ok ? kb::kExitNoMatch : kb::kExitOk;
     }
+    if (ro.format == kbq::Format::Slurm && (*perf || *list || *rules || *pitfalls || *sources || a.batch))
+      return fail(out, {"--format slurm writes an sbatch script for a question, show or check", "use text, markdown or json here"}, {}, ro);
     if (*perf) {
       auto res = engine.perf(a.model, a.history);
       if (auto* err = std::get_if<kbq::Error>(&res)) return fail(out, *err, {}, ro);

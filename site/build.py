@@ -44,6 +44,9 @@ def trim(rec, pages=None, lang="en"):
         out["memory_gib"] = top["memory"].get("per_gpu_gib")
         out["command"] = top["command"]
         out["caveats"] = top.get("caveats", [])
+        # The throughput of the layout (docs/throughput.md), as kbq answers it.
+        t = top.get("throughput") or {}
+        out["throughput"] = {k: t.get(k) for k in ("basis", "tokens_per_s_per_gpu", "tokens_per_s", "step_time_s", "error_band_pct", "how", "source")}
     out["alternatives"] = [{k: alt.get(k) for k in ("kind", "recipe", "gpus", "hardware", "why")} for alt in a.get("alternatives") or []]
     return out
 

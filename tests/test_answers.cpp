@@ -8,6 +8,8 @@
 #include "base/version.hpp"
 #include "process.hpp"
 
+#include "base/schema_version.hpp"
+
 using json = nlohmann::json;
 
 namespace {
@@ -50,7 +52,7 @@ std::string rule_status(const json& result, const std::string& id) {
 
 TEST_CASE("peft qwen3 1 gpu: the quick-reference LoRA pick", "[answers]") {
   const auto j = ask({"peft qwen3 1 gpu"});
-  REQUIRE(j["schema_version"] == 3);
+  REQUIRE(j["schema_version"] == 4);
   CHECK(j["verdict"] == "ok");
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "qwen3_8b_peft_config");
@@ -58,7 +60,14 @@ TEST_CASE("peft qwen3 1 gpu: the quick-reference LoRA pick", "[answers]") {
   CHECK(top["layout"]["pp"] == 1);
   CHECK(top["memory"]["fits"] == true);
   CHECK(top["command"].get<std::string>().find("--nproc_per_node=1") != std::string::npos);
-  CHECK(top["dataset"] == "squad");
+  // The recipe trains on its own packed SQuAD (recipe_launch.data):
+  // --dataset would replace that whole config, so none is passed, and a
+  // note says what it trains on.
+  CHECK(top["dataset"].is_null());
+  CHECK(top["command"].get<std::string>().find("--dataset") == std::string::npos);
+  bool said = false;
+  for (const auto& n : top["notes"]) said = said || n.get<std::string>().find("own data, squad") != std::string::npos;
+  CHECK(said);
 }
 
 TEST_CASE("SFT, 8xH100, 16K sequence: a long-context SFT recipe at 16384 tokens, CP across 8 GPUs", "[answers]") {
@@ -86,7 +95,8 @@ TEST_CASE("first time trying bridge: the quick reference's pretraining smoke tes
   const auto j = ask({"first time trying bridge"});
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "llama3_8b_pretrain_config");
-  CHECK(top["dataset"] == "mock");
+  CHECK(top["dataset"].is_null());  // its own mock data: no --dataset
+  CHECK(top["command"].get<std::string>().find("--dataset") == std::string::npos);
   // The code's recipe (TP 1, CP 2 on 2 GPUs) does not hold Adam's state in
   // 80 GiB (docs/memory.md, memory-exceptions.tsv): the answer says so.
   CHECK(top["facts"]["native_gpus"] == 2);
@@ -157,7 +167,7 @@ TEST_CASE("throughput benchmark llama3 8b h100: benchmark recipes only, on their
 
 TEST_CASE("kbq check: TP 16 on llama3 70B fails two rules, exit 1", "[answers]") {
   const auto j = ask({"check", "llama3_70b_pretrain_config", "--gpus", "64", "model.tensor_model_parallel_size=16"}, 1);
-  REQUIRE(j["schema_version"] == 3);  // the same answer object as a question's
+  REQUIRE(j["schema_version"] == 4);  // the same answer object as a question's
   REQUIRE(j["results"].size() == 1);
   const auto& r = j["results"][0];
   CHECK(rule_status(r, "tp_divides_kv_heads") == "fail");
@@ -188,7 +198,7 @@ TEST_CASE("Chinese and Japanese queries give the same recipes", "[answers]") {
   CHECK(ja["query"]["lang"] == "ja");
 }
 
-TEST_CASE("mock with SFT: the launcher rejects it, the answer says so and proposes squad", "[answers]") {
+TEST_CASE("mock with SFT: the launcher rejects it, the answer says so, proposes squad and keeps the recipe's own data", "[answers]") {
   const auto j = ask({"sft llama3 8b dataset:mock"});
   const auto& top = j["results"][0];
   bool said = false;
@@ -197,7 +207,10 @@ TEST_CASE("mock with SFT: the launcher rejects it, the answer says so and propos
     said = said || (w.find("'mock'") != std::string::npos && w.find("squad") != std::string::npos);
   }
   CHECK(said);
-  CHECK(top["dataset"] == "squad");
+  // The refused preset is not swapped for another nobody asked for: the
+  // recipe's own data (packed SQuAD) stays, with no --dataset.
+  CHECK(top["dataset"].is_null());
+  CHECK(top["command"].get<std::string>().find("--dataset") == std::string::npos);
 }
 
 TEST_CASE("kbq exit codes", "[answers]") {
@@ -221,14 +234,14 @@ TEST_CASE("kbq exit codes", "[answers]") {
   CHECK(bare.err.find("\nUsage: kbq [OPTIONS] [query...] [SUBCOMMAND]\n") != std::string::npos);
   for (const char* sub : {"show", "check", "rules", "pitfalls", "sources"})
     CHECK(bare.err.find(std::string("\n  ") + sub + " ") != std::string::npos);
-  for (const char* flag : {"--format FORMAT:{text,markdown,json}", "--lang", "--limit", "--kb", "--explain", "--version", "--batch"})
+  for (const char* flag : {"--format FORMAT:{text,markdown,json,slurm}", "--lang", "--limit", "--kb", "--explain", "--version", "--batch"})
     CHECK(bare.err.find(flag) != std::string::npos);
   CHECK(bare.err.find("examples:") != std::string::npos);
   CHECK(bare.err.find("exit codes:") != std::string::npos);
   // --format takes the names of kbq::kFormatNames; another is a usage error naming them.
   const auto yaml = kbtest::run(KBQ_PATH, {"--format", "yaml", "peft qwen3 1 gpu"});
   CHECK(yaml.exit_code == 2);
-  CHECK(yaml.err.rfind("kbq: error: --format: 'yaml' is not one of text, markdown, json\n", 0) == 0);
+  CHECK(yaml.err.rfind("kbq: error: --format: 'yaml' is not one of text, markdown, json, slurm\n", 0) == 0);
   CHECK(yaml.out.empty());
   for (const auto& [format, first] :
        std::vector<std::pair<std::string, std::string>>{{"json", "{"}, {"markdown", "#"}, {"text", "Recipes for: "}})
@@ -236,7 +249,7 @@ TEST_CASE("kbq exit codes", "[answers]") {
   // --version names the KB's schema version.
   const auto version = kbtest::run(KBQ_PATH, {"--version"});
   CHECK(version.exit_code == 0);
-  CHECK(version.out.find("schema version 6") != std::string::npos);
+  CHECK(version.out.find("schema version " + std::to_string(kb::kSchemaVersion)) != std::string::npos);
   // Both programs print the one version of CMakeLists.txt's project().
   CHECK(version.out.rfind(std::string("kbq ") + kb::kVersion + "\n", 0) == 0);
   CHECK(kbtest::run(KBC_PATH, {"--version"}).out.rfind(std::string("kbc ") + kb::kVersion + "\n", 0) == 0);

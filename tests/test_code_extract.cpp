@@ -126,6 +126,28 @@ TEST_CASE("code: a replaced model config takes the new provider and its dataclas
 
 TEST_CASE("code: a value computed at run time is unknown with a reason", "[code]") { check_good_case("unknown-value"); }
 
+TEST_CASE("code: a recipe's parameters, its raise and its facts as --mode dora calls it", "[code]") {
+  check_good_case("peft-scheme");
+  // What the planner reads from these rows, spelled out (the comparison above checks every byte).
+  const std::string facts = kbtest::read_file(kFixtures + "/peft-scheme/expected/recipe-facts.tsv");
+  const std::string t = "megatron.bridge.recipes.toy.h100.toy.";
+  CHECK(facts.find(t + "toy_1b_peft_1gpu_h100_bf16_config\tpeft@dora\tvalue\tmegatron.bridge.peft.lora.DoRA\t") != std::string::npos);
+  CHECK(facts.find(t + "toy_1b_fixed_peft_1gpu_h100_bf16_config\tpeft@dora\t") == std::string::npos);  // takes no scheme
+  CHECK(facts.find(t + "toy_moe_peft_1gpu_h100_bf16_config\traises\tvalue\tNotImplementedError('PEFT is not supported") !=
+        std::string::npos);
+  CHECK(facts.find(t + "toy_1b_peft_1gpu_h100_bf16_config\traises\tvalue\tfalse\tbool\t") != std::string::npos);
+}
+
+TEST_CASE("code: override keys nest into a dataclass field, not into a callable, dict or list of one", "[code]") {
+  check_good_case("config-keys");
+  const std::string keys = kbtest::read_file(kFixtures + "/config-keys/expected/config-keys.tsv");
+  CHECK(keys.find("\nmodel.vision_parallelism.tensor_model_parallel_size\tfield\t") != std::string::npos);  // Optional['X']
+  CHECK(keys.find("\nmodel.layer_spec\tfield\t") != std::string::npos);
+  CHECK(keys.find("\nmodel.layer_spec.") == std::string::npos);           // Callable[['ToyModelProvider'], ModuleSpec]: no section
+  CHECK(keys.find("\nmodel.module_parallelisms.") == std::string::npos);  // dict[str, X]: free keys
+  CHECK(keys.find("\nmodel.stage_parallelisms.") == std::string::npos);   // list[X]: indexed
+}
+
 TEST_CASE("code: a syntax error in a recipe file is file:line: error, exit 2, nothing written", "[code]") { check_bad_case("bad-syntax"); }
 
 TEST_CASE("code: a package without __init__.py on the export chain is an error", "[code]") { check_bad_case("bad-missing-init"); }

@@ -25,9 +25,11 @@
 #include <tuple>
 #include <vector>
 
+#include "base/limits.hpp"
 #include "base/process.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
+#include "compiler/code/code.hpp"
 #include "compiler/ingest/ingest.hpp"
 #include "compiler/pipeline.hpp"
 
@@ -639,4 +641,73 @@ TEST_CASE("code facts: the newest snapshot is compiled and the documents' drift 
     CHECK(d.doc.line > 0);
     if (!d.code_value.empty()) CHECK(d.code_at.find("@067f987df") != std::string::npos);
   }
+}
+
+// recipe_launch (compiler/derive): what the launcher does with a recipe, read
+// from its code, never from its name.
+TEST_CASE("derive: a recipe's precision, PEFT modes, raise and data come from its code", "[compiler][code]") {
+  kb::Db db(std::string(KB_BINARY_DIR) + "/kb.sqlite", kb::Db::Mode::ReadOnly);
+  auto row = [&](const std::string& name, const std::string& kind) {
+    kb::Stmt st(db,
+                "SELECT precision, peft_modes, raises, data, data_name, user_data, dataset_flag, precision_at, data_at "
+                "FROM recipe_launch WHERE name = ? AND kind = ?");
+    st.bind_all(name, kind);
+    std::vector<std::string> out;
+    if (st.step())
+      for (int i = 0; i < 9; ++i) out.push_back(i == 5 ? std::to_string(st.integer(i)) : st.text(i));
+    return out;
+  };
+  // An alias whose name hides FP8: the function it names sets FP8 current scaling.
+  auto r = row("llama3_8b_low_precision_pretrain_config", "library");
+  REQUIRE(r.size() == 9);
+  CHECK(r[0] == "fp8cs");
+  CHECK(r[7].find("@067f987df") != std::string::npos);
+  // A name that says bf16 whose mixed-precision recipe sets blockwise FP8 (mixed_precision.py:342).
+  CHECK(row("nemotron_nano_12b_v2_pretrain_4gpu_h100_bf16_config", "library")[0] == "fp8sc");
+  CHECK(row("llama3_8b_pretrain_8gpu_b200_nvfp4_config", "benchmark")[0] == "nvfp4");
+  // --mode dora: a library PEFT function taking peft_scheme builds DoRA; benchmark PEFT is LoRA only.
+  CHECK(row("qwen3_8b_peft_config", "library")[1] == "lora,dora");
+  CHECK(row("llama3_70b_peft_8gpu_h100_bf16_config", "benchmark")[1] == "lora");
+  CHECK(row("llama3_8b_pretrain_config", "library")[1].empty());
+  // A function that always raises.
+  r = row("qwen3_next_80b_a3b_peft_config", "library");
+  CHECK(r[2].find("NotImplementedError('PEFT is not currently supported for Qwen3-Next") == 0);
+  CHECK(row("qwen3_next_80b_a3b_sft_config", "library")[2].empty());
+  // Data without --dataset: packed SQuAD for library SFT, mock for text SFT benchmarks (which refuse --dataset).
+  r = row("llama3_8b_sft_config", "library");
+  CHECK(r[3] == "packed_sft");
+  CHECK(r[4] == "squad");
+  CHECK(r[6] == "replaces");
+  r = row("llama3_70b_sft_32gpu_h100_bf16_config", "benchmark");
+  CHECK(r[3] == "mock");
+  CHECK(r[6] == "refused");
+  CHECK(r[8].find("run_recipe.py:") != std::string::npos);
+  CHECK(row("llama3_8b_pretrain_config", "library")[3] == "mock");
+  // A name both packages export: --recipe loads the benchmark definition.
+  kb::Stmt sh(db, "SELECT shadowed, shadowed_at FROM recipe_launch WHERE name = ? AND kind = ?");
+  sh.bind_all("llama3_70b_sft_32gpu_h100_bf16_config", "library");
+  REQUIRE(sh.step());
+  CHECK(sh.integer(0) == 1);
+  CHECK(sh.text(1).find("recipe_runner.py:") != std::string::npos);
+  // Every recipe has a row.
+  kb::Stmt n(db, "SELECT (SELECT count(*) FROM recipes) - (SELECT count(*) FROM recipe_launch)");
+  REQUIRE(n.step());
+  CHECK(n.integer(0) == 0);
+}
+
+TEST_CASE("a code snapshot file past its size limit is an error naming the file, not a missing file", "[compiler][code]") {
+  namespace fs = std::filesystem;
+  kbtest::TempDir tmp("kbtests-code-limit");
+  const std::string real = std::string(KB_SOURCE_DIR) + "/kb-sources/code/067f987df";
+  const std::string dir = tmp / "code/067f987df";
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(real)) fs::copy_file(e.path(), dir + "/" + e.path().filename().string());
+  fs::resize_file(dir + "/recipe-facts.tsv", kb::limits::kMaxCodeFileBytes + 1);  // sparse: nothing is written
+  kb::Diagnostics diags;
+  kb::load_code_facts(tmp / "", tmp / "code", diags);
+  bool named = false;
+  for (const auto& d : diags.all())
+    named = named || (d.message.find("cannot read a file of a code snapshot: larger than") != std::string::npos &&
+                      d.span.file.find("recipe-facts.tsv") != std::string::npos);
+  CHECK(named);
 }

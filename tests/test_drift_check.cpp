@@ -7,8 +7,10 @@
 // none. Exit codes: 0 agree (or no --check), 1 disagree with --check, 2 error.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -219,9 +221,10 @@ TEST_CASE("drift check: bad input is an error with exit 2", "[drift]") {
 
 TEST_CASE("generated recipe tables: every value of a named library recipe is what the code sets, in every language", "[drift][generate]") {
   // The regenerated indexes compiled as a published skill and checked against
-  // the newest snapshot: no recipe value of an exact name differs, and no
-  // listed name is missing from the code. (Pattern rows, which stand for
-  // several recipes, are still shown as the documents write them.)
+  // the newest snapshot: no recipe value differs, no listed name is missing
+  // from the code, and no benchmark row's GPU counts or hardware differ from
+  // the exported benchmark names. (The library tables hold no pattern row:
+  // the count of pattern-row values below stays 0.)
   kbtest::TempDir tmp("kbtests-drift");
   fs::create_directories(tmp / "skill/references");
   int files = 0;
@@ -246,10 +249,11 @@ TEST_CASE("generated recipe tables: every value of a named library recipe is wha
     }
     CHECK(rule != "recipe-fact");
     CHECK(rule != "missing-recipe");
+    CHECK(rule != "benchmark-model");  // benchmark rows: the GPU counts and hardware the exported names encode
     if (rule == "recipe-fact" || rule == "missing-recipe") ++named;
   }
   CHECK(named == 0);
-  std::cout << "generated recipe tables: " << patterns << " pattern-row values still as the documents write them\n";
+  CHECK(patterns == 0);  // no pattern row is left to state values some of its members lack
   // The tables do list named recipes (the check above is not vacuous).
   const std::string index = kbtest::read_file(kRoot + "/generated/references/recipe-index.md");
   CHECK(index.find("| `llama3_8b_16k_pretrain_config` |") != std::string::npos);
@@ -294,5 +298,109 @@ TEST_CASE("changelog: CHANGES.md lists every table drift of the published Englis
           (code_at.empty() || b.find(code_at) != std::string::npos))
         ++found;
     CHECK(found >= 1);
+  }
+}
+
+TEST_CASE("generated recipe index: every library name a user can pass to --recipe is one row per language, with its code's layout",
+          "[drift][generate]") {
+  // The names: every library recipe the snapshot exports whose name states
+  // no GPU count (kb-sources/code/067f987df/recipes.tsv, read here on its
+  // own). Each must be exactly one row of the library index in each
+  // language, and no other name may be; its TP, PP, CP, EP and sequence
+  // cells are what recipe-facts.tsv says its function sets.
+  const std::string code = kRoot + "/kb-sources/code/067f987df/";
+  std::map<std::string, std::string> target_of;  // passable name → target
+  for (const auto& l : lines_of(kbtest::read_file(code + "recipes.tsv"))) {
+    if (l.empty() || l[0] == '#' || l.rfind("name\t", 0) == 0) continue;
+    std::vector<std::string> c;
+    for (size_t s = 0, e;; s = e + 1) {
+      e = l.find('\t', s);
+      c.push_back(l.substr(s, e == std::string::npos ? std::string::npos : e - s));
+      if (e == std::string::npos) break;
+    }
+    if (c.size() < 3 || c[1] != "library") continue;
+    bool gpu_count = false;  // "_<digits>gpu" followed by "_" or the end
+    for (size_t at = c[0].find("gpu"); at != std::string::npos; at = c[0].find("gpu", at + 1)) {
+      size_t d = at;
+      while (d > 0 && std::isdigit(static_cast<unsigned char>(c[0][d - 1]))) --d;
+      if (d < at && d > 0 && c[0][d - 1] == '_' && (at + 3 == c[0].size() || c[0][at + 3] == '_')) gpu_count = true;
+    }
+    if (!gpu_count) target_of[c[0]] = c[2];
+  }
+  REQUIRE(target_of.size() > 250);
+  std::map<std::string, std::map<std::string, long long>> facts;  // target → field → int the code sets
+  for (const auto& l : lines_of(kbtest::read_file(code + "recipe-facts.tsv"))) {
+    if (l.empty() || l[0] == '#') continue;
+    std::vector<std::string> c;
+    for (size_t s = 0, e;; s = e + 1) {
+      e = l.find('\t', s);
+      c.push_back(l.substr(s, e == std::string::npos ? std::string::npos : e - s));
+      if (e == std::string::npos) break;
+    }
+    if (c.size() < 5 || (c[2] != "value" && c[2] != "default") || c[4] != "int") continue;
+    if (c[1] == "tp" || c[1] == "pp" || c[1] == "cp" || c[1] == "ep" || c[1] == "seq_length") facts[c[0]][c[1]] = std::stoll(c[3]);
+  }
+  auto cells_of = [](const std::string& row) {
+    std::vector<std::string> out;
+    size_t s = row.find('|') + 1;
+    for (size_t e; (e = row.find('|', s)) != std::string::npos; s = e + 1) {
+      std::string cell = row.substr(s, e - s);
+      cell.erase(0, cell.find_first_not_of(' '));
+      cell.erase(cell.find_last_not_of(' ') + 1);
+      out.push_back(cell);
+    }
+    return out;
+  };
+  for (const char* file : {"recipe-index.md", "recipe-index.fr.md", "recipe-index.ja.md", "recipe-index.zh.md"}) {
+    INFO(file);
+    const std::string text = kbtest::read_file(kRoot + "/generated/references/" + file);
+    const size_t library_end = text.find("\n## ", text.find("\n## ") + 1);  // the library index is the first "## " section
+    std::map<std::string, int> rows;
+    std::vector<std::string> header;
+    size_t checked = 0;
+    for (const auto& l : lines_of(text.substr(0, library_end))) {
+      if (l.rfind("| ", 0) != 0) continue;
+      const auto cells = cells_of(l);
+      if (cells.empty()) continue;
+      const auto tick = cells[0].find('`');
+      if (tick == std::string::npos) {
+        if (cells[0].find("---") == std::string::npos) header = cells;
+        continue;
+      }
+      const std::string name = cells[0].substr(tick + 1, cells[0].find('`', tick + 1) - tick - 1);
+      ++rows[name];
+      INFO(name);
+      CHECK(target_of.count(name) == 1);  // no name the code does not export, no pattern
+      if (!target_of.count(name)) continue;
+      const auto& f = facts[target_of.at(name)];
+      for (size_t i = 0; i < header.size() && i < cells.size(); ++i) {
+        const std::string field = header[i] == "TP"   ? "tp"
+                                  : header[i] == "PP" ? "pp"
+                                  : header[i] == "CP" ? "cp"
+                                  : header[i] == "EP" ? "ep"
+                                                      : "";
+        if (field.empty() || !f.count(field)) continue;
+        INFO(field << " cell " << cells[i]);
+        const bool digits = !cells[i].empty() && cells[i].find_first_not_of("0123456789") == std::string::npos;
+        if (digits)
+          CHECK(std::stoll(cells[i]) == f.at(field));
+        else
+          CHECK(f.at(field) == 1);  // the "not used" word of CP and EP
+        ++checked;
+      }
+      // The sequence: "<n>K" (n × 1024) or a plain number, in the column after the GPU count.
+      if (f.count("seq_length"))
+        for (const auto& cell : cells)
+          if (cell.size() > 1 && (cell.back() == 'K' || cell.back() == 'k') && cell.find_first_not_of("0123456789") == cell.size() - 1) {
+            CHECK(std::stoll(cell) * 1024 == f.at("seq_length"));
+            ++checked;
+          }
+    }
+    for (const auto& [name, target] : target_of) {
+      INFO("passable name " << name);
+      CHECK(rows[name] == 1);
+    }
+    CHECK(checked > 4 * target_of.size());
+    std::cout << file << ": " << rows.size() << " library names listed of " << target_of.size() << " passable\n";
   }
 }

@@ -103,6 +103,55 @@ const std::vector<DslCase> kDslCases = {
     {"fine-tune llama3 8b with lora", "mode:peft model:llama3 8b", "en", nullptr, 0},
     {"lora fine-tuning", "mode:peft", "en", nullptr, 0},
     {"what is the best recipe for llama3 70b on 2 nodes of h100?", "model:llama3 70b nodes:2 hardware:h100 best", "en", nullptr, 0},
+    // --- hardware, systems, nodes and GPU memory as people name them -------------
+    {"sft llama3 8b on a DGX B200", "mode:sft model:llama3 8b 1 dgx b200", "en", nullptr, 0},
+    {"one DGX H100", "1 dgx h100", "en", nullptr, 0},
+    {"two DGX H100 pretrain llama3 70b", "mode:pretrain model:llama3 70b 2 dgx h100", "en", nullptr, 0},
+    {"2 NVL72 racks", "2 gb200 nvl72", nullptr, nullptr, 0},
+    {"HGX H200 x2", "2 dgx h200", nullptr, nullptr, 0},
+    {"4 nodes of GB200", "nodes:4 hardware:gb200", "en", nullptr, 0},
+    {"8x H200", "gpus:8 hardware:h200", nullptr, nullptr, 0},
+    {"two 8-GPU nodes", "gpus:16 nodes:2 gpus_per_node:8", "en", nullptr, 0},
+    {"2 nodes of 8 gpus", "gpus:16 nodes:2 gpus_per_node:8", "en", nullptr, 0},
+    {"lora qwen3 8b on my 48 GB card", "mode:peft model:qwen3 8b memory:48", "en", nullptr, 0},
+    {"40GB", "memory:40", nullptr, nullptr, 0},
+    {"a100 40gb", "hardware:a100_40gb", nullptr, nullptr, 0},
+    {"16 GiB", "memory:17.179869", nullptr, nullptr, 0},
+    {"lora qwen3 8b rtx 4090", "mode:peft model:qwen3 8b hardware:rtx4090", "en", nullptr, 0},
+    {"rtx 6000 ada 2 gpus", "gpus:2 hardware:rtx6000ada", nullptr, nullptr, 0},
+    {"8 h100 nvl", "gpus:8 hardware:h100_nvl", nullptr, nullptr, 0},
+    // A GPU kbq has no data for: kept and named (a warning), never a model or a typo.
+    {"lora qwen3 8b rtx 3090", "mode:peft model:qwen3 8b rtx 3090", "en", nullptr, 0},
+    {"4 v100", "gpus:4 v100", nullptr, nullptr, 0},
+    {"mi300x sft llama3", "mode:sft model:llama3 mi300x", nullptr, nullptr, 0},
+    {"rtx 3090 a100", "hardware:a100 rtx 3090", nullptr, nullptr, 0},
+    {"rtx 3090 v100", nullptr, nullptr, "conflicting hardware: 'rtx 3090' and 'v100'", 10},
+    {"2 dgx b200 4 nodes", nullptr, nullptr, "conflicting node counts: 2 and 4", 12},
+    {"0 dgx b200", nullptr, nullptr, "system count must be a positive whole number", 1},
+    // --- numbers as people write them -------------------------------------------------
+    {"16 384 tokens", "seq:16384", nullptr, nullptr, 0},
+    {"16,384 tokens", "seq:16384", nullptr, nullptr, 0},
+    {"seq 131 072", "seq:131072", nullptr, nullptr, 0},
+    {"16k tokens", "seq:16384", nullptr, nullptr, 0},
+    {"1,024 gpus", "gpus:1024", nullptr, nullptr, 0},
+    {"８×Ｈ２００", "gpus:8 hardware:h200", nullptr, nullptr, 0},
+    {"16 384k", "seq:393216 16", nullptr, nullptr, 0},  // groups only before a unit, never before a magnitude
+    // --- model names, versions and sizes ---------------------------------------------
+    {"nemotron 3.5 lightning sft", "mode:sft model:nemotron_3_5_lightning", "en", nullptr, 0},
+    {"qwen3 8 b lora", "mode:peft model:qwen3 8b", "en", nullptr, 0},
+    {"llama-3.1-8b-instruct sft", "mode:sft model:llama31 8b", "en", nullptr, 0},
+    {"8 b", "8", nullptr, nullptr, 0},  // a one-letter magnitude stands apart only after a model word
+    // --- typos: one unambiguous correction is applied and said ---------------------
+    {"sft lamma 3.1 8b", "mode:sft model:llama31 8b", "en", nullptr, 0},
+    {"pretrian llama3 8b", "mode:pretrain model:llama3 8b", "en", nullptr, 0},
+    {"qwen3 8b thinking", "model:qwen3 8b thinking", nullptr, nullptr, 0},
+    // --- token budgets ----------------------------------------------------------------
+    {"pretrain llama3 8b 1T tokens", "mode:pretrain model:llama3 8b tokens:1000000000000", "en", nullptr, 0},
+    {"50B tokens", "tokens:50000000000", nullptr, nullptr, 0},
+    {"3 epochs of 2B tokens", "epochs:3 tokens:2000000000", "en", nullptr, 0},
+    {"a 1T-token run", "tokens:1000000000000", nullptr, nullptr, 0},
+    {"500 billion tokens", "tokens:500000000000", nullptr, nullptr, 0},
+    {"tokens:2b epochs:3", "epochs:3 tokens:2000000000", nullptr, nullptr, 0},
     // --- filters --------------------------------------------------------------
     {"mode:sft gpus:16 tp:2 kind:benchmark family:qwen3", "mode:sft gpus:16 family:qwen3 kind:benchmark tp:2", nullptr, nullptr, 0},
     {"mode:lora", "mode:peft", nullptr, nullptr, 0},
@@ -112,6 +161,15 @@ const std::vector<DslCase> kDslCases = {
     {"dataset:mock lang:fr", "dataset:mock lang:fr", "fr", nullptr, 0},
     {"mode:sft,gpus:8", "mode:sft gpus:8", nullptr, nullptr, 0},
     {"gpus:8 8 gpus", "gpus:8", nullptr, nullptr, 0},
+    // parallel sizes as people write them: "TP 2", "pp=4", "ep8"; only the six sizes take a bare number
+    {"sft llama3 8b with TP 2", "mode:sft model:llama3 8b tp:2", "en", nullptr, 0},
+    {"tp 4 and pp 2 on 8 h100", "gpus:8 hardware:h100 pp:2 tp:4", "en", nullptr, 0},
+    {"TP=2 CP = 4", "cp:4 tp:2", nullptr, nullptr, 0},
+    {"ep8 etp1 vp2", "ep:8 etp:1 vp:2", nullptr, nullptr, 0},
+    {"gpus 8", "gpus:8", nullptr, nullptr, 0},
+    {"mode sft", "mode:sft", nullptr, nullptr, 0},  // a word, not a key: the value is not a number
+    {"precision 8", "8", nullptr, nullptr, 0},      // not a size key: no "precision:8"
+    {"tp 0", nullptr, nullptr, "filter 'tp' must be a positive whole number", 4},
     // --- French -----------------------------------------------------------
     {"pré-entraînement llama3 70b 32 gpus", "mode:pretrain model:llama3 70b gpus:32", "fr", nullptr, 0},
     {"affinage qwen3 8b sur 8 gpus", "mode:sft model:qwen3 8b gpus:8", "fr", nullptr, 0},
@@ -120,6 +178,16 @@ const std::vector<DslCase> kDslCases = {
     {"petit modèle dense", "dense small", "fr", nullptr, 0},
     {"je veux affiner qwen3 8b avec lora", "mode:peft model:qwen3 8b", "fr", nullptr, 0},
     {"2 nœuds", "nodes:2", "fr", nullptr, 0},
+    {"affinage llama3 8b sur deux nœuds de 8 GPU", "mode:sft model:llama3 8b gpus:16 nodes:2 gpus_per_node:8", "fr", nullptr, 0},
+    {"pré-entraînement sur deux DGX B200", "mode:pretrain 2 dgx b200", "fr", nullptr, 0},
+    {"2 baies NVL72", "2 gb200 nvl72", "fr", nullptr, 0},
+    {"lora qwen3 8b sur ma carte de 24 Go", "mode:peft model:qwen3 8b memory:24", "fr", nullptr, 0},
+    {"affinage llama3 8b avec TP 2 et PP 2", "mode:sft model:llama3 8b pp:2 tp:2", "fr", nullptr, 0},
+    {"affinage qwen3 8b 16 384 jetons", "mode:sft model:qwen3 8b seq:16384", "fr", nullptr, 0},
+    {"pré-entraînement llama3 8b 50 milliards de jetons", "mode:pretrain model:llama3 8b tokens:50000000000", "fr", nullptr, 0},
+    {"3 époques de 2 milliards de jetons", "epochs:3 tokens:2000000000", "fr", nullptr, 0},
+    {"affinage lamma 3.1 8b", "mode:sft model:llama31 8b", "fr", nullptr, 0},
+    {"lora qwen3 8b sur une rtx 3090", "mode:peft model:qwen3 8b rtx 3090", "fr", nullptr, 0},
     // --- Chinese ------------------------------------------------------------
     {"在 1 个 GPU 上使用 LoRA", "mode:peft gpus:1", "zh", nullptr, 0},
     {"8卡", "gpus:8", "zh", nullptr, 0},
@@ -131,6 +199,18 @@ const std::vector<DslCase> kDslCases = {
     {"你好 qwen3", "model:qwen3 你好", "zh", nullptr, 0},
     {"微调 qwen3，使用 LoRA", "mode:peft model:qwen3", "zh", nullptr, 0},
     {"混合专家模型 8卡 以上", "gpus:8 moe", "zh", nullptr, 0},
+    {"两台DGX B200 预训练 llama3 8b", "mode:pretrain model:llama3 8b 2 dgx b200", "zh", nullptr, 0},
+    {"2个NVL72机柜", "2 gb200 nvl72", "zh", nullptr, 0},
+    {"两个节点", "nodes:2", "zh", nullptr, 0},
+    {"八卡 微调 qwen3 8b", "mode:sft model:qwen3 8b gpus:8", "zh", nullptr, 0},
+    {"微调 qwen3 8b 24G显存", "mode:sft model:qwen3 8b memory:24", "zh", nullptr, 0},
+    {"微调 qwen3 8b 16384 个 token", "mode:sft model:qwen3 8b seq:16384", "zh", nullptr, 0},
+    {"微调 qwen3 8b 16,384 个 token", "mode:sft model:qwen3 8b seq:16384", "zh", nullptr, 0},
+    {"预训练 llama3 8b 1万亿个token", "mode:pretrain model:llama3 8b tokens:1000000000000", "zh", nullptr, 0},
+    {"预训练 llama3 8b 3轮 20亿 token", "mode:pretrain model:llama3 8b epochs:3 tokens:2000000000", "zh", nullptr, 0},
+    {"ｑｗｅｎ３　８ｂ　１６３８４ 个 token", "model:qwen3 8b seq:16384", "zh", nullptr, 0},
+    {"微调 llama3 8b TP2 PP2", "mode:sft model:llama3 8b pp:2 tp:2", "zh", nullptr, 0},
+    {"微调 llama3 8b，TP=4", "mode:sft model:llama3 8b tp:4", "zh", nullptr, 0},
     // --- Japanese ---------------------------------------------------------
     {"qwen3 の LoRA を 1 GPU で", "mode:peft model:qwen3 gpus:1", "ja", nullptr, 0},
     {"GPU 8 台", "gpus:8", nullptr, nullptr, 0},
@@ -138,6 +218,15 @@ const std::vector<DslCase> kDslCases = {
     {"qwen3 を ファインチューニング したい", "mode:sft model:qwen3", "ja", nullptr, 0},
     {"事前学習 llama3 8b 8 枚", "mode:pretrain model:llama3 8b gpus:8", "ja", nullptr, 0},
     {"2 ノード", "nodes:2", "ja", nullptr, 0},
+    {"DGX B200を2台で llama3 8b 事前学習", "mode:pretrain model:llama3 8b 2 dgx b200", "ja", nullptr, 0},
+    {"NVL72ラック 2", "2 gb200 nvl72", nullptr, nullptr, 0},
+    {"二ノード", "nodes:2", "ja", nullptr, 0},
+    {"qwen3 8b を 24GB の GPU で LoRA", "mode:peft model:qwen3 8b memory:24", "ja", nullptr, 0},
+    {"qwen3 8b 16384トークン ファインチューニング", "mode:sft model:qwen3 8b seq:16384", "ja", nullptr, 0},
+    {"llama3 8b 事前学習 1兆トークン", "mode:pretrain model:llama3 8b tokens:1000000000000", "ja", nullptr, 0},
+    {"3エポック 20億トークン", "epochs:3 tokens:2000000000", "ja", nullptr, 0},
+    {"llama3 8b を TP 2 で ファインチューニング", "mode:sft model:llama3 8b tp:2", "ja", nullptr, 0},
+    {"ｌｌａｍａ３ ８ｂ １６，３８４ トークン", "model:llama3 8b seq:16384", nullptr, nullptr, 0},
     // --- errors -------------------------------------------------------------
     {"sft peft", nullptr, nullptr, "conflicting modes: 'sft' and 'peft'", 5},
     {"sft lora", nullptr, nullptr, "conflicting modes: 'sft' and 'peft'", 5},
@@ -209,11 +298,19 @@ const Lexicon& test_lexicon() {
     const auto table = kb::load_tsv(path.string(), diags, {"lang", "kind", "word", "value"});
     REQUIRE(table);
     REQUIRE_FALSE(diags.has_errors());
-    std::vector<std::string> gpu_keys;
+    Lexicon::Extras extras;
     const auto gpus = kb::load_tsv((root / "kb-sources" / "data" / "gpus.tsv").string(), diags);
     if (gpus)
-      for (const auto& row : gpus->rows) gpu_keys.push_back(gpus->get(row, "gpu_key"));
-    return Lexicon(kbq::dsl::lexicon_rows_from_tsv(*table), gpu_keys);
+      for (const auto& row : gpus->rows) extras.hardware_keys.push_back(gpus->get(row, "gpu_key"));
+    // What "<n> <system>" means (kb_lexicon.cpp reads the KB's systems table the same way).
+    const auto systems = kb::load_tsv((root / "kb-sources" / "data" / "systems.tsv").string(), diags);
+    if (systems)
+      for (const auto& row : systems->rows)
+        extras.systems[systems->get(row, "system")] = {systems->get(row, "gpu_key"), std::stoi(systems->get(row, "gpus")),
+                                                       std::stoi(systems->get(row, "nodes"))};
+    // Words of recipe names are never corrected as typos (kb_lexicon.cpp reads them from the recipes table).
+    for (const char* token : {"thinking", "packed", "openmathinstruct2", "squad"}) extras.name_tokens.insert(token);
+    return Lexicon(kbq::dsl::lexicon_rows_from_tsv(*table), std::move(extras));
   }();
   return lex;
 }
@@ -337,7 +434,10 @@ TEST_CASE("dsl: unknown words warn with the closest lexicon word", "[dsl]") {
   const auto r = parse(lex, "qwen4 8b");
   REQUIRE(r);
   REQUIRE(r.query.warnings.size() == 1);
-  CHECK(r.query.warnings[0].message == "unknown word 'qwen4'; did you mean 'qwen3'?");
+  // A version-like typo is ambiguous (two words as close, digits differ): a hint, never a correction.
+  CHECK(r.query.warnings[0].message == "unknown word 'qwen4'; did you mean 'qwen3' or 'qwen2'?");
+  CHECK(r.query.warnings[0].candidates == std::vector<std::string>{"qwen3", "qwen2"});
+  CHECK(r.query.corrections.empty());
   CHECK(r.query.warnings[0].span == kbq::dsl::Span{1, 5});
   CHECK(r.query.terms[0].kind == TermKind::Unknown);
   CHECK(r.query.free_text == std::vector<std::string>{"qwen4"});
@@ -470,6 +570,46 @@ TEST_CASE("dsl: the inputs fuzz_dsl once failed on now round-trip", "[dsl]") {
     CHECK(again);
     CHECK(again.query.constraints() == r.query.constraints());
   }
+}
+
+// The typo policy on a lexicon of its own: one closest word is a correction
+// (applied and said), two as close are a hint (nothing corrected), and a
+// word of recipe names or with other digits is never corrected.
+TEST_CASE("dsl: a typo exactly one word is closest to is corrected, an ambiguous one is a hint", "[dsl]") {
+  const std::vector<kbq::dsl::LexiconRow> rows = {{"*", "model", "marlin", "marlin"},    {"*", "model", "merlin", "merlin"},
+                                                  {"*", "model", "falcon 2", "falcon2"}, {"*", "model", "falcon", "falcon"},
+                                                  {"*", "mode", "sft", "sft"},           {"*", "mode", "pretrain", "pretrain"}};
+  Lexicon::Extras extras;
+  extras.name_tokens = {"marlim"};
+  const Lexicon lex(rows, std::move(extras));
+  // One closest word: read as that word, and said.
+  auto r = parse(lex, "marlinn sft");
+  REQUIRE(r);
+  CHECK(r.query.model == "marlin");
+  REQUIRE(r.query.corrections.size() == 1);
+  CHECK(r.query.corrections[0].word == "marlinn");
+  CHECK(r.query.corrections[0].corrected == "marlin");
+  CHECK(r.query.corrections[0].span == kbq::dsl::Span{1, 7});
+  CHECK(r.query.warnings.at(0).message == "read 'marlinn' as 'marlin'");
+  // The corrected word joins a phrase ("falcn 2" -> "falcon 2").
+  r = parse(lex, "falcn 2 pretrian");
+  REQUIRE(r);
+  CHECK(r.query.model == "falcon2");
+  CHECK(r.query.mode == std::optional<std::string>("pretrain"));
+  CHECK(r.query.corrections.size() == 2);
+  // Two words as close (same edits, length and prefix): a hint, nothing corrected.
+  r = parse(lex, "murlin sft");
+  REQUIRE(r);
+  CHECK(r.query.model.empty());
+  CHECK(r.query.corrections.empty());
+  REQUIRE_FALSE(r.query.warnings.empty());
+  CHECK(r.query.warnings[0].candidates.size() == 2);
+  CHECK_THAT(r.query.warnings[0].message, Catch::Contains("'marlin'") && Catch::Contains("'merlin'"));
+  // A word of recipe names is free text that narrows the recipes, never a typo.
+  r = parse(lex, "marlim sft");
+  REQUIRE(r);
+  CHECK(r.query.corrections.empty());
+  CHECK(r.query.free_text == std::vector<std::string>{"marlim"});
 }
 
 TEST_CASE("dsl: long runs are read like short ones", "[dsl]") {

@@ -17,9 +17,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <regex>
@@ -28,6 +31,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/markdown.hpp"
 #include "base/text.hpp"
 #include "base/tsv.hpp"
 #include "compiler/generate/generate.hpp"
@@ -350,10 +354,14 @@ TEST_CASE("generate: recipe indexes have one table per family, headers from colu
         if (field != "gpus" && field != "min_gpus") CHECK(h == header_word(lang, field));
       }
   }
-  // The fr index shows the recipe names of the newest revision, patterns as written.
+  // The fr library index lists recipe names, one row each: a pattern row
+  // of the documents is split into the names it stands for.
   const std::string& fr = file("references/recipe-index.fr.md");
-  CHECK(fr.find("`qwen2_*_pretrain_config`") != std::string::npos);
-  CHECK(fr.find("`gemma3_vl_{4b,12b,27b}_{sft,peft}_config`") != std::string::npos);  // expanded-from note
+  CHECK(fr.find("`qwen2_*_pretrain_config`") == std::string::npos);
+  CHECK(fr.find("| `qwen2_7b_pretrain_config` |") != std::string::npos);
+  CHECK(fr.find("| `qwen2_72b_pretrain_config` |") != std::string::npos);
+  CHECK(fr.find("{4b,12b,27b}") == std::string::npos);
+  CHECK(fr.find("| `gemma3_vl_12b_sft_config` |") != std::string::npos);
   CHECK(fr.find("| `llama3_8b_pretrain_config` |") != std::string::npos);
 }
 
@@ -474,10 +482,19 @@ TEST_CASE("generate: round trip, generated editions compile to the same facts", 
     for (const auto& r : snap->recipes)
       if (r.kind == kb::RecipeKind::Library) library.insert(r.name);
   const std::string lib(kb::to_string(kb::RecipeKind::Library));
+  const std::string bench(kb::to_string(kb::RecipeKind::Benchmark));
   auto named = [&](const RecipeKey& k) { return std::get<0>(k) == lib && !std::get<9>(k) && !std::get<10>(k); };
+  // The documents' library pattern rows are split into the names they
+  // stand for (with the code's values): none is left in the regenerated tables.
+  auto library_pattern = [&](const RecipeKey& k) { return std::get<0>(k) == lib && std::get<9>(k) && !std::get<10>(k); };
   auto split = [&](const std::set<RecipeKey>& all, std::set<RecipeKey>& kept, std::set<std::string>& from_code,
                    std::set<std::string>& unexported) {
     for (const auto& k : all) {
+      if (library_pattern(k)) continue;
+      if (std::get<0>(k) == bench && !std::get<10>(k)) {  // a benchmark model's row: its values are the code's
+        from_code.insert(std::get<0>(k) + " " + std::get<1>(k));
+        continue;
+      }
       if (!named(k))
         kept.insert(k);
       else if (library.count(std::get<1>(k)))
@@ -495,8 +512,19 @@ TEST_CASE("generate: round trip, generated editions compile to the same facts", 
   for (const auto& k : b)
     if (!a.count(k)) FAIL_CHECK("new in the round trip: " << show(k));
   CHECK(a.size() == b.size());
-  CHECK(a_code == b_code);
+  // Every exported name the documents list is still listed, in the same
+  // mode; the regenerated tables list more (every name --recipe takes).
+  // Every benchmark model too (its GPU counts, hardware and layout are the
+  // code's: test_drift_check.cpp).
+  for (const auto& k : a_code) {
+    INFO(k);
+    CHECK(b_code.count(k));
+  }
+  CHECK(b_code.size() > a_code.size());
   CHECK_FALSE(a_code.empty());
+  size_t patterns_left = 0;
+  for (const auto& k : recipe_facts(*again)) patterns_left += library_pattern(k) ? 1 : 0;
+  CHECK(patterns_left == 0);
   CHECK(b_gone.empty());  // names the code does not export are dropped
 
   for (const char* kind : {"rule", "pitfall", "quick_ref", "checklist", "batch_rule"}) {
@@ -565,9 +593,10 @@ TEST_CASE("generate: site recipe pages have front matter, facts and a launch com
     CHECK(fm["tags"].IsSequence());
     CHECK(fm["title"].IsScalar());
     // The facts; for a recipe the code exports, what the code sets, where a
-    // document disagrees, the smallest layout per GPU type.
+    // document disagrees, the smallest layout per GPU type, the expected
+    // throughput and NVIDIA's measured rows.
     CHECK(p.tables.size() >= 1);
-    CHECK(p.tables.size() <= 4);
+    CHECK(p.tables.size() <= 6);
   }
   for (const auto& lang : languages()) {
     const std::string& page = file("site/recipes/llama3_8b_sft_config" + lang_suffix(lang) + ".md");
@@ -600,10 +629,79 @@ TEST_CASE("generate: site recipe pages have front matter, facts and a launch com
   for (const auto& lang : languages()) {
     const std::string& page = file("site/recipes/llama3_8b_pretrain_config" + lang_suffix(lang) + ".md");
     CHECK(page.find("--recipe llama3_8b_pretrain_config") != std::string::npos);
-    CHECK(has_dataset(page));
+    CHECK_FALSE(has_dataset(page));  // its own mock data: --dataset would replace the recipe's dataset config
   }
   const std::string& sft = file("site/recipes/llama3_8b_sft_config.md");
   CHECK_FALSE(has_dataset(sft));
+}
+
+// The value cell of a (label, value) row of a page's tables; "" when absent.
+std::string row_value(const Parsed& p, const std::string& label) {
+  for (const auto& t : p.tables)
+    for (const auto& row : t)
+      if (row.size() == 2 && row[0] == label) return row[1];
+  return {};
+}
+
+TEST_CASE("generate: a recipe page shows kbq show's throughput and the rows kbq perf lists for its model and task", "[generate][perf]") {
+  // A measured-or-estimated dense recipe, an MoE one, a fine-tuning one and
+  // a model NVIDIA never measured, in every language.
+  const std::vector<std::string> recipes = {"llama3_70b_pretrain_config", "qwen3_30b_a3b_pretrain_config", "llama3_70b_sft_config",
+                                            "gemma3_1b_pretrain_config"};
+  size_t measured_tables = 0;
+  for (const auto& name : recipes)
+    for (const auto& lang : languages()) {
+      const std::string rel = "site/recipes/" + name + lang_suffix(lang) + ".md";
+      INFO(rel);
+      const Parsed p = parse_md(file(rel));
+      const auto show = kbtest::run(KBQ_PATH, {"show", name, "--lang", lang, "--format", "json"});
+      REQUIRE(show.exit_code == 0);
+      const json r = json::parse(show.out)["results"][0];
+      const json& t = r["throughput"];
+      // The basis and its band as kbq gives them.
+      const std::string basis = row_value(p, ui(lang, "perf.site.basis"));
+      if (t["basis"] == "estimated") {
+        char band[32];
+        std::snprintf(band, sizeof band, "%.1f", t["error_band_pct"].get<double>());
+        CHECK(basis == kb::fill_placeholders(ui(lang, "perf.site.basis.estimated"), {{"band", band}}));
+      } else {
+        CHECK(basis == ui(lang, "perf.site.basis." + t["basis"].get<std::string>()));
+      }
+      CHECK(row_value(p, ui(lang, "perf.site.how")) == t["how"].get<std::string>());
+      if (t["basis"] != "none") {
+        // The figures within their printed rounding.
+        const double tokens = std::stod(row_value(p, ui(lang, "perf.site.tokens")));
+        CHECK(tokens == Approx(t["tokens_per_s_per_gpu"].get<double>()).epsilon(0.01));
+        const double job = std::stod(row_value(p, ui(lang, "perf.site.job")));
+        CHECK(job == Approx(t["tokens_per_s"].get<double>()).epsilon(0.01));
+        const double step = std::stod(row_value(p, ui(lang, "perf.site.step")));
+        CHECK(step == Approx(t["step_time_s"].get<double>()).epsilon(0.01));
+        CHECK(row_value(p, ui(lang, "perf.site.sources")).find(t["source"].get<std::string>()) != std::string::npos);
+      }
+      // NVIDIA's rows: exactly those kbq perf lists for the model and the
+      // recipe's task, each with its tokens/s/GPU and file:line.
+      const auto perf = kbtest::run(KBQ_PATH, {"perf", r["model"].get<std::string>(), "--lang", lang, "--format", "json"});
+      std::map<std::string, long long> want;  // file:line → tokens/s/GPU
+      const json listed = perf.exit_code == 0 ? json::parse(perf.out) : json::object();
+      if (listed.contains("rows"))
+        for (const auto& row : listed["rows"])
+          if (row["task"] == r["mode"])
+            want[row["source"]["file"].get<std::string>() + ":" + std::to_string(row["source"]["line"].get<int>())] =
+                std::llround(row["tokens_per_s_per_gpu"].get<double>());
+      std::map<std::string, long long> shown;
+      for (const auto& tbl : p.tables) {  // its last column: file:line; third last: tokens/s/GPU
+        if (tbl.empty() || tbl[0].size() < 6) continue;
+        const auto& head = tbl[0];
+        const size_t src = head.size() - 1, tok = head.size() - 3;
+        if (tbl.size() < 2 || tbl[1][src].find("performance-summary") == std::string::npos) continue;
+        ++measured_tables;
+        for (size_t i = 1; i < tbl.size(); ++i) shown[tbl[i][src]] = std::stoll(tbl[i][tok]);
+      }
+      CHECK(shown == want);
+      if (want.empty()) CHECK(file(rel).find(kb::md::text(ui(lang, "perf.site.no_rows"))) != std::string::npos);
+    }
+  // Three of the four recipes' models were measured for their task.
+  CHECK(measured_tables == 3 * languages().size());
 }
 
 TEST_CASE("generate: kb.json follows docs/kb.schema.json", "[generate]") {
@@ -690,4 +788,50 @@ TEST_CASE("generate: translation status lists missing, stale and resolved", "[ge
   // (revision 2 recommended llama3_8b_sft_config), and every rename.
   CHECK(s.find("| `checklist` | `3` | `recipe` | `llama3_8b_sft_config` (skill/SKILL.zh.md:") != std::string::npos);
   for (const auto& r : real().resolved.renames) CHECK(s.find(r.from) != std::string::npos);
+}
+
+TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the launcher lacks, a GPU count below the layout",
+          "[generate][drift]") {
+  // The published commands use only the launchers' flags, and launch no
+  // exported recipe on a world its layout cannot use: no such finding.
+  const std::string& published = file("CHANGES.md");
+  CHECK(published.find("is not an option of") == std::string::npos);
+  CHECK(published.find("which is not a multiple of") == std::string::npos);
+  // The quick reference recommends llama3_8b_128k_pretrain_config from 16
+  // GPUs; its code (TP 4, PP 2, CP 8) needs 64.
+  CHECK(published.find("`llama3_8b_128k_pretrain_config` is recommended from 16 GPUs, but its layout needs at least 64") !=
+        std::string::npos);
+  // A benchmark row's key features state EP 64–128; the exported
+  // Qwen3-Next benchmark recipes set EP 32, 64 and 128 (the EP column shows 32–128).
+  CHECK(published.find("the notes of Qwen3-Next 80B-A3B state EP 64–128; the code sets 32, 64, 128") != std::string::npos);
+
+  // The first library command of revision 4 with a flag run_recipe.py does
+  // not have, and a recipe whose layout needs 64 GPUs on 8.
+  TempDir tmp;
+  const fs::path src = tmp.path() / "sources";
+  fs::copy(kSources, src, fs::copy_options::recursive);
+  const fs::path skill = src / "upstream/nemo-mbridge-recipe-recommender/SKILL.md";
+  std::string text = kbtest::read_file(skill.string());
+  const std::string was = "    --recipe <recipe_function_name> \\\n    --dataset mock\n";
+  const auto at = text.find(was);
+  REQUIRE(at != std::string::npos);
+  // A command is cited at its first comment line ("# Pretrain with mock data").
+  const auto comment = text.rfind("\n#", at);
+  REQUIRE(comment != std::string::npos);
+  const int line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(comment) + 1, '\n')) + 1;
+  text.replace(at, was.size(), "    --recipe llama3_8b_128k_pretrain_config \\\n    --gpu_type h100 --dataset mock\n");
+  {
+    std::ofstream f(skill, std::ios::binary | std::ios::trunc);
+    f << text;
+  }
+  const auto c = compile_or_fail(src.string());
+  TempDir out;
+  const auto changes = generate_into(*c, out).at("CHANGES.md");
+  INFO(changes);
+  const std::string where = "upstream/nemo-mbridge-recipe-recommender/SKILL.md:" + std::to_string(line) + ": ";
+  CHECK(changes.find(where + "`--gpu_type` is not an option of `run_recipe.py`") != std::string::npos);
+  CHECK(changes.find(where +
+                     "`llama3_8b_128k_pretrain_config` launched on 8 GPUs, which is not a multiple of the 64 GPUs its layout needs") !=
+        std::string::npos);
+  CHECK(changes.find("\nfor-a-maintainer: 7\n") != std::string::npos);  // the 5 of the published edition, and these 2
 }

@@ -347,6 +347,27 @@ TEST_CASE("memory: the pipeline's first stage holds pp micro batches, interleavi
   CHECK(run(a, l, t).in_flight == Approx(2));
 }
 
+TEST_CASE("memory: the embedding and the loss take a layer's place in the pipeline split", "[memory]") {
+  // Llama 3.1 405B as llama31_405b_pretrain_128gpu_b200_bf16_config runs it: 126 layers, TP 4, PP 16, VP 8,
+  // account_for_{embedding,loss}_in_pipeline_split: 128 places, one layer per virtual stage, the first
+  // rank's first chunk and the last rank's last chunk empty.
+  const auto a = dense(126, 16384, 53248, 128, 8, 128, 128256);
+  mem::Training t = full(8192, 1);
+  t.global_batch = 768;
+  mem::Layout l = layout(128, 4, 16);
+  l.sp = true;
+  l.vp = 8;
+  const auto even = run(a, l, t);
+  CHECK(even.rank_index == 0);  // without the flags: 126 / 128 layers per chunk everywhere, rank 0 busiest
+  l.embedding_in_split = l.loss_in_split = true;
+  const auto split = run(a, l, t);
+  // Rank 0 runs (16 - 1) x 2 + 7 x 16 + 1 = 143 forwards, the first 16 on its empty chunk: 127 layer-micro-
+  // batches; rank 1 runs 141, all on full chunks: 141 of its 8 layers' micro batches.
+  CHECK(split.rank_index == 1);
+  CHECK(split.in_flight == Approx(141.0 / 8));
+  CHECK(even.in_flight == Approx(143.0 / 8));  // without the flags: 143 forwards on equal chunks
+}
+
 TEST_CASE("memory: rejects LoRA of Qwen3-235B-A22B on one H100", "[memory]") {
   const auto e = run(qwen3_235b_a22b(), layout(1), lora(2048, 8));
   CHECK(e.weights > 400 * kGB);  // 235 B BF16 weights alone

@@ -43,7 +43,6 @@ const std::set<std::string> kKnownCheckDisagreements = {
     "mode:sft llama3 8b gpus:2 hardware:h100 | llama3_8b_sft_config | rule memory_fits fails, not ok",
     "mode:sft llama31 8b gpus:2 hardware:h100 | llama31_8b_sft_config | rule memory_fits fails, not ok",
     "mode:sft ministral3 3b instruct 2512 gpus:1 hardware:h100 | ministral3_3b_sft_config | rule memory_fits fails, not ok",
-    "mode:sft qwen3 235b a22b gpus:64 hardware:h100 | qwen3_235b_a22b_sft_config | rule memory_fits fails, not ok",
     "mode:pretrain llama3 70b gpus:8 hardware:gb200 | llama3_70b_pretrain_config | memory not sized",
     "mode:pretrain llama31 70b gpus:32 hardware:gb200 | llama31_70b_pretrain_config | memory not sized",
 };
@@ -231,4 +230,80 @@ TEST_CASE("properties: every runnable layout the planner prints passes its rules
   // one that is fixed (remove it from the list).
   for (const auto& d : disagreements) CHECK(kKnownCheckDisagreements.count(d) == 1);
   if (!kSanitized) CHECK(disagreements == kKnownCheckDisagreements);  // the thinned grid meets only some
+}
+
+// What the hardware has, as the answers must respect it, over every model of
+// the recipe finder × its modes × GPU types of four architectures × a
+// precision asked or not × GPU counts that are and are not whole nodes:
+// - no result printed (runnable or not) trains in a precision, as its code
+//   sets it, that its GPU's architecture lacks (data/precisions.tsv archs,
+//   read here from the KB, not through the planner);
+// - a precision asked that the GPU lacks is said in a warning;
+// - every command launches exactly the planned ranks (nodes × processes per
+//   node = GPUs), never more GPUs than asked, and a count that is not whole
+//   nodes is said.
+TEST_CASE("properties: answers never print a precision the GPU lacks, and every command launches the planned ranks", "[properties]") {
+  std::ifstream in(std::string(KB_SOURCE_DIR) + "/generated/site/finder.json");
+  REQUIRE(in);
+  const auto index = nlohmann::json::parse(in);
+  std::map<std::string, std::string> arch_of;
+  std::map<std::string, std::set<std::string>> archs_of;
+  {
+    kb::Db db(kKb, kb::Db::Mode::ReadOnly);
+    kb::Stmt g(db, "SELECT gpu_key, arch FROM gpus");
+    while (g.step()) arch_of[g.text(0)] = g.text(1);
+    kb::Stmt p(db, "SELECT precision, archs FROM precisions");
+    while (p.step())
+      for (const auto& a : kb::split(p.text(1), ',')) archs_of[p.text(0)].insert(a);
+  }
+  REQUIRE(arch_of.at("a100") == "ampere");
+  REQUIRE(archs_of.at("fp8cs").count("hopper") == 1);
+  kbq::Engine engine = kbq::Engine::open(kKb);
+  const std::vector<std::string> hardware =
+      kSanitized ? std::vector<std::string>{"a100"} : std::vector<std::string>{"a100", "h100", "gb200", "l40s"};
+  const std::vector<std::string> precisions = kSanitized ? std::vector<std::string>{"fp8"} : std::vector<std::string>{"", "fp8", "nvfp4"};
+  const std::vector<long long> counts = kSanitized ? std::vector<long long>{12} : std::vector<long long>{8, 12, 20};
+  size_t asked = 0, printed = 0, refused = 0, split = 0;
+  for (const auto& m : index["models"])
+    for (const auto& mode : m["modes"])
+      for (const auto& hw : hardware)
+        for (const auto& prec : precisions)
+          for (long long n : counts) {
+            const std::string q = "mode:" + mode.get<std::string>() + " " + m["question"].get<std::string>() +
+                                  " gpus:" + std::to_string(n) + " hardware:" + hw + (prec.empty() ? "" : " precision:" + prec);
+            INFO(q);
+            auto res = engine.ask(q, {});
+            const auto* a = std::get_if<kbq::Answer>(&res);
+            REQUIRE(a);
+            ++asked;
+            bool lacks = !prec.empty();
+            for (const auto& [p, archs] : archs_of)
+              if (kb::starts_with(p, prec) && archs.count(arch_of.at(hw))) lacks = false;
+            if (lacks) {
+              ++refused;
+              bool said = false;
+              for (const auto& w : a->warnings) said = said || w.find(kb::upper_ascii(prec)) != std::string::npos;
+              CHECK(said);
+            }
+            for (const auto& r : a->results) {
+              ++printed;
+              INFO(r.recipe.name << " (" << r.recipe.runs_in << ") on " << r.layout.hardware << ": " << r.command);
+              if (!r.recipe.runs_in.empty() && archs_of.count(r.recipe.runs_in))
+                CHECK(archs_of.at(r.recipe.runs_in).count(arch_of.at(r.layout.hardware)) == 1);
+              const kbq::Layout& L = r.layout;
+              if (r.recipe.kind != kbq::RecipeKind::Library) continue;
+              CHECK(L.nodes * L.nproc == L.gpus);
+              CHECK(L.gpus <= n);
+              CHECK(r.command.find("--nproc_per_node=" + std::to_string(L.nproc)) != std::string::npos);
+              if (L.nodes > 1) CHECK(r.command.find("--nnodes=" + std::to_string(L.nodes)) != std::string::npos);
+              if (L.gpus != n || (L.nodes > 1 && L.nproc != L.per_node)) {
+                ++split;
+                CHECK_FALSE(r.departures.empty());
+              }
+            }
+          }
+  WARN("hardware properties: " << asked << " questions, " << printed << " results, " << refused << " asked a precision the GPU lacks, "
+                               << split << " launches not on whole nodes");
+  CHECK(refused > 0);
+  CHECK(split > 0);
 }

@@ -31,7 +31,7 @@ const std::string kRoot = KB_SOURCE_DIR;
 // otherwise: it judges the code's own layout without the memory model's
 // tolerance the answer applies (the planner and check disagree; the same
 // list as tests/test_properties.cpp's kKnownCheckDisagreements).
-const std::set<std::string> kKnownCheckDisagreements = {"sft qwen3 235b-a22b 64 gpus"};
+const std::set<std::string> kKnownCheckDisagreements = {};
 
 struct Row {
   std::string question, verdict, recipe, gpus, layout, hardware;

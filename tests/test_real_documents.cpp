@@ -422,7 +422,7 @@ TEST_CASE("real documents: a code block of three commands is three commands, eac
   // kbq appends a user's overrides to the one command it launches.
   const auto q = kbtest::run(KBQ_PATH, {"check", "llama3_8b_pretrain_config", "--gpus", "8", "train.global_batch_size=128"});
   CHECK(q.exit_code == 0);
-  CHECK(q.out.find("--dataset mock \\\n") != std::string::npos);
+  CHECK(q.out.find("--recipe llama3_8b_pretrain_config \\\n") != std::string::npos);
   CHECK(q.out.find(" -gb 128") != std::string::npos);         // the launcher's own flag for train.global_batch_size
   CHECK(q.out.find("--dataset squad") == std::string::npos);  // the next command of the block is not in it
 }

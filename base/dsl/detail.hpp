@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -64,6 +65,8 @@ inline constexpr std::string_view kIntent = "intent";
 inline constexpr std::string_view kScale = "scale";
 inline constexpr std::string_view kKind = "kind";
 inline constexpr std::string_view kLang = "lang";
+inline constexpr std::string_view kMemory = "memory";
+inline constexpr std::string_view kGpusPerNode = "gpus_per_node";
 inline constexpr std::string_view kTokens = "tokens";  // a token budget (TermKind::Budget), in tokens
 inline constexpr std::string_view kEpochs = "epochs";  // passes over it (TermKind::Epochs)
 inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep", "etp", "vp"};
@@ -77,11 +80,16 @@ struct Lexicon::Impl {
   std::map<std::pair<int, std::string>, std::string> spelling;  // (kind, value) -> printed word; value "" = any of the kind
   std::map<std::pair<int, std::string>, bool> values;           // (kind, value) pairs that exist
   std::vector<std::string> problems;                            // ignored rows
+  std::map<std::string, Lexicon::System> systems;               // system key -> its GPU type, GPUs and nodes
+  std::set<std::string> name_tokens;                            // words of recipe names (never corrected as typos)
+  std::map<std::string, std::string> flagships;                 // model value -> model key a bare family name means
 
   // The id of a folded spelling, or kNoWord.
   std::uint32_t find(std::string_view folded) const;
   // Closest word (see Lexicon::suggest), as an id or kNoWord; `word` folded.
   std::uint32_t suggest(std::u32string_view word, int kind) const;
+  // Every word as close as the closest (Lexicon::suggest_all), as ids.
+  std::vector<std::uint32_t> suggest_all(std::u32string_view word) const;
 };
 
 // The query after folding: case and width folded, whitespace runs collapsed
@@ -133,6 +141,10 @@ enum class PieceKind : std::uint8_t {
   Free,      // an unknown word (or one CJK code point)
   Quoted,    // "free text"
   Range,     // "<n>-<m> <unit>": a range of counts (rejected)
+  System,    // "[<n>] <system word>": systems or racks (num; 1 when no count)
+  Memory,    // "<n> <memory unit>": GPU memory (num, mult = the unit's GB)
+  NodesOf,   // "<n> <m>-gpu <node unit>", "<n> <node unit> of <m> <gpu unit>" (num = nodes, second = GPUs per node)
+  Family,    // "<hardware family> [<model number>]": a GPU kbq has no data for
   Budget,    // "<n><count magnitude> [particle] <token unit>": a token budget
   Epochs,    // "<n> [particle] <epoch unit>": passes over the budget
 };
@@ -149,6 +161,8 @@ struct Piece {
   double active_mult = 0;                                        // Size: the active part's multiplier
   std::uint32_t active_mag = kNoWord;                            // Size: the active part's magnitude word id
   std::size_t vb = 0, ve = 0;                                    // Filter/BadKey: value extent (key is [b, vb-1)); Quoted: inner text
+  Num second;                                                    // NodesOf: GPUs per node
+  bool has_second = false;                                       // second was written
   std::array<std::uint32_t, 3> also{kNoWord, kNoWord, kNoWord};  // other lexicon words inside (units, particles) for the language guess
 };
 

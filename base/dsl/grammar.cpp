@@ -5,11 +5,18 @@
 // MoE sizes.
 //
 //   query = *sep >> *(term >> *(sep | joiner)) >> eoi
-//   term  = longest(key_value, bad_key_value, count_times_hw, hw_times_count,
+//   term  = longest(key_value, bad_key_value, spaced_key_value ("TP 2", "pp=4"),
+//                   count_times_hw, hw_times_count,
 //                   count_hw, count_gpus, gpus_count, count_nodes, nodes_count,
 //                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
-//                   budget, epochs, lexicon_word)
+//                   systems (3 forms), memory, budget, epochs, nodes_of_gpus,
+//                   nodes_with_gpus, model_spaced_size, lexicon_word, family,
+//                   count_family)
 //         | quoted | fallback
+//
+// Counts may be written with digit groups ("16 384", "16,384": a group of
+// three digits after a space or comma) and, before units, systems and
+// epochs, as a number word of the lexicon ("two", "deux", "两").
 //
 // `longest` tries every alternative at the same place and keeps the one
 // that reads furthest (ties: the first listed), so "<model> <size>" and a
@@ -145,6 +152,7 @@ struct num_parser : x3::parser<num_parser> {
   bool sign = false;     // accept a leading '-'
   bool p_point = false;  // accept 'p' as the decimal point (recipe-name sizes)
   Num* out = nullptr;    // receives the number
+  bool grouped = false;  // accept digit groups: "16 384", "16,384" (then no decimal part)
   template <typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
     Num n;
@@ -166,7 +174,26 @@ struct num_parser : x3::parser<num_parser> {
       }
       value = value * 10 + static_cast<double>(d);
     }
-    if (p + 1 < last && (*p == '.' || (p_point && *p == 'p')) && is_digit(p[1])) {
+    // Thousands groups: a lead of 1-3 digits, then ' ' or ',' and exactly
+    // three digits, as often as written ("16 384", "1,048,576").
+    const bool short_lead = p - first - (n.neg ? 1 : 0) <= 3;
+    bool had_groups = false;
+    while (grouped && short_lead && !n.overflow && last - p >= 4 && (*p == ' ' || *p == ',') && is_digit(p[1]) && is_digit(p[2]) &&
+           is_digit(p[3]) && (last - p == 4 || !is_digit(p[4]))) {
+      for (int k = 1; k <= 3; ++k) {
+        const auto d = static_cast<std::uint64_t>(p[k] - '0');
+        if (n.whole > (kMax - d) / 10) {
+          n.overflow = true;
+          n.whole = kMax;
+        } else if (!n.overflow) {
+          n.whole = n.whole * 10 + d;
+        }
+        value = value * 10 + static_cast<double>(d);
+      }
+      p += 4;
+      had_groups = true;
+    }
+    if (!had_groups && p + 1 < last && (*p == '.' || (p_point && *p == 'p')) && is_digit(p[1])) {
       ++p;
       double scale = 0.1;
       for (; p != last && is_digit(*p); ++p) {
@@ -201,6 +228,47 @@ struct tok_parser : x3::parser<tok_parser> {
     if (!table->parse(it, last, ctx, x3::unused, id)) return false;
     if (out) *out = Tok{id, static_cast<std::size_t>(first - base), static_cast<std::size_t>(it - base)};
     first = it;
+    return true;
+  }
+};
+
+// A number written as a lexicon word of kind number ("two", "deux", "两"),
+// read as a Num.
+struct numword_parser : x3::parser<numword_parser> {
+  using attribute_type = x3::unused_type;
+  It base;                             // start of the text
+  const Lexicon::Impl* lex = nullptr;  // its number words
+  Num* out = nullptr;                  // receives the number
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr&) const {
+    It it = first;
+    std::uint32_t id = kNoWord;
+    if (!lex->by_kind[static_cast<std::size_t>(WordKind::Number)].parse(it, last, ctx, x3::unused, id)) return false;
+    const Meaning* m = lex->words[id].meaning(WordKind::Number);
+    if (!m || !at_boundary(base, it, last)) return false;
+    Num n;
+    n.value = m->number;
+    n.whole = static_cast<std::uint64_t>(m->number);
+    n.frac = static_cast<double>(n.whole) != m->number;
+    n.b = static_cast<std::size_t>(first - base);
+    n.e = static_cast<std::size_t>(it - base);
+    if (out) *out = n;
+    first = it;
+    return true;
+  }
+};
+
+// The model number after a hardware family word: digits, or a letter and
+// digits, then letters and digits ("3090", "a5000", "300x").
+struct model_number_parser : x3::parser<model_number_parser> {
+  using attribute_type = x3::unused_type;
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
+    It p = first;
+    if (p != last && *p >= 'a' && *p <= 'z') ++p;
+    if (p == last || !is_digit(*p)) return false;
+    while (p != last && (is_digit(*p) || (*p >= 'a' && *p <= 'z'))) ++p;
+    first = p;
     return true;
   }
 };
@@ -477,6 +545,17 @@ void make_filter(Scratch& s, PieceKind kind, Extent at) {
   s.count = 1;
 }
 
+// "<size key> <n>", "<size key>=<n>", "<size key><n>" ("TP 2", "pp=4", "ep8"): the
+// same Filter piece as "tp:2", for the parallelism sizes only (a number is
+// all their value can be).
+bool make_spaced_filter(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  const Meaning* m = lex.words[s.t1.id].meaning(WordKind::Filter);
+  if (m == nullptr || std::find(field::kParallel.begin(), field::kParallel.end(), m->value) == field::kParallel.end()) return false;
+  make_filter(s, PieceKind::Filter, at);
+  s.out[0].vb = s.n1.b;
+  return true;
+}
+
 // A lexicon word: the extent of its token (without the boundary).
 void make_word(Scratch& s) {
   Piece& p = s.out[0] = Piece{};
@@ -485,6 +564,90 @@ void make_word(Scratch& s) {
   p.e = s.t1.e;
   p.word = s.t1.id;
   s.count = 1;
+}
+
+// "[<n>] <system word>": the systems piece (1 system when no count).
+void make_system(Scratch& s, Extent at, bool counted) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::System;
+  p.b = at.first;
+  p.e = at.second;
+  p.word = s.t1.id;
+  if (counted) {
+    p.num = s.n1;
+  } else {
+    p.num.value = 1;
+    p.num.whole = 1;
+    p.num.b = p.num.e = at.first;
+  }
+  p.also = {s.t1.id, s.t3.id, kNoWord};
+  s.count = 1;
+}
+
+// "<n> <memory unit>": stated GPU memory.
+void make_memory(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::Memory;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.mult = magnitude(lex, s.t1.id, WordKind::MemoryUnit);
+  p.also = {s.t1.id, kNoWord, kNoWord};
+  s.count = 1;
+}
+
+// "two 8-gpu nodes", "2 nodes of 8 gpus": nodes and GPUs per node.
+void make_nodes_of(Scratch& s, Extent at) {
+  Piece& p = s.out[0] = Piece{};
+  p.kind = PieceKind::NodesOf;
+  p.b = at.first;
+  p.e = at.second;
+  p.num = s.n1;
+  p.second = s.n2;
+  p.has_second = true;
+  p.also = {s.t1.id, s.t3.id, kNoWord};
+  s.count = 1;
+}
+
+// "<model> <n> <m>" with a one-letter magnitude apart ("qwen3 8 b"): the
+// model word, then the size. False when the magnitude is not apart (the
+// other alternatives read those).
+bool make_model_spaced_size(Scratch& s, const Lexicon::Impl& lex, Extent at) {
+  if (s.n1.e == s.t1.b) return false;
+  Piece& w = s.out[0] = Piece{};
+  w.kind = PieceKind::Word;
+  w.b = s.t3.b;
+  w.e = s.t3.e;
+  w.word = s.t3.id;
+  Piece& p = s.out[1] = Piece{};
+  p.kind = PieceKind::Size;
+  p.b = s.n1.b;
+  p.e = at.second;
+  p.num = s.n1;
+  p.mag = s.t1.id;
+  p.mult = magnitude(lex, s.t1.id, WordKind::ParamMagnitude);
+  p.also = {s.t1.id, kNoWord, kNoWord};
+  s.count = 2;
+  return true;
+}
+
+// "<family> [<model number>]": a GPU kbq has no data for; with a count
+// before it ("4 rtx 3090"), the count piece first.
+void make_family(Scratch& s, It base, Extent at, bool counted) {
+  int i = 0;
+  if (counted) {
+    Piece& c = s.out[i++] = Piece{};
+    c.kind = PieceKind::Gpus;
+    c.b = at.first;
+    c.e = trim_end(base, at.first, s.t1.b);
+    c.num = s.n1;
+  }
+  Piece& f = s.out[i++] = Piece{};
+  f.kind = PieceKind::Family;
+  f.b = counted ? s.t1.b : at.first;
+  f.e = at.second;
+  f.word = s.t1.id;
+  s.count = i;
 }
 
 // "<n>-<m> <unit>": a range of counts (the resolver rejects it).
@@ -510,6 +673,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // nowhere, for look-aheads).
   auto tok = [&](WordKind k, Tok* out) { return tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(k)]), out}; };
   auto num = [&](bool sign, bool p_point, Num* out) { return num_parser{{}, base, sign, p_point, out}; };
+  auto grouped_num = [&](bool sign, Num* out) { return num_parser{{}, base, sign, false, out, true}; };
+  auto numword = [&](Num* out) { return numword_parser{{}, base, &lex, out}; };
   auto const bound = bound_parser{{}, base};
   auto const gap = x3::lit(' ');
   // The times operators: U+00D7 MULTIPLICATION SIGN, 'x' and '*'.
@@ -525,16 +690,32 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   };
   auto const filter_piece = [s, base](PieceKind kind) { return [s, base, kind](auto& ctx) { make_filter(*s, kind, where(ctx, base)); }; };
   auto const colon = [s, base](auto& ctx) { s->colon = where(ctx, base).second; };
+  auto const spaced_filter_piece = [s, lx, base](auto& ctx) {
+    if (!make_spaced_filter(*s, *lx, where(ctx, base))) x3::_pass(ctx) = false;
+  };
   auto const word_piece = [s](auto&) { make_word(*s); };
   auto const set_active = [s](auto&) { s->active = true; };
   auto const range_piece = [s, base](auto& ctx) { make_range(*s, where(ctx, base)); };
+  auto const system_piece = [s, base](bool counted) {
+    return [s, base, counted](auto& ctx) { make_system(*s, where(ctx, base), counted); };
+  };
+  auto const memory_piece = [s, lx, base](auto& ctx) { make_memory(*s, *lx, where(ctx, base)); };
   auto const budget_piece = [s, lx, base](auto& ctx) { make_budget(*s, *lx, where(ctx, base)); };
   auto const epochs_piece = [s, base](auto& ctx) { make_epochs(*s, where(ctx, base)); };
+  auto const nodes_of_piece = [s, base](auto& ctx) { make_nodes_of(*s, where(ctx, base)); };
+  auto const model_spaced_size_piece = [s, lx, base](auto& ctx) {
+    if (!make_model_spaced_size(*s, *lx, where(ctx, base))) x3::_pass(ctx) = false;
+  };
+  auto const family_piece = [s, base](bool counted) {
+    return [s, base, counted](auto& ctx) { make_family(*s, base, where(ctx, base), counted); };
+  };
 
   auto const key = tok(WordKind::Filter, &s->t1);
   auto const hardware = tok(WordKind::Hardware, &s->t1);
   auto const count = num(false, false, &s->n1);
-  auto const signed_count = num(true, false, &s->n1);
+  auto const signed_count = grouped_num(true, &s->n1) | numword(&s->n1);
+  auto const word_count = grouped_num(false, &s->n1) | numword(&s->n1);
+  auto const decimal = num(false, false, &s->n1);
   auto const stop3 = tok(WordKind::Stopword, &s->t3);
   auto const open_max = tok(WordKind::OpenMax, &s->t2);
   // Words allowed between a number and its unit: a particle or an
@@ -567,6 +748,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // key:value (a known key, or an unknown one: an error later)
   auto const key_value = x3::raw[key >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::Filter)];
   auto const bad_key_value = x3::raw[lower_word >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::BadKey)];
+  // <size key> [=] <n>: "TP 2", "pp=4", "ep8"
+  auto const spaced_key_value = x3::raw[key >> -((-gap >> x3::lit('=') >> -gap) | gap) >> count >> bound][spaced_filter_piece];
   // <n> x <hw>, <hw> x <n>, <n> [particle] <hw> ("8 张 H100")
   auto const count_times_hw = x3::raw[count >> -gap >> times >> -gap >> hardware >> bound][count_then_hw];
   auto const hw_times_count = x3::raw[hardware >> -gap >> times >> -gap >> count >> bound][hw_then_count];
@@ -584,22 +767,46 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // <n>-<m> <unit>: a range of counts
   auto const count_range =
       x3::raw[count >> -gap >> range_op >> -gap >> count2 >> -gap >> -(particle >> -gap) >> any_unit >> bound][range_piece];
-  // <n><k> [<seq unit>], <seq unit> <n>[<k>], <n> <seq unit>
+  // <n><k> [<seq unit>], <seq unit> <n>[<k>], <n> [particle] <seq unit>
   auto const seq_k = x3::raw[count >> seq_mag >> -(-gap >> seq_unit) >> bound][seq_piece];
-  auto const unit_seq = x3::raw[seq_unit >> -gap >> count >> -seq_mag >> bound][seq_piece];
-  auto const seq_unit_after = x3::raw[count >> -gap >> seq_unit >> bound][seq_piece];
+  auto const seq_count = grouped_num(false, &s->n1);
+  auto const unit_seq = x3::raw[seq_unit >> -gap >> seq_count >> -seq_mag >> bound][seq_piece];
+  auto const seq_unit_after = x3::raw[seq_count >> -gap >> -(particle >> -gap) >> seq_unit >> bound][seq_piece];
+  // [<n>] [particle] <system>: "a dgx b200", "2 nvl72 racks"
+  auto const system = tok(WordKind::System, &s->t1);
+  auto const systems_counted = x3::raw[word_count >> -gap >> -(particle >> -gap) >> system >> bound][system_piece(true)];
+  auto const systems_bare = x3::raw[system >> bound][system_piece(false)];
+  // <system> [particle] <n> [counter]: "dgx b200 2台", "dgx h100 x2"
+  auto const systems_after =
+      x3::raw[system >> -gap >> -((times | particle) >> -gap) >> word_count >> -(-gap >> stop3) >> bound][system_piece(true)];
+  // <n> <memory unit>: "48 gb", "24 go"
+  auto const memory = x3::raw[decimal >> -gap >> tok(WordKind::MemoryUnit, &s->t1) >> bound][memory_piece];
+  // <n> <m>-<gpu unit> <node unit>, <n> <node unit> <particle> <m> <gpu unit>
+  auto const nodes_of_gpus =
+      x3::raw[word_count >> -gap >> count2 >> (x3::lit('-') | gap) >> gpu_unit >> -gap >> node_unit3 >> bound][nodes_of_piece];
+  auto const nodes_with_gpus =
+      x3::raw[word_count >> -gap >> node_unit >> -gap >> stop3 >> -gap >> count2 >> -gap >> gpu_unit3 >> bound][nodes_of_piece];
+  // <model> <n> <m>: "qwen3 8 b"
+  auto const model_spaced_size =
+      x3::raw[tok(WordKind::Model, &s->t3) >> gap >> size_count >> gap >> param_mag >> bound][model_spaced_size_piece];
+  // [<n> [particle]] <hardware family> [<model number>]: "rtx 3090", "4 v100"
+  auto const family_tail = tok(WordKind::HardwareFamily, &s->t1) >> -(-gap >> model_number_parser{}) >> bound;
+  auto const family = x3::raw[family_tail][family_piece(false)];
+  auto const count_family = x3::raw[count >> -gap >> -(particle >> -gap) >> family_tail][family_piece(true)];
   // <n><m>[-a<n><m>]
   auto const model_size = x3::raw[size_count >> -gap >> param_mag >> -active_part >> bound][size_piece];
   // <n><count magnitude> [particle] <token unit>, <n> [particle] <epoch unit> (after the sequence
   // alternatives: "8192 tokens", with no magnitude, stays a sequence length)
-  auto const budget = x3::raw[size_count >> -gap >> tok(WordKind::CountMagnitude, &s->t2) >> -gap >> -(particle >> -gap) >>
+  auto const budget = x3::raw[size_count >> -gap >> tok(WordKind::CountMagnitude, &s->t2) >> -x3::lit('-') >> -gap >> -(particle >> -gap) >>
                               tok(WordKind::TokenUnit, &s->t1) >> bound][budget_piece];
-  auto const epochs = x3::raw[count >> -gap >> -(particle >> -gap) >> tok(WordKind::EpochUnit, &s->t1) >> bound][epochs_piece];
+  auto const epochs = x3::raw[word_count >> -gap >> -(particle >> -gap) >> tok(WordKind::EpochUnit, &s->t1) >> bound][epochs_piece];
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
-  return longest(s, win, key_value, bad_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count, count_nodes,
-                 nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, budget, epochs, lexicon_word);
+  return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count,
+                 count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, systems_counted, systems_bare,
+                 systems_after, memory, budget, epochs, nodes_of_gpus, nodes_with_gpus, model_spaced_size, lexicon_word, family,
+                 count_family);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "base/checked.hpp"
 #include "base/limits.hpp"
+#include "base/text.hpp"
 
 namespace kbq::dsl {
 
@@ -21,10 +22,20 @@ Lexicon load_lexicon(kb::Db& db) {
   std::vector<LexiconRow> rows;
   kb::Stmt lx(db, "SELECT lang, kind, word, value FROM lexicon ORDER BY lang, kind, word");
   while (lx.step()) rows.push_back({lx.text(0), lx.text(1), word_at(lx, 2, "lexicon", "word", -1), word_at(lx, 3, "lexicon", "value", 2)});
-  std::vector<std::string> hardware;
+  Lexicon::Extras extras;
   kb::Stmt g(db, "SELECT gpu_key FROM gpus ORDER BY gpu_key");
-  while (g.step()) hardware.push_back(word_at(g, 0, "gpus", "gpu_key", -1));
-  return Lexicon(rows, hardware);
+  while (g.step()) extras.hardware_keys.push_back(word_at(g, 0, "gpus", "gpu_key", -1));
+  kb::Stmt sys(db, "SELECT system, gpu_key, gpus, nodes FROM systems ORDER BY system");
+  while (sys.step())
+    extras.systems[word_at(sys, 0, "systems", "system", -1)] = {
+        word_at(sys, 1, "systems", "gpu_key", 0), static_cast<int>(kb::kb_int(sys, 2, {"systems", "gpus", 0}, 1, kMaxCount)),
+        static_cast<int>(kb::kb_int(sys, 3, {"systems", "nodes", 0}, 1, kMaxCount))};
+  // Words of recipe names: free text that narrows the recipes, never corrected as a typo.
+  kb::Stmt names(db, "SELECT DISTINCT name FROM recipes");
+  while (names.step())
+    for (const auto& t : kb::split(names.text(0), '_'))
+      if (!t.empty() && t.size() <= kb::limits::kMaxLexiconWordBytes) extras.name_tokens.insert(t);
+  return Lexicon(rows, std::move(extras));
 }
 
 }  // namespace kbq::dsl

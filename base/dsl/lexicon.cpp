@@ -141,8 +141,14 @@ constexpr std::array<KindName, kWordKindCount> kKindNames{{
     {WordKind::Stopword, "stopword"},
     {WordKind::OpenMax, "open_max"},
     {WordKind::RangeSep, "range_sep"},
+    {WordKind::Number, "number"},
+    {WordKind::System, "system"},
+    {WordKind::MemoryUnit, "memory_unit"},
     {WordKind::TokenUnit, "token_unit"},
     {WordKind::EpochUnit, "epoch_unit"},
+    {WordKind::HardwareFamily, "hardware_family"},
+    {WordKind::Flagship, "flagship"},
+    {WordKind::OtherModel, "other_model"},
     {WordKind::CountMagnitude, "count_magnitude"},
 }};
 
@@ -154,17 +160,23 @@ constexpr std::array<WordKind, 7> kBarePriority{WordKind::Mode,   WordKind::Mode
 // number, before ':'), where any word of the kind works.
 bool is_rule_kind(WordKind k) {
   return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::ParamMagnitude ||
-         k == WordKind::SeqMagnitude || k == WordKind::Filter || k == WordKind::TokenUnit || k == WordKind::EpochUnit ||
+         k == WordKind::SeqMagnitude || k == WordKind::Filter || k == WordKind::Number || k == WordKind::System ||
+         k == WordKind::MemoryUnit || k == WordKind::TokenUnit || k == WordKind::EpochUnit || k == WordKind::HardwareFamily ||
          k == WordKind::CountMagnitude;
 }
 
-// Kinds whose values are ids (compared after lower-casing).
-bool is_id_kind(WordKind k) { return k != WordKind::ParamMagnitude && k != WordKind::SeqMagnitude && k != WordKind::CountMagnitude; }
+// Kinds whose values are ids (compared after lower-casing); the others are
+// numbers (multipliers, a number word's value).
+bool is_id_kind(WordKind k) {
+  return k != WordKind::ParamMagnitude && k != WordKind::SeqMagnitude && k != WordKind::Number && k != WordKind::MemoryUnit &&
+         k != WordKind::CountMagnitude;
+}
 
 // Unit kinds may have an empty value.
 bool value_optional(WordKind k) {
   return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::Stopword || k == WordKind::OpenMax ||
-         k == WordKind::RangeSep || k == WordKind::TokenUnit || k == WordKind::EpochUnit;
+         k == WordKind::RangeSep || k == WordKind::TokenUnit || k == WordKind::EpochUnit || k == WordKind::HardwareFamily ||
+         k == WordKind::OtherModel;
 }
 
 std::shared_ptr<const Lexicon::Impl> empty_impl() {
@@ -334,6 +346,42 @@ std::uint32_t Lexicon::Impl::suggest(std::u32string_view word, int kind) const {
   return best;
 }
 
+std::vector<std::uint32_t> Lexicon::Impl::suggest_all(std::u32string_view word) const {
+  std::vector<std::uint32_t> out;
+  const std::uint32_t best = suggest(word, -1);
+  if (best == kNoWord) return out;
+  const auto n = static_cast<int>(word.size());
+  const int limit = n <= 4 ? 1 : 2;
+  // As close as the best by suggest()'s ranking without its last tie-breaks:
+  // as many edits, the same length, as long a common prefix.
+  auto rank = [&](const WordInfo& w) {
+    int prefix = 0;
+    while (static_cast<std::size_t>(prefix) < std::min(word.size(), w.cps.size()) &&
+           word[static_cast<std::size_t>(prefix)] == w.cps[static_cast<std::size_t>(prefix)])
+      ++prefix;
+    return std::make_tuple(edit_cost(word, w.cps, limit).edits, std::abs(static_cast<int>(w.cps.size()) - n), -prefix);
+  };
+  const auto best_rank = rank(words[best]);
+  out.push_back(best);
+  for (std::uint32_t id = 0; id < words.size(); ++id) {
+    const WordInfo& w = words[id];
+    if (id == best || w.cjk || w.cps.size() < 3 || w.primary < 0) continue;
+    if (std::abs(static_cast<int>(w.cps.size()) - n) > limit) continue;
+    if (rank(w) != best_rank) continue;
+    // A word meaning what a candidate already means is the same answer.
+    const Meaning& m = w.meanings[static_cast<std::size_t>(w.primary)];
+    bool same = false;
+    for (auto other : out) {
+      const WordInfo& o = words[other];
+      if (o.primary >= 0 && o.meanings[static_cast<std::size_t>(o.primary)].kind == m.kind &&
+          o.meanings[static_cast<std::size_t>(o.primary)].value == m.value)
+        same = true;
+    }
+    if (!same) out.push_back(id);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------
 // Building
 
@@ -479,13 +527,24 @@ void prefer_spellings_like_values(Lexicon::Impl& lx) {
 
 }  // namespace
 
-Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::string>& hardware_keys) {
+Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::string>& hardware_keys)
+    : Lexicon(rows, Extras{hardware_keys, {}, {}}) {}
+
+Lexicon::Lexicon(const std::vector<LexiconRow>& rows, Extras extras) {
+  const auto& hardware_keys = extras.hardware_keys;
   auto impl = std::make_shared<Impl>();
   Impl& lx = *impl;
+  lx.systems = std::move(extras.systems);
+  lx.name_tokens = std::move(extras.name_tokens);
   WordIds word_ids;  // real words only
   for (const auto& row : rows)
-    if (auto m = read_row(row, lx.problems))
+    if (auto m = read_row(row, lx.problems)) {
+      if (m->kind == WordKind::Flagship) {  // a fact about a model value, not a word to read
+        lx.flagships.try_emplace(m->word, m->value);
+        continue;
+      }
       add_meaning(lx, word_ids, m->word, m->kind, std::move(m->value), m->number, kb::trim(row.lang));
+    }
   for (const auto& key : hardware_keys) {
     if (key.size() > kb::limits::kMaxLexiconWordBytes) continue;
     const std::string word = fold_phrase(key);
@@ -528,6 +587,12 @@ std::string Lexicon::spelling(WordKind kind, std::string_view value) const {
 }
 
 std::string Lexicon::filter_key(std::string_view field) const { return spelling(WordKind::Filter, field); }
+
+std::vector<std::string> Lexicon::suggest_all(std::string_view word) const {
+  std::vector<std::string> out;
+  for (auto id : impl_->suggest_all(to_u32(fold_phrase(word)))) out.push_back(impl_->words[id].word);
+  return out;
+}
 
 std::string Lexicon::suggest(std::string_view word, std::optional<WordKind> kind) const {
   const auto id = impl_->suggest(to_u32(fold_phrase(word)), kind ? static_cast<int>(*kind) : -1);

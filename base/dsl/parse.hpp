@@ -55,11 +55,17 @@ enum class WordKind : std::uint8_t {
   Stopword,        // known word with no meaning for the search (particles, fillers)
   OpenMax,         // "at least" marker next to a count ("<n>+ <unit>"); read as a particle, ranges are not in the AST
   RangeSep,        // range separator between two numbers; recognized, read as a particle
+  Number,          // a number written as a word ("two", "deux", "两"); value the number; counts only
+  System,          // a system or rack ("dgx b200", "nvl72 rack"); value a system key of the KB (data/systems.tsv)
+  MemoryUnit,      // GPU memory after a number ("48 gb", "24 go"); value the multiplier to GB
   TokenUnit,       // marks a token budget: "<n> <count magnitude> [particle] <token unit>" ("1T tokens", "1兆トークン")
   EpochUnit,       // counts passes over the budget: "<n> [particle] <epoch unit>" ("3 epochs")
+  HardwareFamily,  // a GPU name kbq has no data for ("rtx 3090", "v100"): a warning, never a model
+  Flagship,        // not a word: the word is a model value, the value the size of the model a bare family name means
+  OtherModel,      // a model Megatron Bridge has no recipe for ("mistral"): free text, never corrected to a near family
   CountMagnitude,  // multiplier of a token budget; value the multiplier ("1e12" for T, 兆, trillion)
 };
-inline constexpr int kWordKindCount = 19;  // number of WordKind members
+inline constexpr int kWordKindCount = 25;  // number of WordKind members
 
 // The data spelling of a kind ("gpu_unit"), and back (nullopt if unknown).
 std::string_view to_string(WordKind kind);
@@ -86,9 +92,23 @@ class Lexicon {
   struct Impl;  // private (base/dsl/detail.hpp)
 
   Lexicon();  // empty: every word is free text
+  // A system of data/systems.tsv: what "<n> <system word>" means.
+  struct System {
+    std::string gpu_key;  // its GPU type
+    int gpus = 0;         // GPUs in one system
+    int nodes = 0;        // nodes in one system
+  };
+  // What the lexicon reads beside its rows (the KB's other tables).
+  struct Extras {
+    std::vector<std::string> hardware_keys;  // gpu keys, known as hardware words even without a lexicon row
+    std::map<std::string, System> systems;   // system key -> its facts
+    std::set<std::string> name_tokens;       // words of recipe names: free text that narrows recipes, never a typo
+  };
+
   // Builds the symbol tables. `hardware_keys` are gpu keys from the KB that
   // are known as hardware words even without a lexicon row.
   explicit Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::string>& hardware_keys = {});
+  Lexicon(const std::vector<LexiconRow>& rows, Extras extras);
 
   // Rows that were ignored, one line each (unknown kind, empty word, a
   // magnitude value that is not a positive number).
@@ -116,6 +136,10 @@ class Lexicon {
   // without `kind`, neither are stopwords nor words of fewer than 3 code
   // points. With `kind`, only words of that kind.
   std::string suggest(std::string_view word, std::optional<WordKind> kind = std::nullopt) const;
+  // Every word at the closest distance that suggest() would pick from, with
+  // distinct meanings (a word whose meanings all equal an earlier one's is
+  // left out): one element when a correction is unambiguous.
+  std::vector<std::string> suggest_all(std::string_view word) const;
 
   const Impl& impl() const { return *impl_; }
 
@@ -135,22 +159,25 @@ struct Span {
 
 // What a term of the query means.
 enum class TermKind : std::uint8_t {
-  Mode,       // a mode word
-  Model,      // a model name (may be several words)
-  Size,       // a model size: "<n><param magnitude>[-a<n><param magnitude>]"
-  Gpus,       // a GPU count: "<n> <gpu unit>", "<gpu unit> <n>", "<n> x" before hardware
-  Nodes,      // a node count: "<n> <node unit>", "<node unit> <n>"
-  Hardware,   // a hardware word
-  Precision,  // a precision word
-  Seq,        // a sequence length: "<n><seq magnitude>", "<seq unit> <n>"
-  Intent,     // an intent word (may be several words)
-  Scale,      // a scale word
-  Filter,     // an explicit `key:value`, or a bare recipe-kind word
-  Budget,     // a token budget: "<n><count magnitude> <token unit>"; value the tokens (filter field `tokens`)
-  Epochs,     // passes over the budget: "<n> <epoch unit>"; value the count (filter field `epochs`)
-  FreeText,   // a word the lexicon does not know, kept for text search
-  Stopword,   // a known word without meaning here (particles, bare units)
-  Unknown,    // an unknown word that looks like a typo of a lexicon word
+  Mode,        // a mode word
+  Model,       // a model name (may be several words)
+  Size,        // a model size: "<n><param magnitude>[-a<n><param magnitude>]"
+  Gpus,        // a GPU count: "<n> <gpu unit>", "<gpu unit> <n>", "<n> x" before hardware
+  Nodes,       // a node count: "<n> <node unit>", "<node unit> <n>"
+  Hardware,    // a hardware word
+  Precision,   // a precision word
+  Seq,         // a sequence length: "<n><seq magnitude>", "<seq unit> <n>"
+  System,      // a system or rack count: "a dgx b200", "2 nvl72 racks"
+  Memory,      // GPU memory the user states: "48 gb", "24 go"
+  Budget,      // a token budget: "<n><count magnitude> <token unit>"; value the tokens (filter field `tokens`)
+  Epochs,      // passes over the budget: "<n> <epoch unit>"; value the count (filter field `epochs`)
+  Intent,      // an intent word (may be several words)
+  Scale,       // a scale word
+  Filter,      // an explicit `key:value`, or a bare recipe-kind word
+  FreeText,    // a word the lexicon does not know, kept for text search
+  Stopword,    // a known word without meaning here (particles, bare units)
+  Unknown,     // an unknown word that looks like a typo of a lexicon word
+  UnknownGpu,  // a GPU kbq has no data for ("rtx 3090"): a warning, never a model name
 };
 std::string_view to_string(TermKind kind);
 
@@ -163,12 +190,21 @@ struct Term {
   Span span;                           // where the term is in the original query
 };
 
-// An unknown word that is probably a typo.
+// An unknown word that is probably a typo, or a GPU kbq has no data for.
 struct Warning {
-  std::string word;        // the unknown word (folded)
-  std::string suggestion;  // the closest lexicon word
-  std::string message;     // "unknown word '<word>'; did you mean '<suggestion>'?"
-  Span span;               // where the word is
+  std::string word;                     // the unknown word (folded)
+  std::string suggestion;               // the closest lexicon word (empty for an unknown GPU)
+  std::string message;                  // "unknown word '<word>'; did you mean '<suggestion>'?"
+  Span span;                            // where the word is
+  std::vector<std::string> candidates;  // an ambiguous typo: every closest word (two or more)
+};
+
+// A typo corrected because exactly one lexicon word is that close: the
+// query is read with the corrected word ("lamma 3.1" as "llama 3.1").
+struct Correction {
+  std::string word;       // as typed (folded)
+  std::string corrected;  // the lexicon word read instead
+  Span span;              // where the typo is
 };
 
 // What the query asks for, without positions: the part that survives a
@@ -184,6 +220,11 @@ struct Constraints {
   std::string hardware;                        // gpu key (a Hardware value); empty = any
   std::string precision;                       // a Precision value; empty = any
   std::optional<int> seq_len;                  // sequence length in tokens (number times the seq magnitude)
+  double memory_gb = 0;                        // GPU memory the user states ("my 48 GB card"); 0 = the GPU type's own
+  std::string system;                          // a system word's value ("dgx_b200"); it also set hardware, gpus, nodes
+  std::optional<int> systems;                  // how many systems or racks
+  std::optional<int> gpus_per_node;            // "two 8-GPU nodes": GPUs in each node (gpus = nodes x this)
+  std::string unknown_hardware;                // a GPU kbq has no data for, as written (folded): "rtx 3090"
   std::set<std::string> intents;               // Intent values, sorted
   std::string scale;                           // a Scale value; empty = any
   std::map<std::string, std::string> filters;  // other explicit filters: field -> value (numbers in decimal)
@@ -194,11 +235,13 @@ struct Constraints {
 
 // A parsed query: its terms and the constraints they resolve to.
 struct Query : Constraints {
-  std::string text;               // the original query text
-  std::vector<Term> terms;        // every term, in order (stopwords included)
-  std::vector<Warning> warnings;  // unknown words with a suggestion
-  std::string lang;               // language guess: a language code of the lexicon, else by script
-  Lexicon lexicon;                // the lexicon it was parsed with (for printing)
+  std::string text;                     // the original query text
+  std::vector<Term> terms;              // every term, in order (stopwords included)
+  std::vector<Warning> warnings;        // unknown words with a suggestion, unknown GPUs
+  std::vector<Correction> corrections;  // typos read as the one lexicon word that close
+  std::string flagship;                 // a bare family name ("nemotron 3 nano", no size): the model key (models.tsv) it means, else empty
+  std::string lang;                     // language guess: a language code of the lexicon, else by script
+  Lexicon lexicon;                      // the lexicon it was parsed with (for printing)
 
   const Constraints& constraints() const { return *this; }
 };
@@ -241,7 +284,9 @@ ParseError too_long(std::string_view what, std::size_t bytes);
 
 // The constraints as a query, in a fixed order, as `key:value` filters where
 // the lexicon has a key for the field, else as lexicon words: mode, model,
-// size, gpus, nodes, hardware, precision, seq, intents, scale, other filters
+// size, gpus, nodes, hardware (these three as "<n> <system>" when a system
+// sets them), precision, seq, systems, gpus per node, memory, an unknown
+// GPU, intents, scale, other filters (token budget and epochs among them)
 // (by field), free text last: bare words when the whole query reads back
 // as the same constraints, else every free word quoted ("fine" "tuning",
 // so the two do not re-form a lexicon phrase); a word that would not read

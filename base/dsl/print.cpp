@@ -4,6 +4,8 @@
 // read back as itself, alone or beside the rest of the query (the printed
 // query is parsed again to know); describe() writes a lexicon-independent
 // summary; to_string(TermKind) names term kinds.
+#include <cstdio>
+
 #include "base/dsl/detail.hpp"
 #include "base/text.hpp"
 
@@ -68,6 +70,12 @@ std::string_view to_string(TermKind kind) {
       return "stopword";
     case TermKind::Unknown:
       return "unknown";
+    case TermKind::System:
+      return "system";
+    case TermKind::Memory:
+      return "memory";
+    case TermKind::UnknownGpu:
+      return "unknown_gpu";
   }
   return "?";
 }
@@ -101,11 +109,32 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
     const std::string key = lex.filter_key(kSize);
     parts.push_back(key.empty() ? c.size_token : key + ":" + c.size_token);
   }
-  if (c.gpus) field_or_unit(kGpus, WordKind::GpuUnit, *c.gpus);
-  if (c.nodes) field_or_unit(kNodes, WordKind::NodeUnit, *c.nodes);
-  if (!c.hardware.empty()) field_or_word(kHardware, WordKind::Hardware, c.hardware);
+  // GPUs, nodes and hardware a system word sets read back from it: only the system is printed then.
+  bool by_system = false;
+  if (!c.system.empty()) {
+    const auto& systems = lex.impl().systems;
+    const auto it = systems.find(c.system);
+    const int n = c.systems.value_or(1);
+    by_system = it != systems.end() && c.gpus == n * it->second.gpus && c.nodes == n * it->second.nodes && c.hardware == it->second.gpu_key;
+  }
+  if (c.gpus && !by_system) field_or_unit(kGpus, WordKind::GpuUnit, *c.gpus);
+  if (c.nodes && !by_system) field_or_unit(kNodes, WordKind::NodeUnit, *c.nodes);
+  if (!c.hardware.empty() && !by_system) field_or_word(kHardware, WordKind::Hardware, c.hardware);
   if (!c.precision.empty()) field_or_word(kPrecision, WordKind::Precision, c.precision);
   if (c.seq_len) field_or_unit(kSeq, WordKind::SeqUnit, *c.seq_len);
+  // A system reads back as "<n> <system word>" (it sets the GPUs, nodes and hardware printed above, the same values).
+  if (!c.system.empty()) {
+    const std::string word = lex.spelling(WordKind::System, c.system);
+    if (!word.empty()) parts.push_back(std::to_string(c.systems.value_or(1)) + " " + word);
+  }
+  if (c.gpus_per_node) field_or_unit(kGpusPerNode, WordKind::GpuUnit, *c.gpus_per_node);
+  auto number = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, v == static_cast<double>(static_cast<long long>(v)) && v < 1e18 ? "%.0f" : "%.12g", v);
+    return std::string(buf);
+  };
+  if (c.memory_gb > 0 && !lex.filter_key(kMemory).empty()) parts.push_back(lex.filter_key(kMemory) + ":" + number(c.memory_gb));
+  if (!c.unknown_hardware.empty()) parts.push_back(c.unknown_hardware);
   for (const auto& intent : c.intents) field_or_word(kIntent, WordKind::Intent, intent);
   if (!c.scale.empty()) field_or_word(kScale, WordKind::Scale, c.scale);
   for (const auto& [field, value] : c.filters) {
@@ -146,6 +175,10 @@ std::string describe(const Constraints& c, bool with_text) {
   put(kHardware, c.hardware);
   put(kPrecision, c.precision);
   if (c.seq_len) put(kSeq, std::to_string(*c.seq_len));
+  if (!c.system.empty()) put("system", std::to_string(c.systems.value_or(1)) + "x" + c.system);
+  if (c.gpus_per_node) put(kGpusPerNode, std::to_string(*c.gpus_per_node));
+  if (c.memory_gb > 0) put(kMemory, std::to_string(c.memory_gb));
+  put("unknown_gpu", c.unknown_hardware);
   put(kIntent, kb::join(std::vector<std::string>(c.intents.begin(), c.intents.end()), ","));
   put(kScale, c.scale);
   for (const auto& [field, value] : c.filters) put(field, value);

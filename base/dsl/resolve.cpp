@@ -22,6 +22,21 @@ namespace {
 
 std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
+// GB to a millionth: "16 GiB" and the printed "memory:17.179869" are one value.
+double micro_round(double v) { return std::round(v * 1e6) / 1e6; }
+
+// A number as the canonical form prints it: whole numbers without a decimal
+// point ("1000000000000"), others with up to 12 significant digits.
+std::string number_text(double v) {
+  char buf[64];
+  if (v == std::floor(v) && v < 1e18) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.12g", v);
+  }
+  return buf;
+}
+
 class Resolver {
  public:
   Resolver(const Lexicon::Impl& lex, const Normalized& norm, std::string_view original, Query& q)
@@ -54,12 +69,27 @@ class Resolver {
       case PieceKind::Range:
         return fail(n_.span(p.b, p.e), "ranges of counts are not supported: " + quote(text(p.b, p.e)),
                     "give one count (the number you have)");
+      case PieceKind::System:
+        return system(p);
+      case PieceKind::Memory:
+        return memory(p);
+      case PieceKind::NodesOf:
+        return nodes_of(p);
+      case PieceKind::Family:
+        return family(p);
       case PieceKind::Budget:
         return budget(p);
       case PieceKind::Epochs:
         return epochs(p);
     }
     return true;
+  }
+
+  // A bare family name ("nemotron 3 nano" without a size): the model it means.
+  void flagship() {
+    if (q_.model.empty() || !q_.size_token.empty()) return;
+    const auto it = lex_.flagships.find(q_.model);
+    if (it != lex_.flagships.end()) q_.flagship = it->second;
   }
 
   std::string guess_language() const;
@@ -141,6 +171,13 @@ class Resolver {
     }
     return fail(span, "conflicting " + std::string(what) + ": " + quote(slot) + " and " + quote(v), "keep one of them");
   }
+  bool set_real(double& slot, double v, std::string_view what, Span span) {
+    if (slot == 0 || slot == v) {
+      slot = v;
+      return true;
+    }
+    return fail(span, "conflicting " + std::string(what) + ": " + number_text(slot) + " and " + number_text(v), "keep one of them");
+  }
   bool set_int(std::optional<int>& slot, int v, std::string_view what, Span span) {
     if (!slot || *slot == v) {
       slot = v;
@@ -205,6 +242,13 @@ class Resolver {
   bool word(const Piece& p) {
     note_words(p);
     const WordInfo& w = lex_.words[p.word];
+    if (w.primary < 0 && w.meaning(WordKind::HardwareFamily)) return family(p);  // "v100" alone
+    if (w.primary < 0 && w.meaning(WordKind::OtherModel)) {                      // a model without recipes: free text, as typed
+      const std::string text_as_typed(text(p.b, p.e));
+      add(TermKind::FreeText, p.b, p.e, text_as_typed);
+      q_.free_text.push_back(text_as_typed);
+      return true;
+    }
     if (w.primary < 0) {
       add(TermKind::Stopword, p.b, p.e, w.word);
       return true;
@@ -297,6 +341,69 @@ class Resolver {
     return true;
   }
 
+  // "[<n>] <system>": n systems of the system's GPU type, GPUs and nodes.
+  bool system(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const bool counted = p.num.e > p.num.b;
+    const auto n = counted ? count(p.num, "system count", text(p.num.b, p.num.e), span) : std::optional<int>(1);
+    if (!n) return false;
+    const std::string key = lex_.words[p.word].meaning(WordKind::System)->value;
+    add(TermKind::System, p.b, p.e, key);
+    if (!set_text(q_.system, key, "systems", span) || !set_int(q_.systems, *n, "system counts", span)) return false;
+    const auto it = lex_.systems.find(key);
+    if (it == lex_.systems.end()) return true;  // a word without facts: the system is named, its GPUs unknown
+    const auto gpus = static_cast<std::int64_t>(*n) * it->second.gpus, nodes = static_cast<std::int64_t>(*n) * it->second.nodes;
+    if (gpus > kMaxCount)
+      return fail(span, "GPU count " + std::to_string(gpus) + " is out of range", "at most " + std::to_string(kMaxCount));
+    return set_text(q_.hardware, it->second.gpu_key, "hardware", span) && set_int(q_.gpus, static_cast<int>(gpus), "GPU counts", span) &&
+           set_int(q_.nodes, static_cast<int>(nodes), "node counts", span);
+  }
+
+  // "<n> <memory unit>": the GPU memory the user has.
+  bool memory(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const double gb = micro_round(p.num.value * p.mult);
+    if (p.num.neg || p.num.overflow || !(gb > 0) || gb > static_cast<double>(kMaxCount))
+      return fail(span, "GPU memory must be a positive size, got " + quote(text(p.b, p.e)));
+    add(TermKind::Memory, p.b, p.e, number_text(gb));
+    return set_real(q_.memory_gb, gb, "GPU memory sizes", span);
+  }
+
+  // "two 8-gpu nodes": nodes, GPUs per node, and the GPUs they make.
+  bool nodes_of(const Piece& p) {
+    note_words(p);
+    const Span span = n_.span(p.b, p.e);
+    const auto nodes = count(p.num, "node count", text(p.num.b, p.num.e), span);
+    if (!nodes) return false;
+    const auto per = count(p.second, "GPU count", text(p.second.b, p.second.e), span);
+    if (!per) return false;
+    const auto gpus = static_cast<std::int64_t>(*nodes) * *per;
+    if (gpus > kMaxCount)
+      return fail(span, "GPU count " + std::to_string(gpus) + " is out of range", "at most " + std::to_string(kMaxCount));
+    add(TermKind::Nodes, p.b, p.e, std::to_string(*nodes));
+    return set_int(q_.nodes, *nodes, "node counts", span) && set_int(q_.gpus_per_node, *per, "GPUs per node", span) &&
+           set_int(q_.gpus, static_cast<int>(gpus), "GPU counts", span);
+  }
+
+  // A GPU kbq has no data for: said, never a model name, never dropped.
+  bool family(const Piece& p) {
+    note_words(p);
+    const std::string w(text(p.b, p.e));
+    const Term& t = add(TermKind::UnknownGpu, p.b, p.e, w);
+    if (!q_.unknown_hardware.empty() && q_.unknown_hardware != w)
+      return fail(t.span, "conflicting hardware: " + quote(q_.unknown_hardware) + " and " + quote(w), "keep one of them");
+    q_.unknown_hardware = w;
+    q_.warnings.push_back(
+        Warning{w,
+                "",
+                "GPU " + quote(t.text) + " is not in kbq's data (its memory and precisions are unknown); another GPU is assumed",
+                t.span,
+                {}});
+    return true;
+  }
+
   bool hardware(const Piece& p) {
     note_words(p);
     const Meaning* m = lex_.words[p.word].meaning(WordKind::Hardware);
@@ -359,6 +466,15 @@ class Resolver {
       return t && set_filter(f, *t, filter_term(kv, *t));
     }
     if (f == field::kSeq) return seq_filter(kv);
+    if (f == field::kMemory) return real_filter(kv);
+    if (f == field::kGpusPerNode) {
+      Num num;
+      if (!parse_number_value(v, num))
+        return fail(kv.vspan, "filter " + quote(f) + " needs a number, got " + quote(v), "write " + kv.key + ":<n>");
+      const auto c = count(num, "filter " + quote(f), v, kv.vspan);
+      if (!c) return false;
+      return set_int(q_.gpus_per_node, *c, "GPUs per node", filter_term(kv, std::to_string(*c)));
+    }
     if (f == field::kSize) return size_filter(kv);
     if (f == field::kModel) return model_filter(kv);
     if (f == field::kLang) {
@@ -391,6 +507,15 @@ class Resolver {
     if (f == field::kGpus) return set_int(q_.gpus, *c, "GPU counts", filter_term(kv, value));
     if (f == field::kNodes) return set_int(q_.nodes, *c, "node counts", filter_term(kv, value));
     return set_filter(f, value, filter_term(kv, value));
+  }
+
+  // memory:<gb>: a positive number.
+  bool real_filter(const KeyValue& kv) {
+    Num num;
+    if (!parse_number_value(kv.value, num) || num.neg || num.overflow || !(num.value > 0))
+      return fail(kv.vspan, "filter " + quote(kv.field) + " needs a positive number, got " + quote(kv.value), "write " + kv.key + ":<n>");
+    const double v = micro_round(num.value);
+    return set_real(q_.memory_gb, v, "GPU memory sizes", filter_term(kv, number_text(v)));
   }
 
   // seq:<n>[<k>]: a sequence length in tokens.
@@ -512,7 +637,16 @@ class Resolver {
     if (p.word != kNoWord) {
       const Term& t = add(TermKind::Unknown, p.b, p.e, std::string(w));
       const std::string& s = lex_.words[p.word].word;
-      q_.warnings.push_back(Warning{std::string(w), s, "unknown word " + quote(w) + "; did you mean " + quote(s) + "?", t.span});
+      std::vector<std::string> candidates;
+      for (auto id : lex_.suggest_all(to_u32(w))) candidates.push_back(lex_.words[id].word);
+      if (candidates.size() > 1) {
+        std::vector<std::string> quoted;
+        for (const auto& c : candidates) quoted.push_back(quote(c));
+        q_.warnings.push_back(Warning{std::string(w), s, "unknown word " + quote(w) + "; did you mean " + kb::join(quoted, " or ") + "?",
+                                      t.span, candidates});
+      } else {
+        q_.warnings.push_back(Warning{std::string(w), s, "unknown word " + quote(w) + "; did you mean " + quote(s) + "?", t.span, {}});
+      }
     } else {
       add(TermKind::FreeText, p.b, p.e, std::string(w));
     }
@@ -561,6 +695,66 @@ std::string Resolver::guess_language() const {
   return top.front();
 }
 
+// The digits of a word, in order ("qwen3" -> "3"): a version, never a typo.
+std::string digits_of(std::string_view w) {
+  std::string d;
+  for (char c : w)
+    if (c >= '0' && c <= '9') d += c;
+  return d;
+}
+
+// A word a typo can be: ASCII letters and digits, or Latin letters with
+// diacritics (not symbols such as '×' before "h100").
+bool wordlike(std::string_view w) {
+  for (char32_t c : to_u32(w)) {
+    const bool ascii_alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    const bool latin = c >= 0xC0 && c <= 0x24F && c != 0xD7 && c != 0xF7;
+    if (!ascii_alnum && !latin) return false;
+  }
+  return true;
+}
+
+// Kinds a typo is corrected to: words that ask for something (not units,
+// particles or keys).
+bool correctable_kind(WordKind k) {
+  return k == WordKind::Mode || k == WordKind::Model || k == WordKind::Hardware || k == WordKind::Precision || k == WordKind::Intent ||
+         k == WordKind::Scale || k == WordKind::RecipeKind;
+}
+
+// Replaces each unknown word that exactly one lexicon word is closest to
+// (same digits, at least 4 code points, not a word of recipe names) by that
+// word in the normalized text, so the query reads as if typed right ("lamma
+// 3.1" forms the phrase "llama 3.1"). The corrected bytes map to the typo's
+// place in the original query. True when something was corrected.
+bool correct_typos(const Lexicon::Impl& lex, Normalized& n, const std::vector<Piece>& pieces, std::vector<Correction>& out) {
+  std::vector<std::pair<const Piece*, std::uint32_t>> fixes;
+  for (const auto& p : pieces) {
+    if (p.kind != PieceKind::Free || p.word == kNoWord) continue;
+    const std::string_view w = std::string_view(n.text).substr(p.b, p.e - p.b);
+    if (cp_count(w) < 4 || !wordlike(w) || lex.name_tokens.count(std::string(w))) continue;
+    const auto candidates = lex.suggest_all(to_u32(w));
+    if (candidates.size() != 1) continue;
+    const WordInfo& c = lex.words[candidates.front()];
+    if (c.primary < 0 || !correctable_kind(c.meanings[static_cast<std::size_t>(c.primary)].kind)) continue;
+    if (digits_of(w) != digits_of(c.word)) continue;
+    fixes.emplace_back(&p, candidates.front());
+  }
+  if (fixes.empty()) return false;
+  std::vector<Correction> found;
+  for (auto it = fixes.rbegin(); it != fixes.rend(); ++it) {  // from the end: earlier offsets stay valid
+    const Piece& p = *it->first;
+    const std::string& word = lex.words[it->second].word;
+    found.push_back({n.text.substr(p.b, p.e - p.b), word, n.span(p.b, p.e)});
+    std::vector<std::uint32_t> cps(n.cp_of.begin(), n.cp_of.begin() + static_cast<std::ptrdiff_t>(p.b));
+    cps.insert(cps.end(), word.size(), n.cp_of[p.b]);
+    cps.insert(cps.end(), n.cp_of.begin() + static_cast<std::ptrdiff_t>(p.e), n.cp_of.end());
+    n.text.replace(p.b, p.e - p.b, word);
+    n.cp_of = std::move(cps);
+  }
+  out.insert(out.end(), found.rbegin(), found.rend());
+  return true;
+}
+
 }  // namespace
 
 ParseError too_long(std::string_view what, std::size_t bytes) {
@@ -602,8 +796,9 @@ ParseResult parse(const Lexicon& lexicon, std::string_view text) {
     r.error = ParseError{"the query is not valid UTF-8", "re-type the query", Span{kb::code_point_column(text, *bad) + 1, 1}};
     return r;
   }
-  const Normalized n = normalize_query(text);
-  const auto pieces = scan(lexicon.impl(), n.text);
+  Normalized n = normalize_query(text);
+  auto pieces = scan(lexicon.impl(), n.text);
+  if (correct_typos(lexicon.impl(), n, pieces, q.corrections)) pieces = scan(lexicon.impl(), n.text);
   if (pieces.empty()) {
     r.error = ParseError{"empty query", "ask about a model, a training mode, a GPU count or a sequence length", Span{1, 0}};
     return r;
@@ -615,6 +810,9 @@ ParseResult parse(const Lexicon& lexicon, std::string_view text) {
       break;
     }
   }
+  if (!r.error) res.flagship();
+  for (const auto& c : q.corrections)
+    q.warnings.push_back(Warning{c.word, c.corrected, "read " + quote(c.word) + " as " + quote(c.corrected), c.span, {}});
   q.lang = res.guess_language();
   // Only particles and bare units: nothing to search for.
   if (!r.error && std::all_of(q.terms.begin(), q.terms.end(), [](const Term& t) { return t.kind == TermKind::Stopword; })) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -302,8 +303,161 @@ void derive_facts(kb::Db& db) {
 
 }  // namespace
 
+// What the launcher does with each recipe (recipe_launch): the precision its
+// code sets (data/precisions.tsv), the PEFT modes it runs with, whether its
+// function raises, and the data it trains on without --dataset
+// (data/dataset-kinds.tsv), each cited path:line@commit. The launcher's own
+// rules come from its `function` rows (code-layout.tsv launcher-function):
+// benchmark PEFT recipes are LoRA only and refuse --dataset
+// (benchmark-scope); text SFT/PEFT benchmarks train on the mock preset
+// (benchmark-dataset-default); a library recipe takes --mode dora when its
+// function takes a PEFT scheme (peft-scheme-kwargs) and builds another PEFT
+// class for it (the facts `peft@dora`).
+void derive_recipe_launch(kb::Db& db) {
+  std::string commit;
+  {
+    kb::Stmt st(db, "SELECT substr(commit_sha, 1, 9) FROM code_snapshots WHERE newest = 1");
+    if (st.step()) commit = st.text(0);
+  }
+  auto cite = [&](const std::string& at) { return at.empty() ? at : at + "@" + commit; };
+  // The launcher's rules: the line of a function's raise / assignment whose text holds `needle`.
+  auto rule_at = [&](const char* item, const char* attribute, const char* needle) {
+    kb::Stmt st(db,
+                "SELECT at FROM launcher WHERE section = 'function' AND item = ? AND attribute = ? AND instr(value, ?) > 0 ORDER BY at");
+    st.bind_all(item, attribute, needle);
+    return st.step() ? cite(st.text(0)) : std::string();
+  };
+  const std::string peft_scope_at = rule_at("benchmark-scope", "raises", "--mode lora");
+  const std::string dataset_refused_at = rule_at("benchmark-scope", "raises", "--dataset");
+  const std::string dataset_replaces_at = rule_at("dataset-selection", "assigns", "recipe.dataset");
+  const std::string bench_mock_at = rule_at("benchmark-dataset-default", "assigns", "recipe.dataset");
+  const std::string no_scheme_at = rule_at("peft-scheme-kwargs", "raises", "PEFT scheme");
+  std::string lookup_at;  // load_recipe's def: the benchmark definition first
+  {
+    kb::Stmt st(db, "SELECT at FROM launcher WHERE section = 'function' AND item = 'recipe-lookup' AND attribute = 'def'");
+    if (st.step()) lookup_at = cite(st.text(0));
+  }
+  std::set<std::string> benchmark_names;
+  {
+    kb::Stmt st(db, "SELECT name FROM recipes WHERE kind = 'benchmark'");
+    while (st.step()) benchmark_names.insert(st.text(0));
+  }
+  struct Precision {
+    std::string key, match;
+  };
+  std::vector<Precision> precisions;
+  {
+    kb::Stmt st(db, "SELECT precision, match FROM precisions ORDER BY ordinal");
+    while (st.step()) precisions.push_back({st.text(0), st.text(1)});
+  }
+  struct Kind {
+    std::string cls, when, data;
+    bool user_data;
+  };
+  std::vector<Kind> kinds;
+  {
+    kb::Stmt st(db, "SELECT class, when_fact, data, user_data FROM dataset_kinds ORDER BY ordinal");
+    while (st.step()) kinds.push_back({st.text(0), st.text(1), st.text(2), st.integer(3) != 0});
+  }
+  std::map<std::string, std::string> modality_of;
+  {
+    kb::Stmt st(db, "SELECT step, modality FROM steps");
+    while (st.step()) modality_of[st.text(0)] = st.text(1);
+  }
+  kb::Stmt facts(db, "SELECT field, state, value, type, at FROM code_facts WHERE target = ?");
+  kb::Stmt recipes(
+      db, "SELECT r.name, r.kind, r.target, r.mode, c.step FROM recipes r JOIN code_recipes c USING (name, kind) ORDER BY r.name, r.kind");
+  kb::Stmt insert(db,
+                  "INSERT INTO recipe_launch(name, kind, precision, precision_at, peft_modes, peft_at, raises, raises_at, data, data_name, "
+                  "user_data, data_at, dataset_flag, dataset_flag_at, shadowed, shadowed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  while (recipes.step()) {
+    const std::string name = recipes.text(0), kind = recipes.text(1), target = recipes.text(2), task = recipes.text(3);
+    struct Fact {
+      std::string state, value, type, at;
+    };
+    std::map<std::string, Fact> f;
+    facts.bind(1, target);
+    while (facts.step()) f[facts.text(0)] = {facts.text(1), facts.text(2), facts.text(3), facts.text(4)};
+    facts.reset();
+    // A single value (set by the code or a default); "" when unknown or undecided.
+    auto one = [&](const char* field) {
+      auto it = f.find(field);
+      return it == f.end() || (it->second.state != "value" && it->second.state != "default") ? std::string() : it->second.value;
+    };
+    auto at_of = [&](const char* field) {
+      auto it = f.find(field);
+      return it == f.end() ? std::string() : cite(it->second.at);
+    };
+    const bool benchmark = kind == "benchmark";
+
+    // The precision: the first row of precisions.tsv its facts match.
+    std::string precision, precision_at;
+    const std::string fp4 = one("fp4"), fp8 = one("fp8"), fp8_recipe = one("fp8_recipe"), fp16 = one("fp16");
+    if (!fp8.empty() || !fp4.empty() || !one("mixed_precision").empty()) {
+      for (const auto& p : precisions) {
+        const bool fp4_set = !fp4.empty() && fp4 != "none", fp8_set = !fp8.empty() && fp8 != "none";
+        if (p.match == "fp4=set" && fp4_set) {
+          precision = p.key, precision_at = at_of("fp4");
+        } else if (starts_with(p.match, "fp8_recipe=") && !fp4_set && fp8_set && fp8_recipe == p.match.substr(11)) {
+          precision = p.key, precision_at = at_of("fp8_recipe");
+        } else if (p.match == "fp16=true" && !fp4_set && !fp8_set && fp16 == "true") {
+          precision = p.key, precision_at = at_of("fp16");
+        } else if (p.match == "*" && !fp4_set && !fp8_set && !fp8.empty() && !fp4.empty()) {
+          precision = p.key, precision_at = at_of("mixed_precision");
+        }
+        if (!precision.empty()) break;
+      }
+    }
+
+    // PEFT recipes: the modes the runner starts them with.
+    std::string peft_modes, peft_at;
+    if (task == "peft") {
+      const std::string lora_class = one("peft"), dora_class = one("peft@dora");
+      if (benchmark) {
+        peft_modes = "lora", peft_at = peft_scope_at;
+      } else if (f.count("peft@dora") == 0) {
+        peft_modes = "lora", peft_at = no_scheme_at;  // takes no scheme: --mode dora is refused
+      } else if (!dora_class.empty() && dora_class != lora_class) {
+        peft_modes = "lora,dora", peft_at = at_of("peft@dora");
+      } else {
+        peft_modes = "lora", peft_at = at_of("peft@dora");  // the scheme is taken but builds the same class
+      }
+    }
+
+    std::string raises = one("raises"), raises_at;
+    if (raises == "false") raises.clear();
+    if (!raises.empty()) raises_at = at_of("raises");
+
+    // The data without --dataset: text SFT/PEFT benchmarks train on the mock preset; else the class's kind.
+    std::string data, data_name, data_at;
+    bool user_data = false;
+    const auto modality = modality_of.find(recipes.text(4));
+    if (benchmark && (task == "sft" || task == "peft") && modality != modality_of.end() && modality->second == "text") {
+      data = "mock", data_at = bench_mock_at;
+    } else if (const std::string cls = one("dataset"); !cls.empty()) {
+      for (const auto& k : kinds) {
+        if (k.cls != cls) continue;
+        const auto eq = k.when.find('=');
+        if (eq != std::string::npos && one(k.when.substr(0, eq).c_str()) != k.when.substr(eq + 1)) continue;
+        data = k.data, user_data = k.user_data, data_at = at_of("dataset");
+        break;
+      }
+      for (const char* n : {"dataset_name", "dataset_source"})
+        if (const std::string v = one(n); data_name.empty() && !v.empty() && v != "none") data_name = v;
+    }
+
+    const bool shadowed = !benchmark && benchmark_names.count(name) > 0;
+    insert
+        .bind_all(name, kind, precision, precision_at, peft_modes, peft_at, raises, raises_at, data, data_name, user_data ? 1 : 0, data_at,
+                  benchmark ? "refused" : "replaces", benchmark ? dataset_refused_at : dataset_replaces_at, shadowed ? 1 : 0,
+                  shadowed ? lookup_at : std::string())
+        .run();
+  }
+}
+
 void derive(kb::Db& db) {
   derive_recipes(db);
+  derive_recipe_launch(db);
   derive_facts(db);
   derive_quick_reference(db, kbq::dsl::load_lexicon(db));
 }

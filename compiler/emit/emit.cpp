@@ -403,7 +403,7 @@ class Writer {
     const auto& g = in_.vocab->gpus;
     Stmt gs(db_,
             "INSERT INTO gpus(gpu_key, display_name, memory_gb, bf16_dense_tflops, nvlink_domain_size, gpus_per_node, "
-            "fp8_gemm_any_layout, source) VALUES (?,?,?,?,?,?,?,?)");
+            "fp8_gemm_any_layout, source, arch) VALUES (?,?,?,?,?,?,?,?,?)");
     for (const auto& row : g.rows) {
       gs.bind(1, g.get(row, "gpu_key")).bind(2, g.get(row, "display_name"));
       bind_real_or_null(gs, 3, g.get(row, "memory_gb"));
@@ -411,7 +411,15 @@ class Writer {
       bind_int_or_null(gs, 5, g.get(row, "nvlink_domain_size"));
       bind_int_or_null(gs, 6, g.get(row, "gpus_per_node"));
       gs.bind(7, any_layout[g.get(row, "gpu_key")]);
-      gs.bind(8, g.get(row, "source")).run();
+      gs.bind(8, g.get(row, "source")).bind(9, g.get(row, "arch")).run();
+    }
+    const auto& sy = in_.vocab->systems;
+    Stmt sys(db_, "INSERT INTO systems(system, display_name, gpu_key, gpus, nodes, source) VALUES (?,?,?,?,?,?)");
+    for (const auto& row : sy.rows) {
+      sys.bind(1, sy.get(row, "system")).bind(2, sy.get(row, "display_name")).bind(3, sy.get(row, "gpu_key"));
+      bind_int_or_null(sys, 4, sy.get(row, "gpus"));
+      bind_int_or_null(sys, 5, sy.get(row, "nodes"));
+      sys.bind(6, sy.get(row, "source")).run();
     }
     const auto& mp = in_.vocab->memory;
     Stmt mem(db_, "INSERT INTO memory_params(key, value, unit, source) VALUES (?,?,?,?)");
@@ -420,6 +428,21 @@ class Writer {
     const auto& sp = in_.vocab->steps;
     Stmt steps(db_, "INSERT INTO steps(step, modality, source) VALUES (?,?,?)");
     for (const auto& row : sp.rows) steps.bind_all(sp.get(row, "step"), sp.get(row, "modality"), sp.get(row, "source")).run();
+    const auto& pr = in_.vocab->precisions;
+    Stmt prec(db_, "INSERT INTO precisions(precision, ordinal, match, archs, display, source) VALUES (?,?,?,?,?,?)");
+    long long ordinal = 0;
+    for (const auto& row : pr.rows)
+      prec.bind_all(pr.get(row, "precision"), ++ordinal, pr.get(row, "match"), pr.get(row, "archs"), pr.get(row, "display"),
+                    pr.get(row, "source"))
+          .run();
+    const auto& dk = in_.vocab->dataset_kinds;
+    Stmt kinds(db_, "INSERT INTO dataset_kinds(ordinal, class, when_fact, data, user_data, source) VALUES (?,?,?,?,?,?)");
+    ordinal = 0;
+    for (const auto& row : dk.rows)
+      kinds
+          .bind_all(++ordinal, dk.get(row, "class"), dk.get(row, "when"), dk.get(row, "data"), dk.get(row, "user_data") == "yes" ? 1 : 0,
+                    dk.get(row, "source"))
+          .run();
     const auto& rk = in_.vocab->ranking;
     Stmt rank(db_, "INSERT INTO ranking(position, criterion, description, source) VALUES (?,?,?,?)");
     for (const auto& row : rk.rows) {

@@ -2,6 +2,7 @@
 #include "compiler/extract/vocab.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "base/text.hpp"
 
@@ -18,7 +19,7 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     into = load_sourced_tsv(data_dir + "/" + name, diags, std::move(required));
   };
   load("models.tsv", v.models, {"model_key", "num_layers", "num_key_value_heads", "num_experts"});
-  load("gpus.tsv", v.gpus, {"gpu_key", "memory_gb", "nvlink_domain_size", "gpus_per_node"});
+  load("gpus.tsv", v.gpus, {"gpu_key", "memory_gb", "nvlink_domain_size", "gpus_per_node", "arch"});
   load("lexicon.tsv", v.lexicon, {"lang", "kind", "word", "value"});
   load("columns.tsv", v.columns, {"lang", "header", "field"});
   load("cells.tsv", v.cells, {"lang", "field", "word", "value"});
@@ -38,7 +39,39 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   load("memory.tsv", v.memory, {"key", "value", "unit"});
   load("steps.tsv", v.steps, {"step", "modality"});
   load("ranking.tsv", v.ranking, {"position", "criterion", "description"});
+  load("precisions.tsv", v.precisions, {"precision", "match", "archs", "display"});
+  load("dataset-kinds.tsv", v.dataset_kinds, {"class", "when", "data", "user_data"});
+  load("systems.tsv", v.systems, {"system", "display_name", "gpu_key", "gpus", "nodes"});
 
+  for (const auto& row : v.dataset_kinds.rows)
+    if (const auto& u = v.dataset_kinds.get(row, "user_data"); u != "yes" && u != "no")
+      diags.error(v.dataset_kinds.span(row, "user_data"), "user_data must be yes or no, got '" + u + "'");
+  {
+    std::set<std::string> gpu_keys, archs;
+    for (const auto& row : v.gpus.rows) gpu_keys.insert(v.gpus.get(row, "gpu_key"));
+    for (const auto& row : v.precisions.rows)
+      for (const auto& a : split(v.precisions.get(row, "archs"), ',')) archs.insert(trim(a));
+    for (const auto& row : v.gpus.rows)
+      if (!archs.count(v.gpus.get(row, "arch")))
+        diags.error(v.gpus.span(row, "arch"), "unknown GPU architecture '" + v.gpus.get(row, "arch") + "'",
+                    "use an architecture data/precisions.tsv lists in its archs column");
+    for (const auto& row : v.systems.rows) {
+      if (!gpu_keys.count(v.systems.get(row, "gpu_key")))
+        diags.error(v.systems.span(row, "gpu_key"), "unknown GPU '" + v.systems.get(row, "gpu_key") + "'",
+                    "use a gpu_key of data/gpus.tsv");
+      for (const char* c : {"gpus", "nodes"}) {
+        const std::string& n = v.systems.get(row, c);
+        if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 6 || std::stol(n) < 1)
+          diags.error(v.systems.span(row, c), std::string(c) + " must be a whole number from 1, got '" + n + "'");
+      }
+    }
+  }
+  for (const auto& row : v.precisions.rows) {
+    const auto& m = v.precisions.get(row, "match");
+    if (m != "*" && m != "fp4=set" && m != "fp16=true" && !(starts_with(m, "fp8_recipe=") && m.size() > 11))
+      diags.error(v.precisions.span(row, "match"), "unknown precision match '" + m + "'",
+                  "write fp4=set, fp8_recipe=<value>, fp16=true or *");
+  }
   for (const auto& row : v.sections.rows) {
     const auto& l = v.sections.get(row, "lang");
     if (l != "*") v.languages.insert(l);

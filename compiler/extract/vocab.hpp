@@ -41,6 +41,10 @@ struct Vocab {
   // columns as models), architecture facts, GPU memory properties, the memory
   // model's constants, forward steps' modalities, the ranking order.
   TsvTable models_extra, model_arch, gpu_memory, memory, steps, ranking;
+  // Precisions and the GPUs that run them; what each dataset config class trains on.
+  TsvTable precisions, dataset_kinds;
+  // Systems and racks (DGX B200, GB200 NVL72): GPUs of one type and nodes per system.
+  TsvTable systems;
 
   std::set<std::string> languages;  // languages the data knows (sections.tsv)
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
 
 namespace kb::gen {
@@ -22,7 +23,7 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
     int newest = 0;
     for (const auto& d : ctx.c.documents)
       if (d.meta.lang == lang) newest = std::max(newest, d.meta.revision);
-    std::map<std::pair<int, std::string>, std::vector<std::string>> by_family;  // (ordinal, heading) → lines
+    std::map<int, std::pair<std::string, std::vector<std::string>>> by_family;  // ordinal → (heading, lines)
     size_t n = 0;
     for (const auto& d : ctx.c.drift) {
       if (d.doc.lang != lang || d.doc.revision != newest) continue;
@@ -40,13 +41,20 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
                                              {"doc_at", doc_at},
                                              {"code_at", d.code_at}})
                                    : ctx.ui(lang, "changes.dropped", {{"recipe", d.subject}, {"doc_at", doc_at}});
-      by_family[{row.family_ordinal, row.family}].push_back("- " + md_text(line));
+      auto& fam = by_family[row.family_ordinal];
+      if (fam.first.empty()) fam.first = row.family;
+      fam.second.push_back("- " + md_text(line));
       ++n;
     }
     std::vector<std::pair<std::string, std::string>> fm{{"title", yaml_str(ctx.ui(lang, "changes.title"))},
                                                         {"lang", lang},
                                                         {"against-revision", std::to_string(newest)},
                                                         {"changes", std::to_string(n)}};
+    size_t added_names = 0;
+    for (const auto& l : ctx.code_lines) added_names += l.entry ? 0 : 1;
+    fm.emplace_back("listed-by-name", std::to_string(added_names));
+    const auto prose = prose_findings(ctx, lang);  // prose the code contradicts: kept as written, listed for a person
+    fm.emplace_back("for-a-maintainer", std::to_string(prose.size()));
     if (snap) fm.emplace_back("commit", yaml_str(snap->commit));
     std::string body = front_matter(fm) + "\n# " + md_text(ctx.ui(lang, "changes.title")) + "\n\n" +
                        md_text(ctx.ui(lang, "changes.intro",
@@ -54,9 +62,46 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
                                        {"count", std::to_string(n)},
                                        {"commit", snap ? snap->short_commit() : std::string()}})) +
                        "\n";
-    for (const auto& [family, lines] : by_family) {
-      body += "\n## " + md_text(family.second) + "\n\n";
-      for (const auto& l : lines) body += l + "\n";
+    // The names the regenerated index lists that no row of the documents
+    // named: those a pattern row stood for (now one row each, the pattern's
+    // members do not all share its values), and those no row covered.
+    std::map<int, std::map<std::string, std::vector<std::string>>> listed;  // ordinal → (pattern row at, or "") → names
+    for (const auto& [key, lines] : ctx.code_lines_of)
+      for (const CodeLine* l : lines) {
+        if (l->entry) continue;
+        const std::string by = l->pattern_row ? md_code(l->pattern_row->name) + " (" + l->pattern_row->prov.file + ":" +
+                                                    std::to_string(l->pattern_row->prov.line) + ")"
+                                              : std::string();
+        listed[key.second][by].push_back(md_code(l->name));
+      }
+    for (const auto& [ordinal, groups] : listed) {
+      auto& fam = by_family[ordinal];
+      if (!fam.first.empty()) continue;
+      for (const auto& f : ctx.families)
+        if (f.index_kind == std::string(to_string(RecipeKind::Library)) + "_index" && f.ordinal == ordinal)
+          fam.first = ctx.family_heading(f, lang, false);
+    }
+    for (const auto& [ordinal, family] : by_family) {
+      body += "\n## " + md_text(family.first) + "\n";
+      if (!family.second.empty()) body += "\n";
+      for (const auto& l : family.second) body += l + "\n";
+      auto it = listed.find(ordinal);
+      if (it == listed.end()) continue;
+      for (const auto& [by, names] : it->second) {
+        // The labels hold a \x01 where the names (code spans, already Markdown) go.
+        std::string text = md_text(by.empty() ? ctx.ui(lang, "changes.added", {{"names", "\x01"}})
+                                              : ctx.ui(lang, "changes.split", {{"pattern", "\x02"}, {"names", "\x01"}}));
+        if (auto at = text.find('\x02'); at != std::string::npos) text.replace(at, 1, by);
+        if (auto at = text.find('\x01'); at != std::string::npos) text.replace(at, 1, join(names, ", "));
+        body += "\n" + text + "\n";
+      }
+    }
+    if (!prose.empty()) {
+      body += "\n## " + md_text(ctx.ui(lang, "changes.prose_title")) + "\n\n" +
+              md_text(ctx.ui(lang, "changes.prose_intro",
+                             {{"count", std::to_string(prose.size())}, {"commit", snap ? snap->short_commit() : std::string()}})) +
+              "\n\n";
+      for (size_t i = 0; i < prose.size(); ++i) body += std::to_string(i + 1) + ". " + md_text(prose[i].text) + "\n";
     }
     out[lang_path("CHANGES", lang)] = body;
   }

@@ -55,7 +55,10 @@ Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::s
     has_code = true;
     const auto modes = task_of_mode(*snap);
     for (const auto& r : snap->recipes)
-      if (r.kind == RecipeKind::Library) code_library.emplace(r.name, code_values(*snap, r, modes));
+      if (r.kind == RecipeKind::Library)
+        code_library.emplace(r.name, code_values(*snap, r, modes));
+      else if (!r.model.empty())
+        code_benchmark[r.model].push_back(code_values(*snap, r, modes));
   }
 
   // Table rows of every document, for the cells as written.
@@ -93,6 +96,7 @@ Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::s
 
   load_ui();
   build_index();
+  place_code_lines();
 }
 
 std::string fill_placeholders(const std::string& t, const std::map<std::string, std::string>& args) {

@@ -94,6 +94,19 @@ void write_finder(const Inputs& ctx, OutputFiles& out) {
   json hardware = json::array();
   for (const auto& key : planner_words(db, "finder_hardware")) hardware.push_back({{"key", key}, {"name", ctx.gpu_name(key)}});
   index["hardware"] = hardware;
+  // The token budgets the finder offers for the time to train: each as the
+  // query language writes it (data/planner.tsv finder_token_budgets) and the
+  // tokens kbq reads from it; the finder divides them by the answer's job
+  // tokens/s, as kbq does (docs/throughput.md).
+  json budgets = json::array();
+  for (const auto& b : planner_words(db, "finder_token_budgets")) {
+    kbq::AskOptions opts;
+    auto res = ctx.engine.ask("tokens:" + b, opts);
+    const auto* a = std::get_if<kbq::Answer>(&res);
+    if (a && a->token_budget > 0)
+      budgets.push_back({{"key", b}, {"tokens", a->token_budget}, {"shown", kbq::format_count(a->token_budget)}});
+  }
+  index["budgets"] = budgets;
 
   // The library recipes' models and modes, in natural order.
   std::map<std::string, std::set<std::string>> modes_of;
@@ -126,14 +139,25 @@ void write_finder(const Inputs& ctx, OutputFiles& out) {
   index["mode_words"] = mode_words;
   // How the finder asks: the DSL's own filter keys, one question per choice.
   index["question"] = "mode:{mode} {model} gpus:{gpus} hardware:{hardware}";
+  index["budget_question"] = "tokens:{budget}";
   out["site/finder.json"] = index.dump(1) + "\n";
 
   for (const auto& lang : ctx.languages) {
     const std::string title = ctx.ui(lang, "finder.title");
     std::string attrs;
-    for (const char* k : {"mode", "model", "gpus", "hardware", "examples", "question", "recipe", "layout", "memory", "command", "caveats",
-                          "need", "no_match", "answer", "loading", "works", "failing", "copy", "copied"})
+    for (const char* k :
+         {"mode", "model",    "gpus",   "hardware", "examples", "question", "recipe", "layout", "memory",     "command", "caveats",
+          "need", "no_match", "answer", "loading",  "works",    "failing",  "copy",   "copied", "throughput", "budget",  "time_to_train"})
       attrs += " data-label-" + std::string(k) + "=\"" + html_attr(ctx.ui(lang, std::string("finder.") + k)) + "\"";
+    // The throughput and time-to-train lines in kbq's own words (its answer
+    // labels), filled by the finder as kbq's text answer fills them.
+    const kbq::Labels lb = ctx.engine.labels(lang);
+    for (const char* k : {"line.throughput", "line.throughput_estimated", "line.throughput_none", "line.time_to_train",
+                          "line.time_to_train_unknown", "unit.days", "unit.hours"}) {
+      std::string name = k;
+      std::replace(name.begin(), name.end(), '.', '_');
+      attrs += " data-label-" + name + "=\"" + html_attr(lb(k)) + "\"";
+    }
     std::string body = "# " + md_text(title) + "\n\n" + md_text(ctx.ui(lang, "finder.intro")) + "\n\n";
     // A MyST raw block: Sphinx writes the element; a plain Markdown renderer
     // shows it as code, never as live HTML (docs/security.md).

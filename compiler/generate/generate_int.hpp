@@ -70,6 +70,28 @@ struct Family {
   std::string slug;                        // file name stem of its site page
 };
 
+// A library recipe a user can pass to `--recipe` (exported by the newest
+// snapshot, no GPU count in its name), with what its code sets and where:
+// one row of the generated library index. The values come from the code
+// facts (CodeValues) and the KB's derived launch facts (recipe_launch).
+struct CodeLine {
+  std::string name;
+  const CodeValues* cv = nullptr;  // tp, pp, cp, ep, sp, seq_length, min_gpus, each with path:line@commit
+  std::string task;                // pretrain | sft | peft (the launcher's mode of the name)
+  std::string modality;            // text | vision | audio | diffusion | omni
+  std::string precision;           // data/precisions.tsv display of what the code sets ("" unknown)
+  std::string precision_at;        // path:line@commit
+  std::string dataset;             // its own dataset's name, else the kind of data it builds (mock, corpus, ...)
+  std::string dataset_at;
+  std::string raises;  // the exception every path of its function raises ("" when it returns)
+  std::string raises_at;
+  std::string defined_at;                  // path:line@commit of its def
+  const IndexEntry* entry = nullptr;       // the documents' row of this exact name, if any (its notes, its site page)
+  const RecipeRow* doc_row = nullptr;      // that entry's row of this mode
+  const RecipeRow* pattern_row = nullptr;  // else the documents' pattern row that covers it, if any
+  std::string placed_by;                   // how its family was found: name | pattern | prefix | catch-all
+};
+
 // What a generated document was made from: its front matter states the
 // newest revision among the facts shown and the source files they came from.
 struct DocState {
@@ -108,7 +130,18 @@ class Inputs {
   // What the newest code snapshot sets for each exported library recipe, by
   // name (empty without a snapshot): the values the recipe tables show.
   std::map<std::string, CodeValues> code_library;
+  // What the newest snapshot sets for each exported benchmark recipe, by the
+  // model its name encodes (recipes.tsv model): a benchmark row's values.
+  std::map<std::string, std::vector<CodeValues>> code_benchmark;
   bool has_code = false;  // a snapshot is compiled: names it does not export are not listed
+  // Every library name a user can pass to --recipe, in natural order, and
+  // the lines of each library family ((index kind, ordinal) → lines): a name
+  // goes to the family of the documents' row naming it, else of the pattern
+  // row covering it, else of the family whose recipes of its modality share
+  // its model stem, else of the family gathering the most models of its
+  // modality (the documents' catch-all). Empty without a snapshot.
+  std::vector<CodeLine> code_lines;
+  std::map<std::pair<std::string, int>, std::vector<const CodeLine*>> code_lines_of;
 
   // --- data lookups ----------------------------------------------------------
   // Label of data/ui.tsv in `lang` (else en), {name} placeholders filled.
@@ -161,6 +194,7 @@ class Inputs {
  private:
   void load_ui();
   void build_index();
+  void place_code_lines();
   EditionUse use_;  // which editions may be shown (shared with the KB: entity_texts.usable)
   TsvTable ui_;
   std::map<std::pair<std::string, std::string>, const Entity*> by_key_;
@@ -220,6 +254,17 @@ std::string family_table(const Inputs& ctx, const Family& f, const std::string& 
 std::vector<const Entity*> prose_of(const Inputs& ctx, const std::string& base);
 // A paragraph of an entity in `lang`, with the fallback marker when it falls back.
 std::string paragraph(const Inputs& ctx, const Entity& e, const std::string& lang, DocState& st);
+
+// A number or flag of the documents' prose the code contradicts: where, and
+// the sentence for a person (data/ui.tsv prose.*), in `lang`.
+struct ProseFinding {
+  Provenance doc;
+  std::string text;
+};
+// The findings in the newest edition of `lang` (prose_check.cpp): command
+// flags the launcher lacks, GPU counts below a recipe's layout, recipe
+// names the code does not export.
+std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& lang);
 
 // --- the documents (one file each) ------------------------------------------------
 void write_index(const Inputs& ctx, OutputFiles& out);

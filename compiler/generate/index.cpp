@@ -1,8 +1,14 @@
 // Generate stage: references/recipe-index[.<lang>].md, the library and
 // benchmark recipe index regenerated from the KB. One table per family, in
-// index order; rows sorted by name (natural order), then mode; values of
-// the newest revision; `*` pattern rows kept as written; brace-expanded
-// rows listed one by one with a note naming the pattern. Header words come
+// index order. With a code snapshot, a library table lists every name a
+// user can pass to --recipe that belongs to the family (Inputs::code_lines),
+// one row per name, every value the code's (TP, PP, CP, EP, SP, minimum
+// GPUs, sequence, dataset, precision; a recipe that raises is marked), and
+// references/recipe-values.tsv gives the path:line@commit of each value.
+// Without one, and for benchmark tables, rows are the documents': sorted by
+// name (natural order), then mode; values of the newest revision; `*`
+// pattern rows kept as written; brace-expanded rows listed one by one with
+// a note naming the pattern. Header words come
 // from data/columns.tsv, cell words from data/cells.tsv, family headings
 // from the aligned family entities (with a fallback marker where a
 // language has none).
@@ -28,36 +34,47 @@ bool same_cells(const RecipeRow& a, const RecipeRow& b) {
          a.gpu_types == b.gpu_types;
 }
 
-// A library name (not a pattern) that the newest snapshot does not export
-// is not listed: it would fail at start-up.
-bool dropped(const Inputs& ctx, const IndexEntry& e) {
-  return ctx.has_code && e.kind == RecipeKind::Library && !e.rows.front()->pattern && !ctx.code_library.count(e.name);
-}
-
-// The row's stated values as the code sets them, for an exact library name
-// of the newest snapshot (cells the row leaves blank stay blank, so a
-// family's columns do not change); pattern and benchmark rows as resolved.
-RecipeRow from_code(const Inputs& ctx, const RecipeRow& w) {
+// A benchmark row (one model) as the newest snapshot exports it: the GPU
+// counts and hardware its benchmark recipes' names encode, and the range of
+// each parallelism size the row states across those recipes' code. A model
+// the snapshot does not export keeps the documents' values (drift reports it).
+RecipeRow benchmark_from_code(const Inputs& ctx, const RecipeRow& w) {
   RecipeRow r = w;
-  if (w.kind != RecipeKind::Library || w.pattern) return r;
-  auto it = ctx.code_library.find(w.name);
-  if (it == ctx.code_library.end()) return r;
-  const CodeValues& cv = it->second;
-  // One unused dimension (size 1) is written as "not used" where the
-  // documents do (CP, EP); TP, PP and GPU counts as the number.
-  auto set = [&](Range& rg, const char* field, bool none_at_one) {
-    auto f = cv.ints.find(field);
-    if (!rg.known() || f == cv.ints.end()) return;
-    rg = none_at_one && f->second.first == 1 ? Range{RangeState::None, 0, 0, false, {}} : Range::of(f->second.first);
+  if (!ctx.has_code || w.kind != RecipeKind::Benchmark || w.model_key.empty()) return r;
+  auto it = ctx.code_benchmark.find(w.model_key);
+  if (it == ctx.code_benchmark.end() || it->second.empty()) return r;
+  const auto& recipes = it->second;
+  auto span = [](const std::vector<long long>& v, bool none_at_one) {
+    if (v.empty()) return Range{};
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    if (none_at_one && *hi == 1) return Range{RangeState::None, 0, 0, false, {}};
+    return Range{RangeState::Value, *lo, *hi, false, {}};
   };
-  set(r.tp, "tp", false);
-  set(r.pp, "pp", false);
-  set(r.cp, "cp", true);
-  set(r.ep, "ep", true);
-  set(r.gpus, "min_gpus", false);
-  if (r.sp && cv.sp) r.sp = cv.sp->first;
-  if (r.seq_len > 0)
-    if (auto f = cv.ints.find("seq_length"); f != cv.ints.end()) r.seq_len = static_cast<long>(f->second.first);
+  std::vector<long long> gpus;
+  std::set<std::string> hardware;
+  for (const auto& cv : recipes) {
+    if (!cv.recipe->gpus.empty() && cv.recipe->gpus.find_first_not_of("0123456789") == std::string::npos)
+      gpus.push_back(std::stoll(cv.recipe->gpus));
+    if (!cv.recipe->hardware.empty()) hardware.insert(cv.recipe->hardware);
+  }
+  if (!gpus.empty() && w.gpus.known()) r.gpus = span(gpus, false);
+  if (!hardware.empty() && !w.gpu_types.empty()) {
+    // The documents' order for the hardware they name, then the others.
+    std::vector<std::string> types;
+    for (const auto& g : w.gpu_types)
+      if (hardware.count(g)) types.push_back(g);
+    for (const auto& g : hardware)
+      if (std::find(types.begin(), types.end(), g) == types.end()) types.push_back(g);
+    r.gpu_types = types;
+  }
+  const std::pair<Range*, const char*> dims[] = {{&r.tp, "tp"}, {&r.pp, "pp"}, {&r.cp, "cp"}, {&r.ep, "ep"}};
+  for (const auto& [rg, field] : dims) {
+    if (!rg->known()) continue;
+    std::vector<long long> v;
+    for (const auto& cv : recipes)
+      if (auto f = cv.ints.find(field); f != cv.ints.end()) v.push_back(f->second.first);
+    if (v.size() == recipes.size()) *rg = span(v, std::string(field) == "cp" || std::string(field) == "ep");
+  }
   return r;
 }
 
@@ -65,7 +82,6 @@ std::vector<Line> lines_of(const Inputs& ctx, const Family& f, const std::string
   std::vector<Line> out;
   for (const IndexEntry* e : f.entries) {
     if (!e->rows.front()->mentioned_in.empty()) continue;  // known by mention, not a table row
-    if (dropped(ctx, *e)) continue;
     // All modes on one line when their values agree and one cell word says them all.
     bool merge = e->rows.size() > 1;
     for (const auto* r : e->rows) merge = merge && same_cells(*r, *e->rows.front());
@@ -103,7 +119,86 @@ std::string paragraph(const Inputs& ctx, const Entity& e, const std::string& lan
   return text;
 }
 
+namespace {
+
+// A dimension of the layout as the code sets it: one unused dimension
+// (size 1) is written as "not used" where the documents do (CP, EP); a
+// value the code does not settle is left blank.
+Range code_range(const CodeValues& cv, const char* field, bool none_at_one) {
+  auto f = cv.ints.find(field);
+  if (f == cv.ints.end()) return Range{};
+  return none_at_one && f->second.first == 1 ? Range{RangeState::None, 0, 0, false, {}} : Range::of(f->second.first);
+}
+
+// A library family's table from the code: one row per name a user can pass
+// to --recipe (Inputs::code_lines), every value the newest snapshot's.
+std::string code_family_table(const Inputs& ctx, const std::vector<const CodeLine*>& lines, const std::string& lang, DocState& st,
+                              const std::string& link_prefix) {
+  const std::vector<std::string> fields{"recipe", "mode",     "tp",      "pp",      "cp",        "ep",
+                                        "sp",     "min_gpus", "seq_len", "dataset", "precision", "notes"};
+  std::vector<std::map<std::string, std::string>> cells;
+  for (const CodeLine* l : lines) {
+    std::map<std::string, std::string> m;
+    const std::string name_cell = md_code(l->name, true);
+    m["recipe"] =
+        link_prefix.empty() || !l->entry ? name_cell : "[" + name_cell + "](" + link_prefix + lang_path(l->entry->slug, lang) + ")";
+    m["mode"] = md_text(ctx.mode_word(lang, {l->task}), true);
+    m["tp"] = md_text(ctx.range_cell(code_range(*l->cv, "tp", false), lang, "tp"), true);
+    m["pp"] = md_text(ctx.range_cell(code_range(*l->cv, "pp", false), lang, "pp"), true);
+    m["cp"] = md_text(ctx.range_cell(code_range(*l->cv, "cp", true), lang, "cp"), true);
+    m["ep"] = md_text(ctx.range_cell(code_range(*l->cv, "ep", true), lang, "ep"), true);
+    if (l->cv->sp) m["sp"] = md_text(ctx.cell_word(lang, "sp", l->cv->sp->first ? "true" : "none"), true);
+    m["min_gpus"] = md_text(ctx.range_cell(code_range(*l->cv, "min_gpus", false), lang, "min_gpus"), true);
+    if (auto seq = l->cv->ints.find("seq_length"); seq != l->cv->ints.end()) {
+      RecipeRow r;
+      r.seq_len = static_cast<long>(seq->second.first);
+      m["seq_len"] = md_text(ctx.seq_cell(r), true);
+    }
+    m["dataset"] = md_text(l->dataset, true);
+    m["precision"] = md_text(l->precision, true);
+    std::vector<std::string> notes;
+    if (l->entry && l->doc_row) {
+      const RecipeRow* shown = l->doc_row;
+      const Choice ch = ctx.row_choice(*l->entry, *l->doc_row, lang, &shown);
+      st.use(shown->prov);
+      // A row expanded from a brace pattern states its notes for every
+      // member of the pattern, which need not all hold them: not shown.
+      if (!shown->notes.empty() && shown->expanded_from.empty())
+        notes.push_back((ch.fallback.empty() ? std::string() : ctx.marker(lang, ch.fallback) + " ") + md_text(shown->notes, true));
+    }
+    if (!l->raises.empty()) notes.push_back(md_text(ctx.ui(lang, "index_raises", {{"exception", l->raises}}), true));
+    m["notes"] = join(notes, "; ");
+    cells.push_back(std::move(m));
+  }
+  std::vector<std::string> header, shown_fields;
+  for (const auto& field : fields) {
+    const bool any = std::any_of(cells.begin(), cells.end(), [&](const auto& m) {
+      auto it = m.find(field);
+      return it != m.end() && !it->second.empty();
+    });
+    if (!any) continue;
+    shown_fields.push_back(field);
+    header.push_back(md_text(ctx.header(lang, field), true));
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& m : cells) {
+    std::vector<std::string> r;
+    for (const auto& field : shown_fields) {
+      auto it = m.find(field);
+      r.push_back(it == m.end() ? std::string() : it->second);
+    }
+    rows.push_back(std::move(r));
+  }
+  return md_table(header, rows);
+}
+
+}  // namespace
+
 std::string family_table(const Inputs& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix) {
+  if (ctx.has_code && f.index_kind == std::string(to_string(RecipeKind::Library)) + "_index") {
+    auto it = ctx.code_lines_of.find({f.index_kind, f.ordinal});
+    return it == ctx.code_lines_of.end() ? std::string() : code_family_table(ctx, it->second, lang, st, link_prefix);
+  }
   const auto lines = lines_of(ctx, f, lang);
   if (lines.empty()) return {};
   const bool benchmark = lines.front().entry->kind == RecipeKind::Benchmark;
@@ -113,7 +208,7 @@ std::string family_table(const Inputs& ctx, const Family& f, const std::string& 
   std::vector<std::map<std::string, std::string>> cells;
   for (const auto& line : lines) {
     const RecipeRow& resolved = *line.rows.front();
-    const RecipeRow fixed = from_code(ctx, resolved);
+    const RecipeRow fixed = benchmark_from_code(ctx, resolved);
     const RecipeRow& w = fixed;
     st.use(w.prov);
     const RecipeRow* shown = &w;
@@ -182,6 +277,8 @@ void write_index(const Inputs& ctx, OutputFiles& out) {
     for (const auto& index_kind : ctx.index_kinds) {
       body += "\n## " + md_text(ctx.heading(lang, index_kind)) + "\n";
       for (const Entity* p : prose_of(ctx, index_kind)) body += "\n" + paragraph(ctx, *p, lang, st) + "\n";
+      if (ctx.has_code && index_kind == std::string(to_string(RecipeKind::Library)) + "_index")
+        body += "\n" + md_text(ctx.ui(lang, "index_code", {{"commit", ctx.c.code.newest()->short_commit()}})) + "\n";
       for (const auto& f : ctx.families) {
         if (f.index_kind != index_kind) continue;
         st.use(ctx.choose(*f.entity, lang).ed->prov);
@@ -196,6 +293,40 @@ void write_index(const Inputs& ctx, OutputFiles& out) {
         {{"lang", lang}, {"revision", std::to_string(st.revision)}, {"generated-from", yaml_list({st.sources.begin(), st.sources.end()})}});
     out[lang_path("references/recipe-index", lang)] = fm + "\n" + body;
   }
+  if (!ctx.has_code) return;
+  // Where each value of the library tables is set: one row per (recipe, field).
+  const CodeSnapshot* snap = ctx.c.code.newest();
+  auto cell = [](std::string v) {
+    for (char& ch : v)
+      if (ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';
+    return v;
+  };
+  std::string tsv = "# " + ctx.ui("", "index_values_header", {{"commit", snap->short_commit()}}) + "\nrecipe\tfield\tvalue\tat\n";
+  for (const auto& l : ctx.code_lines) {
+    auto row = [&](const std::string& field, const std::string& value, const std::string& at) {
+      tsv += cell(l.name) + "\t" + field + "\t" + cell(value) + "\t" + cell(at) + "\n";
+    };
+    row("mode", l.task, l.defined_at);
+    for (const char* f : {"tp", "pp", "cp", "ep", "etp", "min_gpus", "seq_length"})
+      if (auto it = l.cv->ints.find(f); it != l.cv->ints.end()) row(f, std::to_string(it->second.first), it->second.second);
+    if (l.cv->sp) row("sp", l.cv->sp->first ? "true" : "false", l.cv->sp->second);
+    if (!l.dataset.empty()) row("dataset", l.dataset, l.dataset_at);
+    if (!l.precision.empty()) row("precision", l.precision, l.precision_at);
+    if (!l.raises.empty()) row("raises", l.raises, l.raises_at);
+  }
+  // The benchmark rows' values: each exported benchmark recipe of a model.
+  for (const auto& [model, recipes] : ctx.code_benchmark)
+    for (const auto& cv : recipes) {
+      const CodeRecipe& r = *cv.recipe;
+      auto row = [&](const std::string& field, const std::string& value, const std::string& at) {
+        tsv += cell(r.name) + "\t" + field + "\t" + cell(value) + "\t" + cell(at) + "\n";
+      };
+      if (!r.gpus.empty()) row("gpus", r.gpus, snap->cite(r.exported_at));
+      if (!r.hardware.empty()) row("hardware", r.hardware, snap->cite(r.exported_at));
+      for (const char* f : {"tp", "pp", "cp", "ep"})
+        if (auto it = cv.ints.find(f); it != cv.ints.end()) row(f, std::to_string(it->second.first), it->second.second);
+    }
+  out["references/recipe-values.tsv"] = tsv;
 }
 
 }  // namespace kb::gen

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <variant>
 
 #include "base/kinds.hpp"
@@ -38,14 +39,6 @@ std::vector<const Entity*> of_kind(const Inputs& ctx, const std::string& kind) {
     if (e.kind == kind && !e.superseded) out.push_back(&e);
   std::stable_sort(out.begin(), out.end(), [](const Entity* a, const Entity* b) { return natural_less(a->key, b->key); });
   return out;
-}
-
-// The launch command of a recipe in a mode: kbq's own (`kbq show`), from
-// the one command builder of the query engine.
-std::string launch(const Inputs& ctx, const std::string& name, const std::string& lang) {
-  auto res = ctx.engine.show(name, lang);
-  const auto* a = std::get_if<kbq::Answer>(&res);
-  return a && !a->results.empty() ? a->results.front().command : std::string();
 }
 
 struct Page {
@@ -240,10 +233,16 @@ class SiteWriter {
     // (file:line), then where the documents disagree with it, and only then
     // the recipe index's row as the documents write it.
     if (e.kind == RecipeKind::Library && !w.pattern) {
-      body += launch_section(e, lang);
+      // kbq show's answer: the launch command and the throughput of the
+      // recipe's own layout come from the one engine.
+      auto shown = ctx_.engine.show(e.name, lang);
+      const auto* a = std::get_if<kbq::Answer>(&shown);
+      const kbq::Result* r = a && !a->results.empty() ? &a->results.front() : nullptr;
+      body += launch_section(r, lang);
       body += code_section(e.name, lang);
       body += drift_section(e.name, lang);
       body += fewest_section(e.name, lang);
+      body += throughput_section(r, lang);
     }
     if (e.kind == RecipeKind::Library && !w.pattern) body += "\n## " + md_text(ctx_.ui(lang, "index_title")) + "\n";
     body += "\n" + facts_table(e, lang, fam) + "\n";
@@ -320,11 +319,126 @@ class SiteWriter {
     return md_table(header, lines);
   }
 
-  // The launch command of a library recipe: the engine's, every size pinned.
-  std::string launch_section(const IndexEntry& e, const std::string& lang) const {
-    const std::string cmd = launch(ctx_, e.name, lang);
-    if (cmd.empty()) return {};
-    return "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n\n" + md_fence(cmd, "bash") + "\n";
+  // The launch command of a library recipe: the engine's (kbq show), every size pinned.
+  std::string launch_section(const kbq::Result* r, const std::string& lang) const {
+    if (!r || r->command.empty()) return {};
+    return "\n## " + md_text(ctx_.ui(lang, "launch")) + "\n\n" + md_fence(r->command, "bash") + "\n";
+  }
+
+  // Throughput (docs/throughput.md): what kbq show expects of the recipe's
+  // own layout (measured, estimated with its band and how, or none with
+  // the reason), with the figures printed as every answer prints them;
+  // then the rows NVIDIA measured for the recipe's model and task, as
+  // `kbq perf MODEL` lists them (the newest release of each configuration),
+  // each with its file:line.
+  std::string throughput_section(const kbq::Result* r, const std::string& lang) const {
+    if (!r) return {};
+    const kbq::Throughput& T = r->throughput;
+    const kbq::Labels lb = ctx_.engine.labels(lang);
+    std::string body;
+    if (T.basis != kbq::ThroughputBasis::None || !T.how.empty()) {
+      const kbq::Layout& L = r->layout;
+      std::string layout = std::to_string(L.gpus) + " × " + L.hardware_name + " — TP " + std::to_string(L.tp) + " · PP " +
+                           std::to_string(L.pp) + (L.vp > 0 ? " · VP " + std::to_string(L.vp) : std::string()) + " · CP " +
+                           std::to_string(L.cp) + (L.ep > 1 ? " · EP " + std::to_string(L.ep) : std::string()) + " · DP " +
+                           std::to_string(L.dp);
+      std::vector<std::vector<std::string>> rows;
+      auto add = [&](const std::string& key, const std::string& value) {
+        rows.push_back({md_text(ctx_.ui(lang, key), true), md_text(value, true)});
+      };
+      char buf[48];
+      switch (T.basis) {
+        case kbq::ThroughputBasis::Measured:
+          add("perf.site.basis", ctx_.ui(lang, "perf.site.basis.measured"));
+          break;
+        case kbq::ThroughputBasis::Estimated:
+          std::snprintf(buf, sizeof buf, "%.1f", T.error_band_pct);
+          add("perf.site.basis", ctx_.ui(lang, "perf.site.basis.estimated", {{"band", buf}}));
+          break;
+        case kbq::ThroughputBasis::None:
+          add("perf.site.basis", ctx_.ui(lang, "perf.site.basis.none"));
+          break;
+      }
+      if (T.basis != kbq::ThroughputBasis::None) {
+        add("perf.site.tokens", kbq::format_count(T.tokens_per_s_per_gpu));
+        add("perf.site.job", kbq::format_count(T.tokens_per_s));
+        add("perf.site.step", ctx_.ui(lang, "perf.site.seconds", {{"n", kbq::format_seconds(T.step_time_s)}}));
+        if (T.tflops_per_gpu > 0) {
+          std::snprintf(buf, sizeof buf, "%.0f", T.tflops_per_gpu);
+          add("perf.site.tflops", buf);
+        }
+        if (T.mfu > 0) {
+          std::snprintf(buf, sizeof buf, "%.1f %%", T.mfu * 100);
+          add("perf.site.mfu", buf);
+        }
+      }
+      if (!T.how.empty()) add("perf.site.how", T.how);
+      if (!T.sources.empty()) {
+        std::vector<std::string> at;
+        for (const auto& s : T.sources) at.push_back(md_code(s.file + ":" + std::to_string(s.line), true));
+        rows.push_back({md_text(ctx_.ui(lang, "perf.site.sources"), true), join(at, " · ")});
+      }
+      body += "\n" + md_text(ctx_.ui(lang, "perf.site.estimate_intro", {{"layout", layout}})) + "\n\n" +
+              md_table({md_text(ctx_.ui(lang, "field"), true), md_text(ctx_.ui(lang, "value"), true)}, rows) + "\n";
+    }
+    body += measured_rows(r->recipe, lang, lb);
+    if (body.empty()) return {};
+    return "\n## " + md_text(ctx_.ui(lang, "perf.site.title")) + "\n" + body;
+  }
+
+  // The rows NVIDIA measured for a recipe's model and task (kbq perf), the
+  // columns every row leaves empty dropped.
+  std::string measured_rows(const kbq::Recipe& recipe, const std::string& lang, const kbq::Labels& lb) const {
+    if (recipe.model_key.empty() || recipe.mode.empty()) return {};
+    auto it = perf_rows_.find(recipe.model_key);
+    if (it == perf_rows_.end()) {
+      auto res = ctx_.engine.perf(recipe.model_key, false);
+      const auto* p = std::get_if<kbq::PerfListing>(&res);
+      it = perf_rows_.emplace(recipe.model_key, p ? p->rows : std::vector<kbq::PerfRowView>{}).first;
+    }
+    std::vector<std::string> header = {lb("perf.col.release"), lb("perf.col.system"), lb("perf.col.gpus"), lb("perf.col.precision")};
+    std::vector<std::string> layout;
+    for (const auto& w : split(lb("perf.col.layout"), ' '))
+      if (!w.empty()) layout.push_back(w);
+    layout.resize(9);  // GBS MBS seq FSDP TP PP CP VP EP, as kbq perf
+    header.insert(header.end(), layout.begin(), layout.end());
+    for (const char* k : {"perf.col.tokens", "perf.col.tflops", "perf.col.source"}) header.push_back(lb(k));
+    auto dim = [](const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string("-"); };
+    char buf[48];
+    auto fixed0 = [&](double v) {
+      std::snprintf(buf, sizeof buf, "%.0f", v);
+      return std::string(buf);
+    };
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : it->second) {
+      if (r.task != recipe.mode) continue;
+      rows.push_back({r.release, r.system, std::to_string(r.gpus), r.precision_written.empty() ? r.precision : r.precision_written,
+                      std::to_string(r.gbs), std::to_string(r.mbs), std::to_string(r.seq), dim(r.fsdp), dim(r.tp), dim(r.pp), dim(r.cp),
+                      dim(r.vp), dim(r.ep), fixed0(r.tokens_per_gpu), fixed0(r.tflops_per_gpu),
+                      r.source.file + ":" + std::to_string(r.source.line)});
+    }
+    const std::string title = "\n### " +
+                              md_text(ctx_.ui(lang, "perf.site.measured",
+                                              {{"model", recipe.model.empty() ? recipe.model_key : recipe.model},
+                                               {"mode", ctx_.mode_word(lang, {recipe.mode})}})) +
+                              "\n\n";
+    if (rows.empty()) return title + md_text(ctx_.ui(lang, "perf.site.no_rows")) + "\n";
+    // The columns no row fills (FSDP of a layout without it, EP of a dense model).
+    std::vector<bool> keep(header.size(), false);
+    for (const auto& row : rows)
+      for (size_t i = 0; i < row.size(); ++i) keep[i] = keep[i] || row[i] != "-";
+    std::vector<std::string> head;
+    for (size_t i = 0; i < header.size(); ++i)
+      if (keep[i]) head.push_back(md_text(header[i], true));
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& row : rows) {
+      std::vector<std::string> c;
+      for (size_t i = 0; i < row.size(); ++i)
+        if (keep[i]) c.push_back(i + 1 == row.size() ? md_code(row[i], true) : md_text(row[i], true));
+      cells.push_back(std::move(c));
+    }
+    return title + md_text(ctx_.ui(lang, "perf.site.measured_intro", {{"model", recipe.model_key}})) + "\n\n" + md_table(head, cells) +
+           "\n";
   }
 
   // What the code sets (data/planner.tsv site_code_fields), each value with
@@ -559,6 +673,7 @@ class SiteWriter {
   OutputFiles& out_;
   mutable Db db_;  // the KB the engine reads (the lexicon, the code facts, the drift)
   mutable std::map<std::string, std::vector<std::vector<std::string>>> fewest_;  // recipe → its fewest-GPU rows
+  mutable std::map<std::string, std::vector<kbq::PerfRowView>> perf_rows_;       // model → its measured rows (kbq perf)
   json records_ = json::array();
 };
 

@@ -12,11 +12,7 @@ namespace kbq {
 
 namespace {
 
-std::string gib(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string gib(double v) { return kb::one_decimal(v); }
 
 // The verdict of a check: its words filled with its numbers' texts, the
 // documented rule it enforces and that rule's text.
@@ -81,6 +77,22 @@ void memory_and_batch(const Context& c, Result& r) {
   else
     add_verdict(c, r, "batch_divisible", B.grad_accum > 0 ? Status::Pass : Status::Fail,
                 {whole("gbs", B.gbs), whole("mbs", B.mbs), whole("dp", B.dp), whole("accum", B.grad_accum)});
+}
+
+// The precision the recipe's code sets, on the GPU it is planned on
+// (data/precisions.tsv: the architectures that run it).
+void precision_runs(const Context& c, Result& r) {
+  const Gpu* g = c.kb.gpu(r.layout.hardware);
+  const PrecisionInfo* p = c.kb.precision(r.recipe.runs_in);
+  const auto runs = g ? c.kb.runs(r.recipe.runs_in, *g) : std::nullopt;
+  if (!runs || !p) {
+    add_verdict(c, r, "precision_runs", Status::Unknown, {});
+    return;
+  }
+  add_verdict(c, r, "precision_runs", *runs ? Status::Pass : Status::Fail,
+              {text("precision", p->display), text("at", r.recipe.runs_in_at),
+               text("needs", kb::join(std::vector<std::string>(p->archs.begin(), p->archs.end()), ", ")),
+               text("hardware", r.layout.hardware_name), text("arch", g->arch)});
 }
 
 void pitfalls(const Context& c, Result& r) {
@@ -175,6 +187,7 @@ void cite(const Context& c, const std::vector<DriftRow>& drift, Result& r) {
 void check_verdicts(const Context& c, const RuleModel& model, Result& r) {
   rules(c, model, r);
   memory_and_batch(c, r);
+  precision_runs(c, r);
   r.runnable = r.runnable && !r.any_fail();
 }
 

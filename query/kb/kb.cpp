@@ -124,8 +124,10 @@ namespace {
 constexpr const char* kRecipeSelect =
     "SELECT r.name, r.target, r.mode, r.launch_mode, r.model_key, r.modality, r.moe, "
     "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
-    "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision "
-    "FROM recipes r ";
+    "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision, coalesce(l.precision, ''), "
+    "coalesce(l.precision_at, ''), coalesce(l.data, ''), coalesce(l.data_name, ''), coalesce(l.data_at, ''), "
+    "coalesce(l.user_data, 0) "
+    "FROM recipes r LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind ";
 
 // A recipe row; the model's display name from the snapshot's models (one
 // map lookup, not a join per row).
@@ -162,6 +164,12 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap) {
   r.variant = st.text(22);
   r.min_gpus = size(23, int_range("recipes", "min_gpus"));
   r.low_precision = st.text(24);
+  r.runs_in = st.text(25);
+  r.runs_in_at = st.text(26);
+  r.data = st.text(27);
+  r.data_name = st.text(28);
+  r.data_at = st.text(29);
+  r.user_data = st.integer(30) != 0;
   r.commit = snap.commit;
   if (const ModelBrief* m = snap.model(r.model_key)) r.model = m->display;
   return r;

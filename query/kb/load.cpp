@@ -24,7 +24,7 @@ namespace {
 std::vector<Gpu> read_gpus(kb::Db& db) {
   std::vector<Gpu> out;
   kb::Stmt st(db,
-              "SELECT gpu_key, display_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, source "
+              "SELECT gpu_key, display_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, source, arch "
               "FROM gpus ORDER BY gpu_key");
   while (st.step()) {
     Gpu g{st.text(0),
@@ -33,7 +33,8 @@ std::vector<Gpu> read_gpus(kb::Db& db) {
           kb::kb_int(st, 3, kb::int_range("gpus", "nvlink_domain_size"), 0),
           kb::kb_int(st, 4, kb::int_range("gpus", "gpus_per_node"), 0),
           st.integer(5) != 0,
-          st.text(6)};
+          st.text(6),
+          st.text(7)};
     if (!kb::range_problem(kb::real_range("gpus", "memory_gb"), g.memory_gib).empty())
       throw kb::KbValueError("gpus", "memory_gb", g.key, "not a memory size in GB");
     out.push_back(std::move(g));
@@ -124,6 +125,14 @@ const Snapshot& Kb::snapshot() {
   }
   s->commit = commit_;
   s->gpus = read_gpus(db_);
+  {
+    kb::Stmt st(db_, "SELECT precision, archs, display, source FROM precisions ORDER BY ordinal");
+    while (st.step()) {
+      PrecisionInfo p{st.text(0), {}, st.text(2), st.text(3)};
+      for (const auto& a : kb::split(st.text(1), ',')) p.archs.insert(kb::trim(a));
+      s->precisions.push_back(std::move(p));
+    }
+  }
   s->config_keys = read_config_keys(db_);
   s->flags = read_flags(db_, s->settings.launcher_parser);
   {

@@ -96,6 +96,19 @@ class SettingsReader {
   const std::map<std::string, std::string>& rows_;
 };
 
+// A TSV cell's text with "\n" (backslash, n) as line breaks, line by line.
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines{{}};
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text.compare(i, 2, "\\n") == 0) {
+      lines.emplace_back();
+      ++i;
+    } else {
+      lines.back() += text[i];
+    }
+  return lines;
+}
+
 }  // namespace
 
 Settings read_settings(const std::map<std::string, std::string>& rows) {
@@ -129,6 +142,14 @@ Settings read_settings(const std::map<std::string, std::string>& rows) {
     s.intent_gpus.emplace_back(intent, r.whole_in("intent_gpus", n, 1, kb::limits::kMaxGpus));
   s.base_language = r.word("base_language");
   s.own_layout_tolerance = r.share("own_layout_tolerance");
+  s.multi_node_env = r.pairs("multi_node_env");
+  for (const auto& [name, role] : s.multi_node_env)
+    if (role != "node_rank" && role != "first_node") r.bad("multi_node_env", "'" + role + "' is not node_rank or first_node");
+  for (const auto& line : split_lines(r.word("slurm_script"))) s.slurm_script += line + "\n";
+  s.checkpoint_import = r.word("checkpoint_import");
+  s.checkpoint_import_at = r.word("checkpoint_import_at");
+  s.hf_model_placeholder = r.word("hf_model_placeholder");
+  s.dry_run_dest = r.word("dry_run_dest");
   return s;
 }
 
@@ -138,6 +159,18 @@ const Gpu* Snapshot::gpu(std::string_view key) const {
   for (const auto& g : gpus)
     if (g.key == key) return &g;
   return nullptr;
+}
+
+const PrecisionInfo* Snapshot::precision(std::string_view key) const {
+  for (const auto& p : precisions)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+std::optional<bool> Snapshot::runs(std::string_view key, const Gpu& g) const {
+  const PrecisionInfo* p = precision(key);
+  if (!p || g.arch.empty()) return std::nullopt;
+  return p->archs.count(g.arch) > 0;
 }
 
 namespace {

@@ -39,6 +39,15 @@ struct Gpu {
   long long nvlink = 0, per_node = 0;
   bool fp8_any_layout = false;
   std::string source;
+  std::string arch;  // ampere, hopper, ... (data/gpus.tsv): which precisions it runs
+};
+
+// A numeric precision a recipe's code can set, and the GPU architectures
+// that run it (data/precisions.tsv), in the file's order.
+struct PrecisionInfo {
+  std::string key;              // bf16, fp8cs, fp8mx, nvfp4, ...
+  std::set<std::string> archs;  // gpus.arch values that run it
+  std::string display, source;
 };
 
 struct ConfigKey {
@@ -110,6 +119,11 @@ struct Settings {
   std::vector<std::pair<std::string, long long>> intent_gpus;        // intent → GPU count
   std::string base_language;                                         // the language translations fall back to
   double own_layout_tolerance = 0;                                   // a recipe's own layout may exceed the estimate by this share
+  std::vector<std::pair<std::string, std::string>> multi_node_env;   // variable the multi-node flags read → its role
+  std::string slurm_script;                                          // the sbatch template, "\n" read as a line break
+  std::string checkpoint_import, checkpoint_import_at;               // the Hugging Face import command ({hf_id} {path}), its source
+  std::string hf_model_placeholder;                                  // --hf-model when the KB has no Hugging Face id
+  std::string dry_run_dest;                                          // the training launcher's dry-run flag (its dest)
 };
 // Reads the planner table (key → value). Throws kb::KbValueError naming
 // `planner.value` of the key for a missing or malformed value.
@@ -120,6 +134,7 @@ class Snapshot {
   Settings settings;
   std::string commit;                                       // the newest code snapshot's short commit ("" without code facts)
   std::vector<Gpu> gpus;                                    // by key
+  std::vector<PrecisionInfo> precisions;                    // data/precisions.tsv order
   std::vector<ConfigKey> config_keys;                       // in the KB's row order
   std::vector<Flag> flags;                                  // the training launcher's flags (settings.launcher_parser), by item
   std::map<std::string, std::string> tasks;                 // launcher mode → task (lora → peft)
@@ -134,6 +149,10 @@ class Snapshot {
   std::map<std::string, ModelBrief, std::less<>> models;                   // every model's family and size
 
   const Gpu* gpu(std::string_view key) const;
+  const PrecisionInfo* precision(std::string_view key) const;
+  // Whether a GPU runs a precision (its arch is one of the precision's):
+  // nullopt when the precision or the GPU's architecture is unknown.
+  std::optional<bool> runs(std::string_view precision, const Gpu& g) const;
   // A config key by its name, else the first whose aliases name it (as the
   // KB's lookup did: ASCII case-insensitive, '_' and '%' match as in SQL LIKE).
   const ConfigKey* config_key(std::string_view key) const;

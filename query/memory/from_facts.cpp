@@ -420,6 +420,11 @@ std::variant<Mapped<Layout>, InputError> layout_from_facts(const RecipeFacts& re
     } else {
       l.first_stage_layers = fact_int(recipe, "first_stage_layers").value_or(0);
       l.last_stage_layers = fact_int(recipe, "last_stage_layers").value_or(0);
+      // Megatron-Core ignores the account_for_* flags when stage sizes or a layout are given.
+      if (l.first_stage_layers == 0 && l.last_stage_layers == 0) {
+        l.embedding_in_split = fact_bool(recipe, "embedding_in_pp_split").value_or(false);
+        l.loss_in_split = fact_bool(recipe, "loss_in_pp_split").value_or(false);
+      }
     }
   }
   return out;

@@ -178,8 +178,9 @@ struct Stage {
   double mamba = 0;
   double dense_mlp = 0;
   double moe = 0;
-  bool embedding = false;  // holds the input embedding (and extra encoders)
-  bool output = false;     // holds the output layer, logits and MTP
+  bool embedding = false;            // holds the input embedding (and extra encoders)
+  bool output = false;               // holds the output layer, logits and MTP
+  std::vector<double> chunk_layers;  // decoder layers of each virtual chunk (VP entries); empty = layers / VP each
 };
 
 i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
@@ -214,6 +215,33 @@ std::vector<Stage> stages(const Architecture& a, const Layout& l) {
     out.push_back(s);
     return out;
   }
+  if (l.embedding_in_split || l.loss_in_split) {
+    // Megatron-Core account_for_{embedding,loss}_in_pipeline_split: the embedding and the loss each take one
+    // layer's place, and layers + those places split evenly over the PP x VP virtual stages; rank r holds
+    // virtual stages r, r + PP, ... (so the first rank's first chunk and the last rank's last chunk are lighter).
+    const i64 vp = std::max<i64>(1, l.vp);
+    const double per = d(a.layers + (l.embedding_in_split ? 1 : 0) + (l.loss_in_split ? 1 : 0)) / d(l.pp * vp);
+    auto rank_stage = [&](Rank rank, i64 index) {
+      Stage s;
+      s.rank = rank;
+      s.index = index;
+      s.chunk_layers.assign(static_cast<std::size_t>(vp), per);
+      if (index == 0 && l.embedding_in_split) s.chunk_layers.front() = std::max(0.0, per - 1.0);
+      if (index == l.pp - 1 && l.loss_in_split) s.chunk_layers.back() = std::max(0.0, per - 1.0);
+      double n = 0;
+      for (double c : s.chunk_layers) n += c;
+      compose(a, s, n, index == 0);
+      return s;
+    };
+    Stage first = rank_stage(Rank::kFirst, 0);
+    first.embedding = true;
+    out.push_back(first);
+    if (l.pp > 2) out.push_back(rank_stage(Rank::kFirst, 1));
+    Stage last = rank_stage(Rank::kLast, l.pp - 1);
+    last.output = true;
+    out.push_back(last);
+    return out;
+  }
   // Megatron: explicit first/last stage counts, the remaining layers split evenly over the other ranks.
   const i64 fixed_first = l.first_stage_layers, fixed_last = l.last_stage_layers;
   const i64 other_ranks = l.pp - (fixed_first > 0 ? 1 : 0) - (fixed_last > 0 ? 1 : 0);
@@ -241,16 +269,27 @@ std::vector<Stage> stages(const Architecture& a, const Layout& l) {
   return out;
 }
 
-// Micro batches (chunk-weighted) whose activations pipeline rank `r` holds at
-// its peak: 1F1B keeps pp - r; the interleaved schedule keeps
-// (pp - r - 1) * 2 + (vp - 1) * pp + 1 chunks (Megatron's warm-up count + 1).
-double in_flight(const Layout& l, const Training& t, i64 r) {
-  if (l.pp == 1) return 1.0;
+// Layer-micro-batches of activations pipeline rank `s` holds at its peak.
+// 1F1B keeps min(pp - r, micro batches) micro batches of all its layers. The
+// interleaved schedule runs (pp - r - 1) * 2 + (vp - 1) * pp forwards before
+// its first backward (Megatron-Core's warm-up count), then one more; forward
+// k runs chunk (k / pp) % vp (micro batches go through the chunks in groups of
+// pp), so each forward holds that chunk's layers: a lighter chunk (the
+// embedding's or the loss's place in the split) holds less.
+double layer_micro_batches(const Layout& l, const Training& t, const Stage& s) {
+  if (l.pp == 1) return s.layers;
   double micro_batches = std::numeric_limits<double>::infinity();
   if (t.global_batch > 0) micro_batches = std::max(1.0, d(t.global_batch) / (d(t.micro_batch) * d(l.dp())));
-  if (l.vp <= 1) return std::min(d(l.pp - r), micro_batches);
-  const double chunks = d((l.pp - r - 1) * 2 + (l.vp - 1) * l.pp + 1);
-  return std::min(chunks, micro_batches * d(l.vp)) / d(l.vp);
+  if (l.vp <= 1) return s.layers * std::min(d(l.pp - s.index), micro_batches);
+  const i64 warm_up = (l.pp - s.index - 1) * 2 + (l.vp - 1) * l.pp;
+  const double forwards = std::min(d(warm_up + 1), micro_batches * d(l.vp));
+  const i64 held = static_cast<i64>(std::ceil(forwards));
+  double sum = 0;
+  for (i64 k = 0; k < held; ++k) {
+    const auto chunk = static_cast<std::size_t>((k / l.pp) % l.vp);
+    sum += s.chunk_layers.empty() ? s.layers / d(l.vp) : s.chunk_layers[chunk];
+  }
+  return sum * forwards / d(held);
 }
 
 // ---------------------------------------------------------------------------
@@ -602,6 +641,7 @@ Estimate estimate_stage(const Architecture& a, const Layout& l, const Training& 
 
   Estimate e;
   e.rank = s.rank;
+  e.rank_index = s.index;
   const double grad_bytes = t.grad_reduce_in_fp32 ? p.bytes_fp32 : p.bytes_bf16;
   const double opt_bytes = optimizer_bytes(t, p);
   const double w_layer = layer_weight_bytes(t, l, p);
@@ -650,7 +690,8 @@ Estimate estimate_stage(const Architecture& a, const Layout& l, const Training& 
   const double per_layer = per_gpu(stage_act(a, s, c), tokens, l) / layers;
   const double checkpoint = per_gpu(block_input(a, c), tokens, l);  // a layer's input
 
-  const double flight = in_flight(l, t, s.index);
+  const double layer_mbs = layer_micro_batches(l, t, s);
+  const double flight = s.layers > 0 ? layer_mbs / s.layers : 1.0;  // micro batches in flight, layer-weighted
   e.in_flight = flight;
   double stored_per_layer = per_layer;  // per layer and in-flight micro batch
   double working_layers = p.backward_working_layers;

@@ -108,6 +108,10 @@ struct Layout {
   std::int64_t world = 1;               // GPUs in the job
   std::int64_t first_stage_layers = 0;  // decoder layers the first pipeline rank holds, all chunks (0 = even split)
   std::int64_t last_stage_layers = 0;   // decoder layers the last pipeline rank holds, all chunks (0 = even split)
+  bool embedding_in_split = false;      // the input embedding takes one layer's place in the pipeline split (Megatron-Core
+                                        // account_for_embedding_in_pipeline_split): the first virtual stage holds a layer less
+  bool loss_in_split = false;           // the output layer and loss take one (account_for_loss_in_pipeline_split): the last
+                                        // virtual stage holds a layer less
   bool any_layout_fp8_gemm = false;     // the GPU runs FP8 GEMMs in any operand layout (Blackwell and later), so a
                                         // per-tensor-scaled FP8 weight needs no transposed copy; Hopper does
 
@@ -296,6 +300,7 @@ struct Estimate {
   double overhead = 0;          // CUDA context, NCCL buffers, allocator fragmentation
   double total = 0;             // sum of the above
   Rank rank = Rank::kOnly;      // the pipeline rank these figures describe
+  std::int64_t rank_index = 0;  // its index (0 = first, pp - 1 = last)
   double params_on_gpu = 0;     // parameters this GPU holds (dense shard + expert shard)
   double trainable_on_gpu = 0;  // of which trainable (all in full mode; adapters under LoRA/DoRA)
   double in_flight = 0;         // micro batches whose activations the rank holds at peak (chunk-weighted)

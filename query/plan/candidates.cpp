@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "query/plan/plan_int.hpp"
@@ -107,7 +108,7 @@ bool keep_benchmark(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
   Pool kept;
   for (const auto* r : pool)
     if ((ask.hardware_assumed || r->native_hardware == ask.hardware) && (ask.gpus == 0 || r->native_gpus == ask.gpus) &&
-        (ask.precision.empty() || kb::starts_with(r->native_precision, ask.precision)))
+        (ask.precision.empty() || kb::starts_with(r->runs_in.empty() ? r->native_precision : r->runs_in, ask.precision)))
       kept.push_back(r);
   if (kept.empty()) {
     std::set<std::string> have;
@@ -134,7 +135,74 @@ std::vector<Candidate> one_per_function(const Pool& pool, bool substitute) {
   return out;
 }
 
+// The GPU architectures that run any of `ps`, for a message.
+std::string needs_of(const std::vector<const PrecisionInfo*>& ps) {
+  std::set<std::string> archs;
+  for (const auto* p : ps) archs.insert(p->archs.begin(), p->archs.end());
+  return joined(archs);
+}
+
+// A precision as the answer names it: its display name, or the word asked
+// in capitals when it stands for several ("fp8": current, delayed, blockwise).
+std::string precision_name(const std::vector<const PrecisionInfo*>& ps, const std::string& asked) {
+  return ps.size() == 1 ? ps.front()->display : kb::upper_ascii(asked);
+}
+
 }  // namespace
+
+void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>& cands, Answer& a) {
+  const Snapshot& kb = c.kb;
+  // The precision asked, on the GPU asked: when that GPU runs none of the
+  // precisions the word stands for, the closest one it runs (the next in
+  // data/precisions.tsv's order that a candidate trains in, else the
+  // default), said. A benchmark without a GPU asked runs on its own.
+  const Gpu* asked_gpu = kb.gpu(ask.hardware);
+  const bool own_gpus = ask.kind() == RecipeKind::Benchmark && ask.hardware_assumed;
+  if (!ask.precision.empty() && asked_gpu && !asked_gpu->arch.empty() && !own_gpus) {
+    std::vector<const PrecisionInfo*> asked;
+    size_t last = 0;
+    for (size_t i = 0; i < kb.precisions.size(); ++i)
+      if (kb::starts_with(kb.precisions[i].key, ask.precision)) asked.push_back(&kb.precisions[i]), last = i;
+    const bool runs = std::any_of(asked.begin(), asked.end(), [&](const PrecisionInfo* p) { return p->archs.count(asked_gpu->arch) > 0; });
+    if (!asked.empty() && !runs) {
+      std::string closest = c.settings().default_precision;
+      for (size_t i = last + 1; i < kb.precisions.size(); ++i) {
+        const PrecisionInfo& p = kb.precisions[i];
+        const bool trained = std::any_of(cands.begin(), cands.end(), [&](const Candidate& k) { return k.recipe->runs_in == p.key; });
+        if (p.archs.count(asked_gpu->arch) && trained) {
+          closest = p.key;
+          break;
+        }
+      }
+      const PrecisionInfo* to = kb.precision(closest);
+      a.warnings.push_back(c.label("warn.precision_hardware", {{"precision", precision_name(asked, ask.precision)},
+                                                               {"needs", needs_of(asked)},
+                                                               {"hardware", kb::upper_ascii(asked_gpu->key)},
+                                                               {"arch", asked_gpu->arch},
+                                                               {"closest", to ? to->display : closest}}));
+      ask.precision = closest;
+    }
+  }
+  // Every candidate on the GPU it would be planned on: never one whose
+  // precision (as its code sets it, not as its name says) that GPU lacks.
+  std::vector<Candidate> kept;
+  std::optional<std::string> why;
+  for (const auto& k : cands) {
+    const Gpu g = planned_gpu(c, *k.recipe, ask);
+    if (kb.runs(k.recipe->runs_in, g).value_or(true)) {
+      kept.push_back(k);
+    } else if (!why) {
+      const PrecisionInfo* p = kb.precision(k.recipe->runs_in);
+      why = c.label("no_match.precision_hardware", {{"hardware", kb::upper_ascii(g.key)},
+                                                    {"arch", g.arch},
+                                                    {"recipe", k.recipe->name},
+                                                    {"precision", p ? p->display : k.recipe->runs_in},
+                                                    {"needs", p ? needs_of({p}) : std::string()}});
+    }
+  }
+  if (kept.empty() && why) a.no_match = *why;
+  cands = std::move(kept);
+}
 
 std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a) {
   // Recipes whose layout the code leaves unknown (one that raises by

@@ -51,6 +51,34 @@ bool set_flag(std::string& cmd, const std::string& flag, const std::string& valu
   return false;
 }
 
+// Removes `flag` and its value (as `flag=value` or `flag value`): the whole
+// line when the flag has a continued line of its own.
+void remove_flag(std::string& cmd, const std::string& flag) {
+  if (flag.empty()) return;
+  for (size_t at = cmd.find(flag); at != std::string::npos; at = cmd.find(flag, at + 1)) {
+    const size_t end_flag = at + flag.size();
+    if (end_flag >= cmd.size() || (cmd[end_flag] != '=' && cmd[end_flag] != ' ')) continue;
+    if (at > 0 && cmd[at - 1] != ' ' && cmd[at - 1] != '\n') continue;
+    size_t vend = end_flag + 1;
+    while (vend < cmd.size() && cmd[vend] == ' ') ++vend;
+    while (vend < cmd.size() && cmd[vend] != ' ' && cmd[vend] != '\n' && cmd[vend] != '\\') ++vend;
+    while (vend < cmd.size() && cmd[vend] == ' ') ++vend;
+    const size_t line = cmd.rfind('\n', at);
+    const size_t line_start = line == std::string::npos ? 0 : line + 1;
+    const bool alone = cmd.find_first_not_of(' ', line_start) == at;
+    if (alone && vend + 1 < cmd.size() && cmd[vend] == '\\' && cmd[vend + 1] == '\n') {
+      cmd.erase(line_start, vend + 2 - line_start);
+    } else if (alone && (vend >= cmd.size() || cmd[vend] == '\n') && line_start >= 2 && cmd[line_start - 2] == '\\') {
+      size_t from = line_start - 2;  // the last line: with the continuation that led to it
+      while (from > 0 && cmd[from - 1] == ' ') --from;
+      cmd.erase(from, vend - from);
+    } else {
+      cmd.erase(at, vend - at);
+    }
+    return;
+  }
+}
+
 std::string benchmark_command(const LaunchSpec& spec, const Settings& s) {
   std::string cmd = spec.entry;
   set_flag(cmd, s.bench_nodes_flag, std::to_string(spec.nodes));
@@ -71,7 +99,11 @@ std::string launch_command(const LaunchSpec& spec, const Snapshot& kb) {
   std::string cmd = spec.entry;
   set_flag(cmd, s.nproc_flag, std::to_string(spec.nproc));
   set_flag(cmd, s.recipe_flag, spec.recipe);
-  if (!spec.dataset.empty()) set_flag(cmd, s.dataset_flag, spec.dataset);
+  // No preset: the recipe trains on its own data (--dataset would replace it).
+  if (!spec.dataset.empty())
+    set_flag(cmd, s.dataset_flag, spec.dataset);
+  else
+    remove_flag(cmd, s.dataset_flag);
   if (spec.nodes > 1) {
     const auto at = cmd.find(s.nproc_flag);
     const std::string extra = fill(s.multi_node_flags, {{"nodes", std::to_string(spec.nodes)}});
@@ -93,6 +125,72 @@ std::string launch_command(const LaunchSpec& spec, const Snapshot& kb) {
   for (const auto& kv : kvs) cmd += " \\\n    " + kv;
   check_shell(cmd, "entity_texts", "parts", spec.entry_ref);
   return cmd;
+}
+
+NodeLaunch node_launch(const LaunchSpec& spec, const std::string& command, const Snapshot& kb, const Labels& labels) {
+  NodeLaunch out;
+  out.nodes = spec.nodes;
+  out.nproc_per_node = spec.nproc;
+  out.ranks = spec.nodes * spec.nproc;
+  if (spec.kind == RecipeKind::Benchmark || spec.nodes <= 1) return out;
+  std::string node_rank_var;
+  for (const auto& [name, role] : kb.settings.multi_node_env)
+    if (role == "node_rank") node_rank_var = name;
+  for (const auto& [name, role] : kb.settings.multi_node_env) {
+    // Read by the command: "$NAME" not followed by more of a name.
+    bool read = false;
+    for (size_t at = command.find("$" + name); at != std::string::npos && !read; at = command.find("$" + name, at + 1)) {
+      const size_t end = at + 1 + name.size();
+      read = end >= command.size() || !(std::isalnum(static_cast<unsigned char>(command[end])) || command[end] == '_');
+    }
+    if (!read) continue;
+    out.variables.push_back(
+        {name, role,
+         fill(labels("launch." + role),
+              {{"last", std::to_string(spec.nodes - 1)}, {"nodes", std::to_string(spec.nodes)}, {"node_rank", node_rank_var}})});
+  }
+  return out;
+}
+
+std::string slurm_script(const LaunchSpec& spec, const std::string& command, const std::string& hardware, const Snapshot& kb) {
+  if (spec.kind == RecipeKind::Benchmark || command.empty()) return {};
+  return fill(kb.settings.slurm_script, {{"recipe", spec.recipe},
+                                         {"nodes", std::to_string(spec.nodes)},
+                                         {"gpus_per_node", std::to_string(spec.nproc)},
+                                         {"ranks", std::to_string(spec.nodes * spec.nproc)},
+                                         {"gpus", std::to_string(spec.nodes * spec.nproc)},
+                                         {"hardware", hardware},
+                                         {"command", command}});
+}
+
+std::vector<BeforeRun> before_run(const LaunchSpec& spec, const std::string& checkpoint, const std::string& hf_id, const Snapshot& kb,
+                                  const Labels& labels) {
+  const Settings& s = kb.settings;
+  std::vector<BeforeRun> out;
+  if (spec.kind == RecipeKind::Benchmark) return out;
+  if (!checkpoint.empty()) {
+    const std::string hf = hf_id.empty() ? s.hf_model_placeholder : hf_id;
+    BeforeRun b;
+    b.what = "import_checkpoint";
+    b.command = fill(s.checkpoint_import, {{"hf_id", shell_word(hf)}, {"path", shell_word(checkpoint)}});
+    check_shell(b.command, "planner", "value", "checkpoint_import");
+    b.text = fill(labels(hf_id.empty() ? "before.import_no_id" : "before.import"), {{"hf_id", hf}, {"path", checkpoint}});
+    b.source = s.checkpoint_import_at;
+    out.push_back(std::move(b));
+  }
+  if (const auto f = kb.flag_named(s.dry_run_dest)) {
+    // One process on one node: a dry run resolves and saves the configuration, it starts no training.
+    LaunchSpec one = spec;
+    one.nodes = 1;
+    one.nproc = 1;
+    BeforeRun b;
+    b.what = "dry_run";
+    b.command = launch_command(one, kb) + " \\\n    " + option_name(*f, true);
+    b.text = fill(labels("before.dry_run"), {{"flag", option_name(*f, true)}});
+    b.source = f->at + (kb.commit.empty() ? "" : "@" + kb.commit);
+    out.push_back(std::move(b));
+  }
+  return out;
 }
 
 }  // namespace kbq

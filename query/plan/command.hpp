@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "query/kb/snapshot.hpp"
+#include "query/kbq.hpp"
 
 namespace kbq {
 
@@ -37,6 +38,23 @@ struct LaunchSpec {
 
 // The full command. `kb` gives the flag names (settings and launcher flags).
 std::string launch_command(const LaunchSpec& spec, const Snapshot& kb);
+
+// What each node of a multi-node library command runs: the same command,
+// with the variables of data/planner.tsv multi_node_env that it reads
+// ($NAME), each with its meaning from `labels` (launch.<role>). One node,
+// or a benchmark (its launcher places the nodes): no variables.
+NodeLaunch node_launch(const LaunchSpec& spec, const std::string& command, const Snapshot& kb, const Labels& labels);
+
+// An sbatch script running `command` (a library recipe's) under srun, from
+// data/planner.tsv slurm_script; "" for a benchmark recipe.
+std::string slurm_script(const LaunchSpec& spec, const std::string& command, const std::string& hardware, const Snapshot& kb);
+
+// The steps before the run: how to get the --pretrained_checkpoint (the
+// Hugging Face import command of data/planner.tsv checkpoint_import, with
+// `hf_id` or the placeholder) when `checkpoint` names the path the command
+// passes, and the launcher's dry run when its code has one.
+std::vector<BeforeRun> before_run(const LaunchSpec& spec, const std::string& checkpoint, const std::string& hf_id, const Snapshot& kb,
+                                  const Labels& labels);
 
 // A value as one shell word: as is when plain, single-quoted otherwise.
 std::string shell_word(const std::string& v);

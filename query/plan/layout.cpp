@@ -272,12 +272,22 @@ std::optional<Placement> place(const SearchInput& in, long long world, bool memo
   return std::nullopt;
 }
 
+std::optional<LaunchShape> launch_shape(long long world, long long per_node) {
+  if (world <= 0) return std::nullopt;
+  if (per_node <= 0 || world <= per_node) return LaunchShape{1, world};
+  const long long nodes = (world + per_node - 1) / per_node;
+  if (world % nodes != 0) return std::nullopt;
+  return LaunchShape{nodes, world / nodes};
+}
+
 long long min_world(const SearchInput& in, long long from, long long limit) {
   const long long node = in.gpu && in.gpu->per_node > 0 ? in.gpu->per_node : 8;
-  // World sizes a cluster has: powers of two, whole nodes up to 32 nodes.
+  // World sizes a cluster has: powers of two, whole nodes up to 32 nodes;
+  // only those torchrun can launch evenly on nodes of this GPU.
   for (long long w = std::max(1LL, from); w <= limit; ++w) {
     const bool power = (w & (w - 1)) == 0;
     if (w != from && !power && (w % node != 0 || w > 32 * node)) continue;
+    if (!launch_shape(w, in.gpu ? in.gpu->per_node : 0)) continue;
     if (place(in, w)) return w;
   }
   return 0;

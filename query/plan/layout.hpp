@@ -83,4 +83,14 @@ std::optional<Placement> place(const SearchInput& in, long long world, bool memo
 // cluster has: powers of two and whole nodes), or 0.
 long long min_world(const SearchInput& in, long long from, long long limit);
 
+// How torchrun launches `world` ranks on nodes of `per_node` GPUs: nodes ×
+// processes per node, equal on every node (torchrun starts nnodes ×
+// nproc_per_node ranks). One node up to per_node; else the fewest nodes,
+// when the world divides evenly over them (12 on nodes of 8: 2 × 6);
+// nullopt when it does not (13 on nodes of 8).
+struct LaunchShape {
+  long long nodes = 1, nproc = 1;
+};
+std::optional<LaunchShape> launch_shape(long long world, long long per_node);
+
 }  // namespace kbq

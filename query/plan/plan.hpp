@@ -48,7 +48,10 @@ struct Ask {
   std::string hardware;                          // GPU key
   bool hardware_assumed = false;                 // the question named none: the KB's default
   long long seq = 0;                             // sequence length asked (0: the recipe's own)
-  std::string precision;                         // precision asked (benchmark names), "" any
+  std::string precision;                         // precision asked (a precisions key or its prefix: fp8), "" any
+  double memory_gib = 0;                         // GPU memory the user states ("my 24 GB card"), 0 = the GPU type's
+  long long per_node = 0;                        // GPUs per node the user states ("two 8-GPU nodes"), 0 = the GPU type's
+  std::string nodes_read;                        // how a GPU count with a node count was read (a warning), "" none
   std::string dataset;                           // --dataset preset asked, "" the mode's default
   KeyValues fixed;                               // the user's own overrides (check, tp:… filters): config key → value
   std::set<std::string> intents;                 // intent ids of the question
@@ -84,6 +87,16 @@ struct Candidate {
   bool substitute = false;  // the asked model or size has no recipe: the nearest of the family
 };
 std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a);
+
+// Keeps the candidates whose precision (as their code sets it) the GPU each
+// would run on has; when the precision asked is one the GPU lacks, says so
+// and asks for the closest precision it runs instead (ask.precision).
+// No candidate left: a.no_match says why.
+void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>& cands, Answer& a);
+
+// The GPU a recipe is planned on: the one asked (with the memory and GPUs
+// per node the user states), else a benchmark's own, else the KB's default.
+Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask);
 
 // One recipe planned on the asked GPUs: the result (layout, memory, batch,
 // dataset, overrides, command, notes and sources; check and rank come

@@ -130,6 +130,20 @@ Shown place_on_world(const Context& c, const Recipe& r, const Ask& ask, const st
     Placement pl = evaluate(in, in.start, world);
     if (pl.fits) placed = pl;
   } else {
+    // A count torchrun cannot start evenly on these nodes: the largest below
+    // it that it can, said.
+    const long long per_node = p.gpu.per_node;
+    if (world > 0 && !launch_shape(world, per_node)) {
+      long long w = world - 1;
+      while (w > 1 && !launch_shape(w, per_node)) --w;
+      const LaunchShape shape = launch_shape(w, per_node).value_or(LaunchShape{1, w});
+      res.departures.push_back(c.label("note.world_launchable", {{"asked", std::to_string(world)},
+                                                                 {"per_node", std::to_string(per_node)},
+                                                                 {"gpus", std::to_string(w)},
+                                                                 {"nodes", std::to_string(shape.nodes)},
+                                                                 {"nproc", std::to_string(shape.nproc)}}));
+      world = w;
+    }
     if (world <= 0) {
       const long long own = ask.fewest ? 1 : std::max(r.native_gpus.value_or(0), r.min_gpus.value_or(1));
       world = min_world(in, own, max_world);
@@ -165,12 +179,13 @@ void fill_layout(const Context& c, const Recipe& r, const Ask& ask, const Plan& 
   L.hardware_name = kb::upper_ascii(p.gpu.key);
   L.hardware_assumed = ask.hardware_assumed && !(r.kind == RecipeKind::Benchmark && !r.native_hardware.empty());
   L.per_node = p.gpu.per_node;
-  if (L.per_node > 0 && world > L.per_node) {
+  // torchrun starts nnodes × nproc_per_node ranks: exactly the world.
+  if (const auto shape = launch_shape(world, L.per_node)) {
+    L.nodes = shape->nodes;
+    L.nproc = shape->nproc;
+  } else {  // a benchmark's own count (its code sets the launch): whole nodes
     L.nodes = (world + L.per_node - 1) / L.per_node;
     L.nproc = L.per_node;
-  } else {
-    L.nodes = 1;
-    L.nproc = world;
   }
   L.tp = s.tp;
   L.pp = s.pp;
@@ -181,9 +196,11 @@ void fill_layout(const Context& c, const Recipe& r, const Ask& ask, const Plan& 
   // Sequence parallelism needs TP > 1 (the model config turns it off at TP 1).
   L.sp = s.tp > 1 && p.fixed_sp.value_or(true);
   L.seq = p.seq;
-  // On the recipe's own GPUs, a layout other than the code's is kbq's plan
-  // to make it fit: said, with the code's own sizes, never silent.
-  if (res.departures.empty() && r.native_gpus && world == *r.native_gpus && ask.fixed.empty()) {
+  // On the recipe's own GPUs (its name's count, else the smallest world its
+  // layout runs on), a layout other than the code's is kbq's plan to make
+  // it fit: said, with the code's own sizes, never silent.
+  const std::optional<long long> own_world = r.native_gpus ? r.native_gpus : r.min_gpus;
+  if (res.departures.empty() && own_world && world == *own_world && ask.fixed.empty()) {
     std::vector<std::string> own;
     const auto differs = [&](const char* dim, const std::optional<long long>& code, long long shown_v) {
       if (code && *code != shown_v) own.push_back(std::string(dim) + " " + std::to_string(*code) + " → " + std::to_string(shown_v));
@@ -195,6 +212,11 @@ void fill_layout(const Context& c, const Recipe& r, const Ask& ask, const Plan& 
     if (!own.empty())
       res.departures.push_back(c.label("note.own_layout", {{"gpus", std::to_string(world)}, {"changes", kb::join(own, ", ")}}));
   }
+  if (L.nodes > 1 && L.nproc != L.per_node && !(ask.gpus > 0 && world != ask.gpus))  // else said with the count planned
+    res.departures.push_back(c.label("note.node_split", {{"gpus", std::to_string(world)},
+                                                         {"per_node", std::to_string(L.per_node)},
+                                                         {"nproc", std::to_string(L.nproc)},
+                                                         {"nodes", std::to_string(L.nodes)}}));
   if (s.tp * s.pp * s.cp > 0 && world % (s.tp * s.pp * s.cp) == 0) L.dp = world / (s.tp * s.pp * s.cp);
   if (r.moe && s.pp * s.ep * s.etp > 0 && world % (s.pp * s.ep * s.etp) == 0) L.edp = world / (s.pp * s.ep * s.etp);
 }
@@ -243,7 +265,7 @@ void fill_batch(const Recipe& r, const Plan& p, const Shape& s, Result& res) {
 
 // The launch command, from the newest revision's entry-point command of the
 // recipe's kind (command.hpp).
-void fill_command(const Context& c, const std::string& launch_mode, Result& res) {
+void fill_command(const Context& c, const RecipeData& d, const std::string& launch_mode, Result& res) {
   const Recipe& r = res.recipe;
   const bool bench = r.kind == RecipeKind::Benchmark;
   const auto& texts = c.texts.of(bench ? c.settings().benchmark_command : c.settings().library_command);
@@ -265,9 +287,37 @@ void fill_command(const Context& c, const std::string& launch_mode, Result& res)
   for (const auto& o : res.overrides)
     if (o.key != "peft") spec.changes.emplace_back(o.key, o.value);  // the launcher mode: passed by its own flag
   res.command = launch_command(spec, c.kb);
+  // What each node runs, an sbatch script, the steps before the run (command.hpp).
+  res.launch = node_launch(spec, res.command, c.kb, c.labels);
+  res.slurm_script = slurm_script(spec, res.command, res.layout.hardware_name, c.kb);
+  if (res.slurm_script.empty()) res.slurm_none = c.label("slurm.benchmark", {{"recipe", r.name}});
+  std::string checkpoint;
+  const std::string pretrained_key = c.kb.key_for("pretrained");
+  for (const auto& o : res.overrides)
+    if (!pretrained_key.empty() && o.key == pretrained_key) checkpoint = o.value;
+  // The Hugging Face id: the code's (the recipe's provider), else the model row's.
+  const auto hf = d.facts.find("hf_id");
+  const std::string hf_id = hf != d.facts.end() && hf->second.state == kb::FactState::Value ? hf->second.value
+                            : d.model                                                       ? d.model->hf_id
+                                                                                            : std::string();
+  res.before_run = before_run(spec, checkpoint, hf_id, c.kb, c.labels);
+  const bool from_code = hf != d.facts.end() && hf->second.state == kb::FactState::Value && !d.cite("hf_id").empty();
+  if (!res.before_run.empty() && res.before_run.front().what == "import_checkpoint" && from_code)
+    res.before_run.front().source += "; --hf-model: " + d.cite("hf_id");
 }
 
 }  // namespace
+
+Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask) {
+  const bool own = ask.hardware_assumed && !r.native_hardware.empty() && r.kind == RecipeKind::Benchmark;
+  const std::string hw = own ? r.native_hardware : !ask.hardware.empty() ? ask.hardware : c.settings().default_gpu;
+  const Gpu* gpu = c.kb.gpu(hw);
+  Gpu g = gpu ? *gpu : Gpu{hw, hw, 0, 0, 0, false, "", ""};
+  if (own) return g;  // a benchmark runs on its own GPUs, as its code sets them
+  if (ask.memory_gib > 0) g.memory_gib = ask.memory_gib;
+  if (ask.per_node > 0) g.per_node = ask.per_node;
+  return g;
+}
 
 Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest) {
   const Recipe& r = d.recipe;
@@ -279,24 +329,42 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   // search keeps it.
   const auto plan = std::make_shared<Plan>();
   Plan& p = *plan;
-  const std::string hw = ask.hardware_assumed && !r.native_hardware.empty() && r.kind == RecipeKind::Benchmark ? r.native_hardware
-                         : !ask.hardware.empty()                                                               ? ask.hardware
-                                                                                                               : c.settings().default_gpu;
-  const Gpu* gpu = c.kb.gpu(hw);
-  p.gpu = gpu ? *gpu : Gpu{hw, hw, 0, 0, 0, false, ""};
+  p.gpu = planned_gpu(c, r, ask);
   p.sizing = size_recipe(d);
   out.model = p.sizing.rules;
   if (p.sizing.sized) out.arch = p.sizing.arch;
   search_input(c, r, ask, start_shape(c, r, ask, p), p);
   const Shown shown = place_on_world(c, r, ask, plan, fewest, out);
+  if (!c.kb.runs(r.runs_in, p.gpu).value_or(true)) res.runnable = false;  // the check stage says why (precision_runs)
   fill_layout(c, r, ask, p, shown.placement.shape, res);
   fill_memory(c, p, shown, res);
   fill_batch(r, p, shown.placement.shape, res);
   // Dataset, overrides, command.
   const std::string launch_mode = !ask.launch_mode.empty() && c.kb.task_of(ask.launch_mode) == r.mode ? ask.launch_mode : r.launch_mode;
-  if (r.kind != RecipeKind::Benchmark) res.dataset = plan_int::pick_dataset(c, r, launch_mode, ask.dataset, res.departures);
+  // Data: the recipe's own unless the question asks for other data or the
+  // recipe needs the user's files (--dataset replaces the recipe's whole
+  // dataset config: scripts/training/run_recipe.py _apply_dataset).
+  const bool own_data = !r.data.empty() && !r.user_data;
+  const bool asks_own = ask.dataset.empty() || (!r.data_name.empty() && ask.dataset == r.data_name);
+  if (r.kind != RecipeKind::Benchmark && (!asks_own || !own_data)) {
+    // A preset the launcher refuses for this mode is said; the recipe's own
+    // data then stays, rather than another preset nobody asked for.
+    const size_t said = res.departures.size();
+    res.dataset = plan_int::pick_dataset(c, r, launch_mode, ask.dataset, res.departures);
+    if (own_data && res.departures.size() > said) res.dataset.clear();
+  }
+  if (r.kind != RecipeKind::Benchmark && own_data) {
+    const std::vector<std::pair<std::string, std::string>> vars{{"data", c.label("data." + r.data)},
+                                                                {"name", r.data_name.empty() ? r.data : r.data_name},
+                                                                {"at", r.data_at},
+                                                                {"preset", res.dataset}};
+    if (res.dataset.empty())
+      res.notes.push_back(c.label("note.own_data", vars));
+    else
+      res.departures.push_back(c.label("note.dataset_replaces", vars));
+  }
   plan_int::overrides_of(c, res, r, p, launch_mode);
-  fill_command(c, launch_mode, res);
+  fill_command(c, d, launch_mode, res);
   // Where the numbers come from: the code lines.
   for (const char* f : {"tp", "pp", "cp", "ep", "sp", "seq_length", "global_batch_size", "micro_batch_size"})
     if (auto at = d.cite(f); !at.empty()) res.sources.push_back({at, 0, 0, std::string("code: ") + f});

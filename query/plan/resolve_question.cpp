@@ -107,12 +107,40 @@ std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& 
   if (q.gpus)
     ask.gpus = *q.gpus;
   else if (q.nodes)
-    ask.gpus = static_cast<long long>(*q.nodes) * gpu->per_node;
+    ask.gpus = static_cast<long long>(*q.nodes) * (q.gpus_per_node ? *q.gpus_per_node : gpu->per_node);
   else
     for (const auto& [intent, n] : s.intent_gpus)  // "single GPU"
       if (q.intents.count(intent)) ask.gpus = n;
   ask.seq = q.seq_len.value_or(0);
   ask.precision = q.precision;
+  ask.memory_gib = q.memory_gb;  // read as GiB, as data/gpus.tsv memory_gb is (docs/memory.md)
+  // GPUs per node as the question gives them: "two 8-GPU nodes", a system
+  // ("2 DGX H100"), or a GPU count with a node count. The count is per
+  // node when it follows the node count and a node of this GPU holds that
+  // many ("2 nodes of 4 A100": 8 GPUs), else the total ("16 H100 on 2
+  // nodes": 8 per node); the reading is said.
+  if (q.gpus_per_node) {
+    ask.per_node = *q.gpus_per_node;
+  } else if (q.gpus && q.nodes && *q.nodes > 0 && q.system.empty()) {
+    size_t nodes_at = std::string::npos, gpus_at = std::string::npos;
+    for (const auto& t : q.terms) {
+      if (t.kind == kbq::dsl::TermKind::Nodes && nodes_at == std::string::npos) nodes_at = static_cast<size_t>(t.span.col);
+      if (t.kind == kbq::dsl::TermKind::Gpus && gpus_at == std::string::npos) gpus_at = static_cast<size_t>(t.span.col);
+    }
+    const bool per_node = nodes_at<gpus_at&& * q.gpus <= gpu->per_node&& * q.nodes> 1;
+    if (per_node) {
+      ask.per_node = *q.gpus;
+      ask.gpus = static_cast<long long>(*q.gpus) * *q.nodes;
+    } else if (*q.gpus % *q.nodes == 0) {
+      ask.per_node = *q.gpus / *q.nodes;
+    }
+    if (ask.per_node > 0)
+      ask.nodes_read =
+          c.label("warn.nodes_read",
+                  {{"nodes", std::to_string(*q.nodes)}, {"per_node", std::to_string(ask.per_node)}, {"gpus", std::to_string(ask.gpus)}});
+  } else if (q.gpus && q.nodes && *q.nodes > 0 && *q.gpus % *q.nodes == 0) {
+    ask.per_node = *q.gpus / *q.nodes;
+  }
   ask.dataset = filter("dataset");
   for (const auto& [d, name] : kDimNames)
     if (auto v = filter(std::string(name)); !v.empty()) ask.fixed.emplace_back(kb.key_for(name), v);
@@ -163,6 +191,12 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens&
     a.warnings.push_back(c.label("warn.ignored", {{"words", kb::join(ignored, " ")}}));
   if (ask.hardware_assumed && (ask.understood || !ask.name_words.empty()))
     a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", kb::upper_ascii(ask.hardware)}}));
+  if (!ask.nodes_read.empty()) a.warnings.push_back(ask.nodes_read);
+  // A memory size the user states replaces the GPU type's: said, with both.
+  if (const Gpu* g = c.kb.gpu(ask.hardware); g && ask.memory_gib > 0)
+    a.warnings.push_back(c.label(
+        "warn.memory_stated",
+        {{"memory", kb::one_decimal(ask.memory_gib)}, {"hardware", kb::upper_ascii(g->key)}, {"own", kb::one_decimal(g->memory_gib)}}));
 }
 
 }  // namespace kbq

@@ -8,6 +8,7 @@
 namespace kbq {
 
 bool low_precision(const Recipe& r, const std::string& default_precision) {
+  if (!r.runs_in.empty()) return r.runs_in != default_precision;  // the code's precision, never the name's
   return !r.low_precision.empty() || (!r.native_precision.empty() && r.native_precision != default_precision);
 }
 
@@ -130,14 +131,17 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
     bool match;
     if (want == def)
       match = !low;
+    else if (!rc.runs_in.empty())
+      match = kb::starts_with(rc.runs_in, want);
     else if (!rc.native_precision.empty() && rc.native_precision != def)
       match = kb::starts_with(rc.native_precision, want);
     else
       match = !family.empty() && want.find(family) != std::string::npos;
     p.points = match ? 0 : 1;
-    p.why = why("part.precision", {{"precision", !rc.native_precision.empty() ? rc.native_precision
-                                                 : !rc.low_precision.empty()  ? rc.low_precision
-                                                                              : def}});
+    p.why = why("part.precision", {{"precision", !rc.runs_in.empty()            ? rc.runs_in
+                                                 : !rc.native_precision.empty() ? rc.native_precision
+                                                 : !rc.low_precision.empty()    ? rc.low_precision
+                                                                                : def}});
   } else if (criterion == "quick_reference") {
     // The recipe the row names, then another recipe of a model the row names.
     auto it = picks.by_name.find(rc.name);

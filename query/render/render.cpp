@@ -18,6 +18,7 @@
 #include <variant>
 
 #include "base/diag.hpp"
+#include "base/escape.hpp"
 #include "base/markdown.hpp"
 #include "base/text.hpp"
 #include "query/kbq.hpp"
@@ -33,11 +34,7 @@ std::string fill(const std::string& text, const std::vector<std::pair<std::strin
 
 std::string str(std::string_view v) { return std::string(v); }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string num(double v) { return kb::one_decimal(v); }
 
 std::string loc(const SourceRef& s) {
   return s.file + (s.line > 0 ? ":" + std::to_string(s.line) : "") + (s.revision > 0 ? " (rev " + std::to_string(s.revision) + ")" : "");
@@ -70,6 +67,14 @@ json value_json(long long v) { return v; }
 json value_json(double v) { return v; }
 json value_json(const std::string& v) { return v; }
 json value_json(const std::vector<long long>& v) { return v; }
+
+// The words of a command as a POSIX shell splits them (kb::shell_split:
+// quotes removed, line continuations joined, $NAME as written).
+json argv_json(const std::string& command) {
+  json words = json::array();
+  for (auto& w : kb::shell_split(command)) words.push_back(std::move(w));
+  return words;
+}
 
 json result_json(const Result& r) {
   const Recipe& rc = r.recipe;
@@ -133,6 +138,23 @@ json result_json(const Result& r) {
   j["batch"] = {{"gbs", r.batch.gbs}, {"mbs", r.batch.mbs}, {"dp", r.batch.dp}, {"grad_accum", r.batch.grad_accum}};
   j["dataset"] = r.dataset.empty() ? json(nullptr) : json(r.dataset);
   j["command"] = r.command;
+  j["argv"] = argv_json(r.command);
+  {  // what each node runs (multi-node library commands)
+    const NodeLaunch& N = r.launch;
+    json vars = json::array(), nodes = json::array();
+    for (const auto& v : N.variables) vars.push_back({{"name", v.name}, {"role", v.role}, {"meaning", v.meaning}});
+    if (!N.variables.empty())
+      for (long long i = 0; i < N.nodes; ++i) {
+        json env = json::object();
+        for (const auto& v : N.variables) env[v.name] = v.role == "node_rank" ? json(std::to_string(i)) : json(nullptr);
+        nodes.push_back({{"node_rank", i}, {"env", env}});
+      }
+    j["launch"] = {{"nodes", N.nodes}, {"nproc_per_node", N.nproc_per_node}, {"ranks", N.ranks}, {"variables", vars}, {"per_node", nodes}};
+  }
+  json before = json::array();
+  for (const auto& b : r.before_run)
+    before.push_back({{"what", b.what}, {"text", b.text}, {"command", b.command}, {"argv", argv_json(b.command)}, {"source", b.source}});
+  j["before_run"] = before;
   json ov = json::array();
   for (const auto& o : r.overrides)
     ov.push_back({{"key", o.key},
@@ -199,8 +221,13 @@ json answer_json(const Answer& a) {
   j["min_gpus"] = a.min_gpus > 0 ? json(a.min_gpus) : json(nullptr);
   json alts = json::array();
   for (const auto& x : a.alternatives)
-    alts.push_back(
-        {{"kind", x.kind}, {"recipe", x.recipe}, {"gpus", x.gpus}, {"hardware", x.hardware}, {"why", x.why}, {"command", x.command}});
+    alts.push_back({{"kind", x.kind},
+                    {"recipe", x.recipe},
+                    {"gpus", x.gpus},
+                    {"hardware", x.hardware},
+                    {"why", x.why},
+                    {"command", x.command},
+                    {"argv", x.command.empty() ? json(nullptr) : argv_json(x.command)}});
   j["alternatives"] = alts;
   j["no_match"] = a.no_match.empty() ? json(nullptr) : json(a.no_match);
   return j;
@@ -281,6 +308,8 @@ class TextWriter {
       out += kb::md::fence(r.command, "bash") + "\n";
     else
       for (const auto& l : kb::split(r.command, '\n')) out += "      " + l + "\n";
+    per_node(r.launch);
+    before_run(r);
     if (!r.caveats.empty()) {
       label(lb_("line.caveats"));
       for (const auto& c : r.caveats) item(c);
@@ -299,6 +328,40 @@ class TextWriter {
   }
 
  private:
+  // What each node of a multi-node command runs: the same command with its
+  // variables (node 0, 1 and the last; every variable's meaning once).
+  void per_node(const NodeLaunch& N) {
+    if (N.variables.empty()) return;
+    label(fill(lb_("line.per_node"),
+               {{"nodes", std::to_string(N.nodes)}, {"nproc", std::to_string(N.nproc_per_node)}, {"ranks", std::to_string(N.ranks)}}));
+    auto node = [&](long long i) {
+      std::vector<std::string> env;
+      for (const auto& v : N.variables)
+        env.push_back(v.name + "=" + (v.role == "node_rank" ? std::to_string(i) : lb_("launch.first_node_value")));
+      item(fill(lb_("line.node"), {{"rank", std::to_string(i)}}) + " " + kb::join(env, " "));
+    };
+    for (long long i = 0; i < std::min(N.nodes, 2LL); ++i) node(i);
+    if (N.nodes > 3) item("…");  // the nodes between: as node 1, with their index
+    if (N.nodes > 2) node(N.nodes - 1);
+    for (const auto& v : N.variables) item(v.name + ": " + v.meaning);
+  }
+
+  // The steps before the run, each with its command and source.
+  void before_run(const Result& r) {
+    if (r.before_run.empty() || !r.runnable) return;  // a command that does not run as is: nothing to prepare for
+    label(lb_("line.before_run"));
+    for (const auto& b : r.before_run) {
+      item(b.text + (b.source.empty() ? "" : " [" + b.source + "]"));
+      if (b.command.empty()) continue;
+      if (md_) {
+        out += "\n";
+        for (const auto& l : kb::split(kb::md::fence(b.command, "bash"), '\n')) out += "  " + l + "\n";
+      } else {
+        for (const auto& l : kb::split(b.command, '\n')) out += "        " + l + "\n";
+      }
+    }
+  }
+
   void memory(const Result& r) {
     const Memory& M = r.memory;
     if (!M.known) {
@@ -347,34 +410,9 @@ class TextWriter {
       field(fill(lb_("line.time_to_train_unknown"), {{"tokens", count(t.tokens)}}));
   }
 
-  // 6288, 1.61 M, 50 B, 1 T
-  static std::string count(double v) {
-    static const std::pair<double, const char*> units[] = {{1e15, " P"}, {1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
-    char buf[48];
-    for (const auto& [scale, unit] : units)
-      if (v >= scale) {
-        const double x = v / scale;
-        std::snprintf(buf, sizeof buf, x >= 100 ? "%.0f%s" : x >= 10 ? "%.1f%s" : "%.2f%s", x, unit);
-        return buf;
-      }
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
-  }
-  static std::string seconds(double s) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, s >= 100 ? "%.0f" : s >= 10 ? "%.1f" : "%.2f", s);
-    return buf;
-  }
-  // The time in days (from one day on) or hours, in the answer's words.
-  std::string duration(double s) const {
-    char buf[48];
-    if (s >= 86400) {
-      std::snprintf(buf, sizeof buf, s >= 8640000 ? "%.0f" : "%.1f", s / 86400);  // whole days from 100 on
-      return fill(lb_("unit.days"), {{"n", buf}});
-    }
-    std::snprintf(buf, sizeof buf, "%.1f", s / 3600);
-    return fill(lb_("unit.hours"), {{"n", buf}});
-  }
+  static std::string count(double v) { return format_count(v); }
+  static std::string seconds(double s) { return format_seconds(s); }
+  std::string duration(double s) const { return format_duration(s, lb_); }
 
   void explain(const Result& r) {
     heading("rules");
@@ -480,8 +518,53 @@ std::string caret_line(const std::string& query, int col, int len) {
 
 }  // namespace
 
+std::variant<std::string, Error> render_slurm(const Answer& a, const Labels& lb) {
+  if (a.results.empty()) return Error{lb("slurm.no_match"), lb("slurm.no_match_hint")};
+  const Result& r = a.results.front();
+  if (a.verdict != Outcome::Ok || !r.runnable)
+    return Error{fill(lb("slurm.not_possible"),
+                      {{"recipe", r.recipe.name}, {"gpus", std::to_string(r.layout.gpus)}, {"hardware", r.layout.hardware_name}}),
+                 lb("slurm.not_possible_hint")};
+  if (r.slurm_script.empty()) return Error{r.slurm_none, lb("slurm.benchmark_hint")};
+  return r.slurm_script;
+}
+
+// The figures of a throughput as every answer prints them (kbq.hpp).
+std::string format_count(double v) {
+  static const std::pair<double, const char*> units[] = {{1e15, " P"}, {1e12, " T"}, {1e9, " B"}, {1e6, " M"}};
+  char buf[48];
+  for (const auto& [scale, unit] : units)
+    if (v >= scale) {
+      const double x = v / scale;
+      std::snprintf(buf, sizeof buf, x >= 100 ? "%.0f%s" : x >= 10 ? "%.1f%s" : "%.2f%s", x, unit);
+      return buf;
+    }
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+std::string format_seconds(double s) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, s >= 100 ? "%.0f" : s >= 10 ? "%.1f" : "%.2f", s);
+  return buf;
+}
+
+std::string format_duration(double s, const Labels& lb) {
+  char buf[48];
+  if (s >= 86400) {
+    std::snprintf(buf, sizeof buf, s >= 8640000 ? "%.0f" : "%.1f", s / 86400);  // whole days from 100 on
+    return fill(lb("unit.days"), {{"n", buf}});
+  }
+  std::snprintf(buf, sizeof buf, "%.1f", s / 3600);
+  return fill(lb("unit.hours"), {{"n", buf}});
+}
+
 std::string render(const Answer& a, const Labels& labels, const RenderOptions& o) {
   if (o.format == Format::Json) return answer_json(a).dump(2) + "\n";
+  if (o.format == Format::Slurm) {
+    auto script = render_slurm(a, labels);
+    return std::holds_alternative<std::string>(script) ? std::get<std::string>(script) : std::string();
+  }
   return answer_text(a, labels, o);
 }
 

@@ -25,6 +25,44 @@
 
   function labelled(root, key) { return root.getAttribute("data-label-" + key) || key; }
 
+  // kbq's figures as its answers print them (query/render: format_count,
+  // format_seconds, format_duration) and its labels' {name} placeholders.
+  function count(v) {
+    var units = [[1e15, " P"], [1e12, " T"], [1e9, " B"], [1e6, " M"]];
+    for (var i = 0; i < units.length; i++) {
+      if (v >= units[i][0]) {
+        var x = v / units[i][0];
+        return x.toFixed(x >= 100 ? 0 : x >= 10 ? 1 : 2) + units[i][1];
+      }
+    }
+    return v.toFixed(0);
+  }
+  function seconds(s) { return s.toFixed(s >= 100 ? 0 : s >= 10 ? 1 : 2); }
+  function fill(text, vars) {
+    return text.replace(/\{(\w+)\}/g, function (m, k) { return Object.prototype.hasOwnProperty.call(vars, k) ? vars[k] : m; });
+  }
+  function duration(root, s) {
+    if (s >= 86400) return fill(labelled(root, "unit_days"), { n: (s / 86400).toFixed(s >= 8640000 ? 0 : 1) });
+    return fill(labelled(root, "unit_hours"), { n: (s / 3600).toFixed(1) });
+  }
+  // The throughput line of kbq's text answer: measured, estimated with its
+  // band and how, or no estimate with the reason.
+  function throughputLine(root, t) {
+    if (!t) return "";
+    if (t.basis === "none") return t.how ? fill(labelled(root, "line_throughput_none"), { why: t.how }) : "";
+    return fill(labelled(root, t.basis === "measured" ? "line_throughput" : "line_throughput_estimated"), {
+      tokens: count(t.tokens_per_s_per_gpu), job: count(t.tokens_per_s), step: seconds(t.step_time_s),
+      band: t.error_band_pct.toFixed(1), how: t.how
+    });
+  }
+  // The time to train a budget at the answer's job tokens/s, as kbq computes
+  // it; unknown, as kbq says, when there is no throughput.
+  function timeLine(root, t, budget) {
+    if (!budget) return "";
+    if (!t || t.basis === "none" || !(t.tokens_per_s > 0)) return fill(labelled(root, "line_time_to_train_unknown"), { tokens: count(budget.tokens) });
+    return fill(labelled(root, "line_time_to_train"), { tokens: count(budget.tokens), duration: duration(root, budget.tokens / t.tokens_per_s) });
+  }
+
   function select(id, label, options) {
     var wrap = el("label", { "class": "kbq-finder-field" });
     wrap.appendChild(el("span", {}, label));
@@ -37,7 +75,7 @@
   // One plan of kbq's answer: the recipe (a link to its page), the layout,
   // the memory per GPU, the command and the caveats. `ids` says whether the
   // elements carry the ids the site test reads (the plan the page leads with).
-  function plan(root, rec, index, ids) {
+  function plan(root, rec, index, ids, budget) {
     var box = el("div", { "class": "kbq-finder-plan" });
     var id = function (name) { return ids ? { id: name } : {}; };
     var dl = el("dl", { "class": "kbq-finder-answer" });
@@ -52,6 +90,10 @@
         " \u00b7 EP " + L.ep + " \u00b7 DP " + L.dp],
       ["memory", "kbq-finder-memory", rec.memory_gib === null || rec.memory_gib === undefined ? "" : rec.memory_gib.toFixed(1)]
     ];
+    var tline = throughputLine(root, rec.throughput);
+    if (tline) rows.push(["throughput", "kbq-finder-throughput", tline]);
+    var ttt = timeLine(root, rec.throughput, budget);
+    if (ttt) rows.push(["time_to_train", "kbq-finder-time", ttt]);
     rows.forEach(function (r) {
       dl.appendChild(el("dt", {}, labelled(root, r[0])));
       dl.appendChild(el("dd", id(r[1]), r[2]));
@@ -84,7 +126,7 @@
   // kbq's answer. When the choice is not possible, the page leads with the
   // first alternative kbq proposes that runs (answered in full when the site
   // was built), and shows the failing plan below it.
-  function show(root, out, rec, index) {
+  function show(root, out, rec, index, budget) {
     out.innerHTML = "";
     out.appendChild(el("p", { id: "kbq-finder-question", "class": "kbq-finder-question" }, rec.question));
     if (rec.exit === 2) {
@@ -101,13 +143,13 @@
       var works = el("section", { id: "kbq-finder-works", "class": "kbq-finder-works" });
       works.appendChild(el("h3", {}, labelled(root, "works")));
       works.appendChild(el("p", { id: "kbq-finder-works-why" }, rec.works.why));
-      works.appendChild(plan(root, rec.works, index, false));
+      works.appendChild(plan(root, rec.works, index, false, budget));
       out.appendChild(works);
     }
     if (rec.recipe) {
       var mine = el("section", { id: "kbq-finder-asked", "class": rec.verdict === "not_possible" ? "kbq-finder-failing" : "" });
       if (rec.verdict === "not_possible") mine.appendChild(el("h3", {}, labelled(root, "failing")));
-      mine.appendChild(plan(root, rec, index, true));
+      mine.appendChild(plan(root, rec, index, true, budget));
       out.appendChild(mine);
     }
     var det = el("details", {});
@@ -129,7 +171,12 @@
       var hw = select("kbq-finder-hardware", labelled(root, "hardware"), index.hardware.map(function (h) { return [h.key, h.name]; }));
       var ex = select("kbq-finder-example", labelled(root, "examples"),
         [["", "\u2014"]].concat(examples.map(function (e, i) { return [String(i), e.question]; })));
+      var budgets = index.budgets || [];
+      var bud = select("kbq-finder-budget", labelled(root, "budget"),
+        [["", "\u2014"]].concat(budgets.map(function (b) { return [b.key, b.shown]; })));
+      function budget() { return budgets.filter(function (b) { return b.key === bud.select.value; })[0] || null; }
       [model, mode, gpus, hw].forEach(function (f) { form.appendChild(f.wrap); });
+      if (budgets.length) form.appendChild(bud.wrap);
       form.appendChild(ex.wrap);
       root.appendChild(form);
       root.appendChild(out);
@@ -150,9 +197,11 @@
         var got = cache[m.key] ? Promise.resolve(cache[m.key]) : getJSON(base + m.key + ".json");
         got.then(function (answers) {
           cache[m.key] = answers;
-          show(root, out, answers[q], index);
+          var b = budget();
+          show(root, out, answers[q], index, b);
           root.setAttribute("data-state", "ready");
-          root.setAttribute("data-question", q);
+          // The question the answer stands for, its budget included.
+          root.setAttribute("data-question", b ? q + " " + index.budget_question.replace("{budget}", b.key) : q);
         });
       }
       function chosen() { ex.select.value = ""; ask(); }
@@ -176,9 +225,21 @@
         if (ex.select.value === "") return;
         var rec = examples[Number(ex.select.value)];
         pick(rec);
-        show(root, out, rec, index);
+        show(root, out, rec, index, null);
         root.setAttribute("data-state", "ready");
         root.setAttribute("data-question", rec.question);
+      });
+      // A budget answers the same question with its time to train: the
+      // example shown, or the choices' answer.
+      bud.select.addEventListener("change", function () {
+        if (ex.select.value !== "") {
+          var rec = examples[Number(ex.select.value)];
+          var b = budget();
+          show(root, out, rec, index, b);
+          root.setAttribute("data-question", b ? rec.question + " " + index.budget_question.replace("{budget}", b.key) : rec.question);
+          return;
+        }
+        ask();
       });
       // The default: the quick reference's first pick (the first example).
       if (!pick(examples.filter(function (e) { return e.verdict === "ok"; })[0])) modes();

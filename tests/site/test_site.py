@@ -109,6 +109,25 @@ def kbq_json(kbq, args):
     return json.loads(p.stdout or p.stderr)
 
 
+def kbq_text(kbq, args):
+    return subprocess.run([kbq, *args], capture_output=True, text=True).stdout
+
+
+def finder_throughput(drv, kbq, lang, q, what):
+    """The finder's throughput line is kbq's, word for word: the line of
+    kbq's text answer to the same question (measured, estimated with its
+    band and how, or no estimate with the reason)."""
+    text = kbq_text(kbq, [q, "--lang", lang])
+    want = [l.strip() for l in text.splitlines() if l.startswith("  ") and not l.startswith("   ")]
+    shown = drv.find_elements(By.ID, "kbq-finder-throughput")
+    j = kbq_json(kbq, [q, "--lang", lang])
+    t = (j.get("results") or [{}])[0].get("throughput") or {}
+    if t.get("basis") == "none" and not t.get("how"):
+        check(not shown, f"{what}: no throughput line, as kbq gives none")
+        return
+    check(bool(shown) and shown[0].text.strip() in want, f"{what}: throughput line is kbq's ({shown[0].text[:70] if shown else ''!r})")
+
+
 def suffix(lang):
     return "" if lang == "en" else "." + lang
 
@@ -438,11 +457,26 @@ def main():
                   f"{what}: layout {layout}")
             mem = drv.find_element(By.ID, "kbq-finder-memory").text
             check(mem == f"{top['memory']['per_gpu_gib']:.1f}", f"{what}: memory {mem} GiB per GPU")
+            finder_throughput(drv, args.kbq, lang, q, what)
             if verdict == "not_possible":
                 need = drv.find_element(By.ID, "kbq-finder-need").text
                 check(str(j["min_gpus"]) in need, f"{what}: says not possible, needs {j['min_gpus']} GPUs ({need})")
                 finder_works_first(drv, args.kbq, lang, j, what)
             drv.save_screenshot(str(shots / f"finder-{lang}-{model}-{mode}-{gpus}-{hw}.png"))
+            if verdict == "ok":
+                # A token budget: the time to train it, as kbq answers the
+                # same question with the budget (tokens:), word for word.
+                budget = Select(drv.find_element(By.ID, "kbq-finder-budget"))
+                key = budget.options[-1].get_attribute("value")
+                budget.select_by_value(key)
+                wait.until(lambda d: f"tokens:{key}" in (d.find_element(By.ID, "kbq-finder").get_attribute("data-question") or ""))
+                qb = drv.find_element(By.ID, "kbq-finder").get_attribute("data-question")
+                text = kbq_text(args.kbq, [qb, "--lang", lang])
+                shown = drv.find_elements(By.ID, "kbq-finder-time")
+                check(bool(shown) and shown[0].text.strip() in [l.strip() for l in text.splitlines()],
+                      f"{lang}: finder '{qb}': time to train is kbq's ({shown[0].text if shown else ''!r})")
+                drv.save_screenshot(str(shots / f"finder-{lang}-{model}-{mode}-{gpus}-{hw}-{key}.png"))
+                budget.select_by_value("")
 
         # An example question (the quick reference's) in Japanese.
         drv.get(f"{root}/ja/site/finder.ja.html")

@@ -67,15 +67,26 @@ def config_key_rows(interp, layout, specs):
 
 
 def annotation_names(ann):
-    out = []
-    for n in ast.walk(ann):
-        if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(getattr(n, "ctx", None), ast.Store):
-            if isinstance(n, ast.Name) and n.id in ("Optional", "Union", "list", "dict", "Literal", "None"):
-                continue
-            out.append(n)
-        if isinstance(n, ast.Constant) and isinstance(n.value, str):
-            try:
-                out.extend(annotation_names(ast.parse(n.value, mode="eval").body))
-            except SyntaxError:
-                pass
-    return out
+    """The types a field's value can be itself: X, Optional[X], Union[X, ...], X | Y, 'X'.
+
+    A type only inside another (Callable[[X], Y], list[X], dict[K, X]) makes no dotted
+    keys: a callable is no section, and list items are indexed, not named.
+    """
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            return annotation_names(ast.parse(ann.value, mode="eval").body)
+        except SyntaxError:
+            return []
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return annotation_names(ann.left) + annotation_names(ann.right)
+    if isinstance(ann, ast.Subscript):
+        base = ann.value.attr if isinstance(ann.value, ast.Attribute) else getattr(ann.value, "id", "")
+        if base not in ("Optional", "Union"):
+            return []
+        members = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        return [n for m in members for n in annotation_names(m)]
+    if isinstance(ann, ast.Name) and ann.id in ("None", "Any"):
+        return []
+    if isinstance(ann, (ast.Name, ast.Attribute)):
+        return [ann]
+    return []

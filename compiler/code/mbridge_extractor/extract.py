@@ -11,7 +11,7 @@ from .datafiles import FieldSpec, Layout, read_tsv
 from .datasets import dataset_rows
 from .errors import Budget, InputError, Raised
 from .exports import collect_exports
-from .facts import Fact, make_fact, navigate, recipe_facts, view_values
+from .facts import Fact, make_fact, navigate, parameter_names, recipe_facts, view_values
 from .interp.core import Interp
 from .interp.state import Frame
 from .launcher import launcher_rows
@@ -21,7 +21,8 @@ from .snapshot import Snapshot
 from .values import ClassV, Const
 
 
-EXTRACTOR_VERSION = "1"
+EXTRACTOR_VERSION = "2"
+
 
 def extract(args):
     t0 = time.time()
@@ -63,6 +64,9 @@ def extract(args):
     arch_fields = [s for s in specs if s.field.startswith("arch.")]
     recipe_specs = [s for s in specs if not s.field.startswith("arch.")]
     n_eval = 0
+    variants = [(r["name"], [p.strip() for p in r["value"].split("|")], r["extra"],
+                 {v["value"] for v in layout.all("variant-field") if v["name"] == r["name"]})
+                for r in layout.all("variant-eval")]
     for qn in sorted(targets):
         f = targets[qn]
         facts = recipe_facts(interp, f, recipe_specs + arch_fields)
@@ -82,6 +86,18 @@ def extract(args):
             fa = facts[field]
             facts_rows.append(tuple(cell(x) if i != 3 else x for i, x in enumerate(
                 (qn, field, fa.state, render_values(fa.values), render_types(fa.values), fa.at, fa.note))))
+        # the same function called as the launcher calls it for another mode (layout variant-eval rows)
+        for name, params, value, fields in variants:
+            names, var_kw = parameter_names(f.node)
+            param = next((p for p in params if p in names), params[-1] if var_kw else None)
+            if param is None:
+                continue
+            vfacts = recipe_facts(interp, f, [s for s in specs if s.field in fields], {param: Const(value)})
+            for field in sorted(vfacts):
+                fa = vfacts[field]
+                facts_rows.append(tuple(cell(x) if i != 3 else x for i, x in enumerate(
+                    (qn, field + "@" + name, fa.state, render_values(fa.values), render_types(fa.values), fa.at,
+                     (fa.note + "; " if fa.note else "") + "called with %s=%r" % (param, value)))))
         pv = facts.get("provider")
         hf = facts.get("hf_id")
         key = None

@@ -2,6 +2,7 @@
 path, with its state (value, default, alternatives, unknown) and where it was set."""
 
 import ast
+import re
 
 from .errors import Budget, Raised
 from .interp.state import _RaiseResult, Frame
@@ -26,13 +27,14 @@ class Fact:
         self.state, self.values, self.at, self.note = state, values, at, note
 
 
-def evaluate_recipe(interp, f):
-    """Call a recipe function with its default arguments: (result value, reason when it raises)."""
+def evaluate_recipe(interp, f, kwargs=None):
+    """Call a recipe function with its default arguments (and `kwargs`, {name: V}): (result value, reason when
+    it raises)."""
     interp.heap = []
     interp.steps = 0
     interp.stack = []
     try:
-        res = interp.call_function(f, [], {}, None, None)
+        res = interp.call_function(f, [], {k: (v, None) for k, v in (kwargs or {}).items()}, None, None)
     except Budget:
         return Unknown("evaluation budget exceeded in %s" % f.qualname), None
     finally:
@@ -184,8 +186,10 @@ def make_fact(spec, vals):
                 "|".join(r[2] or "" for r in uniq), "")
 
 
-def recipe_facts(interp, f, specs):
-    res, raised = evaluate_recipe(interp, f)
+def recipe_facts(interp, f, specs, kwargs=None):
+    """Each spec's Fact of recipe function f called with its defaults (and `kwargs`); with no kwargs also the
+    facts of the function itself: `params` (its signature) and `raises` (false, or why every path raises)."""
+    res, raised = evaluate_recipe(interp, f, kwargs)
     facts = {}
     for spec in specs:
         opts = navigate(interp, res, spec)
@@ -193,7 +197,45 @@ def recipe_facts(interp, f, specs):
         if fact.state == "alternatives":
             fact.note = alternatives_reason(res, spec, opts) or "alternatives"
         facts[spec.field] = fact
+    if kwargs is None:
+        facts["params"] = Fact("value", [Const(signature_text(f.node))], f.mod.loc(f.node), "")
+        if raised is None:
+            facts["raises"] = Fact("value", [Const(False)], f.mod.loc(f.node), "")
+        else:
+            one = ONE_RAISE.fullmatch(raised)
+            where = RAISE_AT.findall(raised)
+            facts["raises"] = Fact("value", [Const(one.group(1) if one else raised)],
+                                   where[0] if where else f.mod.loc(f.node), "")
     return facts
+
+
+RAISE_AT = re.compile(r" at (\S+:\d+)")
+ONE_RAISE = re.compile(r"raises (.+) at \S+:\d+")  # the reason when a single raise statement ends every path
+
+
+def signature_text(fnode):
+    """A function's parameters as written: `a, b=1, *args, c=2, **kwargs` (annotations left out)."""
+    a = fnode.args
+    out = []
+    positional = a.posonlyargs + a.args
+    first_default = len(positional) - len(a.defaults)
+    for i, p in enumerate(positional):
+        out.append(p.arg + ("=" + ast.unparse(a.defaults[i - first_default]) if i >= first_default else ""))
+    if a.vararg is not None:
+        out.append("*" + a.vararg.arg)
+    elif a.kwonlyargs:
+        out.append("*")
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        out.append(p.arg + ("=" + ast.unparse(d) if d is not None else ""))
+    if a.kwarg is not None:
+        out.append("**" + a.kwarg.arg)
+    return ", ".join(out)
+
+
+def parameter_names(fnode):
+    """The names a call can pass by keyword, and whether it takes **kwargs."""
+    a = fnode.args
+    return {p.arg for p in a.args + a.kwonlyargs}, a.kwarg is not None
 
 
 def alternatives_reason(root, spec, opts):

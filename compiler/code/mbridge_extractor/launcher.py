@@ -6,6 +6,7 @@ import os
 
 from .errors import Budget, InputError, Raised
 from .exports import trace_binding
+from .facts import signature_text
 from .interp.state import _ModuleLocals, Frame
 from .render import render
 from .values import BuiltinV, Const, ExtV, FuncV, PatternV, seq_items, Unknown
@@ -153,6 +154,57 @@ def launcher_rows(interp, layout):
         fn = func_node(m, r["extra"]) if m else None
         if fn is not None:
             rows.append(("family-rule", "function", "name", fn.name, m.loc(fn)))
+    # functions whose rules the answers rely on, as written: signature, docstring, raises, attribute assignments
+    for r in layout.all("launcher-function"):
+        m = snap.module(r["value"])
+        fn = qualified_node(m, r["extra"]) if m else None
+        if fn is None:  # an older checkout may not have it yet: said, not an error
+            rows.append(("function", r["name"], "absent", "%s.%s" % (r["value"], r["extra"]), ""))
+            continue
+        rows.extend(function_rows(m, fn, r["name"], r["extra"]))
+    # module-level dict literals (e.g. GPUs per node of each GPU type)
+    for r in layout.all("dict-table"):
+        m = snap.module(r["value"])
+        b = interp.binding_for(m, r["extra"], None) if m else None
+        node = b[2].value if b is not None and b[1] == "assign" else None
+        if b is None:
+            rows.append(("table", r["name"], "absent", "%s.%s" % (r["value"], r["extra"]), ""))
+            continue
+        if not isinstance(node, ast.Dict):
+            raise InputError(layout.path, r["_line"], "%s is not a dict literal in %s" % (r["extra"], r["value"]),
+                             "check the layout row")
+        for k, v in zip(node.keys, node.values):
+            if isinstance(k, ast.Constant):
+                rows.append(("table", r["name"], str(k.value), ast.unparse(v), m.loc(k)))
+    return rows
+
+
+def qualified_node(m, qualname):
+    """The def of `name` or `Class.name` at the top level of module m."""
+    cls, _, name = qualname.rpartition(".")
+    body = m.tree.body
+    if cls:
+        c = next((s for s in body if isinstance(s, ast.ClassDef) and s.name == cls), None)
+        if c is None:
+            return None
+        body = c.body
+    return next((s for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name), None)
+
+
+def function_rows(m, fn, item, qualname):
+    """Rows of one function: `def` (its signature), `doc` (first docstring line), each `raises` (the exception
+    as written, at its line) and each `assigns` (attribute assignments), in source order."""
+    rows = [("function", item, "def", "%s.%s(%s)" % (m.name, qualname, signature_text(fn)), m.loc(fn))]
+    doc = ast.get_docstring(fn) or ""
+    rows.append(("function", item, "doc", doc.strip().split("\n")[0], m.loc(fn)))
+    for x in ast.walk(fn):
+        if isinstance(x, ast.Raise) and x.exc is not None:
+            rows.append(("function", item, "raises", ast.unparse(x.exc), m.loc(x)))
+        elif isinstance(x, ast.Assign):
+            for tg in x.targets:
+                if isinstance(tg, ast.Attribute):
+                    rows.append(("function", item, "assigns", "%s = %s" % (ast.unparse(tg), ast.unparse(x.value)),
+                                 m.loc(x)))
     return rows
 
 
@@ -160,6 +212,7 @@ def argparse_rows(interp, m, fn, prefix):
     """Each add_argument call of a parser builder: option strings, dest, type, choices, help, group."""
     rows = []
     groups = {}
+    subcommands = {}  # parser variable -> subcommand name
     fr = Frame(m)
     fr.locals = _ModuleLocals(interp, m, None)
     for s in ast.walk(fn):
@@ -175,6 +228,14 @@ def argparse_rows(interp, m, fn, prefix):
                 req = any(k.arg == "required" and isinstance(k.value, ast.Constant) and k.value.value
                           for k in s.value.keywords)
                 groups[s.targets[0].id] = (title, req)
+            if attr == "add_parser" and isinstance(s.targets[0], ast.Name) and s.value.args and isinstance(
+                    s.value.args[0], ast.Constant):
+                # a subcommand (`parser.add_subparsers().add_parser("import", help=...)`)
+                name = s.value.args[0].value
+                subcommands[s.targets[0].id] = name
+                helps = [k.value.value for k in s.value.keywords
+                         if k.arg == "help" and isinstance(k.value, ast.Constant)]
+                rows.append(("subcommand", prefix + ":" + name, "help", helps[0] if helps else "", m.loc(s)))
     for s in ast.walk(fn):
         if not (isinstance(s, ast.Call) and isinstance(s.func, ast.Attribute) and s.func.attr == "add_argument"):
             continue
@@ -199,6 +260,8 @@ def argparse_rows(interp, m, fn, prefix):
         if longs:
             rows.append(("flag", item, "long", " ".join(longs), at))
         grp = s.func.value.id if isinstance(s.func.value, ast.Name) else ""
+        if grp in subcommands:
+            rows.append(("flag", item, "subcommand", subcommands[grp], at))
         if grp in groups:
             rows.append(("flag", item, "group", groups[grp][0], at))
             if groups[grp][1]:

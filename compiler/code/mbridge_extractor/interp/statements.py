@@ -56,7 +56,7 @@ class StatementsMixin:
             if t is ast.While:
                 return self.exec_while(s, fr)
             if t is ast.Raise:
-                fr.raises.append("raises %s at %s" % (ast.unparse(s.exc)[:60] if s.exc else "", self.loc(fr, s)))
+                fr.raises.append("raises %s at %s" % (ast.unparse(s.exc)[:200] if s.exc else "", self.loc(fr, s)))
                 return RAISE
             if t is ast.Assert:
                 c = truth(self.eval(s.test, fr))

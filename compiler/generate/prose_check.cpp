@@ -1,0 +1,208 @@
+// Generate stage: the numbers and flags of the documents' prose compared
+// with the code, for a person to fix (the regenerated editions keep the
+// prose as written; CHANGES[.<lang>].md lists these findings).
+//
+//   - a command's flags: every `-x` / `--flag` after a launch script of
+//     data/launchers.tsv must be an option of that script's parser in the
+//     snapshot's launcher.tsv (or of the parser it forwards the rest to);
+//   - a command's GPU count: `--nproc_per_node` (data/patterns.tsv nproc) of
+//     a command that runs an exported library recipe without overrides must
+//     be a multiple of the smallest world its layout runs on;
+//   - a quick-reference row's GPU count: at least the smallest world of each
+//     recipe the row recommends, and each recipe it names is exported;
+//   - the notes of a table row (a library name, a benchmark model): the
+//     parallelism, GPU count and sequence they state (read_cell_facts) are
+//     what the code sets, as the row's columns now show.
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <tuple>
+
+#include "base/text.hpp"
+#include "compiler/extract/extract.hpp"
+#include "compiler/generate/generate_int.hpp"
+
+namespace kb::gen {
+
+namespace {
+
+std::string basename_of(std::string s) {
+  while (!s.empty() && (s.front() == '\'' || s.front() == '"')) s.erase(0, 1);
+  while (!s.empty() && (s.back() == '\'' || s.back() == '"')) s.pop_back();
+  const auto slash = s.rfind('/');
+  return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+
+std::string at_of(const Provenance& p) { return p.file + ":" + std::to_string(p.line); }
+
+// The command on one line: continuation backslashes removed.
+std::vector<std::string> tokens_of(const std::string& cmd) {
+  std::vector<std::string> out;
+  for (const auto& line : split(cmd, '\n')) {
+    std::string t = trim(line);
+    if (ends_with(t, "\\")) t = trim(t.substr(0, t.size() - 1));
+    for (auto& w : split(t, ' '))
+      if (!trim(w).empty()) out.push_back(trim(w));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& lang) {
+  std::vector<ProseFinding> out;
+  const CodeSnapshot* snap = ctx.c.code.newest();
+  if (!snap) return out;
+  int newest = 0;
+  for (const auto& d : ctx.c.documents)
+    if (d.meta.lang == lang) newest = std::max(newest, d.meta.revision);
+
+  // The launchers' flags: parser → options, and where the parser is.
+  std::map<std::string, std::set<std::string>> options;
+  std::map<std::string, std::string> parser_at;
+  for (const auto& row : snap->launcher) {
+    if (row.cells.size() < 5 || row.cells[0] != "flag" || row.cells[2] != "options") continue;
+    const std::string parser = row.cells[1].substr(0, row.cells[1].find(':'));
+    for (auto& o : split(row.cells[3], ' '))
+      if (!trim(o).empty()) options[parser].insert(trim(o));
+    if (!parser_at.count(parser)) parser_at[parser] = row.cells[4].substr(0, row.cells[4].rfind(':'));
+  }
+  const TsvTable launchers = load_sourced_tsv(ctx.c.vocab.dir + "/launchers.tsv", ctx.diags, {"script", "parser", "forwards_to"});
+  std::map<std::string, std::pair<std::string, std::string>> script_parser;  // script → (parser, forwards_to)
+  for (const auto& row : launchers.rows)
+    script_parser[launchers.get(row, "script")] = {launchers.get(row, "parser"), launchers.get(row, "forwards_to")};
+  std::string recipe_flag;
+  for (const auto& row : ctx.c.vocab.planner.rows)
+    if (ctx.c.vocab.planner.get(row, "key") == "recipe_flag") recipe_flag = ctx.c.vocab.planner.get(row, "value");
+  auto min_gpus = [&](const std::string& name) -> std::optional<std::pair<long long, std::string>> {
+    auto it = ctx.code_library.find(name);
+    if (it == ctx.code_library.end()) return std::nullopt;
+    auto m = it->second.ints.find("min_gpus");
+    if (m == it->second.ints.end()) return std::nullopt;
+    return m->second;
+  };
+
+  for (const auto& e : ctx.c.extracted.entities) {
+    if (e.prov.lang != lang || e.prov.revision != newest || (e.kind != "command" && e.kind != "override_example")) continue;
+    auto cmd = e.parts.find("command");
+    if (cmd == e.parts.end()) continue;
+    const auto tokens = tokens_of(cmd->second);
+    // The launch script, and the flags after it.
+    size_t script = tokens.size();
+    for (size_t i = 0; i < tokens.size() && script == tokens.size(); ++i)
+      if (script_parser.count(basename_of(tokens[i]))) script = i;
+    if (script == tokens.size()) continue;
+    const std::string script_name = basename_of(tokens[script]);
+    const auto& [parser, forwards] = script_parser.at(script_name);
+    if (!options.count(parser)) continue;  // the snapshot does not describe this parser
+    std::string recipe;
+    for (size_t i = script + 1; i < tokens.size(); ++i) {
+      const std::string& t = tokens[i];
+      if (t.size() < 2 || t[0] != '-' || std::isdigit(static_cast<unsigned char>(t[1]))) continue;
+      const std::string flag = t.substr(0, t.find('='));
+      if (flag == recipe_flag && i + 1 < tokens.size()) recipe = tokens[i + 1];
+      if (options.at(parser).count(flag) || (!forwards.empty() && options.count(forwards) && options.at(forwards).count(flag))) continue;
+      out.push_back(
+          {e.prov,
+           ctx.ui(lang, "prose.flag",
+                  {{"flag", flag}, {"script", script_name}, {"parser_at", snap->cite(parser_at.at(parser))}, {"doc_at", at_of(e.prov)}})});
+    }
+    // Its GPU count against the recipe's layout (not when overrides change the layout).
+    auto nproc = e.facts.find("nproc");
+    if (nproc == e.facts.end() || nproc->second.size() != 1 || e.facts.count("override") || recipe.empty()) continue;
+    const auto m = min_gpus(recipe);
+    if (!m) continue;
+    const long long world = std::atoll(nproc->second.begin()->c_str());
+    if (world > 0 && (world < m->first || world % m->first != 0))
+      out.push_back({e.prov, ctx.ui(lang, "prose.world",
+                                    {{"recipe", recipe},
+                                     {"gpus", std::to_string(world)},
+                                     {"min_gpus", std::to_string(m->first)},
+                                     {"code_at", m->second},
+                                     {"doc_at", at_of(e.prov)}})});
+  }
+
+  // Quick reference: each row's GPU count against the recipes it names.
+  Db db(ctx.kb_path, Db::Mode::ReadOnly);
+  Stmt st(db, "SELECT row, gpus, recipes FROM quick_ref_picks ORDER BY ordinal");
+  while (st.step()) {
+    const Entity* ent = ctx.entity("quick_ref", st.text(0));
+    if (!ent) continue;
+    const EntityEdition* ed = nullptr;
+    for (const auto* x : ent->editions)
+      if (x->prov.lang == lang && x->prov.revision == newest) ed = x;
+    if (!ed) continue;
+    const long long gpus = st.integer(1);
+    for (auto& r : split(st.text(2), ',')) {
+      const std::string name = trim(r);
+      if (name.empty() || name.find('*') != std::string::npos) continue;
+      if (!ctx.code_library.count(name)) {
+        out.push_back({ed->prov, ctx.ui(lang, "prose.unexported", {{"recipe", name}, {"doc_at", at_of(ed->prov)}})});
+        continue;
+      }
+      const auto m = min_gpus(name);
+      if (m && gpus > 0 && gpus < m->first)
+        out.push_back({ed->prov, ctx.ui(lang, "prose.quick_ref",
+                                        {{"recipe", name},
+                                         {"gpus", std::to_string(gpus)},
+                                         {"min_gpus", std::to_string(m->first)},
+                                         {"code_at", m->second},
+                                         {"doc_at", at_of(ed->prov)}})});
+    }
+  }
+  // Notes of table rows against the code's values (the columns beside them).
+  auto note_finding = [&](const RecipeRow& row, const std::string& subject, const std::string& field, const Range& said,
+                          const std::string& code, const std::string& code_at) {
+    out.push_back({row.prov, ctx.ui(lang, "prose.note",
+                                    {{"recipe", subject},
+                                     {"what", ctx.header(lang, field)},
+                                     {"said", ctx.range_cell(said, lang, field)},
+                                     {"code", code},
+                                     {"code_at", code_at},
+                                     {"doc_at", at_of(row.prov)}})});
+  };
+  for (const auto& row : ctx.c.extracted.recipes) {
+    if (row.prov.lang != lang || row.prov.revision != newest || row.pattern || row.notes.empty() || !row.mentioned_in.empty()) continue;
+    const CellFacts f = read_cell_facts(row.notes, lang, ctx.c.vocab);
+    if (row.kind == RecipeKind::Library) {
+      auto it = ctx.code_library.find(row.name);
+      if (it == ctx.code_library.end() || !row.expanded_from.empty()) continue;
+      const CodeValues& cv = it->second;
+      for (const auto& [dim, rg] : f.dims) {
+        auto v = cv.ints.find(dim);
+        if (v == cv.ints.end() || !rg.exact()) continue;
+        if (rg.value() != v->second.first) note_finding(row, row.name, dim, rg, std::to_string(v->second.first), v->second.second);
+      }
+      if (auto v = cv.ints.find("min_gpus"); f.gpus && f.gpus->exact() && v != cv.ints.end() && f.gpus->value() % v->second.first != 0)
+        note_finding(row, row.name, "min_gpus", *f.gpus, std::to_string(v->second.first), v->second.second);
+      if (auto v = cv.ints.find("seq_length"); f.seq_len > 0 && v != cv.ints.end() && f.seq_len != v->second.first)
+        note_finding(row, row.name, "seq_len", Range::of(f.seq_len), std::to_string(v->second.first), v->second.second);
+    } else if (!row.model_key.empty()) {
+      auto it = ctx.code_benchmark.find(row.model_key);
+      if (it == ctx.code_benchmark.end()) continue;
+      for (const auto& [dim, rg] : f.dims) {
+        std::set<long long> values;
+        std::string at;
+        for (const auto& cv : it->second)
+          if (auto v = cv.ints.find(dim); v != cv.ints.end()) {
+            values.insert(v->second.first);
+            if (at.empty()) at = v->second.second;
+          }
+        if (values.empty() || !rg.is_value()) continue;
+        bool outside = false;
+        for (long long v : values) outside = outside || v < rg.lo || (!rg.open && v > rg.hi);
+        if (!outside) continue;
+        std::vector<std::string> all;
+        for (long long v : values) all.push_back(std::to_string(v));
+        note_finding(row, row.model.empty() ? row.name : row.model, dim, rg, join(all, ", "), at);
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ProseFinding& a, const ProseFinding& b) {
+    return std::make_tuple(a.doc.file, a.doc.line, a.text) < std::make_tuple(b.doc.file, b.doc.line, b.text);
+  });
+  out.erase(std::unique(out.begin(), out.end(), [](const ProseFinding& a, const ProseFinding& b) { return a.text == b.text; }), out.end());
+  return out;
+}
+
+}  // namespace kb::gen
