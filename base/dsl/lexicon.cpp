@@ -227,12 +227,12 @@ std::vector<std::string> phrase_variants(const std::string& w) {
 }
 
 // Orders printed spellings: ASCII first, then fewer code points, then bytes.
+auto spelling_rank(const WordInfo& w) { return std::make_tuple(!w.ascii, w.cps.size(), std::string_view(w.word)); }
+
 bool better_spelling(const WordInfo& a, const std::string& current_word, const Lexicon::Impl& lex) {
   const auto it = lex.ids.find(current_word);
   if (it == lex.ids.end()) return true;
-  const WordInfo& b = lex.words[it->second];
-  return std::make_tuple(!a.ascii, a.cps.size(), std::string_view(a.word)) <
-         std::make_tuple(!b.ascii, b.cps.size(), std::string_view(b.word));
+  return spelling_rank(a) < spelling_rank(lex.words[it->second]);
 }
 
 }  // namespace
@@ -584,6 +584,18 @@ std::vector<std::string> Lexicon::languages_of(std::string_view word) const {
 std::string Lexicon::spelling(WordKind kind, std::string_view value) const {
   const auto it = impl_->spelling.find({static_cast<int>(kind), std::string(value)});
   return it == impl_->spelling.end() ? std::string() : it->second;
+}
+
+std::vector<std::string> Lexicon::spellings(WordKind kind, std::string_view value) const {
+  std::vector<const WordInfo*> found;
+  for (const WordInfo& w : impl_->words)
+    for (std::size_t i = 0; i < w.meanings.size(); ++i)
+      if (w.meanings[i].kind == kind && w.meanings[i].value == value && (is_rule_kind(kind) || static_cast<int>(i) == w.primary))
+        found.push_back(&w);
+  std::sort(found.begin(), found.end(), [](const WordInfo* a, const WordInfo* b) { return spelling_rank(*a) < spelling_rank(*b); });
+  std::vector<std::string> out;
+  for (const auto* w : found) out.push_back(w->word);
+  return out;
 }
 
 std::string Lexicon::filter_key(std::string_view field) const { return spelling(WordKind::Filter, field); }

@@ -127,6 +127,10 @@ class Lexicon {
   // magnitudes and keys: any word of the kind). An empty value asks for any
   // word of the kind. Empty when none.
   std::string spelling(WordKind kind, std::string_view value) const;
+  // Every word that means (kind, value) alone, in the order spelling()
+  // prefers them (ASCII first, then fewer code points, then bytes). A scan
+  // of the lexicon: for the printer's rare repair, not for each answer.
+  std::vector<std::string> spellings(WordKind kind, std::string_view value) const;
   // The filter key printed for a field (spelling(Filter, field)); empty
   // when the lexicon has no key for the field.
   std::string filter_key(std::string_view field) const;

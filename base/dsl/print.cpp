@@ -30,6 +30,21 @@ bool reads_as(const Lexicon& lex, const std::string& text, const Constraints& c)
   return r && r.query.constraints() == c;
 }
 
+// True when `word` alone parses to the one term (kind, value): a printed
+// spelling can read as something else once the lexicon grows ("one gpu",
+// the single-GPU intent, reads as a count of 1 beside the number words).
+bool reads_alone(const Lexicon& lex, const std::string& word, WordKind kind, const std::string& value) {
+  const ParseResult r = parse(lex, word);
+  if (!r) return false;
+  const Term* only = nullptr;
+  for (const auto& t : r.query.terms) {
+    if (t.kind == TermKind::Stopword) continue;
+    if (only) return false;
+    only = &t;
+  }
+  return only && only->value == value && to_string(only->kind) == to_string(kind);
+}
+
 // Free text in double quotes: it reads back as itself whatever its
 // neighbours are (free words never hold a '"': the grammar ends them there).
 std::string quoted(const std::string& word) { return "\"" + word + "\""; }
@@ -82,6 +97,13 @@ std::string_view to_string(TermKind kind) {
 
 std::string to_canonical(const Lexicon& lex, const Constraints& c) {
   std::vector<std::string> parts;
+  // The parts printed as a word of the lexicon, to respell if need be.
+  struct WordPart {
+    std::size_t at;
+    WordKind kind;
+    std::string value;
+  };
+  std::vector<WordPart> words;
   // key:value when the field has a key, else the value's word.
   auto field_or_word = [&](std::string_view field, WordKind kind, const std::string& value) {
     const std::string key = lex.filter_key(field);
@@ -90,7 +112,9 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
       return;
     }
     const std::string word = lex.spelling(kind, value);
-    if (!word.empty()) parts.push_back(word);
+    if (word.empty()) return;
+    words.push_back({parts.size(), kind, value});
+    parts.push_back(word);
   };
   // key:n when the field has a key, else "n <unit>".
   auto field_or_unit = [&](std::string_view field, WordKind unit, int value) {
@@ -145,19 +169,36 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
     const std::string key = lex.filter_key(field);
     if (!key.empty()) parts.push_back(key + ":" + value);
   }
-  if (c.free_text.empty()) return kb::join(parts, " ");
-
   // Free words that read back alone stay bare, but side by side (or next to
   // a printed lexicon word) they can re-form a lexicon phrase ("fine" and
   // "tuning") or a count ("1" and "×h100"); then every free word is quoted.
-  // Two parses at most: the check is linear in the query, whatever its size.
+  // Two parses: the check is linear in the query, whatever its size.
   const std::size_t structured = parts.size();
-  for (const auto& word : c.free_text) parts.push_back(reads_back(lex, word) ? word : quoted(word));
-  std::string plain = kb::join(parts, " ");
-  if (reads_as(lex, plain, c)) return plain;
-  parts.resize(structured);
-  for (const auto& word : c.free_text) parts.push_back(quoted(word));
-  return kb::join(parts, " ");
+  auto with_free_text = [&](std::string& out) {
+    parts.resize(structured);
+    for (const auto& word : c.free_text) parts.push_back(reads_back(lex, word) ? word : quoted(word));
+    out = kb::join(parts, " ");
+    if (reads_as(lex, out, c)) return true;
+    if (c.free_text.empty()) return false;
+    parts.resize(structured);
+    for (const auto& word : c.free_text) parts.push_back(quoted(word));
+    out = kb::join(parts, " ");
+    return reads_as(lex, out, c);
+  };
+  std::string out;
+  if (with_free_text(out) || words.empty()) return out;
+  // A printed word that reads as something else: the next spelling of its
+  // value that reads alone as it (rare: a scan of the lexicon per word).
+  for (const auto& w : words) {
+    if (reads_alone(lex, parts[w.at], w.kind, w.value)) continue;
+    for (const auto& s : lex.spellings(w.kind, w.value))
+      if (reads_alone(lex, s, w.kind, w.value)) {
+        parts[w.at] = s;
+        break;
+      }
+  }
+  with_free_text(out);
+  return out;
 }
 
 std::string to_canonical(const Query& query) { return to_canonical(query.lexicon, query.constraints()); }

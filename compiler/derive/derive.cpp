@@ -331,6 +331,12 @@ void derive_recipe_launch(kb::Db& db) {
   const std::string dataset_refused_at = rule_at("benchmark-scope", "raises", "--dataset");
   const std::string dataset_replaces_at = rule_at("dataset-selection", "assigns", "recipe.dataset");
   const std::string bench_mock_at = rule_at("benchmark-dataset-default", "assigns", "recipe.dataset");
+  // What that default builds (data/planner.tsv benchmark_finetune_data).
+  std::string bench_data;
+  {
+    kb::Stmt st(db, "SELECT value FROM planner WHERE key = 'benchmark_finetune_data'");
+    if (st.step()) bench_data = st.text(0);
+  }
   const std::string no_scheme_at = rule_at("peft-scheme-kwargs", "raises", "PEFT scheme");
   std::string lookup_at;  // load_recipe's def: the benchmark definition first
   {
@@ -432,8 +438,9 @@ void derive_recipe_launch(kb::Db& db) {
     std::string data, data_name, data_at;
     bool user_data = false;
     const auto modality = modality_of.find(recipes.text(4));
-    if (benchmark && (task == "sft" || task == "peft") && modality != modality_of.end() && modality->second == "text") {
-      data = "mock", data_at = bench_mock_at;
+    if (benchmark && !bench_data.empty() && (task == "sft" || task == "peft") && modality != modality_of.end() &&
+        modality->second == "text") {
+      data = bench_data, data_at = bench_mock_at;
     } else if (const std::string cls = one("dataset"); !cls.empty()) {
       for (const auto& k : kinds) {
         if (k.cls != cls) continue;

@@ -121,6 +121,32 @@ std::string paragraph(const Inputs& ctx, const Entity& e, const std::string& lan
 
 namespace {
 
+// A family's table: the columns of `fields` that some row fills, headed in
+// the language, each row's cells in that order.
+std::string filled_table(const Inputs& ctx, const std::string& lang, const std::vector<std::string>& fields,
+                         const std::vector<std::map<std::string, std::string>>& cells) {
+  std::vector<std::string> header, shown_fields;
+  for (const auto& field : fields) {
+    const bool any = std::any_of(cells.begin(), cells.end(), [&](const auto& m) {
+      auto it = m.find(field);
+      return it != m.end() && !it->second.empty();
+    });
+    if (!any) continue;
+    shown_fields.push_back(field);
+    header.push_back(md_text(ctx.header(lang, field), true));
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& m : cells) {
+    std::vector<std::string> r;
+    for (const auto& field : shown_fields) {
+      auto it = m.find(field);
+      r.push_back(it == m.end() ? std::string() : it->second);
+    }
+    rows.push_back(std::move(r));
+  }
+  return md_table(header, rows);
+}
+
 // A dimension of the layout as the code sets it: one unused dimension
 // (size 1) is written as "not used" where the documents do (CP, EP); a
 // value the code does not settle is left blank.
@@ -170,26 +196,7 @@ std::string code_family_table(const Inputs& ctx, const std::vector<const CodeLin
     m["notes"] = join(notes, "; ");
     cells.push_back(std::move(m));
   }
-  std::vector<std::string> header, shown_fields;
-  for (const auto& field : fields) {
-    const bool any = std::any_of(cells.begin(), cells.end(), [&](const auto& m) {
-      auto it = m.find(field);
-      return it != m.end() && !it->second.empty();
-    });
-    if (!any) continue;
-    shown_fields.push_back(field);
-    header.push_back(md_text(ctx.header(lang, field), true));
-  }
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& m : cells) {
-    std::vector<std::string> r;
-    for (const auto& field : shown_fields) {
-      auto it = m.find(field);
-      r.push_back(it == m.end() ? std::string() : it->second);
-    }
-    rows.push_back(std::move(r));
-  }
-  return md_table(header, rows);
+  return filled_table(ctx, lang, fields, cells);
 }
 
 }  // namespace
@@ -247,27 +254,7 @@ std::string family_table(const Inputs& ctx, const Family& f, const std::string& 
         v = md_text(v, true);
     cells.push_back(std::move(m));
   }
-  std::vector<std::string> header;
-  std::vector<std::string> shown_fields;
-  for (const auto& field : fields) {
-    const bool any = std::any_of(cells.begin(), cells.end(), [&](const auto& m) {
-      auto it = m.find(field);
-      return it != m.end() && !it->second.empty();
-    });
-    if (!any) continue;
-    shown_fields.push_back(field);
-    header.push_back(md_text(ctx.header(lang, field), true));
-  }
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& m : cells) {
-    std::vector<std::string> r;
-    for (const auto& field : shown_fields) {
-      auto it = m.find(field);
-      r.push_back(it == m.end() ? std::string() : it->second);
-    }
-    rows.push_back(std::move(r));
-  }
-  return md_table(header, rows);
+  return filled_table(ctx, lang, fields, cells);
 }
 
 void write_index(const Inputs& ctx, OutputFiles& out) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "base/checked.hpp"
 #include "base/escape.hpp"
@@ -32,50 +33,52 @@ std::string option_name(const Flag& f, bool long_first) {
   return name;
 }
 
-// Replaces the value that follows `flag` (as `flag=value` or `flag value`).
-bool set_flag(std::string& cmd, const std::string& flag, const std::string& value) {
-  if (flag.empty()) return false;
-  size_t at = cmd.find(flag);
-  while (at != std::string::npos) {
-    const size_t end_flag = at + flag.size();
-    if (end_flag < cmd.size() && (cmd[end_flag] == '=' || cmd[end_flag] == ' ')) {
-      size_t vstart = end_flag + 1;
-      while (vstart < cmd.size() && cmd[vstart] == ' ') ++vstart;
-      size_t vend = vstart;
-      while (vend < cmd.size() && cmd[vend] != ' ' && cmd[vend] != '\n' && cmd[vend] != '\\') ++vend;
-      cmd.replace(vstart, vend - vstart, shell_word(value));
-      return true;
-    }
-    at = cmd.find(flag, end_flag);
-  }
-  return false;
-}
-
-// Removes `flag` and its value (as `flag=value` or `flag value`): the whole
-// line when the flag has a continued line of its own.
-void remove_flag(std::string& cmd, const std::string& flag) {
-  if (flag.empty()) return;
+// Where `flag` stands in a command as a whole option (`flag=value` or
+// `flag value`), and its value: [value_begin, value_end).
+struct FlagAt {
+  size_t at = 0, value_begin = 0, value_end = 0;
+};
+std::optional<FlagAt> find_flag(const std::string& cmd, const std::string& flag) {
+  if (flag.empty()) return std::nullopt;
   for (size_t at = cmd.find(flag); at != std::string::npos; at = cmd.find(flag, at + 1)) {
     const size_t end_flag = at + flag.size();
     if (end_flag >= cmd.size() || (cmd[end_flag] != '=' && cmd[end_flag] != ' ')) continue;
     if (at > 0 && cmd[at - 1] != ' ' && cmd[at - 1] != '\n') continue;
-    size_t vend = end_flag + 1;
-    while (vend < cmd.size() && cmd[vend] == ' ') ++vend;
-    while (vend < cmd.size() && cmd[vend] != ' ' && cmd[vend] != '\n' && cmd[vend] != '\\') ++vend;
-    while (vend < cmd.size() && cmd[vend] == ' ') ++vend;
-    const size_t line = cmd.rfind('\n', at);
-    const size_t line_start = line == std::string::npos ? 0 : line + 1;
-    const bool alone = cmd.find_first_not_of(' ', line_start) == at;
-    if (alone && vend + 1 < cmd.size() && cmd[vend] == '\\' && cmd[vend + 1] == '\n') {
-      cmd.erase(line_start, vend + 2 - line_start);
-    } else if (alone && (vend >= cmd.size() || cmd[vend] == '\n') && line_start >= 2 && cmd[line_start - 2] == '\\') {
-      size_t from = line_start - 2;  // the last line: with the continuation that led to it
-      while (from > 0 && cmd[from - 1] == ' ') --from;
-      cmd.erase(from, vend - from);
-    } else {
-      cmd.erase(at, vend - at);
-    }
-    return;
+    FlagAt f{at, end_flag + 1, end_flag + 1};
+    while (f.value_begin < cmd.size() && cmd[f.value_begin] == ' ') ++f.value_begin;
+    f.value_end = f.value_begin;
+    while (f.value_end < cmd.size() && cmd[f.value_end] != ' ' && cmd[f.value_end] != '\n' && cmd[f.value_end] != '\\') ++f.value_end;
+    return f;
+  }
+  return std::nullopt;
+}
+
+// Replaces the value that follows `flag`.
+bool set_flag(std::string& cmd, const std::string& flag, const std::string& value) {
+  const auto f = find_flag(cmd, flag);
+  if (!f) return false;
+  cmd.replace(f->value_begin, f->value_end - f->value_begin, shell_word(value));
+  return true;
+}
+
+// Removes `flag` and its value: the whole line when the flag has a
+// continued line of its own.
+void remove_flag(std::string& cmd, const std::string& flag) {
+  const auto f = find_flag(cmd, flag);
+  if (!f) return;
+  size_t vend = f->value_end;
+  while (vend < cmd.size() && cmd[vend] == ' ') ++vend;
+  const size_t line = cmd.rfind('\n', f->at);
+  const size_t line_start = line == std::string::npos ? 0 : line + 1;
+  const bool alone = cmd.find_first_not_of(' ', line_start) == f->at;
+  if (alone && vend + 1 < cmd.size() && cmd[vend] == '\\' && cmd[vend + 1] == '\n') {
+    cmd.erase(line_start, vend + 2 - line_start);
+  } else if (alone && (vend >= cmd.size() || cmd[vend] == '\n') && line_start >= 2 && cmd[line_start - 2] == '\\') {
+    size_t from = line_start - 2;  // the last line: with the continuation that led to it
+    while (from > 0 && cmd[from - 1] == ' ') --from;
+    cmd.erase(from, vend - from);
+  } else {
+    cmd.erase(f->at, vend - f->at);
   }
 }
 

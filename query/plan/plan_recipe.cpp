@@ -263,6 +263,33 @@ void fill_batch(const Recipe& r, const Plan& p, const Shape& s, Result& res) {
   }
 }
 
+// The data: the recipe's own unless the question asks for other data or
+// the recipe needs the user's files (--dataset replaces the recipe's whole
+// dataset config: scripts/training/run_recipe.py _apply_dataset). A
+// benchmark takes no --dataset.
+void fill_data(const Context& c, const Recipe& r, const Ask& ask, const std::string& launch_mode, Result& res) {
+  if (r.kind == RecipeKind::Benchmark) return;
+  const bool own_data = !r.data.empty() && !r.user_data;
+  const bool asks_own = ask.dataset.empty() || (!r.data_name.empty() && ask.dataset == r.data_name);
+  if (!asks_own || !own_data) {
+    // A preset the launcher refuses for this mode is said (a departure);
+    // the recipe's own data then stays, rather than another preset nobody
+    // asked for.
+    const size_t said = res.departures.size();
+    res.dataset = plan_int::pick_dataset(c, r, launch_mode, ask.dataset, res.departures);
+    if (own_data && res.departures.size() > said) res.dataset.clear();
+  }
+  if (!own_data) return;
+  const std::vector<std::pair<std::string, std::string>> vars{{"data", c.label("data." + r.data)},
+                                                              {"name", r.data_name.empty() ? r.data : r.data_name},
+                                                              {"at", r.data_at},
+                                                              {"preset", res.dataset}};
+  if (res.dataset.empty())
+    res.notes.push_back(c.label("note.own_data", vars));
+  else
+    res.departures.push_back(c.label("note.dataset_replaces", vars));
+}
+
 // The launch command, from the newest revision's entry-point command of the
 // recipe's kind (command.hpp).
 void fill_command(const Context& c, const RecipeData& d, const std::string& launch_mode, Result& res) {
@@ -297,12 +324,10 @@ void fill_command(const Context& c, const RecipeData& d, const std::string& laun
     if (!pretrained_key.empty() && o.key == pretrained_key) checkpoint = o.value;
   // The Hugging Face id: the code's (the recipe's provider), else the model row's.
   const auto hf = d.facts.find("hf_id");
-  const std::string hf_id = hf != d.facts.end() && hf->second.state == kb::FactState::Value ? hf->second.value
-                            : d.model                                                       ? d.model->hf_id
-                                                                                            : std::string();
+  const bool from_code = hf != d.facts.end() && hf->second.state == kb::FactState::Value;
+  const std::string hf_id = from_code ? hf->second.value : d.model ? d.model->hf_id : std::string();
   res.before_run = before_run(spec, checkpoint, hf_id, c.kb, c.labels);
-  const bool from_code = hf != d.facts.end() && hf->second.state == kb::FactState::Value && !d.cite("hf_id").empty();
-  if (!res.before_run.empty() && res.before_run.front().what == "import_checkpoint" && from_code)
+  if (!res.before_run.empty() && res.before_run.front().what == "import_checkpoint" && from_code && !d.cite("hf_id").empty())
     res.before_run.front().source += "; --hf-model: " + d.cite("hf_id");
 }
 
@@ -341,28 +366,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   fill_batch(r, p, shown.placement.shape, res);
   // Dataset, overrides, command.
   const std::string launch_mode = !ask.launch_mode.empty() && c.kb.task_of(ask.launch_mode) == r.mode ? ask.launch_mode : r.launch_mode;
-  // Data: the recipe's own unless the question asks for other data or the
-  // recipe needs the user's files (--dataset replaces the recipe's whole
-  // dataset config: scripts/training/run_recipe.py _apply_dataset).
-  const bool own_data = !r.data.empty() && !r.user_data;
-  const bool asks_own = ask.dataset.empty() || (!r.data_name.empty() && ask.dataset == r.data_name);
-  if (r.kind != RecipeKind::Benchmark && (!asks_own || !own_data)) {
-    // A preset the launcher refuses for this mode is said; the recipe's own
-    // data then stays, rather than another preset nobody asked for.
-    const size_t said = res.departures.size();
-    res.dataset = plan_int::pick_dataset(c, r, launch_mode, ask.dataset, res.departures);
-    if (own_data && res.departures.size() > said) res.dataset.clear();
-  }
-  if (r.kind != RecipeKind::Benchmark && own_data) {
-    const std::vector<std::pair<std::string, std::string>> vars{{"data", c.label("data." + r.data)},
-                                                                {"name", r.data_name.empty() ? r.data : r.data_name},
-                                                                {"at", r.data_at},
-                                                                {"preset", res.dataset}};
-    if (res.dataset.empty())
-      res.notes.push_back(c.label("note.own_data", vars));
-    else
-      res.departures.push_back(c.label("note.dataset_replaces", vars));
-  }
+  fill_data(c, r, ask, launch_mode, res);
   plan_int::overrides_of(c, res, r, p, launch_mode);
   fill_command(c, d, launch_mode, res);
   // Where the numbers come from: the code lines.
