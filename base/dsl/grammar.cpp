@@ -7,7 +7,7 @@
 //   query = *sep >> *(term >> *(sep | joiner)) >> eoi
 //   term  = longest(key_value, bad_key_value, spaced_key_value ("TP 2", "pp=4"),
 //                   count_times_hw, hw_times_count,
-//                   count_hw, count_gpus, gpus_count, count_nodes, nodes_count,
+//                   count_hw, word_hw, count_gpus, gpus_count, count_nodes, nodes_count,
 //                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
 //                   systems (3 forms), memory, budget, epochs, nodes_of_gpus,
 //                   nodes_with_gpus, model_spaced_size, lexicon_word, family,
@@ -743,7 +743,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const word = tok_parser{{}, base, std::addressof(lex.all), &s->t1};
   auto const lower_word = +x3::char_('a', 'z');
   auto const value = value_parser{};
-  auto const active_part = ((x3::lit('-') | x3::lit('_')) >> x3::lit('a') >> size_count2 >> param_mag2)[set_active];
+  // the active part of a MoE size: "30b-a3b", "30b_a3b", "30b a3b"
+  auto const active_part = ((x3::lit('-') | x3::lit('_') | gap) >> x3::lit('a') >> size_count2 >> param_mag2)[set_active];
 
   // key:value (a known key, or an unknown one: an error later)
   auto const key_value = x3::raw[key >> x3::raw[x3::lit(':')][colon] >> value][filter_piece(PieceKind::Filter)];
@@ -754,6 +755,10 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const count_times_hw = x3::raw[count >> -gap >> times >> -gap >> hardware >> bound][count_then_hw];
   auto const hw_times_count = x3::raw[hardware >> -gap >> times >> -gap >> count >> bound][hw_then_count];
   auto const count_hw = x3::raw[count >> -gap >> -(particle >> -gap) >> hardware >> bound][count_then_hw];
+  // ... a number word: "two H100", "une A100", "两张 H100" (not "a H100 node": the node unit counts those)
+  auto const word_hw =
+      x3::raw[numword(&s->n1) >> -gap >> -(particle >> -gap) >> hardware >> bound >> !(-gap >> (any_node_unit | any_gpu_unit))]
+             [count_then_hw];
   // <n> [particle] <gpu unit> [+], <gpu unit> <n> [counter] [+]
   auto const count_gpus =
       x3::raw[signed_count >> -gap >> -(particle >> -gap) >> gpu_unit >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];
@@ -803,7 +808,7 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
-  return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, count_gpus, gpus_count,
+  return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, word_hw, count_gpus, gpus_count,
                  count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, systems_counted, systems_bare,
                  systems_after, memory, budget, epochs, nodes_of_gpus, nodes_with_gpus, model_spaced_size, lexicon_word, family,
                  count_family);
