@@ -212,7 +212,7 @@ struct Later {
   std::optional<memory::Architecture> arch;    // the model as sized (the throughput's FLOPs)
 };
 std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask, const QuickRefPicks& picks,
-                               const std::vector<Candidate>& cands, size_t limit, std::map<std::string, Later>& later) {
+                               const std::vector<Candidate>& cands, size_t limit, size_t models, std::map<std::string, Later>& later) {
   struct Bounded {
     const Candidate* cand;
     std::vector<ScorePart> parts;
@@ -235,13 +235,16 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
       return ranks_before(x.parts, x.recipe.name, y.parts, y.recipe.name);
     });
     planned.insert(at, std::move(p.result));
-    std::set<std::string> seen;
+    std::set<std::string> seen, models_seen;
     last = nullptr;
-    for (const auto& r : planned)
-      if (seen.insert(distinct_key(r.recipe, c.settings().default_precision)).second && seen.size() == limit) {
+    for (const auto& r : planned) {
+      const bool fresh = seen.insert(distinct_key(r.recipe, c.settings().default_precision)).second;
+      const bool fresh_model = models_seen.insert(r.recipe.model_key).second;
+      if ((fresh || fresh_model) && seen.size() >= limit && models_seen.size() >= models) {
         last = &r;
         break;
       }
+    }
   }
   return planned;
 }
@@ -287,9 +290,13 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);
   const auto limit = static_cast<size_t>(std::max(opts.limit, 1));
   std::map<std::string, Later> later;
-  a.results = plan_shown(*impl_, c, ask, picks, cands, limit, later);
+  // A question naming no model says which model wins and the runner-up:
+  // planned until two models are (limit or not).
+  const bool no_model = ask.model.empty();
+  a.results = plan_shown(*impl_, c, ask, picks, cands, limit, no_model ? 2 : 0, later);
   // rank
   rank(c, ask, picks, a.results);
+  if (no_model) a.headline = no_model_headline(c, a.results);
   keep_distinct(c, limit, a.results);
   a.token_budget = token_budget(q);
   finish_shown(*impl_, c, later, a.token_budget, a.results);

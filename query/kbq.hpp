@@ -78,6 +78,9 @@ struct Recipe {
   std::string runs_in_at;                            // where the code sets it (path:line@commit)
   std::string data, data_name, data_at;              // what it trains on without --dataset (recipe_launch.data), "" unknown
   bool user_data = false;                            // it needs the user's own files before it runs
+  std::vector<std::string> peft_modes;               // PEFT: the --mode values its function runs with (recipe_launch), empty otherwise
+  std::string peft_at;                               // where the code decides them
+  std::string raises, raises_at;                     // the exception every path of its function raises, "" when it returns
   std::optional<long long> native_gpus;              // what its function's name encodes (canonical names)
   std::string native_hardware, native_precision, variant;
   std::optional<long long> min_gpus;  // the smallest world its layout runs on
@@ -268,7 +271,7 @@ std::string_view to_string(Outcome v);
 
 // Something that does fit, offered when the asked recipe does not.
 struct Alternative {
-  std::string kind;      // more_gpus | lora | hardware | smaller_model
+  std::string kind;      // recompute | more_gpus | lora | hardware | smaller_model
   std::string recipe;    // the recipe to run
   long long gpus = 0;    // on how many GPUs
   std::string hardware;  // of which type
@@ -283,6 +286,7 @@ struct Answer {
   std::string canonical;                  // canonical form of the parsed question ("" for show and check)
   std::string lang;                       // language of the prose
   std::vector<std::string> warnings;      // words not understood, assumptions, dataset advice
+  std::string headline;                   // a question naming no model: the model chosen, why, the runner-up ("" otherwise)
   std::vector<Result> results;            // best first
   long long min_gpus = 0;                 // not_possible: the fewest GPUs the best match runs on
   std::vector<Alternative> alternatives;  // not_possible: what fits instead
@@ -483,7 +487,7 @@ struct RenderOptions {
 };
 
 // The JSON outputs' schema versions (docs/*.schema.json).
-inline constexpr int kAnswerSchemaVersion = 4;
+inline constexpr int kAnswerSchemaVersion = 5;
 
 // The figures of a throughput as every answer prints them, for the other
 // writers of the same numbers (the site's recipe pages): a count with its

@@ -52,7 +52,7 @@ std::string rule_status(const json& result, const std::string& id) {
 
 TEST_CASE("peft qwen3 1 gpu: the quick-reference LoRA pick", "[answers]") {
   const auto j = ask({"peft qwen3 1 gpu"});
-  REQUIRE(j["schema_version"] == 4);
+  REQUIRE(j["schema_version"] == 5);
   CHECK(j["verdict"] == "ok");
   const auto& top = j["results"][0];
   CHECK(top["recipe"] == "qwen3_8b_peft_config");
@@ -167,7 +167,7 @@ TEST_CASE("throughput benchmark llama3 8b h100: benchmark recipes only, on their
 
 TEST_CASE("kbq check: TP 16 on llama3 70B fails two rules, exit 1", "[answers]") {
   const auto j = ask({"check", "llama3_70b_pretrain_config", "--gpus", "64", "model.tensor_model_parallel_size=16"}, 1);
-  REQUIRE(j["schema_version"] == 4);  // the same answer object as a question's
+  REQUIRE(j["schema_version"] == 5);  // the same answer object as a question's
   REQUIRE(j["results"].size() == 1);
   const auto& r = j["results"][0];
   CHECK(rule_status(r, "tp_divides_kv_heads") == "fail");

@@ -125,13 +125,23 @@ void caveats(const Context& c, Result& r) {
   if (!r.runnable && r.min_gpus > 0)
     all.push_back(c.label("caveat.min_gpus", {{"gpus", std::to_string(r.min_gpus)}, {"hardware", r.layout.hardware_name}}));
   const double border = c.settings().borderline_memory;
+  // What to do on OOM: a smaller micro batch while it is above 1, then the
+  // memory lever (full recompute), never "reduce" a micro batch of 1.
+  const auto on_oom = [&] {
+    if (r.batch.mbs > 1) return c.label("oom.mbs", {{"key", c.kb.key_for("mbs")}});
+    std::vector<std::string> lever;
+    for (const auto& [key, value] : c.settings().memory_lever) lever.push_back(key + "=" + value);
+    return lever.empty() ? c.label("oom.more_gpus") : c.label("oom.lever", {{"overrides", kb::join(lever, " ")}});
+  };
   if (r.memory.known && r.memory.fits && r.memory.per_gpu_gib > r.memory.capacity_gib)
     all.push_back(c.label("caveat.within_error", {{"per_gpu", gib(r.memory.per_gpu_gib)},
                                                   {"capacity", gib(r.memory.capacity_gib)},
                                                   {"gpus", std::to_string(r.layout.gpus)},
-                                                  {"hardware", r.layout.hardware_name}}));
+                                                  {"hardware", r.layout.hardware_name},
+                                                  {"on_oom", on_oom()}}));
   else if (r.memory.known && r.memory.fits && r.memory.per_gpu_gib > border * r.memory.capacity_gib)
-    all.push_back(c.label("caveat.borderline", {{"per_gpu", gib(r.memory.per_gpu_gib)}, {"capacity", gib(r.memory.capacity_gib)}}));
+    all.push_back(c.label("caveat.borderline",
+                          {{"per_gpu", gib(r.memory.per_gpu_gib)}, {"capacity", gib(r.memory.capacity_gib)}, {"on_oom", on_oom()}}));
   if (r.recipe.kind == RecipeKind::Benchmark) all.push_back(c.label("caveat.benchmark"));
   const std::string pretrained = c.kb.key_for("pretrained");
   for (const auto& o : r.overrides) {

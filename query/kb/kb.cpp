@@ -126,7 +126,8 @@ constexpr const char* kRecipeSelect =
     "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
     "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision, coalesce(l.precision, ''), "
     "coalesce(l.precision_at, ''), coalesce(l.data, ''), coalesce(l.data_name, ''), coalesce(l.data_at, ''), "
-    "coalesce(l.user_data, 0) "
+    "coalesce(l.user_data, 0), coalesce(l.peft_modes, ''), coalesce(l.peft_at, ''), coalesce(l.raises, ''), "
+    "coalesce(l.raises_at, '') "
     "FROM recipes r LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind ";
 
 // A recipe row; the model's display name from the snapshot's models (one
@@ -170,6 +171,10 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap) {
   r.data_name = st.text(28);
   r.data_at = st.text(29);
   r.user_data = st.integer(30) != 0;
+  if (const std::string modes = st.text(31); !modes.empty()) r.peft_modes = kb::split(modes, ',');
+  r.peft_at = st.text(32);
+  r.raises = st.text(33);
+  r.raises_at = st.text(34);
   r.commit = snap.commit;
   if (const ModelBrief* m = snap.model(r.model_key)) r.model = m->display;
   return r;

@@ -77,6 +77,24 @@ std::vector<Alternative> alternatives(const Context& c, const Ask& ask, const Re
     a.launch_mode.clear();
     return plan(r, a).result;
   };
+  // The same recipe on the same GPUs with the memory lever the code has
+  // (data/planner.tsv memory_lever: full activation recompute), first: it
+  // changes execution, not convergence. Only when it makes the layout fit.
+  if (!best_result.runnable && !c.settings().memory_lever.empty()) {
+    Ask a = ask;
+    a.gpus = best_result.layout.gpus;
+    bool adds = false;
+    for (const auto& [key, value] : c.settings().memory_lever)
+      if (std::none_of(a.fixed.begin(), a.fixed.end(), [&](const auto& kv) { return kv.first == key; })) {
+        a.fixed.emplace_back(key, value);
+        adds = true;
+      }
+    if (adds) {
+      const Result res = plan(best, a).result;
+      if (res.runnable && res.memory.known && res.layout.gpus == best_result.layout.gpus)
+        out.push_back(alternative(c, "recompute", "alt.recompute", res, res.layout.hardware));
+    }
+  }
   // The same recipe on the fewest GPUs of this type where it fits (best
   // was planned with this question: its fewest GPUs are known).
   if (!best_result.runnable && best_result.min_gpus > 0) {

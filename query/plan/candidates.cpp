@@ -28,23 +28,93 @@ bool of_size(const Recipe& r, const std::string& token) { return has_token(r.nam
 
 std::string joined(const std::set<std::string>& words) { return kb::join(std::vector<std::string>(words.begin(), words.end()), ", "); }
 
+// The display name of a family prefix: its models' name when they share
+// one model, else the prefix as asked.
+std::string fam_display(const Catalog& recipes, const std::string& prefix) {
+  std::set<std::string> names;
+  for (const auto& r : recipes.recipes)
+    if (of_family(r, prefix)) names.insert(r.model.empty() ? prefix : r.model);
+  return names.size() == 1 ? *names.begin() : prefix;
+}
+
+// A recipe the planner can offer: its layout is known and its function
+// returns (one that raises at run time is named, never offered).
+bool offerable(const Recipe& r) { return r.tp && r.pp && r.cp && r.raises.empty(); }
+
 // (b) The family asked; when it has no recipe of the mode, the answer says
-// which modes it has.
+// which modes it has, and when its recipe of the mode raises, why.
 bool keep_family(const Context& c, const Ask& ask, const Catalog& recipes, Pool& pool, Answer& a) {
   Pool fam;
   for (const auto* r : pool)
     if (of_family(*r, ask.model)) fam.push_back(r);
   if (fam.empty()) {
     std::set<std::string> modes;
-    for (const auto& r : recipes.recipes)
-      if (of_family(r, ask.model) && !r.mode.empty()) modes.insert(c.label("mode." + r.mode));
-    a.no_match =
-        modes.empty() || ask.mode.empty()
-            ? c.label("no_match.family", {{"model", ask.model}})
-            : c.label("no_match.mode_has", {{"mode", c.label("mode." + ask.mode)}, {"model", ask.model}, {"modes", joined(modes)}});
+    const Recipe* raising = nullptr;
+    for (const auto& r : recipes.recipes) {
+      if (!of_family(r, ask.model) || r.mode.empty()) continue;
+      if (offerable(r)) modes.insert(c.label("mode." + r.mode));
+      // the function's generic name, as one_per_function picks it
+      if (r.mode == ask.mode && !r.raises.empty() &&
+          (!raising || r.name.size() < raising->name.size() || (r.name.size() == raising->name.size() && r.name < raising->name)))
+        raising = &r;
+    }
+    if (raising) {
+      a.no_match = c.label("no_match.mode_raises", {{"mode", c.label("mode." + ask.mode)},
+                                                    {"model", fam_display(recipes, ask.model)},
+                                                    {"recipe", raising->name},
+                                                    {"raises", raising->raises},
+                                                    {"at", raising->raises_at}});
+      if (!modes.empty()) a.no_match += " " + c.label("no_match.modes_offered", {{"modes", joined(modes)}});
+    } else {
+      a.no_match = modes.empty() || ask.mode.empty()
+                       ? c.label("no_match.family", {{"model", ask.model}})
+                       : c.label("no_match.mode_has", {{"mode", c.label("mode." + ask.mode)}, {"model", ask.model}, {"modes", joined(modes)}});
+    }
     return false;
   }
   pool = fam;
+  return true;
+}
+
+// (b) A bare family name means its flagship model (lexicon flagship:
+// "Nemotron 3 Nano" is the 30B-A3B); when the flagship has no recipe that
+// matches, the family's others are answered and the answer says so.
+void keep_flagship(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
+  if (ask.flagship.empty() || pool.empty()) return;
+  Pool kept;
+  for (const auto* r : pool)
+    if (r->model_key == ask.flagship) kept.push_back(r);
+  if (!kept.empty()) {
+    pool = kept;
+    return;
+  }
+  const ModelBrief* m = c.kb.model(ask.flagship);
+  a.warnings.push_back(c.label("warn.flagship_missing", {{"flagship", m && !m->display.empty() ? m->display : ask.flagship},
+                                                         {"model", pool.front()->model.empty() ? pool.front()->model_key : pool.front()->model}}));
+}
+
+// A PEFT scheme named in the question (DoRA) runs only where the recipe's
+// function takes a scheme; the runner refuses it elsewhere
+// (recipe_launch.peft_modes), so those are left out, and said when none is left.
+bool keep_launch_mode(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
+  if (ask.launch_mode.empty()) return true;
+  Pool kept;
+  const Recipe* refused = nullptr;
+  for (const auto* r : pool) {
+    const bool runs = r->peft_modes.empty() || std::find(r->peft_modes.begin(), r->peft_modes.end(), ask.launch_mode) != r->peft_modes.end();
+    if (runs)
+      kept.push_back(r);
+    else if (!refused || r->name.size() < refused->name.size() || (r->name.size() == refused->name.size() && r->name < refused->name))
+      refused = r;  // the function's generic name, as one_per_function picks it
+  }
+  if (kept.empty() && refused) {
+    a.no_match = c.label("no_match.launch_mode", {{"launch_mode", ask.launch_mode},
+                                                  {"recipe", refused->name},
+                                                  {"modes", kb::join(refused->peft_modes, ", ")},
+                                                  {"at", refused->peft_at}});
+    return false;
+  }
+  pool = kept;
   return true;
 }
 
@@ -209,7 +279,7 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
   // design, say) are never offered.
   Pool pool;
   for (const auto& r : recipes.recipes)
-    if ((ask.mode.empty() || r.mode == ask.mode) && r.tp && r.pp && r.cp) pool.push_back(&r);
+    if ((ask.mode.empty() || r.mode == ask.mode) && offerable(r)) pool.push_back(&r);
   if (!ask.unknown_model_words.empty()) {
     a.no_match = c.label("no_match.model", {{"model", kb::join(ask.unknown_model_words, " ")}});
     return {};
@@ -239,8 +309,10 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
     a.no_match = c.label("no_match.mode", {{"mode", ask.mode}, {"model", ask.model}});
     return {};
   }
-  // (c) The modality.
+  // (c) The modality, then the family's flagship and the PEFT scheme.
   if (!keep_modality(c, ask, pool, a)) return {};
+  keep_flagship(c, ask, pool, a);
+  if (!keep_launch_mode(c, ask, pool, a)) return {};
   if (ask.kind() == RecipeKind::Benchmark && !keep_benchmark(c, ask, pool, a)) return {};
   return one_per_function(pool, substitute);
 }

@@ -40,6 +40,7 @@ struct Ask {
   std::string mode;                              // task asked: pretrain | sft | peft ("" any)
   std::string launch_mode;                       // a launcher mode named in the question (lora, dora), "" otherwise
   std::string model;                             // recipe-name prefix asked ("" any)
+  std::string flagship;                          // a bare family name's model key (lexicon flagship), "" otherwise
   std::string size_token;                        // size as in recipe names ("8b", "30b_a3b"), "" any
   double size_params = 0;                        // the size in parameters (0 unknown)
   std::set<std::string> modalities;              // modalities asked (vision, audio, diffusion, omni); empty = text

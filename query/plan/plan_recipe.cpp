@@ -5,6 +5,7 @@
 // layout, memory, batch, dataset, changes, command and citations of the
 // result.
 #include <algorithm>
+#include <optional>
 
 #include "query/plan/command.hpp"
 #include "query/plan/plan_int.hpp"
@@ -101,7 +102,31 @@ void search_input(const Context& c, const Recipe& r, const Ask& ask, Shape start
   in.moe = r.moe;
   in.change_order = c.settings().change_order;
   in.params = &c.kb.memory;
-  if (r.native_gpus && (r.native_hardware.empty() || r.native_hardware == p.gpu.key) && in.fixed.empty() && seq == r.seq_len.value_or(0)) {
+  // The code's own layout: no size fixed, or each fixed to the recipe's own
+  // value (kbq check pins every size the user leaves): the same tolerance,
+  // hence the same verdict, in an answer, `show` and `check`.
+  const auto own_value = [&](Dim d) {
+    switch (d) {
+      case Dim::TP:
+        return std::pair{start.tp, r.tp.value_or(1)};
+      case Dim::PP:
+        return std::pair{start.pp, r.pp.value_or(1)};
+      case Dim::CP:
+        return std::pair{start.cp, r.cp.value_or(1)};
+      case Dim::EP:
+        return std::pair{start.ep, r.ep.value_or(1)};
+      case Dim::ETP:
+        return std::pair{start.etp, r.etp.value_or(1)};
+      case Dim::VP:
+        break;
+    }
+    return std::pair{start.vp, r.pp.value_or(1) > 1 ? r.vp.value_or(0) : 0LL};
+  };
+  const bool own_sizes = std::all_of(in.fixed.begin(), in.fixed.end(), [&](Dim d) {
+    const auto [v, own] = own_value(d);
+    return v == own;
+  });
+  if (r.native_gpus && (r.native_hardware.empty() || r.native_hardware == p.gpu.key) && own_sizes && seq == r.seq_len.value_or(0)) {
     in.own_world = *r.native_gpus;
     in.own_tolerance = c.settings().own_layout_tolerance;
   }
@@ -344,6 +369,26 @@ Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask) {
   return g;
 }
 
+// Sized as the run will be: an override whose dotted key ends in the name of a
+// fact the recipe's function has (model.recompute_granularity=full, the
+// offloading keys) replaces that fact; layout sizes are the search's, not
+// facts. OmegaConf's null is the extractor's none.
+Sizing size_as_run(const Context& c, const RecipeData& d, const Ask& ask) {
+  std::optional<CodeFacts> facts;
+  for (const auto& [key, value] : ask.fixed) {
+    const auto dot = key.rfind('.');
+    if (dot == std::string::npos) continue;  // not a config key (peft: the launcher's --mode)
+    if (const ConfigKey* ck = c.kb.config_key(key); ck && !ck->dimension.empty()) continue;
+    const std::string field = key.substr(dot + 1);
+    const auto it = d.facts.find(field);
+    if (it == d.facts.end()) continue;
+    if (!facts) facts = d.facts;
+    const std::string v = kb::fold(value) == "null" ? std::string("none") : value;
+    (*facts)[field] = CodeFact{kb::FactState::Value, v, it->second.type, it->second.at};
+  }
+  return facts ? size_recipe(RecipeData{d.recipe, *facts, d.model, d.commit}) : size_recipe(d);
+}
+
 Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest) {
   const Recipe& r = d.recipe;
   Planned out;
@@ -355,7 +400,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   const auto plan = std::make_shared<Plan>();
   Plan& p = *plan;
   p.gpu = planned_gpu(c, r, ask);
-  p.sizing = size_recipe(d);
+  p.sizing = size_as_run(c, d, ask);
   out.model = p.sizing.rules;
   if (p.sizing.sized) out.arch = p.sizing.arch;
   search_input(c, r, ask, start_shape(c, r, ask, p), p);

@@ -89,6 +89,7 @@ std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& 
     }
   ask.model = !q.model.empty() ? q.model : filter("family");
   ask.size_token = q.size_token;
+  if (ask.size_token.empty()) ask.flagship = q.flagship;
   ask.size_params = q.size_params;
   ask.intents = q.intents;
   ask.scale = q.scale;

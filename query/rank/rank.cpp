@@ -147,7 +147,7 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
     auto it = picks.by_name.find(rc.name);
     if (it != picks.by_name.end()) {
       p.points = it->second.position;
-      p.why = why("part.quick_ref", {{"row", it->second.row}});
+      p.why = why("part.quick_ref", {{"row", it->second.row}, {"n", std::to_string(it->second.position + 1)}});
     } else {
       p.points = 1000;
       for (const auto& [name, pick] : picks.by_name)
@@ -218,6 +218,27 @@ std::string distinct_key(const Recipe& rc, const std::string& default_precision)
   if (rc.model_key.empty()) return rc.name;
   return rc.model_key + "|" + rc.mode + "|" + std::to_string(rc.seq_len.value_or(0)) + "|" +
          (low_precision(rc, default_precision) ? "low" : "") + "|" + std::string(to_string(rc.kind));
+}
+
+std::string no_model_headline(const Context& c, const std::vector<Result>& ranked) {
+  if (ranked.empty()) return {};
+  const Result& top = ranked.front();
+  const auto name = [](const Recipe& r) { return r.model.empty() ? kb::upper_ascii(r.model_key) : r.model; };
+  const auto runner = std::find_if(ranked.begin(), ranked.end(), [&](const Result& r) { return r.recipe.model_key != top.recipe.model_key; });
+  if (runner == ranked.end()) return c.label("headline.only_model", {{"model", name(top.recipe)}, {"recipe", top.recipe.name}});
+  std::string reason, runner_reason;
+  for (size_t i = 0; i < top.parts.size() && i < runner->parts.size(); ++i)
+    if (top.parts[i].name != "name" && top.parts[i].points != runner->parts[i].points) {
+      reason = top.parts[i].why;
+      runner_reason = runner->parts[i].why;
+      break;
+    }
+  return c.label(runner_reason.empty() ? "headline.no_model_tie" : "headline.no_model", {{"model", name(top.recipe)},
+                                                                                          {"recipe", top.recipe.name},
+                                                                                          {"reason", reason},
+                                                                                          {"runner_up", name(runner->recipe)},
+                                                                                          {"runner_recipe", runner->recipe.name},
+                                                                                          {"runner_reason", runner_reason}});
 }
 
 void rank(const Context& c, const Ask& ask, const QuickRefPicks& picks, std::vector<Result>& results) {

@@ -55,6 +55,12 @@ bool ranks_before(const std::vector<ScorePart>& a, const std::string& a_name, co
 // precision word away); the name when the recipe has no model.
 std::string distinct_key(const Recipe& r, const std::string& default_precision);
 
+// A question that names no model: one line saying which model the ranked
+// results start with, the first criterion (data/ranking.tsv) that put it
+// before the best result of another model, and that runner-up; "" when the
+// results are empty.
+std::string no_model_headline(const Context& c, const std::vector<Result>& ranked);
+
 // Scores, orders and explains the results.
 void rank(const Context& c, const Ask& ask, const QuickRefPicks& picks, std::vector<Result>& results);
 

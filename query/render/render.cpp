@@ -215,6 +215,7 @@ json answer_json(const Answer& a) {
   j["verdict"] = str(to_string(a.verdict));
   j["query"] = {{"text", a.query}, {"canonical", a.canonical}, {"lang", a.lang}};
   j["warnings"] = a.warnings;
+  j["headline"] = a.headline.empty() ? json(nullptr) : json(a.headline);
   json results = json::array();
   for (const auto& r : a.results) results.push_back(result_json(r));
   j["results"] = results;
@@ -466,6 +467,7 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
     return w.out;
   }
   w.out += "\n";
+  if (!a.headline.empty()) w.out += (md ? kb::md::text(a.headline) : a.headline) + "\n\n";
   if (a.verdict == Outcome::NotPossible) {
     const Result& best = a.results.front();
     const std::string verdict =
