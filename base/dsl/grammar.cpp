@@ -756,9 +756,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const hw_times_count = x3::raw[hardware >> -gap >> times >> -gap >> count >> bound][hw_then_count];
   auto const count_hw = x3::raw[count >> -gap >> -(particle >> -gap) >> hardware >> bound][count_then_hw];
   // ... a number word: "two H100", "une A100", "两张 H100" (not "a H100 node": the node unit counts those)
-  auto const word_hw =
-      x3::raw[numword(&s->n1) >> -gap >> -(particle >> -gap) >> hardware >> bound >> !(-gap >> (any_node_unit | any_gpu_unit))]
-             [count_then_hw];
+  auto const word_hw = x3::raw[numword(&s->n1) >> -gap >> -(particle >> -gap) >> hardware >> bound >>
+                               !(-gap >> (any_node_unit | any_gpu_unit))][count_then_hw];
   // <n> [particle] <gpu unit> [+], <gpu unit> <n> [counter] [+]
   auto const count_gpus =
       x3::raw[signed_count >> -gap >> -(particle >> -gap) >> gpu_unit >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];
@@ -808,10 +807,10 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
-  return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, word_hw, count_gpus, gpus_count,
-                 count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, systems_counted, systems_bare,
-                 systems_after, memory, budget, epochs, nodes_of_gpus, nodes_with_gpus, model_spaced_size, lexicon_word, family,
-                 count_family);
+  return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, word_hw, count_gpus,
+                 gpus_count, count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, systems_counted,
+                 systems_bare, systems_after, memory, budget, epochs, nodes_of_gpus, nodes_with_gpus, model_spaced_size, lexicon_word,
+                 family, count_family);
 }
 
 }  // namespace

@@ -117,14 +117,15 @@ struct Settings {
   std::string default_precision;                                     // the plain recipes' precision
   std::string launch_mode_flag;                                      // the launcher flag's dest that picks the mode
   std::vector<std::pair<std::string, long long>> intent_gpus;        // intent → GPU count
-  std::vector<std::pair<std::string, std::string>> memory_lever;  // the overrides that trade compute for activation memory (full recompute), in order
-  std::string base_language;                                         // the language translations fall back to
-  double own_layout_tolerance = 0;                                   // a recipe's own layout may exceed the estimate by this share
-  std::vector<std::pair<std::string, std::string>> multi_node_env;   // variable the multi-node flags read → its role
-  std::string slurm_script;                                          // the sbatch template, "\n" read as a line break
-  std::string checkpoint_import, checkpoint_import_at;               // the Hugging Face import command ({hf_id} {path}), its source
-  std::string hf_model_placeholder;                                  // --hf-model when the KB has no Hugging Face id
-  std::string dry_run_dest;                                          // the training launcher's dry-run flag (its dest)
+  std::vector<std::pair<std::string, std::string>>
+      memory_lever;                 // the overrides that trade compute for activation memory (full recompute), in order
+  std::string base_language;        // the language translations fall back to
+  double own_layout_tolerance = 0;  // a recipe's own layout may exceed the estimate by this share
+  std::vector<std::pair<std::string, std::string>> multi_node_env;  // variable the multi-node flags read → its role
+  std::string slurm_script;                                         // the sbatch template, "\n" read as a line break
+  std::string checkpoint_import, checkpoint_import_at;              // the Hugging Face import command ({hf_id} {path}), its source
+  std::string hf_model_placeholder;                                 // --hf-model when the KB has no Hugging Face id
+  std::string dry_run_dest;                                         // the training launcher's dry-run flag (its dest)
 };
 // Reads the planner table (key → value). Throws kb::KbValueError naming
 // `planner.value` of the key for a missing or malformed value.

@@ -84,9 +84,9 @@ std::vector<Alternative> alternatives(const Context& c, const Ask& ask, const Re
     Ask a = ask;
     a.gpus = best_result.layout.gpus;
     bool adds = false;
-    for (const auto& [key, value] : c.settings().memory_lever)
-      if (std::none_of(a.fixed.begin(), a.fixed.end(), [&](const auto& kv) { return kv.first == key; })) {
-        a.fixed.emplace_back(key, value);
+    for (const auto& lever : c.settings().memory_lever)
+      if (std::none_of(a.fixed.begin(), a.fixed.end(), [&](const auto& kv) { return kv.first == lever.first; })) {
+        a.fixed.push_back(lever);
         adds = true;
       }
     if (adds) {

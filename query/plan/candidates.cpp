@@ -66,9 +66,10 @@ bool keep_family(const Context& c, const Ask& ask, const Catalog& recipes, Pool&
                                                     {"at", raising->raises_at}});
       if (!modes.empty()) a.no_match += " " + c.label("no_match.modes_offered", {{"modes", joined(modes)}});
     } else {
-      a.no_match = modes.empty() || ask.mode.empty()
-                       ? c.label("no_match.family", {{"model", ask.model}})
-                       : c.label("no_match.mode_has", {{"mode", c.label("mode." + ask.mode)}, {"model", ask.model}, {"modes", joined(modes)}});
+      a.no_match =
+          modes.empty() || ask.mode.empty()
+              ? c.label("no_match.family", {{"model", ask.model}})
+              : c.label("no_match.mode_has", {{"mode", c.label("mode." + ask.mode)}, {"model", ask.model}, {"modes", joined(modes)}});
     }
     return false;
   }
@@ -89,8 +90,9 @@ void keep_flagship(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
     return;
   }
   const ModelBrief* m = c.kb.model(ask.flagship);
-  a.warnings.push_back(c.label("warn.flagship_missing", {{"flagship", m && !m->display.empty() ? m->display : ask.flagship},
-                                                         {"model", pool.front()->model.empty() ? pool.front()->model_key : pool.front()->model}}));
+  a.warnings.push_back(
+      c.label("warn.flagship_missing", {{"flagship", m && !m->display.empty() ? m->display : ask.flagship},
+                                        {"model", pool.front()->model.empty() ? pool.front()->model_key : pool.front()->model}}));
 }
 
 // A PEFT scheme named in the question (DoRA) runs only where the recipe's
@@ -101,7 +103,8 @@ bool keep_launch_mode(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
   Pool kept;
   const Recipe* refused = nullptr;
   for (const auto* r : pool) {
-    const bool runs = r->peft_modes.empty() || std::find(r->peft_modes.begin(), r->peft_modes.end(), ask.launch_mode) != r->peft_modes.end();
+    const bool runs =
+        r->peft_modes.empty() || std::find(r->peft_modes.begin(), r->peft_modes.end(), ask.launch_mode) != r->peft_modes.end();
     if (runs)
       kept.push_back(r);
     else if (!refused || r->name.size() < refused->name.size() || (r->name.size() == refused->name.size() && r->name < refused->name))

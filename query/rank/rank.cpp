@@ -224,7 +224,8 @@ std::string no_model_headline(const Context& c, const std::vector<Result>& ranke
   if (ranked.empty()) return {};
   const Result& top = ranked.front();
   const auto name = [](const Recipe& r) { return r.model.empty() ? kb::upper_ascii(r.model_key) : r.model; };
-  const auto runner = std::find_if(ranked.begin(), ranked.end(), [&](const Result& r) { return r.recipe.model_key != top.recipe.model_key; });
+  const auto runner =
+      std::find_if(ranked.begin(), ranked.end(), [&](const Result& r) { return r.recipe.model_key != top.recipe.model_key; });
   if (runner == ranked.end()) return c.label("headline.only_model", {{"model", name(top.recipe)}, {"recipe", top.recipe.name}});
   std::string reason, runner_reason;
   for (size_t i = 0; i < top.parts.size() && i < runner->parts.size(); ++i)
@@ -234,11 +235,11 @@ std::string no_model_headline(const Context& c, const std::vector<Result>& ranke
       break;
     }
   return c.label(runner_reason.empty() ? "headline.no_model_tie" : "headline.no_model", {{"model", name(top.recipe)},
-                                                                                          {"recipe", top.recipe.name},
-                                                                                          {"reason", reason},
-                                                                                          {"runner_up", name(runner->recipe)},
-                                                                                          {"runner_recipe", runner->recipe.name},
-                                                                                          {"runner_reason", runner_reason}});
+                                                                                         {"recipe", top.recipe.name},
+                                                                                         {"reason", reason},
+                                                                                         {"runner_up", name(runner->recipe)},
+                                                                                         {"runner_recipe", runner->recipe.name},
+                                                                                         {"runner_reason", runner_reason}});
 }
 
 void rank(const Context& c, const Ask& ask, const QuickRefPicks& picks, std::vector<Result>& results) {
