@@ -262,8 +262,13 @@ struct numword_parser : x3::parser<numword_parser> {
 // digits, then letters and digits ("3090", "a5000", "300x").
 struct model_number_parser : x3::parser<model_number_parser> {
   using attribute_type = x3::unused_type;
+  // Glued to the family word ("rtx3090"): only after a letter, so a family
+  // word that ends in a digit never eats the next digits ("a10" + "0" is the
+  // known A100, not an unknown GPU).
+  bool glued = false;
   template <typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
+    if (glued && is_digit(*(first - 1))) return false;
     It p = first;
     if (p != last && *p >= 'a' && *p <= 'z') ++p;
     if (p == last || !is_digit(*p)) return false;
@@ -794,7 +799,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const model_spaced_size =
       x3::raw[tok(WordKind::Model, &s->t3) >> gap >> size_count >> gap >> param_mag >> bound][model_spaced_size_piece];
   // [<n> [particle]] <hardware family> [<model number>]: "rtx 3090", "4 v100"
-  auto const family_tail = tok(WordKind::HardwareFamily, &s->t1) >> -(-gap >> model_number_parser{}) >> bound;
+  auto const family_tail =
+      tok(WordKind::HardwareFamily, &s->t1) >> -((gap >> model_number_parser{}) | model_number_parser{{}, true}) >> bound;
   auto const family = x3::raw[family_tail][family_piece(false)];
   auto const count_family = x3::raw[count >> -gap >> -(particle >> -gap) >> family_tail][family_piece(true)];
   // <n><m>[-a<n><m>]
