@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -48,6 +49,8 @@ inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
 // suggestion (Lexicon::Impl::suggest): no lexicon word is that long, and
 // the scanner need not read further than this to know it.
 inline constexpr std::size_t kMaxSuggestLength = 64;
+// Suggestions a lexicon remembers (Lexicon::Impl::suggest): forgotten all at once past this many.
+inline constexpr std::size_t kMaxRememberedSuggestions = 4096;
 
 // Field names of the filters that have a slot of their own in Constraints,
 // and the numeric parallelism fields (identifiers of the KB schema, the
@@ -87,7 +90,14 @@ struct Lexicon::Impl {
   // The id of a folded spelling, or kNoWord.
   std::uint32_t find(std::string_view folded) const;
   // Closest word (see Lexicon::suggest), as an id or kNoWord; `word` folded.
+  // Remembered per (kind, word): one parse asks again for the same word
+  // (scan, typo correction, the word's warning) and the printer re-parses;
+  // a question of one word repeated costs one scan of the lexicon, not one
+  // per repetition (fuzz_dsl's expanded inputs timed out at 30 s).
   std::uint32_t suggest(std::u32string_view word, int kind) const;
+  std::uint32_t closest(std::u32string_view word, int kind) const;  // suggest without the memory
+  mutable std::mutex suggest_mu;
+  mutable std::unordered_map<std::u32string, std::uint32_t> suggested;  // kind (+2) then the word -> id
   // Every word as close as the closest (Lexicon::suggest_all), as ids.
   std::vector<std::uint32_t> suggest_all(std::u32string_view word) const;
 };

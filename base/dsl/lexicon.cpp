@@ -304,6 +304,21 @@ Cost edit_cost(std::u32string_view a, std::u32string_view b, int limit) {
 std::uint32_t Lexicon::Impl::suggest(std::u32string_view word, int kind) const {
   const auto n = static_cast<int>(word.size());
   if (n == 0 || word.size() > kMaxSuggestLength) return kNoWord;
+  std::u32string key(1, static_cast<char32_t>(kind + 2));
+  key += word;
+  {
+    const std::lock_guard<std::mutex> lock(suggest_mu);
+    if (auto it = suggested.find(key); it != suggested.end()) return it->second;
+  }
+  const std::uint32_t best = closest(word, kind);
+  const std::lock_guard<std::mutex> lock(suggest_mu);
+  if (suggested.size() >= kMaxRememberedSuggestions) suggested.clear();
+  suggested.emplace(std::move(key), best);
+  return best;
+}
+
+std::uint32_t Lexicon::Impl::closest(std::u32string_view word, int kind) const {
+  const auto n = static_cast<int>(word.size());
   bool has_letter = false;
   for (char32_t c : word) {
     if (is_cjk_cp(c)) return kNoWord;
