@@ -98,8 +98,11 @@ struct Lexicon::Impl {
   std::uint32_t closest(std::u32string_view word, int kind) const;  // suggest without the memory
   mutable std::mutex suggest_mu;
   mutable std::unordered_map<std::u32string, std::uint32_t> suggested;  // kind (+2) then the word -> id
-  // Every word as close as the closest (Lexicon::suggest_all), as ids.
+  // Every word as close as the closest (Lexicon::suggest_all), as ids;
+  // remembered per word as suggest() is.
   std::vector<std::uint32_t> suggest_all(std::u32string_view word) const;
+  std::vector<std::uint32_t> all_closest(std::u32string_view word) const;  // suggest_all without the memory
+  mutable std::unordered_map<std::u32string, std::vector<std::uint32_t>> suggested_all;
 };
 
 // The query after folding: case and width folded, whitespace runs collapsed

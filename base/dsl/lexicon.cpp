@@ -362,6 +362,19 @@ std::uint32_t Lexicon::Impl::closest(std::u32string_view word, int kind) const {
 }
 
 std::vector<std::uint32_t> Lexicon::Impl::suggest_all(std::u32string_view word) const {
+  std::u32string key(word);
+  {
+    const std::lock_guard<std::mutex> lock(suggest_mu);
+    if (auto it = suggested_all.find(key); it != suggested_all.end()) return it->second;
+  }
+  std::vector<std::uint32_t> all = all_closest(word);
+  const std::lock_guard<std::mutex> lock(suggest_mu);
+  if (suggested_all.size() >= kMaxRememberedSuggestions) suggested_all.clear();
+  suggested_all.emplace(std::move(key), all);
+  return all;
+}
+
+std::vector<std::uint32_t> Lexicon::Impl::all_closest(std::u32string_view word) const {
   std::vector<std::uint32_t> out;
   const std::uint32_t best = suggest(word, -1);
   if (best == kNoWord) return out;
