@@ -367,11 +367,11 @@ std::vector<std::uint32_t> Lexicon::Impl::suggest_all(std::u32string_view word) 
     const std::lock_guard<std::mutex> lock(suggest_mu);
     if (auto it = suggested_all.find(key); it != suggested_all.end()) return it->second;
   }
-  std::vector<std::uint32_t> all = all_closest(word);
+  std::vector<std::uint32_t> closest_ids = all_closest(word);
   const std::lock_guard<std::mutex> lock(suggest_mu);
   if (suggested_all.size() >= kMaxRememberedSuggestions) suggested_all.clear();
-  suggested_all.emplace(std::move(key), all);
-  return all;
+  suggested_all.emplace(std::move(key), closest_ids);
+  return closest_ids;
 }
 
 std::vector<std::uint32_t> Lexicon::Impl::all_closest(std::u32string_view word) const {
