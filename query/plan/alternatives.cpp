@@ -30,7 +30,7 @@ class Preferred {
   void add(const Catalog& c) {
     for (const auto& r : c.recipes) {
       auto [it, fresh] = name_of_.try_emplace(r.target, r.name);
-      if (!fresh && (r.name.size() < it->second.size() || (r.name.size() == it->second.size() && r.name < it->second))) it->second = r.name;
+      if (!fresh && plan_int::generic_name_first(r.name, it->second)) it->second = r.name;
     }
   }
   std::map<std::string, std::string> name_of_;  // target → preferred name

@@ -54,9 +54,7 @@ bool keep_family(const Context& c, const Ask& ask, const Catalog& recipes, Pool&
       if (!of_family(r, ask.model) || r.mode.empty()) continue;
       if (offerable(r)) modes.insert(c.label("mode." + r.mode));
       // the function's generic name, as one_per_function picks it
-      if (r.mode == ask.mode && !r.raises.empty() &&
-          (!raising || r.name.size() < raising->name.size() || (r.name.size() == raising->name.size() && r.name < raising->name)))
-        raising = &r;
+      if (r.mode == ask.mode && !r.raises.empty() && (!raising || plan_int::generic_name_first(r.name, raising->name))) raising = &r;
     }
     if (raising) {
       a.no_match = c.label("no_match.mode_raises", {{"mode", c.label("mode." + ask.mode)},
@@ -107,7 +105,7 @@ bool keep_launch_mode(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
         r->peft_modes.empty() || std::find(r->peft_modes.begin(), r->peft_modes.end(), ask.launch_mode) != r->peft_modes.end();
     if (runs)
       kept.push_back(r);
-    else if (!refused || r->name.size() < refused->name.size() || (r->name.size() == refused->name.size() && r->name < refused->name))
+    else if (!refused || plan_int::generic_name_first(r->name, refused->name))
       refused = r;  // the function's generic name, as one_per_function picks it
   }
   if (kept.empty() && refused) {
@@ -199,8 +197,7 @@ std::vector<Candidate> one_per_function(const Pool& pool, bool substitute) {
   std::map<std::string, const Recipe*> by_target;
   for (const auto* r : pool) {
     auto [it, fresh] = by_target.try_emplace(r->target, r);
-    if (!fresh && (r->name.size() < it->second->name.size() || (r->name.size() == it->second->name.size() && r->name < it->second->name)))
-      it->second = r;
+    if (!fresh && plan_int::generic_name_first(r->name, it->second->name)) it->second = r;
   }
   std::vector<Candidate> out;
   for (const auto& [t, r] : by_target) out.push_back({r, substitute});

@@ -31,6 +31,10 @@ inline long long to_ll(const std::string& s, long long fallback = 0) {
 // (a sequence length of 9e18 once made this loop forever, issue 12).
 inline long long next_pow2(long long v) { return kb::next_pow2(v).value_or(kb::limits::kMaxParallel); }
 
+// Of two exported names of one recipe function, the one an answer shows:
+// the generic alias (shorter) before the canonical name, then by bytes.
+inline bool generic_name_first(const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; }
+
 // A '_'-separated word of a recipe name ("8b" in llama3_8b_pretrain_config).
 inline bool has_token(const std::string& name, const std::string& token) {
   return !token.empty() && ("_" + name + "_").find("_" + token + "_") != std::string::npos;
