@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 7 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 8 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -167,26 +167,30 @@ CREATE INDEX recipes_model ON recipes(model_key);
 -- What the launcher does with each recipe (one row per recipes row), derived
 -- by kbc (compiler/derive) from its code facts, data/precisions.tsv,
 -- data/dataset-kinds.tsv and the launcher's own rules (launcher rows of
--- section `function`). Every *_at cell is path:line@commit.
+-- section `function`). Every *_at cell is a launch_sites id (NULL: none).
+CREATE TABLE launch_sites (
+  id INTEGER PRIMARY KEY,   -- in text order
+  at TEXT NOT NULL          -- path:line@commit, each once (a thousand rows cite a few hundred lines)
+);
 CREATE TABLE recipe_launch (
   name          TEXT NOT NULL,
   kind          TEXT NOT NULL,   -- library | benchmark
   precision     TEXT NOT NULL,   -- what its code sets (a precisions key), never read from the name; '' unknown
-  precision_at  TEXT NOT NULL,
+  precision_at  INTEGER REFERENCES launch_sites(id),
   peft_modes    TEXT NOT NULL,   -- PEFT recipes: the --mode values that run it ('lora,dora' or 'lora'); '' otherwise
-  peft_at       TEXT NOT NULL,   -- where the code decides it
+  peft_at       INTEGER REFERENCES launch_sites(id),   -- where the code decides it
   raises        TEXT NOT NULL,   -- the exception every path of its function raises ('' when it returns)
-  raises_at     TEXT NOT NULL,
+  raises_at     INTEGER REFERENCES launch_sites(id),
   data          TEXT NOT NULL,   -- what it trains on with no --dataset (a dataset_kinds data value); '' unknown
   data_name     TEXT NOT NULL,   -- the dataset's own name when it has one (squad, cord_v2, ...)
   user_data     INTEGER NOT NULL,  -- 1: the user must point it at their own data first
-  data_at       TEXT NOT NULL,
+  data_at       INTEGER REFERENCES launch_sites(id),
   dataset_flag  TEXT NOT NULL,   -- what --dataset does: replaces (the whole dataset config) | refused
-  dataset_flag_at TEXT NOT NULL,
+  dataset_flag_at INTEGER REFERENCES launch_sites(id),
   shadowed      INTEGER NOT NULL,  -- 1: a library recipe `--recipe NAME` does not reach (the benchmark package exports NAME too and wins)
-  shadowed_at   TEXT NOT NULL,
+  shadowed_at   INTEGER REFERENCES launch_sites(id),
   PRIMARY KEY (name, kind)
-);
+) WITHOUT ROWID;
 
 -- The quick-reference rows as the ranker reads them (compiler/derive):
 -- what the row's "I want to" cell asks, read with the query lexicon in every
@@ -282,14 +286,14 @@ CREATE TABLE model_rows (
   col       TEXT NOT NULL,
   value     TEXT NOT NULL,
   PRIMARY KEY (model_key, col)
-);
+) WITHOUT ROWID;
 CREATE TABLE model_arch (
   model_key TEXT NOT NULL,
   field     TEXT NOT NULL,
   value     TEXT NOT NULL,
   source    TEXT NOT NULL,
   PRIMARY KEY (model_key, field)
-);
+) WITHOUT ROWID;
 
 -- The memory model's constants (data/memory.tsv) and the kind of model each
 -- forward step trains (data/steps.tsv).
@@ -375,7 +379,7 @@ CREATE TABLE labels (
   text   TEXT NOT NULL,
   source TEXT NOT NULL,
   PRIMARY KEY (lang, key)
-);
+) WITHOUT ROWID;
 
 -- Facts the newest revision does not state, taken from another edition
 -- that does: a recipe the newest revision's index does not list (field ''),

@@ -43,6 +43,7 @@ class Stmt {
   Stmt& bind(int i, double v);
   Stmt& bind_null(int i);
   Stmt& bind_opt(int i, const std::optional<long long>& v) { return v ? bind(i, *v) : bind_null(i); }
+  Stmt& bind(int i, const std::optional<long long>& v) { return bind_opt(i, v); }  // NULL when empty
 
   // Binds all arguments from index 1 on.
   template <typename... Args>

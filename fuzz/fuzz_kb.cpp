@@ -30,6 +30,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -48,6 +49,7 @@ namespace fs = std::filesystem;
 struct Table {
   std::string name;
   std::vector<std::string> columns;
+  std::string key;  // the row's identity: its primary key columns, or rowid (a WITHOUT ROWID table has none)
 };
 
 struct State {
@@ -82,18 +84,30 @@ std::string compile_image(const std::string& sources, const std::string& out) {
   return read_all(out);
 }
 
+std::string sql_name(const std::string& ident) {
+  std::string out = "\"";
+  for (char c : ident) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 void load_tables(const std::string& path) {
   sqlite3* db = nullptr;
   sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", -1, &st, nullptr);
-  while (sqlite3_step(st) == SQLITE_ROW) state().tables.push_back({reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), {}});
+  while (sqlite3_step(st) == SQLITE_ROW) state().tables.push_back({reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), {}, {}});
   sqlite3_finalize(st);
   for (auto& t : state().tables) {
-    sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?)", -1, &st, nullptr);
+    sqlite3_prepare_v2(db, "SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", -1, &st, nullptr);
     sqlite3_bind_text(st, 1, t.name.c_str(), -1, SQLITE_TRANSIENT);
-    while (sqlite3_step(st) == SQLITE_ROW) t.columns.push_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    std::map<int, std::string> pk_columns;  // by position in the primary key
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      t.columns.push_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+      if (const int pk = sqlite3_column_int(st, 1); pk > 0) pk_columns[pk] = sql_name(t.columns.back());
+    }
     sqlite3_finalize(st);
+    for (const auto& [pk, column] : pk_columns) t.key += (t.key.empty() ? "" : ", ") + column;
+    if (t.key.empty()) t.key = "rowid";
   }
   sqlite3_close(db);
 }
@@ -114,12 +128,6 @@ struct Reader {
   }
 };
 
-std::string quoted(const std::string& ident) {
-  std::string out = "\"";
-  for (char c : ident) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 // One value-level mutation, through SQLite on an in-memory copy.
 void set_value(std::string& image, Reader& in) {
   const auto& tables = state().tables;
@@ -139,8 +147,8 @@ void set_value(std::string& image, Reader& in) {
     sqlite3_close(db);
     return;
   }
-  const std::string sql = "UPDATE " + quoted(t.name) + " SET " + quoted(column) + " = ? WHERE rowid = (SELECT rowid FROM " +
-                          quoted(t.name) + " LIMIT 1 OFFSET (? % max(1, (SELECT count(*) FROM " + quoted(t.name) + "))))";
+  const std::string sql = "UPDATE " + sql_name(t.name) + " SET " + sql_name(column) + " = ? WHERE (" + t.key + ") IN (SELECT " + t.key +
+                          " FROM " + sql_name(t.name) + " LIMIT 1 OFFSET (? % max(1, (SELECT count(*) FROM " + sql_name(t.name) + "))))";
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
     std::string text;

@@ -649,8 +649,9 @@ TEST_CASE("derive: a recipe's precision, PEFT modes, raise and data come from it
   kb::Db db(std::string(KB_BINARY_DIR) + "/kb.sqlite", kb::Db::Mode::ReadOnly);
   auto row = [&](const std::string& name, const std::string& kind) {
     kb::Stmt st(db,
-                "SELECT precision, peft_modes, raises, data, data_name, user_data, dataset_flag, precision_at, data_at "
-                "FROM recipe_launch WHERE name = ? AND kind = ?");
+                "SELECT l.precision, l.peft_modes, l.raises, l.data, l.data_name, l.user_data, l.dataset_flag, coalesce(sp.at, ''), "
+                "coalesce(sd.at, '') FROM recipe_launch l LEFT JOIN launch_sites sp ON sp.id = l.precision_at "
+                "LEFT JOIN launch_sites sd ON sd.id = l.data_at WHERE l.name = ? AND l.kind = ?");
     st.bind_all(name, kind);
     std::vector<std::string> out;
     if (st.step())
@@ -684,7 +685,8 @@ TEST_CASE("derive: a recipe's precision, PEFT modes, raise and data come from it
   CHECK(r[8].find("run_recipe.py:") != std::string::npos);
   CHECK(row("llama3_8b_pretrain_config", "library")[3] == "mock");
   // A name both packages export: --recipe loads the benchmark definition.
-  kb::Stmt sh(db, "SELECT shadowed, shadowed_at FROM recipe_launch WHERE name = ? AND kind = ?");
+  kb::Stmt sh(db,
+              "SELECT l.shadowed, s.at FROM recipe_launch l JOIN launch_sites s ON s.id = l.shadowed_at WHERE l.name = ? AND l.kind = ?");
   sh.bind_all("llama3_70b_sft_32gpu_h100_bf16_config", "library");
   REQUIRE(sh.step());
   CHECK(sh.integer(0) == 1);
@@ -693,6 +695,16 @@ TEST_CASE("derive: a recipe's precision, PEFT modes, raise and data come from it
   kb::Stmt n(db, "SELECT (SELECT count(*) FROM recipes) - (SELECT count(*) FROM recipe_launch)");
   REQUIRE(n.step());
   CHECK(n.integer(0) == 0);
+  // Each citation once, and every id a row cites names one.
+  kb::Stmt once(db, "SELECT count(*) - count(DISTINCT at) FROM launch_sites");
+  REQUIRE(once.step());
+  CHECK(once.integer(0) == 0);
+  kb::Stmt dangling(db,
+                    "WITH c(k) AS (VALUES (1), (2), (3), (4), (5), (6)) SELECT count(*) FROM recipe_launch l, c WHERE CASE k WHEN 1 THEN "
+                    "l.precision_at WHEN 2 THEN l.peft_at WHEN 3 THEN l.raises_at WHEN 4 "
+                    "THEN l.data_at WHEN 5 THEN l.dataset_flag_at ELSE l.shadowed_at END NOT IN (SELECT id FROM launch_sites)");
+  REQUIRE(dangling.step());
+  CHECK(dangling.integer(0) == 0);
 }
 
 TEST_CASE("a code snapshot file past its size limit is an error naming the file, not a missing file", "[compiler][code]") {

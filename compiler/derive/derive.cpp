@@ -373,9 +373,15 @@ void derive_recipe_launch(kb::Db& db) {
   kb::Stmt facts(db, "SELECT field, state, value, type, at FROM code_facts WHERE target = ?");
   kb::Stmt recipes(
       db, "SELECT r.name, r.kind, r.target, r.mode, c.step FROM recipes r JOIN code_recipes c USING (name, kind) ORDER BY r.name, r.kind");
-  kb::Stmt insert(db,
-                  "INSERT INTO recipe_launch(name, kind, precision, precision_at, peft_modes, peft_at, raises, raises_at, data, data_name, "
-                  "user_data, data_at, dataset_flag, dataset_flag_at, shadowed, shadowed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  // The rows, then their citations once each (launch_sites, in text order).
+  struct Launch {
+    std::string name, kind, precision, precision_at, peft_modes, peft_at, raises, raises_at, data, data_name;
+    bool user_data;
+    std::string data_at, dataset_flag, dataset_flag_at;
+    bool shadowed;
+    std::string shadowed_at;
+  };
+  std::vector<Launch> rows;
   while (recipes.step()) {
     const std::string name = recipes.text(0), kind = recipes.text(1), target = recipes.text(2), task = recipes.text(3);
     struct Fact {
@@ -454,12 +460,29 @@ void derive_recipe_launch(kb::Db& db) {
     }
 
     const bool shadowed = !benchmark && benchmark_names.count(name) > 0;
-    insert
-        .bind_all(name, kind, precision, precision_at, peft_modes, peft_at, raises, raises_at, data, data_name, user_data ? 1 : 0, data_at,
-                  benchmark ? "refused" : "replaces", benchmark ? dataset_refused_at : dataset_replaces_at, shadowed ? 1 : 0,
-                  shadowed ? lookup_at : std::string())
-        .run();
+    rows.push_back({name, kind, precision, precision_at, peft_modes, peft_at, raises, raises_at, data, data_name, user_data, data_at,
+                    benchmark ? "refused" : "replaces", benchmark ? dataset_refused_at : dataset_replaces_at, shadowed,
+                    shadowed ? lookup_at : std::string()});
   }
+  std::map<std::string, long long> sites;
+  for (const auto& r : rows)
+    for (const std::string* at : {&r.precision_at, &r.peft_at, &r.raises_at, &r.data_at, &r.dataset_flag_at, &r.shadowed_at})
+      if (!at->empty()) sites[*at];
+  {
+    kb::Stmt ins(db, "INSERT INTO launch_sites(id, at) VALUES (?, ?)");
+    long long id = 0;
+    for (auto& [at, value] : sites) ins.bind(1, value = ++id).bind(2, at).run();
+  }
+  kb::Stmt insert(db,
+                  "INSERT INTO recipe_launch(name, kind, precision, precision_at, peft_modes, peft_at, raises, raises_at, data, data_name, "
+                  "user_data, data_at, dataset_flag, dataset_flag_at, shadowed, shadowed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  const auto site = [&](const std::string& at) { return at.empty() ? std::optional<long long>() : sites.at(at); };
+  for (const auto& r : rows)
+    insert
+        .bind_all(r.name, r.kind, r.precision, site(r.precision_at), r.peft_modes, site(r.peft_at), r.raises, site(r.raises_at), r.data,
+                  r.data_name, r.user_data ? 1 : 0, site(r.data_at), r.dataset_flag, site(r.dataset_flag_at), r.shadowed ? 1 : 0,
+                  site(r.shadowed_at))
+        .run();
 }
 
 void derive(kb::Db& db) {

@@ -39,9 +39,10 @@ void Inputs::place_code_lines() {
   // The KB's view of each passable name: its task, modality and launch facts.
   Db db(kb_path, Db::Mode::ReadOnly);
   Stmt st(db,
-          "SELECT r.name, r.mode, r.modality, COALESCE(p.display, l.precision), l.precision_at, l.data, l.data_name, l.data_at, "
-          "l.raises, l.raises_at FROM recipes r JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind "
-          "LEFT JOIN precisions p ON p.precision = l.precision WHERE r.kind = ?");
+          "SELECT r.name, r.mode, r.modality, COALESCE(p.display, l.precision), coalesce(sp.at, ''), l.data, l.data_name, "
+          "coalesce(sd.at, ''), l.raises, coalesce(sr.at, '') FROM recipes r JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind "
+          "LEFT JOIN precisions p ON p.precision = l.precision LEFT JOIN launch_sites sp ON sp.id = l.precision_at "
+          "LEFT JOIN launch_sites sd ON sd.id = l.data_at LEFT JOIN launch_sites sr ON sr.id = l.raises_at WHERE r.kind = ?");
   st.bind(1, std::string(to_string(RecipeKind::Library)));
   std::map<std::string, const CodeRecipe*> library;
   for (const auto& r : snap->recipes)

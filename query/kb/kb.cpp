@@ -125,10 +125,12 @@ constexpr const char* kRecipeSelect =
     "SELECT r.name, r.target, r.mode, r.launch_mode, r.model_key, r.modality, r.moe, "
     "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
     "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision, coalesce(l.precision, ''), "
-    "coalesce(l.precision_at, ''), coalesce(l.data, ''), coalesce(l.data_name, ''), coalesce(l.data_at, ''), "
-    "coalesce(l.user_data, 0), coalesce(l.peft_modes, ''), coalesce(l.peft_at, ''), coalesce(l.raises, ''), "
-    "coalesce(l.raises_at, '') "
-    "FROM recipes r LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind ";
+    "l.precision_at, sp.at, coalesce(l.data, ''), coalesce(l.data_name, ''), l.data_at, sd.at, "
+    "coalesce(l.user_data, 0), coalesce(l.peft_modes, ''), l.peft_at, sf.at, coalesce(l.raises, ''), "
+    "l.raises_at, sr.at "
+    "FROM recipes r LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind "
+    "LEFT JOIN launch_sites sp ON sp.id = l.precision_at LEFT JOIN launch_sites sd ON sd.id = l.data_at "
+    "LEFT JOIN launch_sites sf ON sf.id = l.peft_at LEFT JOIN launch_sites sr ON sr.id = l.raises_at ";
 
 // A recipe row; the model's display name from the snapshot's models (one
 // map lookup, not a join per row).
@@ -165,16 +167,22 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap) {
   r.variant = st.text(22);
   r.min_gpus = size(23, int_range("recipes", "min_gpus"));
   r.low_precision = st.text(24);
+  // A citation: the launch_sites row its id names ("" when it has none).
+  auto site = [&](int c, const char* column) {
+    if (st.is_null(c)) return std::string();
+    if (st.is_null(c + 1)) throw kb::KbValueError("recipe_launch", column, r.name, "not a launch_sites id");
+    return st.text(c + 1);
+  };
   r.runs_in = st.text(25);
-  r.runs_in_at = st.text(26);
-  r.data = st.text(27);
-  r.data_name = st.text(28);
-  r.data_at = st.text(29);
-  r.user_data = st.integer(30) != 0;
-  if (const std::string modes = st.text(31); !modes.empty()) r.peft_modes = kb::split(modes, ',');
-  r.peft_at = st.text(32);
-  r.raises = st.text(33);
-  r.raises_at = st.text(34);
+  r.runs_in_at = site(26, "precision_at");
+  r.data = st.text(28);
+  r.data_name = st.text(29);
+  r.data_at = site(30, "data_at");
+  r.user_data = st.integer(32) != 0;
+  if (const std::string modes = st.text(33); !modes.empty()) r.peft_modes = kb::split(modes, ',');
+  r.peft_at = site(34, "peft_at");
+  r.raises = st.text(36);
+  r.raises_at = site(37, "raises_at");
   r.commit = snap.commit;
   if (const ModelBrief* m = snap.model(r.model_key)) r.model = m->display;
   return r;
