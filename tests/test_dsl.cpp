@@ -127,6 +127,23 @@ const std::vector<DslCase> kDslCases = {
     {"rtx 3090 a100", "hardware:a100 rtx 3090", nullptr, nullptr, 0},
     {"rtx 3090 v100", nullptr, nullptr, "conflicting hardware: 'rtx 3090' and 'v100'", 10},
     {"2 dgx b200 4 nodes", nullptr, nullptr, "conflicting node counts: 2 and 4", 12},
+    // A node named by its GPU ("two H100 nodes"): a node count and the hardware, never a GPU count.
+    {"sft llama3 8b on a H100 node", "mode:sft model:llama3 8b nodes:1 hardware:h100", "en", nullptr, 0},
+    {"two H100 nodes", "nodes:2 hardware:h100", "en", nullptr, 0},
+    {"4 B200 nodes", "nodes:4 hardware:b200", nullptr, nullptr, 0},
+    {"deux nœuds H100", "nodes:2 hardware:h100", "fr", nullptr, 0},
+    // A bare system names the kind of node; the count comes from the nodes or GPUs stated.
+    {"sft llama3 8b sur 4 nœuds DGX H100", "mode:sft model:llama3 8b 4 dgx h100", "fr", nullptr, 0},
+    {"4 nodes DGX B200", "4 dgx b200", "en", nullptr, 0},
+    {"16 gpus dgx h100", "2 dgx h100", nullptr, nullptr, 0},
+    {"36 nodes nvl72", "2 gb200 nvl72", nullptr, nullptr, 0},
+    {"dgx h100 4 gpus", "gpus:4 nodes:1 hardware:h100 dgx h100", nullptr, nullptr, 0},
+    {"DGX H100 12 gpus", nullptr, nullptr, "conflicting GPU counts: 12 and 8", 1},
+    {"5 nodes nvl72", nullptr, nullptr, "conflicting node counts: 5 and 18", 9},
+    {"dgx b200 2台", "2 dgx b200", nullptr, nullptr, 0},
+    {"lora qwen3 8b on a DGX H100 using 4 gpus", "mode:peft model:qwen3 8b gpus:4 nodes:1 hardware:h100 dgx h100", "en", nullptr, 0},
+    {"one DGX H100 16 gpus", nullptr, nullptr, "conflicting GPU counts: 16 and 8", 1},
+    {"a DGX B200 4 nodes", nullptr, nullptr, "conflicting node counts: 4 and 1", 1},
     {"0 dgx b200", nullptr, nullptr, "system count must be a positive whole number", 1},
     // --- numbers as people write them -------------------------------------------------
     {"16 384 tokens", "seq:16384", nullptr, nullptr, 0},

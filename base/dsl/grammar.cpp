@@ -7,7 +7,7 @@
 //   query = *sep >> *(term >> *(sep | joiner)) >> eoi
 //   term  = longest(key_value, bad_key_value, spaced_key_value ("TP 2", "pp=4"),
 //                   count_times_hw, hw_times_count,
-//                   count_hw, word_hw, count_gpus, gpus_count, count_nodes, nodes_count,
+//                   count_hw, word_hw, count_hw_nodes, count_gpus, gpus_count, count_nodes, nodes_count,
 //                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
 //                   systems (3 forms), memory, budget, epochs, nodes_of_gpus,
 //                   nodes_with_gpus, model_spaced_size, lexicon_word, family,
@@ -227,6 +227,24 @@ struct tok_parser : x3::parser<tok_parser> {
     std::uint32_t id = kNoWord;
     if (!table->parse(it, last, ctx, x3::unused, id)) return false;
     if (out) *out = Tok{id, static_cast<std::size_t>(first - base), static_cast<std::size_t>(it - base)};
+    first = it;
+    return true;
+  }
+};
+
+// A look-ahead for a unit word that is only a unit: a word of `kind` that is
+// not also a counter (a stopword): "4 gpus" after a system is a GPU count,
+// "2台" a count of systems (台 counts machines in Japanese and Chinese).
+struct unit_only_parser : x3::parser<unit_only_parser> {
+  using attribute_type = x3::unused_type;
+  const Lexicon::Impl* lex = nullptr;
+  WordKind kind = WordKind::GpuUnit;
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr&) const {
+    It it = first;
+    std::uint32_t id = kNoWord;
+    if (!lex->by_kind[static_cast<std::size_t>(kind)].parse(it, last, ctx, x3::unused, id)) return false;
+    if (lex->words[id].meaning(WordKind::Stopword)) return false;
     first = it;
     return true;
   }
@@ -465,6 +483,23 @@ void make_count_then_hw(Scratch& s, It base, Extent at) {
   s.count = 2;
 }
 
+// "<n> <hw> <node unit>" ("two H100 nodes", "a H100 node"): a node count
+// piece, then the hardware piece; the node unit belongs to the count.
+void make_count_hw_nodes(Scratch& s, It base, Extent at) {
+  Piece& c = s.out[0] = Piece{};
+  c.kind = PieceKind::Nodes;
+  c.b = at.first;
+  c.e = trim_end(base, at.first, s.t1.b);
+  c.num = s.n1;
+  c.also = {s.t3.id, kNoWord, kNoWord};
+  Piece& h = s.out[1] = Piece{};
+  h.kind = PieceKind::Hardware;
+  h.b = s.t1.b;
+  h.e = s.t1.e;
+  h.word = s.t1.id;
+  s.count = 2;
+}
+
 // "<hw> x <n>": the hardware piece, then the count piece.
 void make_hw_then_count(Scratch& s, It base, Extent at) {
   const auto [b, e] = at;
@@ -689,6 +724,7 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const count_piece = [s, base](PieceKind kind) { return [s, base, kind](auto& ctx) { make_count(*s, kind, where(ctx, base)); }; };
   auto const count_then_hw = [s, base](auto& ctx) { make_count_then_hw(*s, base, where(ctx, base)); };
   auto const hw_then_count = [s, base](auto& ctx) { make_hw_then_count(*s, base, where(ctx, base)); };
+  auto const count_hw_nodes_piece = [s, base](auto& ctx) { make_count_hw_nodes(*s, base, where(ctx, base)); };
   auto const seq_piece = [s, lx, base](auto& ctx) { make_seq(*s, *lx, where(ctx, base)); };
   auto const size_piece = [s, lx, base](auto& ctx) {
     if (!make_size(*s, *lx, where(ctx, base))) x3::_pass(ctx) = false;
@@ -763,6 +799,9 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // ... a number word: "two H100", "une A100", "两张 H100" (not "a H100 node": the node unit counts those)
   auto const word_hw = x3::raw[numword(&s->n1) >> -gap >> -(particle >> -gap) >> hardware >> bound >>
                                !(-gap >> (any_node_unit | any_gpu_unit))][count_then_hw];
+  // <n> [particle] <hw> <node unit>: "two H100 nodes", "a H100 node", "4 B200 nodes"
+  auto const count_hw_nodes =
+      x3::raw[word_count >> -gap >> -(particle >> -gap) >> hardware >> -gap >> node_unit3 >> bound][count_hw_nodes_piece];
   // <n> [particle] <gpu unit> [+], <gpu unit> <n> [counter] [+]
   auto const count_gpus =
       x3::raw[signed_count >> -gap >> -(particle >> -gap) >> gpu_unit >> -(-gap >> open_max) >> bound][count_piece(PieceKind::Gpus)];
@@ -785,9 +824,11 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const system = tok(WordKind::System, &s->t1);
   auto const systems_counted = x3::raw[word_count >> -gap >> -(particle >> -gap) >> system >> bound][system_piece(true)];
   auto const systems_bare = x3::raw[system >> bound][system_piece(false)];
-  // <system> [particle] <n> [counter]: "dgx b200 2台", "dgx h100 x2"
+  // <system> [particle] <n> [counter]: "dgx b200 2台", "dgx h100 x2" (not "dgx h100 4 gpus": a GPU count)
   auto const systems_after =
-      x3::raw[system >> -gap >> -((times | particle) >> -gap) >> word_count >> -(-gap >> stop3) >> bound][system_piece(true)];
+      x3::raw[system >> -gap >> -((times | particle) >> -gap) >> word_count >>
+              !(-gap >> (unit_only_parser{{}, &lex, WordKind::GpuUnit} | unit_only_parser{{}, &lex, WordKind::NodeUnit})) >>
+              -(-gap >> stop3) >> bound][system_piece(true)];
   // <n> <memory unit>: "48 gb", "24 go"
   auto const memory = x3::raw[decimal >> -gap >> tok(WordKind::MemoryUnit, &s->t1) >> bound][memory_piece];
   // <n> <m>-<gpu unit> <node unit>, <n> <node unit> <particle> <m> <gpu unit>
@@ -813,10 +854,10 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
-  return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, word_hw, count_gpus,
-                 gpus_count, count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size, systems_counted,
-                 systems_bare, systems_after, memory, budget, epochs, nodes_of_gpus, nodes_with_gpus, model_spaced_size, lexicon_word,
-                 family, count_family);
+  return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, word_hw, count_hw_nodes,
+                 count_gpus, gpus_count, count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size,
+                 systems_counted, systems_bare, systems_after, memory, budget, epochs, nodes_of_gpus, nodes_with_gpus, model_spaced_size,
+                 lexicon_word, family, count_family);
 }
 
 }  // namespace

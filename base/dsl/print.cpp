@@ -146,10 +146,11 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
   if (!c.hardware.empty() && !by_system) field_or_word(kHardware, WordKind::Hardware, c.hardware);
   if (!c.precision.empty()) field_or_word(kPrecision, WordKind::Precision, c.precision);
   if (c.seq_len) field_or_unit(kSeq, WordKind::SeqUnit, *c.seq_len);
-  // A system reads back as "<n> <system word>" (it sets the GPUs, nodes and hardware printed above, the same values).
+  // A system reads back as "<n> <system word>" when it sets the GPUs, nodes and hardware (not printed above), else
+  // as the bare word beside the counts printed above (part of one system: "gpus:4 ... dgx h100").
   if (!c.system.empty()) {
     const std::string word = lex.spelling(WordKind::System, c.system);
-    if (!word.empty()) parts.push_back(std::to_string(c.systems.value_or(1)) + " " + word);
+    if (!word.empty()) parts.push_back(by_system ? std::to_string(c.systems.value_or(1)) + " " + word : word);
   }
   if (c.gpus_per_node) field_or_unit(kGpusPerNode, WordKind::GpuUnit, *c.gpus_per_node);
   auto number = [](double v) {

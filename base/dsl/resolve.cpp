@@ -342,18 +342,62 @@ class Resolver {
   }
 
   // "[<n>] <system>": n systems of the system's GPU type, GPUs and nodes.
+  // A bare system ("DGX H100") names the kind of node: how many comes from
+  // a node or GPU count elsewhere in the question ("4 nœuds DGX H100": 4
+  // systems) when it is a whole number of systems, else it is one system.
   bool system(const Piece& p) {
     note_words(p);
     const Span span = n_.span(p.b, p.e);
     const bool counted = p.num.e > p.num.b;
-    const auto n = counted ? count(p.num, "system count", text(p.num.b, p.num.e), span) : std::optional<int>(1);
-    if (!n) return false;
     const std::string key = lex_.words[p.word].meaning(WordKind::System)->value;
     add(TermKind::System, p.b, p.e, key);
-    if (!set_text(q_.system, key, "systems", span) || !set_int(q_.systems, *n, "system counts", span)) return false;
-    const auto it = lex_.systems.find(key);
+    if (!set_text(q_.system, key, "systems", span)) return false;
+    const auto n = counted ? count(p.num, "system count", text(p.num.b, p.num.e), span) : std::optional<int>(1);
+    if (!n) return false;
+    // Bare or one ("a DGX H100"): counted at the end, against the question's other counts.
+    if (*n == 1) {
+      pending_system_ = PendingSystem{span, counted};
+      return true;
+    }
+    return systems(*n, span);
+  }
+
+ public:
+  // After every piece: the count of a bare system, or of one. A bare
+  // system is as many as the question's node or GPU count makes (when
+  // that is a whole number of systems); fewer GPUs than one single-node
+  // system ("a DGX H100, 4 GPUs") are that many GPUs of it.
+  bool finish_system() {
+    if (!pending_system_) return true;
+    const auto [span, counted] = *pending_system_;
+    int n = 1;
+    if (const auto it = lex_.systems.find(q_.system); it != lex_.systems.end()) {
+      const auto& sys = it->second;
+      if (!counted && q_.nodes && !q_.gpus && sys.nodes > 0 && *q_.nodes % sys.nodes == 0) {
+        n = *q_.nodes / sys.nodes;
+      } else if (!counted && q_.gpus && !q_.nodes && sys.gpus > 0 && *q_.gpus % sys.gpus == 0) {
+        n = *q_.gpus / sys.gpus;
+      } else if (q_.gpus && *q_.gpus < sys.gpus && sys.nodes == 1 && (!q_.nodes || *q_.nodes == 1)) {
+        return set_int(q_.systems, 1, "system counts", span) && set_text(q_.hardware, sys.gpu_key, "hardware", span) &&
+               set_int(q_.nodes, 1, "node counts", span);
+      }
+    }
+    return systems(std::max(n, 1), span);
+  }
+
+ private:
+  struct PendingSystem {
+    Span span;     // the system's words
+    bool counted;  // "one DGX H100" (else bare: "DGX H100")
+  };
+  std::optional<PendingSystem> pending_system_;
+
+  // n systems of the named system: its GPU type, GPUs and nodes.
+  bool systems(int n, Span span) {
+    if (!set_int(q_.systems, n, "system counts", span)) return false;
+    const auto it = lex_.systems.find(q_.system);
     if (it == lex_.systems.end()) return true;  // a word without facts: the system is named, its GPUs unknown
-    const auto gpus = static_cast<std::int64_t>(*n) * it->second.gpus, nodes = static_cast<std::int64_t>(*n) * it->second.nodes;
+    const auto gpus = static_cast<std::int64_t>(n) * it->second.gpus, nodes = static_cast<std::int64_t>(n) * it->second.nodes;
     if (gpus > kMaxCount)
       return fail(span, "GPU count " + std::to_string(gpus) + " is out of range", "at most " + std::to_string(kMaxCount));
     return set_text(q_.hardware, it->second.gpu_key, "hardware", span) && set_int(q_.gpus, static_cast<int>(gpus), "GPU counts", span) &&
@@ -810,6 +854,7 @@ ParseResult parse(const Lexicon& lexicon, std::string_view text) {
       break;
     }
   }
+  if (!r.error && !res.finish_system()) r.error = res.error;
   if (!r.error) res.flagship();
   for (const auto& c : q.corrections)
     q.warnings.push_back(Warning{c.word, c.corrected, "read " + quote(c.word) + " as " + quote(c.corrected), c.span, {}});
