@@ -252,7 +252,7 @@ std::map<std::string, std::map<std::string, std::set<std::string>>> entity_facts
 
 }  // namespace
 
-TEST_CASE("generate: two runs give byte-identical files", "[generate]") {
+TEST_CASE("generate: two runs give byte-identical files", "[generate][one-compilation]") {
   // Two separate compilations, so nothing depends on pointer order.
   const auto again = compile_or_fail(kSources);
   TempDir dir;
@@ -266,7 +266,7 @@ TEST_CASE("generate: two runs give byte-identical files", "[generate]") {
   }
 }
 
-TEST_CASE("generate: the expected files, with no timestamps or machine paths", "[generate]") {
+TEST_CASE("generate: the expected files, with no timestamps or machine paths", "[generate][one-compilation]") {
   const auto& g = generated();
   for (const auto& lang : languages()) {
     CHECK(g.count("skill/SKILL." + lang + ".md"));
@@ -301,7 +301,7 @@ TEST_CASE("generate: the expected files, with no timestamps or machine paths", "
   }
 }
 
-TEST_CASE("generate: every Markdown file parses, with headings and tables", "[generate]") {
+TEST_CASE("generate: every Markdown file parses, with headings and tables", "[generate][one-compilation]") {
   for (const auto& [rel, bytes] : generated()) {
     if (!kb::ends_with(rel, ".md")) continue;
     INFO(rel);
@@ -325,7 +325,7 @@ TEST_CASE("generate: every Markdown file parses, with headings and tables", "[ge
   }
 }
 
-TEST_CASE("generate: recipe indexes have one table per family, headers from columns.tsv", "[generate]") {
+TEST_CASE("generate: recipe indexes have one table per family, headers from columns.tsv", "[generate][one-compilation]") {
   const auto& c = real();
   std::set<std::string> families;
   for (const auto& e : c.resolved.entities)
@@ -365,7 +365,7 @@ TEST_CASE("generate: recipe indexes have one table per family, headers from colu
   CHECK(fr.find("| `llama3_8b_pretrain_config` |") != std::string::npos);
 }
 
-TEST_CASE("generate: French headers come from columns.tsv fr rows", "[generate]") {
+TEST_CASE("generate: French headers come from columns.tsv fr rows", "[generate][one-compilation]") {
   // A data folder with French header rows: the fr index uses them.
   TempDir data;
   fs::copy(kData, data.path(), fs::copy_options::recursive);
@@ -389,7 +389,7 @@ TEST_CASE("generate: French headers come from columns.tsv fr rows", "[generate]"
   CHECK(parse_md(files.at("references/recipe-index.md")).tables.front().front().front() == header_word("en", "recipe"));
 }
 
-TEST_CASE("generate: editions are complete, with fallback markers from ui.tsv", "[generate]") {
+TEST_CASE("generate: editions are complete, with fallback markers from ui.tsv", "[generate][one-compilation]") {
   const auto& c = real();
   // Section kinds of the newest original skill edition, in order.
   const kb::Document* tpl = nullptr;
@@ -426,7 +426,7 @@ TEST_CASE("generate: editions are complete, with fallback markers from ui.tsv", 
     }
 }
 
-TEST_CASE("generate: an edition a language lacks falls back to English, with the marker of ui.tsv", "[generate]") {
+TEST_CASE("generate: an edition a language lacks falls back to English, with the marker of ui.tsv", "[generate][one-compilation]") {
   // Without the French and Japanese translations of revision 4, French has
   // no checklist (revision 1 had none) and Japanese no family headings (its
   // revision 3 had no recipe index): both fall back to English, marked.
@@ -444,7 +444,7 @@ TEST_CASE("generate: an edition a language lacks falls back to English, with the
   for (const auto& lang : languages()) CHECK(files.at("skill/SKILL.en.md").find(marker_text("en", lang)) == std::string::npos);
 }
 
-TEST_CASE("generate: every edition states the newest facts", "[generate]") {
+TEST_CASE("generate: every edition states the newest facts", "[generate][one-compilation]") {
   const auto& c = real();
   REQUIRE_FALSE(c.resolved.renames.empty());
   for (const auto& [rel, bytes] : generated()) {
@@ -463,7 +463,7 @@ TEST_CASE("generate: every edition states the newest facts", "[generate]") {
   }
 }
 
-TEST_CASE("generate: round trip, generated editions compile to the same facts", "[generate]") {
+TEST_CASE("generate: round trip, generated editions compile to the same facts", "[generate][one-compilation]") {
   TempDir src;
   for (const auto& [rel, bytes] : generated()) {
     if (!kb::starts_with(rel, "skill/") && !kb::starts_with(rel, "references/")) continue;
@@ -580,7 +580,7 @@ TEST_CASE("generate: the committed generated/ is fresh", "[generate][fresh]") {
   CHECK(r.exit_code == 0);
 }
 
-TEST_CASE("generate: site recipe pages have front matter, facts and a launch command", "[generate]") {
+TEST_CASE("generate: site recipe pages have front matter, facts and a launch command", "[generate][one-compilation]") {
   const auto& g = generated();
   size_t pages = 0;
   for (const auto& [rel, bytes] : g) {
@@ -643,7 +643,8 @@ std::string row_value(const Parsed& p, const std::string& label) {
   return {};
 }
 
-TEST_CASE("generate: a recipe page shows kbq show's throughput and the rows kbq perf lists for its model and task", "[generate][perf]") {
+TEST_CASE("generate: a recipe page shows kbq show's throughput and the rows kbq perf lists for its model and task",
+          "[generate][one-compilation][perf]") {
   // A measured-or-estimated dense recipe, an MoE one, a fine-tuning one and
   // a model NVIDIA never measured, in every language.
   const std::vector<std::string> recipes = {"llama3_70b_pretrain_config", "qwen3_30b_a3b_pretrain_config", "llama3_70b_sft_config",
@@ -704,7 +705,7 @@ TEST_CASE("generate: a recipe page shows kbq show's throughput and the rows kbq 
   CHECK(measured_tables == 3 * languages().size());
 }
 
-TEST_CASE("generate: kb.json follows docs/kb.schema.json", "[generate]") {
+TEST_CASE("generate: kb.json follows docs/kb.schema.json", "[generate][one-compilation]") {
   const json kb = json::parse(file("site/kb.json"));
   const json schema = json::parse(kbtest::read_file(kRoot + "/docs/kb.schema.json"));
   REQUIRE(kb.is_object());
@@ -734,7 +735,7 @@ TEST_CASE("generate: kb.json follows docs/kb.schema.json", "[generate]") {
   }
 }
 
-TEST_CASE("generate: search records, one per recipe, rule, pitfall and quick-reference row per language", "[generate]") {
+TEST_CASE("generate: search records, one per recipe, rule, pitfall and quick-reference row per language", "[generate][one-compilation]") {
   const json records = json::parse(file("site/search-records.json"));
   REQUIRE(records.is_array());
   std::set<std::string> ids;
@@ -771,7 +772,7 @@ TEST_CASE("generate: search records, one per recipe, rule, pitfall and quick-ref
   }
 }
 
-TEST_CASE("generate: translation status lists missing, stale and resolved", "[generate]") {
+TEST_CASE("generate: translation status lists missing, stale and resolved", "[generate][one-compilation]") {
   const std::string& s = file("translation-status.md");
   const Parsed p = parse_md(s);
   std::set<std::string> h2;
@@ -791,7 +792,7 @@ TEST_CASE("generate: translation status lists missing, stale and resolved", "[ge
 }
 
 TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the launcher lacks, a GPU count below the layout",
-          "[generate][drift]") {
+          "[generate][one-compilation][drift]") {
   // The published commands use only the launchers' flags, and launch no
   // exported recipe on a world its layout cannot use: no such finding.
   const std::string& published = file("CHANGES.md");
