@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -141,6 +142,13 @@ const std::vector<DslCase> kDslCases = {
     {"DGX H100 12 gpus", nullptr, nullptr, "conflicting GPU counts: 12 and 8", 1},
     {"5 nodes nvl72", nullptr, nullptr, "conflicting node counts: 5 and 18", 9},
     {"dgx b200 2台", "2 dgx b200", nullptr, nullptr, 0},
+    // The launcher's --dataset presets are words (the code's presets, code_datasets): a dataset filter.
+    {"lora qwen3 8b on squad", "mode:peft model:qwen3 8b dataset:squad", "en", nullptr, 0},
+    {"sft qwen3 8b with tulu3 data", "mode:sft model:qwen3 8b dataset:tulu3", "en", nullptr, 0},
+    {"cord v2", "dataset:cord-v2", nullptr, nullptr, 0},
+    {"cord_v2", "dataset:cord-v2", nullptr, nullptr, 0},
+    {"affinage llama3 8b sur les données gsm8k", "mode:sft model:llama3 8b dataset:gsm8k", "fr", nullptr, 0},
+    {"squad tulu3", nullptr, nullptr, "conflicting filters: 'dataset:squad' and 'dataset:tulu3'", 7},
     {"lora qwen3 8b on a DGX H100 using 4 gpus", "mode:peft model:qwen3 8b gpus:4 nodes:1 hardware:h100 dgx h100", "en", nullptr, 0},
     {"one DGX H100 16 gpus", nullptr, nullptr, "conflicting GPU counts: 16 and 8", 1},
     {"a DGX B200 4 nodes", nullptr, nullptr, "conflicting node counts: 4 and 1", 1},
@@ -325,6 +333,12 @@ const Lexicon& test_lexicon() {
       for (const auto& row : systems->rows)
         extras.systems[systems->get(row, "system")] = {systems->get(row, "gpu_key"), std::stoi(systems->get(row, "gpus")),
                                                        std::stoi(systems->get(row, "nodes"))};
+    // The launcher's --dataset presets (kb_lexicon.cpp reads the KB's code_datasets, the newest snapshot's).
+    const auto presets = kb::load_tsv((root / "kb-sources" / "code" / "067f987df" / "datasets.tsv").string(), diags);
+    REQUIRE(presets);
+    std::set<std::string> preset_names;
+    for (const auto& row : presets->rows) preset_names.insert(presets->get(row, "preset"));
+    extras.dataset_presets.assign(preset_names.begin(), preset_names.end());
     // Words of recipe names are never corrected as typos (kb_lexicon.cpp reads them from the recipes table).
     for (const char* token : {"thinking", "packed", "openmathinstruct2", "squad"}) extras.name_tokens.insert(token);
     return Lexicon(kbq::dsl::lexicon_rows_from_tsv(*table), std::move(extras));

@@ -67,6 +67,7 @@ inline constexpr std::string_view kSeq = "seq";
 inline constexpr std::string_view kIntent = "intent";
 inline constexpr std::string_view kScale = "scale";
 inline constexpr std::string_view kKind = "kind";
+inline constexpr std::string_view kDataset = "dataset";
 inline constexpr std::string_view kLang = "lang";
 inline constexpr std::string_view kMemory = "memory";
 inline constexpr std::string_view kGpusPerNode = "gpus_per_node";

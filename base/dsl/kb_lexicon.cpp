@@ -30,6 +30,9 @@ Lexicon load_lexicon(kb::Db& db) {
     extras.systems[word_at(sys, 0, "systems", "system", -1)] = {
         word_at(sys, 1, "systems", "gpu_key", 0), static_cast<int>(kb::kb_int(sys, 2, {"systems", "gpus", 0}, 1, kMaxCount)),
         static_cast<int>(kb::kb_int(sys, 3, {"systems", "nodes", 0}, 1, kMaxCount))};
+  // The launcher's --dataset presets (the newest snapshot's code).
+  kb::Stmt ds(db, "SELECT DISTINCT preset FROM code_datasets ORDER BY preset");
+  while (ds.step()) extras.dataset_presets.push_back(word_at(ds, 0, "code_datasets", "preset", -1));
   // Words of recipe names: free text that narrows the recipes, never corrected as a typo.
   kb::Stmt names(db, "SELECT DISTINCT name FROM recipes");
   while (names.step())

@@ -150,11 +150,12 @@ constexpr std::array<KindName, kWordKindCount> kKindNames{{
     {WordKind::Flagship, "flagship"},
     {WordKind::OtherModel, "other_model"},
     {WordKind::CountMagnitude, "count_magnitude"},
+    {WordKind::Dataset, "dataset"},
 }};
 
 // Which meaning a bare word takes when it has several, best first.
-constexpr std::array<WordKind, 7> kBarePriority{WordKind::Mode,   WordKind::Model, WordKind::Hardware,  WordKind::Precision,
-                                                WordKind::Intent, WordKind::Scale, WordKind::RecipeKind};
+constexpr std::array<WordKind, 8> kBarePriority{WordKind::Mode,   WordKind::Model, WordKind::Hardware,   WordKind::Precision,
+                                                WordKind::Intent, WordKind::Scale, WordKind::RecipeKind, WordKind::Dataset};
 
 // Kinds whose words are used inside a grammar rule (after or before a
 // number, before ':'), where any word of the kind works.
@@ -556,7 +557,7 @@ void prefer_spellings_like_values(Lexicon::Impl& lx) {
 }  // namespace
 
 Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::string>& hardware_keys)
-    : Lexicon(rows, Extras{hardware_keys, {}, {}}) {}
+    : Lexicon(rows, Extras{hardware_keys, {}, {}, {}}) {}
 
 Lexicon::Lexicon(const std::vector<LexiconRow>& rows, Extras extras) {
   const auto& hardware_keys = extras.hardware_keys;
@@ -577,6 +578,16 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, Extras extras) {
     if (key.size() > kb::limits::kMaxLexiconWordBytes) continue;
     const std::string word = fold_phrase(key);
     if (!word.empty()) add_meaning(lx, word_ids, word, WordKind::Hardware, word, 0, "*");
+  }
+  // A preset's word: its '-' and '_' as spaces, so every spelling of a
+  // phrase reads it ("cord-v2", "cord_v2", "cord v2").
+  for (const auto& preset : extras.dataset_presets) {
+    if (preset.size() > kb::limits::kMaxLexiconWordBytes) continue;
+    std::string spaced = preset;
+    std::replace_if(
+        spaced.begin(), spaced.end(), [](char c) { return c == '-' || c == '_'; }, ' ');
+    const std::string word = fold_phrase(spaced);
+    if (!word.empty()) add_meaning(lx, word_ids, word, WordKind::Dataset, preset, 0, "*");
   }
   pick_bare_meanings(lx);
   index_spellings(lx, word_ids);

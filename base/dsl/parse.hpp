@@ -64,8 +64,9 @@ enum class WordKind : std::uint8_t {
   Flagship,        // not a word: the word is a model value, the value the size of the model a bare family name means
   OtherModel,      // a model Megatron Bridge has no recipe for ("mistral"): free text, never corrected to a near family
   CountMagnitude,  // multiplier of a token budget; value the multiplier ("1e12" for T, 兆, trillion)
+  Dataset,         // a dataset preset of the launcher ("squad", "tulu3"); value the preset (the code's, code_datasets)
 };
-inline constexpr int kWordKindCount = 25;  // number of WordKind members
+inline constexpr int kWordKindCount = 26;  // number of WordKind members
 
 // The data spelling of a kind ("gpu_unit"), and back (nullopt if unknown).
 std::string_view to_string(WordKind kind);
@@ -100,9 +101,10 @@ class Lexicon {
   };
   // What the lexicon reads beside its rows (the KB's other tables).
   struct Extras {
-    std::vector<std::string> hardware_keys;  // gpu keys, known as hardware words even without a lexicon row
-    std::map<std::string, System> systems;   // system key -> its facts
-    std::set<std::string> name_tokens;       // words of recipe names: free text that narrows recipes, never a typo
+    std::vector<std::string> hardware_keys;    // gpu keys, known as hardware words even without a lexicon row
+    std::map<std::string, System> systems;     // system key -> its facts
+    std::set<std::string> name_tokens;         // words of recipe names: free text that narrows recipes, never a typo
+    std::vector<std::string> dataset_presets;  // the launcher's --dataset presets, known as dataset words
   };
 
   // Builds the symbol tables. `hardware_keys` are gpu keys from the KB that

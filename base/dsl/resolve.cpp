@@ -271,6 +271,9 @@ class Resolver {
         return set_text(q_.scale, m.value, "scales", add(TermKind::Scale, p.b, p.e, m.value).span);
       case WordKind::RecipeKind:
         return set_filter(std::string(field::kKind), m.value, add(TermKind::Filter, p.b, p.e, m.value, std::string(field::kKind)).span);
+      case WordKind::Dataset:
+        return set_filter(std::string(field::kDataset), m.value,
+                          add(TermKind::Filter, p.b, p.e, m.value, std::string(field::kDataset)).span);
       default:
         add(TermKind::Stopword, p.b, p.e, w.word);
         return true;

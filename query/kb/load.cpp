@@ -144,6 +144,14 @@ const Snapshot& Kb::snapshot() {
     while (st.step()) s->presets[st.text(0)] = kb::split(st.text(1), ' ');
   }
   {
+    // What a preset trains on: the dataset_kinds row (data/dataset-kinds.tsv)
+    // of the config class its builder returns, the class's default row.
+    kb::Stmt st(db_,
+                "SELECT d.preset, k.data FROM code_datasets d JOIN dataset_kinds k ON k.class = d.value AND k.when_fact = '' "
+                "WHERE d.attribute = 'returns' ORDER BY d.preset, k.ordinal");
+    while (st.step()) s->preset_data.try_emplace(st.text(0), st.text(1));
+  }
+  {
     kb::Stmt st(db_, "SELECT preset, modes FROM datasets ORDER BY rowid");
     while (st.step()) s->datasets.emplace_back(st.text(0), kb::split(st.text(1), ','));
   }

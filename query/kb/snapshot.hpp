@@ -141,6 +141,7 @@ class Snapshot {
   std::vector<Flag> flags;                                  // the training launcher's flags (settings.launcher_parser), by item
   std::map<std::string, std::string> tasks;                 // launcher mode → task (lora → peft)
   std::map<std::string, std::vector<std::string>> presets;  // --dataset preset → launcher modes it allows
+  std::map<std::string, std::string> preset_data;           // --dataset preset → what it trains on (a dataset_kinds data value)
   std::vector<std::pair<std::string, std::vector<std::string>>> datasets;  // the documents' presets and their modes, in data order
   std::vector<std::pair<std::string, std::string>> renames;                // old preset → new
   std::vector<std::string> ranking;                                        // the ranking criteria in order

@@ -295,7 +295,11 @@ void fill_batch(const Recipe& r, const Plan& p, const Shape& s, Result& res) {
 void fill_data(const Context& c, const Recipe& r, const Ask& ask, const std::string& launch_mode, Result& res) {
   if (r.kind == RecipeKind::Benchmark) return;
   const bool own_data = !r.data.empty() && !r.user_data;
-  const bool asks_own = ask.dataset.empty() || (!r.data_name.empty() && ask.dataset == r.data_name);
+  // Its own: the dataset it names, or, for a recipe without a named dataset
+  // (synthetic data), a preset that trains on the same kind ("mock").
+  const auto preset_data = c.kb.preset_data.find(ask.dataset);
+  const bool asks_own = ask.dataset.empty() || (!r.data_name.empty() && ask.dataset == r.data_name) ||
+                        (r.data_name.empty() && preset_data != c.kb.preset_data.end() && preset_data->second == r.data);
   if (!asks_own || !own_data) {
     // A preset the launcher refuses for this mode is said (a departure);
     // the recipe's own data then stays, rather than another preset nobody
