@@ -252,6 +252,25 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
 // The shown results completed as check() would have: the fewest GPUs of
 // those that do not fit, then their pitfalls, caveats and citations; then
 // their throughput and time to train a token budget of `budget` tokens.
+// A warning of the query language in the answer's language (answer labels).
+std::string dsl_warning(const Context& c, const kbq::dsl::Warning& w) {
+  auto quoted = [](const std::string& s) { return "'" + s + "'"; };
+  switch (w.kind) {
+    case kbq::dsl::WarningKind::Typo:
+      if (w.candidates.size() > 1) {
+        std::vector<std::string> each;
+        for (const auto& x : w.candidates) each.push_back(quoted(x));
+        return c.label("warn.typo", {{"word", quoted(w.word)}, {"suggestion", kb::join(each, " " + c.label("warn.typo_or") + " ")}});
+      }
+      return c.label("warn.typo", {{"word", quoted(w.word)}, {"suggestion", quoted(w.suggestion)}});
+    case kbq::dsl::WarningKind::Corrected:
+      return c.label("warn.corrected", {{"word", quoted(w.word)}, {"corrected", quoted(w.suggestion)}});
+    case kbq::dsl::WarningKind::UnknownGpu:
+      return c.label("warn.unknown_gpu", {{"gpu", quoted(w.shown)}});
+  }
+  return w.message;
+}
+
 void finish_shown(Engine::Impl& e, const Context& c, const std::map<std::string, Later>& later, double budget,
                   std::vector<Result>& results) {
   for (auto& r : results) {
@@ -276,8 +295,8 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   a.query = q.text;
   a.canonical = kbq::dsl::to_canonical(q);
   a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : "en";
-  for (const auto& w : q.warnings) a.warnings.push_back(w.message);
   const Context c = impl_->context(a.lang);
+  for (const auto& w : q.warnings) a.warnings.push_back(dsl_warning(c, w));
   auto resolved = resolve_terms(c, q);
   if (auto* err = std::get_if<Error>(&resolved)) return *err;
   Ask& ask = std::get<Ask>(resolved);

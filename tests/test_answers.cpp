@@ -284,3 +284,40 @@ TEST_CASE("kbq output errors: a closed pipe ends quietly with 0, a full disk is 
     CHECK(r.err == "kbq: error: cannot write the answer: No space left on device\n");
   }
 }
+
+// The query language's own warnings (a typo, a typo read as a word, a GPU
+// without data) are worded in the answer's language, from the answer labels
+// warn.typo / warn.corrected / warn.unknown_gpu, never left in English.
+TEST_CASE("the query language's warnings are in the answer's language", "[answers][lang]") {
+  struct Row {
+    const char* lang;
+    const char* question;
+    const char* warning;  // what the label says, filled
+  };
+  const Row rows[] = {
+      {"en", "lora qwen3 8b 1 gpu sqaud", "unknown word 'sqaud'; did you mean 'squad'?"},
+      {"fr", "lora qwen3 8b 1 gpu sqaud", "mot inconnu 'sqaud' ; vouliez-vous dire 'squad' ?"},
+      {"ja", "lora qwen3 8b 1 gpu sqaud", "不明な語 'sqaud': 'squad' のことですか？"},
+      {"zh", "lora qwen3 8b 1 gpu sqaud", "未知的词 'sqaud'：您是指 'squad' 吗？"},
+      {"en", "sft lamma 3.1 8b 8 gpus", "read 'lamma' as 'llama'"},
+      {"fr", "sft lamma 3.1 8b 8 gpus", "'lamma' lu comme 'llama'"},
+      {"zh", "sft lamma 3.1 8b 8 gpus", "已将 'lamma' 读作 'llama'"},
+      {"ja", "lora qwen3 8b rtx 3090", "GPU 'rtx 3090' は kbq のデータにありません（メモリと対応精度が不明）。別の GPU を仮定します"},
+      {"fr", "lora qwen3 8b rtx 3090", "le GPU 'rtx 3090' n'est pas dans les données de kbq"},
+  };
+  for (const auto& row : rows) {
+    INFO(row.lang << ": " << row.question);
+    const auto r = kbtest::run(KBQ_PATH, {row.question, "--lang", row.lang, "--format", "json"});
+    const json j = json::parse(r.out);
+    bool found = false;
+    for (const auto& w : j["warnings"]) {
+      const std::string text = w;
+      found = found || text.rfind(row.warning, 0) == 0;
+      if (std::string(row.lang) != "en") {
+        CHECK(text.find("unknown word") == std::string::npos);
+        CHECK(text.find("is not in kbq's data") == std::string::npos);
+      }
+    }
+    CHECK(found);
+  }
+}

@@ -196,6 +196,15 @@ struct Term {
   Span span;                           // where the term is in the original query
 };
 
+// What a warning says: kbq words each kind in the answer's language
+// (answer labels warn.typo, warn.typo_ambiguous, warn.corrected,
+// warn.unknown_gpu); `message` is the English text.
+enum class WarningKind : std::uint8_t {
+  Typo,        // an unknown word close to a lexicon word (suggestion, or candidates when several are as close)
+  Corrected,   // a typo read as the one lexicon word that close (suggestion: the word read)
+  UnknownGpu,  // a GPU kbq has no data for (shown: as written)
+};
+
 // An unknown word that is probably a typo, or a GPU kbq has no data for.
 struct Warning {
   std::string word;                     // the unknown word (folded)
@@ -203,6 +212,8 @@ struct Warning {
   std::string message;                  // "unknown word '<word>'; did you mean '<suggestion>'?"
   Span span;                            // where the word is
   std::vector<std::string> candidates;  // an ambiguous typo: every closest word (two or more)
+  WarningKind kind;                     // what it says
+  std::string shown;                    // UnknownGpu: the GPU as the question wrote it
 };
 
 // A typo corrected because exactly one lexicon word is that close: the

@@ -447,7 +447,9 @@ class Resolver {
                 "",
                 "GPU " + quote(t.text) + " is not in kbq's data (its memory and precisions are unknown); another GPU is assumed",
                 t.span,
-                {}});
+                {},
+                WarningKind::UnknownGpu,
+                t.text});
     return true;
   }
 
@@ -689,10 +691,16 @@ class Resolver {
       if (candidates.size() > 1) {
         std::vector<std::string> quoted;
         for (const auto& c : candidates) quoted.push_back(quote(c));
-        q_.warnings.push_back(Warning{std::string(w), s, "unknown word " + quote(w) + "; did you mean " + kb::join(quoted, " or ") + "?",
-                                      t.span, candidates});
+        q_.warnings.push_back(Warning{std::string(w),
+                                      s,
+                                      "unknown word " + quote(w) + "; did you mean " + kb::join(quoted, " or ") + "?",
+                                      t.span,
+                                      candidates,
+                                      WarningKind::Typo,
+                                      {}});
       } else {
-        q_.warnings.push_back(Warning{std::string(w), s, "unknown word " + quote(w) + "; did you mean " + quote(s) + "?", t.span, {}});
+        q_.warnings.push_back(
+            Warning{std::string(w), s, "unknown word " + quote(w) + "; did you mean " + quote(s) + "?", t.span, {}, WarningKind::Typo, {}});
       }
     } else {
       add(TermKind::FreeText, p.b, p.e, std::string(w));
@@ -860,7 +868,8 @@ ParseResult parse(const Lexicon& lexicon, std::string_view text) {
   if (!r.error && !res.finish_system()) r.error = res.error;
   if (!r.error) res.flagship();
   for (const auto& c : q.corrections)
-    q.warnings.push_back(Warning{c.word, c.corrected, "read " + quote(c.word) + " as " + quote(c.corrected), c.span, {}});
+    q.warnings.push_back(
+        Warning{c.word, c.corrected, "read " + quote(c.word) + " as " + quote(c.corrected), c.span, {}, WarningKind::Corrected, {}});
   q.lang = res.guess_language();
   // Only particles and bare units: nothing to search for.
   if (!r.error && std::all_of(q.terms.begin(), q.terms.end(), [](const Term& t) { return t.kind == TermKind::Stopword; })) {
