@@ -300,6 +300,22 @@ Cost edit_cost(std::u32string_view a, std::u32string_view b, int limit) {
   }
   return (*prev)[b.size()];
 }
+// A remembered answer: the one `memo` holds for `key`, else `compute()`'s,
+// kept (the memo starts over past kMaxRememberedSuggestions keys). Only
+// the look-up and the insertion hold `mu`: two threads may compute the same
+// key, and the answers are equal.
+template <typename Value, typename Compute>
+Value remembered(std::mutex& mu, std::unordered_map<std::u32string, Value>& memo, std::u32string key, Compute compute) {
+  {
+    const std::lock_guard<std::mutex> lock(mu);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  Value value = compute();
+  const std::lock_guard<std::mutex> lock(mu);
+  if (memo.size() >= kMaxRememberedSuggestions) memo.clear();
+  memo.emplace(std::move(key), value);
+  return value;
+}
 }  // namespace
 
 std::uint32_t Lexicon::Impl::suggest(std::u32string_view word, int kind) const {
@@ -307,15 +323,7 @@ std::uint32_t Lexicon::Impl::suggest(std::u32string_view word, int kind) const {
   if (n == 0 || word.size() > kMaxSuggestLength) return kNoWord;
   std::u32string key(1, static_cast<char32_t>(kind + 2));
   key += word;
-  {
-    const std::lock_guard<std::mutex> lock(suggest_mu);
-    if (auto it = suggested.find(key); it != suggested.end()) return it->second;
-  }
-  const std::uint32_t best = closest(word, kind);
-  const std::lock_guard<std::mutex> lock(suggest_mu);
-  if (suggested.size() >= kMaxRememberedSuggestions) suggested.clear();
-  suggested.emplace(std::move(key), best);
-  return best;
+  return remembered(suggest_mu, suggested, std::move(key), [&] { return closest(word, kind); });
 }
 
 std::uint32_t Lexicon::Impl::closest(std::u32string_view word, int kind) const {
@@ -363,16 +371,7 @@ std::uint32_t Lexicon::Impl::closest(std::u32string_view word, int kind) const {
 }
 
 std::vector<std::uint32_t> Lexicon::Impl::suggest_all(std::u32string_view word) const {
-  std::u32string key(word);
-  {
-    const std::lock_guard<std::mutex> lock(suggest_mu);
-    if (auto it = suggested_all.find(key); it != suggested_all.end()) return it->second;
-  }
-  std::vector<std::uint32_t> closest_ids = all_closest(word);
-  const std::lock_guard<std::mutex> lock(suggest_mu);
-  if (suggested_all.size() >= kMaxRememberedSuggestions) suggested_all.clear();
-  suggested_all.emplace(std::move(key), closest_ids);
-  return closest_ids;
+  return remembered(suggest_mu, suggested_all, std::u32string(word), [&] { return all_closest(word); });
 }
 
 std::vector<std::uint32_t> Lexicon::Impl::all_closest(std::u32string_view word) const {

@@ -170,24 +170,6 @@ std::vector<long long> values_of(const SearchInput& in, Dim d, long long world) 
   return out;
 }
 
-long long& size_of(Shape& s, Dim d) {
-  switch (d) {
-    case Dim::TP:
-      return s.tp;
-    case Dim::PP:
-      return s.pp;
-    case Dim::CP:
-      return s.cp;
-    case Dim::EP:
-      return s.ep;
-    case Dim::ETP:
-      return s.etp;
-    case Dim::VP:
-      break;
-  }
-  return s.vp;
-}
-
 // Which of two feasible placements of the same level is better: the micro
 // batch kept, then the earliest sizes of change_order, then the smallest
 // steps, then the lowest memory per GPU.
@@ -198,7 +180,7 @@ struct Better {
     double steps = 0;
     for (size_t i = 0; i < in.change_order.size(); ++i) {
       Shape a = p.shape, b = in.start;
-      const long long x = size_of(a, in.change_order[i]), y = size_of(b, in.change_order[i]);
+      const long long x = a.at(in.change_order[i]), y = b.at(in.change_order[i]);
       if (x != y) {
         order.push_back(static_cast<int>(i));
         steps += std::abs(std::log2(static_cast<double>(x)) - std::log2(static_cast<double>(y)));
@@ -222,7 +204,7 @@ std::optional<Placement> place(const SearchInput& in, long long world, bool memo
   for (Dim d : dims) {
     std::vector<long long> alt;
     for (long long v : values_of(in, d, world))
-      if (v != size_of(const_cast<Shape&>(in.start), d)) alt.push_back(v);
+      if (v != in.start.at(d)) alt.push_back(v);
     alternatives.push_back(alt);
   }
   const Better better{in};
@@ -243,7 +225,7 @@ std::optional<Placement> place(const SearchInput& in, long long world, bool memo
               empty = true;
               break;
             }
-            size_of(s, dims[pick[j]]) = alt[idx[j]];
+            s.at(dims[pick[j]]) = alt[idx[j]];
           }
           if (empty) return;
           s.vp = s.pp == in.start.pp && in.start.vp > 0 ? in.start.vp : vp_for(in, s.pp);

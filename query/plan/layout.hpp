@@ -38,6 +38,25 @@ Sizing size_recipe(const RecipeData& d);
 struct Shape {
   long long tp = 1, pp = 1, vp = 0, cp = 1, ep = 1, etp = 1, mbs = 1;  // vp 0 = no virtual pipeline
   bool operator==(const Shape&) const = default;
+  // The size of one dimension.
+  long long& at(Dim d) {
+    switch (d) {
+      case Dim::TP:
+        return tp;
+      case Dim::PP:
+        return pp;
+      case Dim::CP:
+        return cp;
+      case Dim::EP:
+        return ep;
+      case Dim::ETP:
+        return etp;
+      case Dim::VP:
+        break;
+    }
+    return vp;
+  }
+  long long at(Dim d) const { return const_cast<Shape&>(*this).at(d); }
 };
 
 // A layout placed on a world size: whether it fits and passes the rules.

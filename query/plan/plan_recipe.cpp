@@ -27,37 +27,23 @@ namespace {
 
 double gib(double bytes) { return bytes / memory::kBytesPerGiB; }
 
+// The recipe's own sizes (no virtual pipeline without a pipeline).
+Shape own_shape(const Recipe& r) {
+  Shape own{r.tp.value_or(1), r.pp.value_or(1), r.vp.value_or(0), r.cp.value_or(1), r.ep.value_or(1), r.etp.value_or(1), r.mbs.value_or(1)};
+  if (own.pp <= 1) own.vp = 0;
+  return own;
+}
+
 // The recipe's own sizes, then the user's fixed ones (and their sequence,
 // batch and sequence-parallel settings, and the overrides with no size).
 Shape start_shape(const Context& c, const Recipe& r, const Ask& ask, Plan& p) {
-  Shape start{r.tp.value_or(1), r.pp.value_or(1),  r.vp.value_or(0), r.cp.value_or(1),
-              r.ep.value_or(1), r.etp.value_or(1), r.mbs.value_or(1)};
-  if (start.pp <= 1) start.vp = 0;
+  Shape start = own_shape(r);
   for (const auto& [key, value] : ask.fixed) {
     const ConfigKey* ck = c.kb.config_key(key);
     const std::string dim = ck ? ck->dimension : std::string();
     const long long v = to_ll(value, 0);
     if (auto d = parse_dim(dim)) {
-      switch (*d) {
-        case Dim::TP:
-          start.tp = v;
-          break;
-        case Dim::PP:
-          start.pp = v;
-          break;
-        case Dim::CP:
-          start.cp = v;
-          break;
-        case Dim::EP:
-          start.ep = v;
-          break;
-        case Dim::ETP:
-          start.etp = v;
-          break;
-        case Dim::VP:
-          start.vp = v;
-          break;
-      }
+      start.at(*d) = v;
       p.in.fixed.insert(*d);
     } else if (dim == "seq") {
       p.seq = v;
@@ -105,27 +91,8 @@ void search_input(const Context& c, const Recipe& r, const Ask& ask, Shape start
   // The code's own layout: no size fixed, or each fixed to the recipe's own
   // value (kbq check pins every size the user leaves): the same tolerance,
   // hence the same verdict, in an answer, `show` and `check`.
-  const auto own_value = [&](Dim d) {
-    switch (d) {
-      case Dim::TP:
-        return std::pair{start.tp, r.tp.value_or(1)};
-      case Dim::PP:
-        return std::pair{start.pp, r.pp.value_or(1)};
-      case Dim::CP:
-        return std::pair{start.cp, r.cp.value_or(1)};
-      case Dim::EP:
-        return std::pair{start.ep, r.ep.value_or(1)};
-      case Dim::ETP:
-        return std::pair{start.etp, r.etp.value_or(1)};
-      case Dim::VP:
-        break;
-    }
-    return std::pair{start.vp, r.pp.value_or(1) > 1 ? r.vp.value_or(0) : 0LL};
-  };
-  const bool own_sizes = std::all_of(in.fixed.begin(), in.fixed.end(), [&](Dim d) {
-    const auto [v, own] = own_value(d);
-    return v == own;
-  });
+  const Shape own = own_shape(r);
+  const bool own_sizes = std::all_of(in.fixed.begin(), in.fixed.end(), [&](Dim d) { return start.at(d) == own.at(d); });
   if (r.native_gpus && (r.native_hardware.empty() || r.native_hardware == p.gpu.key) && own_sizes && seq == r.seq_len.value_or(0)) {
     in.own_world = *r.native_gpus;
     in.own_tolerance = c.settings().own_layout_tolerance;
