@@ -467,31 +467,17 @@ void make_count(Scratch& s, PieceKind kind, Extent at) {
   s.count = 1;
 }
 
-// "<n> x <hw>", "<n> <hw>": a count piece before the hardware piece.
-void make_count_then_hw(Scratch& s, It base, Extent at) {
+// "<n> x <hw>", "<n> <hw>": a count piece before the hardware piece; with
+// kind Nodes, "<n> <hw> <node unit>" ("two H100 nodes", "a H100 node"),
+// whose node unit (t3) belongs to the count.
+void make_count_then_hw(Scratch& s, It base, Extent at, PieceKind kind) {
   const auto b = at.first;
   Piece& c = s.out[0] = Piece{};
-  c.kind = PieceKind::Gpus;
+  c.kind = kind;
   c.b = b;
   c.e = trim_end(base, b, s.t1.b);
   c.num = s.n1;
-  Piece& h = s.out[1] = Piece{};
-  h.kind = PieceKind::Hardware;
-  h.b = s.t1.b;
-  h.e = s.t1.e;
-  h.word = s.t1.id;
-  s.count = 2;
-}
-
-// "<n> <hw> <node unit>" ("two H100 nodes", "a H100 node"): a node count
-// piece, then the hardware piece; the node unit belongs to the count.
-void make_count_hw_nodes(Scratch& s, It base, Extent at) {
-  Piece& c = s.out[0] = Piece{};
-  c.kind = PieceKind::Nodes;
-  c.b = at.first;
-  c.e = trim_end(base, at.first, s.t1.b);
-  c.num = s.n1;
-  c.also = {s.t3.id, kNoWord, kNoWord};
+  if (kind == PieceKind::Nodes) c.also = {s.t3.id, kNoWord, kNoWord};
   Piece& h = s.out[1] = Piece{};
   h.kind = PieceKind::Hardware;
   h.b = s.t1.b;
@@ -722,9 +708,9 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
 
   // The actions: a piece maker over the match's extent.
   auto const count_piece = [s, base](PieceKind kind) { return [s, base, kind](auto& ctx) { make_count(*s, kind, where(ctx, base)); }; };
-  auto const count_then_hw = [s, base](auto& ctx) { make_count_then_hw(*s, base, where(ctx, base)); };
+  auto const count_then_hw = [s, base](auto& ctx) { make_count_then_hw(*s, base, where(ctx, base), PieceKind::Gpus); };
   auto const hw_then_count = [s, base](auto& ctx) { make_hw_then_count(*s, base, where(ctx, base)); };
-  auto const count_hw_nodes_piece = [s, base](auto& ctx) { make_count_hw_nodes(*s, base, where(ctx, base)); };
+  auto const count_hw_nodes_piece = [s, base](auto& ctx) { make_count_then_hw(*s, base, where(ctx, base), PieceKind::Nodes); };
   auto const seq_piece = [s, lx, base](auto& ctx) { make_seq(*s, *lx, where(ctx, base)); };
   auto const size_piece = [s, lx, base](auto& ctx) {
     if (!make_size(*s, *lx, where(ctx, base))) x3::_pass(ctx) = false;
