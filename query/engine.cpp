@@ -97,6 +97,63 @@ std::vector<std::string> Engine::gpu_keys() {
 
 namespace {
 
+// A layout whose data parallelism cannot keep the recipe's global batch
+// (12 GPUs, GBS 512: 510) changes convergence, and the answer says so; it
+// then also names the nearest GPU counts of this type, one below and one
+// above, on which the recipe runs with its own batch. The counts tried are
+// whole nodes or fewer than one node, at most kTries on each side.
+void same_batch(Engine::Impl& e, const Context& c, const Ask& ask, Result& top) {
+  constexpr int kTries = 8;
+  const Batch& B = top.batch;
+  if (B.recipe_gbs <= 0 || B.gbs == B.recipe_gbs || top.recipe.kind == RecipeKind::Benchmark) return;
+  const std::string gbs_key = c.kb.key_for("gbs");
+  for (const auto& [key, value] : ask.fixed)
+    if (key == gbs_key) return;  // the user's own batch
+  const Gpu* gpu = c.kb.gpu(top.layout.hardware);
+  const long long n = top.layout.gpus, per_node = gpu && gpu->per_node > 0 ? gpu->per_node : 1;
+  auto keeps = [&](long long m) {
+    if (m < 1 || (m > per_node && m % per_node != 0)) return false;
+    Ask a = ask;
+    a.gpus = m;
+    const Result r = e.plan(c, top.recipe, a, false, Fewest::Later).result;
+    return r.runnable && r.batch.gbs == B.recipe_gbs;
+  };
+  std::vector<std::string> counts;
+  for (long long m = n - 1, tried = 0; m >= 1 && tried < kTries; --m)
+    if (m <= per_node || m % per_node == 0) {
+      ++tried;
+      if (keeps(m)) {
+        counts.push_back(std::to_string(m));
+        break;
+      }
+    }
+  for (long long m = n + 1, tried = 0; tried < kTries && m <= 2 * n + per_node; ++m)
+    if (m <= per_node || m % per_node == 0) {
+      ++tried;
+      if (keeps(m)) {
+        counts.push_back(std::to_string(m));
+        break;
+      }
+    }
+  if (counts.empty()) return;
+  const std::string said = c.label("caveat.same_batch", {{"gbs", std::to_string(B.recipe_gbs)},
+                                                         {"counts", kb::join(counts, " " + c.label("or") + " ")},
+                                                         {"hardware", top.layout.hardware_name}});
+  // Beside the batch's own caveat when the default text shows it; the
+  // caveats stay at most three (the rest are notes).
+  const std::string batch_caveat = gbs_key + "=";
+  auto at = std::find_if(top.caveats.begin(), top.caveats.end(), [&](const std::string& x) { return x.rfind(batch_caveat, 0) == 0; });
+  if (at == top.caveats.end()) {
+    top.notes.insert(top.notes.begin(), said);
+    return;
+  }
+  top.caveats.insert(at + 1, said);
+  while (top.caveats.size() > 3) {
+    top.notes.insert(top.notes.begin(), top.caveats.back());
+    top.caveats.pop_back();
+  }
+}
+
 // The verdict of an answer from its first result, with the fewest GPUs and
 // what fits instead when nothing runs.
 void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
@@ -118,6 +175,7 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
     }
   if (a.results.front().runnable) {
     a.verdict = Outcome::Ok;
+    if (a.request == Request::Ask) same_batch(e, c, ask, a.results.front());
     return;
   }
   a.verdict = Outcome::NotPossible;
@@ -260,7 +318,7 @@ std::string dsl_warning(const Context& c, const kbq::dsl::Warning& w) {
       if (w.candidates.size() > 1) {
         std::vector<std::string> each;
         for (const auto& x : w.candidates) each.push_back(quoted(x));
-        return c.label("warn.typo", {{"word", quoted(w.word)}, {"suggestion", kb::join(each, " " + c.label("warn.typo_or") + " ")}});
+        return c.label("warn.typo", {{"word", quoted(w.word)}, {"suggestion", kb::join(each, " " + c.label("or") + " ")}});
       }
       return c.label("warn.typo", {{"word", quoted(w.word)}, {"suggestion", quoted(w.suggestion)}});
     case kbq::dsl::WarningKind::Corrected:

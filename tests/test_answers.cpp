@@ -1,8 +1,11 @@
 // The issue-3 examples as explicit assertions on kbq's JSON answers, so a
 // regression names the fact that broke (the golden files pin the full text).
 #include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "base/process.hpp"
 #include "base/version.hpp"
@@ -319,5 +322,45 @@ TEST_CASE("the query language's warnings are in the answer's language", "[answer
       }
     }
     CHECK(found);
+  }
+}
+
+// A GPU count whose data parallelism cannot keep the recipe's global batch
+// (12 GPUs, GBS 512 with CP 2: DP 6, 510) is a convergence change; the
+// answer then names the nearest counts that keep the batch, and each of
+// them does (asked again, the same recipe runs with the recipe's batch).
+TEST_CASE("a batch the GPU count changes names the GPU counts that keep it", "[answers]") {
+  struct Row {
+    const char* question;  // with {n}: the GPU count
+    long long asked, recipe_gbs;
+  };
+  const Row rows[] = {{"pretrain llama3 8b on {n} A100", 12, 512}, {"sft qwen3 8b {n} h100", 24, 32}, {"sft llama3 8b on {n} h100", 12, 8}};
+  auto question = [](std::string q, long long n) { return q.replace(q.find("{n}"), 3, std::to_string(n)); };
+  for (const auto& row : rows) {
+    INFO(question(row.question, row.asked));
+    const auto j = ask({question(row.question, row.asked)});
+    const auto& top = j["results"][0];
+    REQUIRE(j["verdict"] == "ok");
+    CHECK(top["batch"]["gbs"] != row.recipe_gbs);
+    std::vector<long long> counts;
+    for (const auto& cav : top["caveats"]) {
+      const std::string text = cav;
+      const auto at = text.find("holds on ");
+      if (at == std::string::npos) continue;
+      std::istringstream in(text.substr(at + 9));
+      std::string word;
+      while (in >> word && word != "×")
+        if (std::isdigit(static_cast<unsigned char>(word[0]))) counts.push_back(std::stoll(word));
+    }
+    REQUIRE(counts.size() == 2);
+    CHECK(counts[0] < row.asked);
+    CHECK(counts[1] > row.asked);
+    for (long long n : counts) {
+      INFO(question(row.question, n));
+      const auto k = ask({question(row.question, n)});
+      CHECK(k["verdict"] == "ok");
+      CHECK(k["results"][0]["recipe"] == top["recipe"]);
+      CHECK(k["results"][0]["batch"]["gbs"] == row.recipe_gbs);
+    }
   }
 }
