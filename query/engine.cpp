@@ -183,7 +183,7 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   if (a.request != Request::Ask) return;
   const Result& best = a.results.front();
   // An alternative is offered only if it fits: its fewest GPUs are never searched.
-  const PlanFn plan = [&](const Recipe& r, const Ask& asked) { return e.plan(c, r, asked, false, Fewest::Later); };
+  const PlanFn plan = [&](const Recipe& r, const Ask& asked, Fewest fewest) { return e.plan(c, r, asked, false, fewest); };
   a.alternatives = alternatives(c, ask, best, e.kb.catalog(RecipeKind::Library), e.kb.catalog(best.recipe.kind), plan);
 }
 

@@ -364,3 +364,23 @@ TEST_CASE("a batch the GPU count changes names the GPU counts that keep it", "[a
     }
   }
 }
+
+// Not possible on the asked GPUs, and not with the memory lever there
+// either: when the lever (data/planner.tsv memory_lever, full activation
+// recompute) runs the recipe on fewer GPUs than it needs without it, that
+// comes first among what fits instead, with the lever in its command.
+TEST_CASE("not possible: the memory lever's fewest GPUs before more GPUs without it", "[answers]") {
+  const auto j = ask({"pretrain llama3 405b on 8 h100"}, 1);
+  REQUIRE(j["verdict"] == "not_possible");
+  const long long without = j["min_gpus"];
+  REQUIRE(j["alternatives"].size() >= 2);
+  const auto& first = j["alternatives"][0];
+  CHECK(first["kind"] == "recompute");
+  CHECK(first["recipe"] == "llama31_405b_pretrain_config");
+  CHECK(first["gpus"] < without);
+  bool lever = false;
+  for (const auto& x : first["argv"]) lever = lever || x == "model.recompute_granularity=full";
+  CHECK(lever);
+  CHECK(j["alternatives"][1]["kind"] == "more_gpus");
+  CHECK(j["alternatives"][1]["gpus"] == without);
+}

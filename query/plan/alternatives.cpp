@@ -75,7 +75,7 @@ std::vector<Alternative> alternatives(const Context& c, const Ask& ask, const Re
     a.hardware = hw;
     a.hardware_assumed = false;
     a.launch_mode.clear();
-    return plan(r, a).result;
+    return plan(r, a, Fewest::Later).result;
   };
   // The same recipe on the same GPUs with the memory lever the code has
   // (data/planner.tsv memory_lever: full activation recompute), first: it
@@ -90,9 +90,16 @@ std::vector<Alternative> alternatives(const Context& c, const Ask& ask, const Re
         adds = true;
       }
     if (adds) {
-      const Result res = plan(best, a).result;
-      if (res.runnable && res.memory.known && res.layout.gpus == best_result.layout.gpus)
+      const Planned here = plan(best, a, Fewest::Now);
+      const Result& res = here.result;
+      if (res.runnable && res.memory.known && res.layout.gpus == best_result.layout.gpus) {
         out.push_back(alternative(c, "recompute", "alt.recompute", res, res.layout.hardware));
+      } else if (res.min_gpus > 0 && (best_result.min_gpus == 0 || res.min_gpus < best_result.min_gpus)) {
+        // Not enough on these GPUs, but on fewer more GPUs than without it.
+        a.gpus = res.min_gpus;
+        const Result fewer = plan(best, a, Fewest::Later).result;
+        if (fewer.runnable && fewer.memory.known) out.push_back(alternative(c, "recompute", "alt.recompute", fewer, fewer.layout.hardware));
+      }
     }
   }
   // The same recipe on the fewest GPUs of this type where it fits (best
@@ -100,7 +107,7 @@ std::vector<Alternative> alternatives(const Context& c, const Ask& ask, const Re
   if (!best_result.runnable && best_result.min_gpus > 0) {
     Ask a = ask;
     a.gpus = best_result.min_gpus;
-    const Result more = plan(best, a).result;
+    const Result more = plan(best, a, Fewest::Later).result;
     if (more.runnable) out.push_back(alternative(c, "more_gpus", "alt.more_gpus", more, more.layout.hardware));
   }
   // LoRA instead of full training, on the same GPUs.

@@ -124,7 +124,7 @@ long long fewest_gpus(const Context& c, const FewestSearch& f);
 // `best` is the answer's first result as planned; `plan` plans another
 // recipe (the engine loads its facts), `library` is every library recipe
 // and `same_kind` every recipe of best's kind.
-using PlanFn = std::function<Planned(const Recipe&, const Ask&)>;
+using PlanFn = std::function<Planned(const Recipe&, const Ask&, Fewest)>;
 std::vector<Alternative> alternatives(const Context& c, const Ask& ask, const Result& best, const Catalog& library,
                                       const Catalog& same_kind, const PlanFn& plan);
 
