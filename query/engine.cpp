@@ -307,9 +307,6 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
   return planned;
 }
 
-// The shown results completed as check() would have: the fewest GPUs of
-// those that do not fit, then their pitfalls, caveats and citations; then
-// their throughput and time to train a token budget of `budget` tokens.
 // A warning of the query language in the answer's language (answer labels).
 std::string dsl_warning(const Context& c, const kbq::dsl::Warning& w) {
   auto quoted = [](const std::string& s) { return "'" + s + "'"; };
@@ -329,6 +326,9 @@ std::string dsl_warning(const Context& c, const kbq::dsl::Warning& w) {
   return w.message;
 }
 
+// The shown results completed as check() would have: the fewest GPUs of
+// those that do not fit, then their pitfalls, caveats and citations; then
+// their throughput and time to train a token budget of `budget` tokens.
 void finish_shown(Engine::Impl& e, const Context& c, const std::map<std::string, Later>& later, double budget,
                   std::vector<Result>& results) {
   for (auto& r : results) {
