@@ -134,23 +134,24 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
     parts.push_back(key.empty() ? c.size_token : key + ":" + c.size_token);
   }
   // GPUs, nodes and hardware a system word sets read back from it: only the system is printed then.
-  bool by_system = false;
+  bool by_system = false, known_system = false;
   if (!c.system.empty()) {
     const auto& systems = lex.impl().systems;
     const auto it = systems.find(c.system);
     const int n = c.systems.value_or(1);
-    by_system = it != systems.end() && c.gpus == n * it->second.gpus && c.nodes == n * it->second.nodes && c.hardware == it->second.gpu_key;
+    known_system = it != systems.end();
+    by_system = known_system && c.gpus == n * it->second.gpus && c.nodes == n * it->second.nodes && c.hardware == it->second.gpu_key;
   }
   if (c.gpus && !by_system) field_or_unit(kGpus, WordKind::GpuUnit, *c.gpus);
   if (c.nodes && !by_system) field_or_unit(kNodes, WordKind::NodeUnit, *c.nodes);
   if (!c.hardware.empty() && !by_system) field_or_word(kHardware, WordKind::Hardware, c.hardware);
   if (!c.precision.empty()) field_or_word(kPrecision, WordKind::Precision, c.precision);
   if (c.seq_len) field_or_unit(kSeq, WordKind::SeqUnit, *c.seq_len);
-  // A system reads back as "<n> <system word>" when it sets the GPUs, nodes and hardware (not printed above), else
-  // as the bare word beside the counts printed above (part of one system: "gpus:4 ... dgx h100").
+  // A system reads back as "<n> <system word>" when it sets the GPUs, nodes and hardware (not printed above) or has
+  // no facts, else as the bare word beside the counts printed above (part of one system: "gpus:4 ... dgx h100").
   if (!c.system.empty()) {
     const std::string word = lex.spelling(WordKind::System, c.system);
-    if (!word.empty()) parts.push_back(by_system ? std::to_string(c.systems.value_or(1)) + " " + word : word);
+    if (!word.empty()) parts.push_back(by_system || !known_system ? std::to_string(c.systems.value_or(1)) + " " + word : word);
   }
   if (c.gpus_per_node) field_or_unit(kGpusPerNode, WordKind::GpuUnit, *c.gpus_per_node);
   auto number = [](double v) {
