@@ -118,23 +118,19 @@ void same_batch(Engine::Impl& e, const Context& c, const Ask& ask, Result& top) 
     const Result r = e.plan(c, top.recipe, a, false, Fewest::Later).result;
     return r.runnable && r.batch.gbs == B.recipe_gbs;
   };
+  // The nearest count from n in one direction (step -1 or +1) that keeps the batch.
   std::vector<std::string> counts;
-  for (long long m = n - 1, tried = 0; m >= 1 && tried < kTries; --m)
-    if (m <= per_node || m % per_node == 0) {
+  for (const long long step : {-1LL, 1LL}) {
+    int tried = 0;
+    for (long long m = n + step; m >= 1 && m <= 2 * n + per_node && tried < kTries; m += step) {
+      if (m > per_node && m % per_node != 0) continue;
       ++tried;
       if (keeps(m)) {
         counts.push_back(std::to_string(m));
         break;
       }
     }
-  for (long long m = n + 1, tried = 0; tried < kTries && m <= 2 * n + per_node; ++m)
-    if (m <= per_node || m % per_node == 0) {
-      ++tried;
-      if (keeps(m)) {
-        counts.push_back(std::to_string(m));
-        break;
-      }
-    }
+  }
   if (counts.empty()) return;
   const std::string said = c.label("caveat.same_batch", {{"gbs", std::to_string(B.recipe_gbs)},
                                                          {"counts", kb::join(counts, " " + c.label("or") + " ")},

@@ -263,7 +263,8 @@ void fill_data(const Context& c, const Recipe& r, const Ask& ask, const std::str
   if (r.kind == RecipeKind::Benchmark) return;
   const bool own_data = !r.data.empty() && !r.user_data;
   // Its own: the dataset it names, or, for a recipe without a named dataset
-  // (synthetic data), a preset that trains on the same kind ("mock").
+  // (synthetic data), a preset whose config class trains on the same kind
+  // of data (data/dataset-kinds.tsv).
   const auto preset_data = c.kb.preset_data.find(ask.dataset);
   const bool asks_own = ask.dataset.empty() || (!r.data_name.empty() && ask.dataset == r.data_name) ||
                         (r.data_name.empty() && preset_data != c.kb.preset_data.end() && preset_data->second == r.data);
