@@ -1,5 +1,8 @@
-// The compiler pipeline (see pipeline.hpp): ingest → extract → resolve →
-// emit → derive, the only file that calls the stages in order.
+// The compiler pipeline (see pipeline.hpp), the only file that calls the
+// passes in order: compile() loads the data, ingests every source (a
+// performance page through extract_perf), extracts, resolves, loads the code
+// facts, finds the drift and resolves the perf rows; write_kb() emits and
+// derives (docs/architecture.md lists them, and its test checks the order).
 #include "compiler/pipeline.hpp"
 
 #include <algorithm>

@@ -1,7 +1,9 @@
 // The engine behind query/kbq.hpp: opens the KB and runs each request
-// through the stages in order, parse → plan → check → rank (→ render in
-// respond()). The only file of the engine that calls more than one stage,
-// and the one that loads what they read: it asks the KB reader
+// through the stages in order (Engine::ask: parse, resolve, candidates,
+// quick-reference picks, plan and check, rank, finish the shown, conclude;
+// render in respond(); docs/architecture.md lists the steps and its test
+// checks their order here). The only file of the engine that calls more
+// than one stage, and the one that loads what they read: it asks the KB reader
 // (query/kb/kb.hpp) for values and hands them to the stages, which compute.
 #include <algorithm>
 #include <map>

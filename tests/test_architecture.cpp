@@ -148,6 +148,133 @@ bool doc_path_exists(const std::string& path) {
   return fs::exists(kRoot + "/" + path) || (under(path, "data") && fs::exists(kRoot + "/kb-sources/" + path));
 }
 
+// A C++ source with its comments, string and character literals blanked
+// (newlines kept), so that what is left is code at the same offsets.
+std::string code_only(const std::string& text) {
+  std::string out = text;
+  const auto blank = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to && k < out.size(); ++k)
+      if (out[k] != '\n') out[k] = ' ';
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    const char ch = text[i];
+    if (text.compare(i, 2, "//") == 0) {
+      const size_t end = std::min(text.find('\n', i), text.size());
+      blank(i, end);
+      i = end;
+    } else if (text.compare(i, 2, "/*") == 0) {
+      const size_t end = std::min(text.find("*/", i + 2), text.size() - 2) + 2;
+      blank(i, end);
+      i = end;
+    } else if (ch == 'R' && i + 1 < text.size() && text[i + 1] == '"' &&
+               (i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_'))) {
+      const size_t open = text.find('(', i + 2);
+      if (open == std::string::npos) break;
+      const std::string close = ")" + text.substr(i + 2, open - i - 2) + "\"";
+      const size_t end = std::min(text.find(close, open), text.size() - close.size()) + close.size();
+      blank(i, end);
+      i = end;
+    } else if (ch == '"' || (ch == '\'' && (i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]))))) {
+      size_t k = i + 1;
+      while (k < text.size() && text[k] != ch && text[k] != '\n') k += text[k] == '\\' ? 2 : 1;
+      blank(i, k + 1);
+      i = k + 1;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// The body (from its opening brace to its closing one) of the definition of
+// `function` (as written: `compile`, `Engine::ask`) at namespace level in a
+// source blanked by code_only; empty when there is none.
+std::string function_body(const std::string& code, const std::string& function) {
+  const std::regex name("(^|[\\s*&])" + function + R"(\s*\()");
+  size_t line = 0;
+  while (line < code.size()) {
+    const size_t eol = std::min(code.find('\n', line), code.size());
+    std::smatch m;
+    const std::string text = code.substr(line, eol - line);
+    if (!text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) && std::regex_search(text, m, name)) {
+      // Past the parameters to the first '{' (a definition) or ';' (a declaration).
+      size_t k = line + m.position(0) + m.length(0);
+      for (long depth = 1; k < code.size() && depth > 0; ++k) depth += code[k] == '(' ? 1 : code[k] == ')' ? -1 : 0;
+      const size_t open = code.find_first_of("{;", k);
+      if (open != std::string::npos && code[open] == '{') {
+        size_t end = open + 1;
+        for (long depth = 1; end < code.size() && depth > 0; ++end) depth += code[end] == '{' ? 1 : code[end] == '}' ? -1 : 0;
+        return code.substr(open, end - open);
+      }
+    }
+    line = eol + 1;
+  }
+  return {};
+}
+
+// Where a function is first called in a body: the name's last part (`parse`
+// of `kbq::dsl::parse`) as a whole word followed by '('; npos when never.
+size_t first_call(const std::string& body, const std::string& function) {
+  const std::string last = function.substr(function.rfind(':') == std::string::npos ? 0 : function.rfind(':') + 1);
+  std::smatch m;
+  if (!std::regex_search(body, m, std::regex("(^|[^A-Za-z0-9_])" + last + R"(\s*\()"))) return std::string::npos;
+  return static_cast<size_t>(m.position(0) + m.length(1));
+}
+
+// The code spans of a node's subtree, in order, and its plain text.
+void spans_and_text(cmark_node* node, std::vector<std::string>& spans, std::string& text) {
+  cmark_iter* it = cmark_iter_new(node);
+  for (cmark_event_type ev; (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE;) {
+    cmark_node* n = cmark_iter_get_node(it);
+    if (ev != CMARK_EVENT_ENTER) continue;
+    const char* lit = cmark_node_get_literal(n);
+    if (cmark_node_get_type(n) == CMARK_NODE_CODE && lit) spans.emplace_back(lit);
+    if ((cmark_node_get_type(n) == CMARK_NODE_CODE || cmark_node_get_type(n) == CMARK_NODE_TEXT) && lit) text += lit;
+  }
+  cmark_iter_free(it);
+}
+
+// A table of the page whose header has a "calls (...)" column: the source
+// file and the functions its header names (in the order their bodies are
+// read), and the functions each row's cell of that column names, in order.
+struct CallsTable {
+  std::string file;
+  std::vector<std::string> functions;
+  std::vector<std::vector<std::string>> rows;
+};
+std::vector<CallsTable> calls_tables(const Markdown& doc) {
+  std::vector<CallsTable> out;
+  cmark_iter* it = cmark_iter_new(doc.root);
+  for (cmark_event_type ev; (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE;) {
+    cmark_node* table = cmark_iter_get_node(it);
+    if (ev != CMARK_EVENT_ENTER || std::string(cmark_node_get_type_string(table)) != "table") continue;
+    CallsTable t;
+    int column = -1;
+    for (cmark_node* row = cmark_node_first_child(table); row; row = cmark_node_next(row)) {
+      const bool header = std::string(cmark_node_get_type_string(row)) == "table_header";
+      int col = 0;
+      for (cmark_node* cell = cmark_node_first_child(row); cell; cell = cmark_node_next(cell), ++col) {
+        std::vector<std::string> spans;
+        std::string text;
+        spans_and_text(cell, spans, text);
+        if (header && text.rfind("calls", 0) == 0) {
+          column = col;
+          for (const auto& sp : spans)
+            if (sp.find('/') != std::string::npos)
+              t.file = sp;
+            else
+              t.functions.push_back(sp);
+        } else if (!header && col == column) {
+          t.rows.push_back(spans);
+        }
+      }
+    }
+    if (column >= 0) out.push_back(std::move(t));
+  }
+  cmark_iter_free(it);
+  return out;
+}
 }  // namespace
 
 TEST_CASE("architecture: base includes nothing above it", "[architecture]") {
@@ -271,6 +398,70 @@ TEST_CASE("architecture: every path and code name docs/architecture.md mentions 
   }
   CHECK(paths >= 20);
   CHECK(names >= 20);
+}
+
+TEST_CASE("architecture: the steps docs/architecture.md lists are the code's calls, in the code's order", "[architecture]") {
+  // Each table of the page with a "calls (`f`, then `g`, in `file`)" column
+  // (kbc's passes, kbq's steps of Engine::ask): every function a row names
+  // is called in the bodies of f then g, and each after the one before it,
+  // so a pass or step the code adds, drops or moves shows here.
+  const Markdown doc(kbtest::read_file(kRoot + "/docs/architecture.md"));
+  const auto tables = calls_tables(doc);
+  std::set<std::string> files;
+  for (const auto& t : tables) {
+    INFO("the calls of " << (t.functions.empty() ? std::string("(no function)") : t.functions.front()) << " ... in " << t.file);
+    REQUIRE(fs::exists(kRoot + "/" + t.file));
+    REQUIRE_FALSE(t.functions.empty());
+    files.insert(t.file);
+    const std::string code = code_only(kbtest::read_file(kRoot + "/" + t.file));
+    std::string bodies;
+    for (const auto& f : t.functions) {
+      const std::string body = function_body(code, f);
+      INFO("the definition of " << f);
+      REQUIRE_FALSE(body.empty());
+      bodies += body;
+    }
+    size_t names = 0, before = 0;
+    std::string previous = "(the start)";
+    for (const auto& row : t.rows)
+      for (const auto& name : row) {
+        const size_t at = first_call(bodies, name);
+        INFO("the page lists " << name << " after " << previous);
+        REQUIRE(at != std::string::npos);
+        CHECK(at > before);
+        before = at;
+        previous = name;
+        ++names;
+      }
+    CHECK(names >= 10);
+  }
+  // Both programs' orders are on the page.
+  CHECK(files == std::set<std::string>{"compiler/pipeline.cpp", "query/engine.cpp"});
+}
+
+TEST_CASE("architecture: the engine's stages read no database; the KB reader and the engine do", "[architecture]") {
+  // Only query/kb/ holds a database handle and only query/engine.cpp calls
+  // it (query/main.cpp catches its errors); every other file of the engine
+  // computes from values: it includes no reader and names no Kb, Db or Stmt.
+  const std::set<std::string> readers_headers{"base/sqlite.hpp", "base/kb_schema.hpp", "base/dsl/kb_lexicon.hpp", "query/kb/kb.hpp",
+                                              "query/kb/kb_int.hpp"};
+  const std::regex handle(R"((^|[^A-Za-z0-9_])(Kb|Db|Stmt)([^A-Za-z0-9_]|$))");
+  size_t stages = 0;
+  for (const auto& [file, incs] : sources_under("query")) {
+    if (under(file, "query/kb") || file == "query/engine.cpp" || file == "query/main.cpp") continue;
+    INFO(file);
+    ++stages;
+    for (const auto& inc : incs) {
+      INFO("includes " << inc);
+      CHECK(readers_headers.count(inc) == 0);
+    }
+    std::smatch m;
+    const std::string code = code_only(kbtest::read_file(kRoot + "/" + file));
+    CHECK_FALSE(std::regex_search(code, m, handle));
+  }
+  CHECK(stages >= 30);
+  // The engine does read it: the check above is about the right files.
+  CHECK(std::regex_search(code_only(kbtest::read_file(kRoot + "/query/engine.cpp")), handle));
 }
 
 TEST_CASE("architecture: kbq and the generated skill show the same rule and pitfall text in every language", "[architecture]") {
