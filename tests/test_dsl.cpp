@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -139,8 +140,19 @@ const std::vector<DslCase> kDslCases = {
     {"16 gpus dgx h100", "2 dgx h100", nullptr, nullptr, 0},
     {"36 nodes nvl72", "2 gb200 nvl72", nullptr, nullptr, 0},
     {"dgx h100 4 gpus", "gpus:4 nodes:1 hardware:h100 dgx h100", nullptr, nullptr, 0},
-    {"DGX H100 12 gpus", nullptr, nullptr, "conflicting GPU counts: 12 and 8", 1},
-    {"5 nodes nvl72", nullptr, nullptr, "conflicting node counts: 5 and 18", 9},
+    {"DGX H100 12 gpus", nullptr, nullptr, "12 GPUs is not a whole number of 'dgx h100' systems (8 GPUs each)", 1},
+    // Part of one multi-node system: its GPU type, the count asked.
+    {"5 nodes nvl72", "nodes:5 hardware:gb200 gb200 nvl72", nullptr, nullptr, 0},
+    {"8 gpus in an nvl72 rack", "gpus:8 hardware:gb200 gb200 nvl72", "en", nullptr, 0},
+    {"20 nodes nvl72", nullptr, nullptr, "20 nodes is not a whole number of 'gb200 nvl72' systems (18 nodes each)", 10},
+    {"100 gpus nvl72", nullptr, nullptr, "100 GPUs is not a whole number of 'gb200 nvl72' systems (72 GPUs each)", 10},
+    {"2 nvl72 20 nodes", nullptr, nullptr, "conflicting node counts: 36 and 20", 9},
+    // A spelling that would end inside a word gives way to a shorter one that ends it ("a100 40 gb" in "a100 40 gbs").
+    {"a100 40 gbs", "hardware:a100 40 gbs", nullptr, nullptr, 0},
+    {"a100 40gbx", "hardware:a100 40gbx", nullptr, nullptr, 0},
+    // A unit's typo right after a number is corrected (and said); elsewhere a unit asks for nothing.
+    {"a100 40 gbpus", "gpus:40 hardware:a100", nullptr, nullptr, 0},
+    {"4 nodse h100", "nodes:4 hardware:h100", nullptr, nullptr, 0},
     {"dgx b200 2台", "2 dgx b200", nullptr, nullptr, 0},
     // The launcher's --dataset presets are words (the code's presets, code_datasets): a dataset filter.
     {"lora qwen3 8b on squad", "mode:peft model:qwen3 8b dataset:squad", "en", nullptr, 0},
@@ -594,7 +606,17 @@ TEST_CASE("dsl: the inputs fuzz_dsl once failed on now round-trip", "[dsl]") {
     bytes << in.rdbuf();
     const auto r = parse(lex, bytes.str());
     INFO(f.filename().string() << ": " << show(r));
-    CHECK(r);  // every regression so far is a query that parses
+    // Every regression is a query that parses, but those whose words now
+    // read as a conflict: "6 ga100 40 gbpus" has two GPU counts since a
+    // unit's typo after a number is corrected ("gbpus" as "gpus").
+    static const std::map<std::string, std::string> now_errors = {
+        {"roundtrip-family-word-eats-next-digit", "conflicting GPU counts: 6 and 40"}};
+    if (const auto e = now_errors.find(f.filename().string()); e != now_errors.end()) {
+      REQUIRE_FALSE(r);
+      CHECK(r.error->message == e->second);
+      continue;
+    }
+    CHECK(r);
     if (!r) continue;
     const auto again = parse(lex, to_canonical(r.query));
     INFO("reads back as: " << show(again) << "  [" << kbq::dsl::describe(again.query) << "] vs [" << kbq::dsl::describe(r.query) << "]");

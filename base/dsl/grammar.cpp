@@ -226,6 +226,23 @@ struct tok_parser : x3::parser<tok_parser> {
     It it = first;
     std::uint32_t id = kNoWord;
     if (!table->parse(it, last, ctx, x3::unused, id)) return false;
+    // The longest spelling that ends a word, when the longest ends inside
+    // one (before a letter or digit): "a100" in "a100 40 gbs", where
+    // "a100 40 gb" would end inside "gbs" and leave the GPU unread. Else the
+    // longest ("gpu_type" before ':', a unit glued to more).
+    const auto inside_word = [&](It p) { return p != last && std::isalnum(static_cast<unsigned char>(*p)) != 0 && !at_boundary(base, p, last); };
+    for (It limit = it; inside_word(it) && limit - first > 1;) {
+      --limit;
+      It shorter = first;
+      std::uint32_t shorter_id = kNoWord;
+      if (!table->parse(shorter, limit, ctx, x3::unused, shorter_id)) break;
+      if (at_boundary(base, shorter, last)) {
+        it = shorter;
+        id = shorter_id;
+        break;
+      }
+      limit = shorter;
+    }
     if (out) *out = Tok{id, static_cast<std::size_t>(first - base), static_cast<std::size_t>(it - base)};
     first = it;
     return true;

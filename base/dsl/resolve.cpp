@@ -383,6 +383,20 @@ class Resolver {
       } else if (q_.gpus && *q_.gpus < sys.gpus && sys.nodes == 1 && (!q_.nodes || *q_.nodes == 1)) {
         return set_int(q_.systems, 1, "system counts", span) && set_text(q_.hardware, sys.gpu_key, "hardware", span) &&
                set_int(q_.nodes, 1, "node counts", span);
+      } else if (sys.nodes > 1 && ((q_.nodes && *q_.nodes < sys.nodes && !q_.gpus) || (q_.gpus && *q_.gpus < sys.gpus && !q_.nodes))) {
+        // Part of one multi-node system ("5 nodes nvl72", "8 GPUs of an
+        // NVL72"): its GPU type and NVLink domain, the count asked.
+        return set_int(q_.systems, 1, "system counts", span) && set_text(q_.hardware, sys.gpu_key, "hardware", span);
+      } else if (!counted && ((q_.nodes && sys.nodes > 0 && *q_.nodes % sys.nodes != 0) || (q_.gpus && sys.gpus > 0 && *q_.gpus % sys.gpus != 0))) {
+        // More than one system but not a whole number of them.
+        const bool by_nodes = q_.nodes.has_value();
+        const int asked = by_nodes ? *q_.nodes : *q_.gpus, per = by_nodes ? sys.nodes : sys.gpus;
+        const auto spelled = lex_.spelling.find({static_cast<int>(WordKind::System), q_.system});
+        const std::string unit = by_nodes ? " nodes" : " GPUs", word = spelled != lex_.spelling.end() ? spelled->second : q_.system;
+        return fail(span, std::to_string(asked) + unit + " is not a whole number of " + quote(word) + " systems (" + std::to_string(per) + unit + " each)",
+                    "ask for " + (asked >= per ? std::to_string(asked / per * per) + " or " : std::string()) + std::to_string((asked / per + 1) * per) + unit +
+                        ", or name the GPU type instead of the system: " +
+                        std::to_string(asked) + unit + " " + sys.gpu_key);
       }
     }
     return systems(std::max(n, 1), span);
@@ -790,7 +804,12 @@ bool correct_typos(const Lexicon::Impl& lex, Normalized& n, const std::vector<Pi
     const auto candidates = lex.suggest_all(to_u32(w));
     if (candidates.size() != 1) continue;
     const WordInfo& c = lex.words[candidates.front()];
-    if (c.primary < 0 || !correctable_kind(c.meanings[static_cast<std::size_t>(c.primary)].kind)) continue;
+    // A unit is corrected right after a number ("40 gbpus": 40 GPUs), where
+    // it can only be the count's unit; elsewhere it asks for nothing.
+    const std::size_t before = p.b == 0 ? std::string::npos : n.text.find_last_not_of(' ', p.b - 1);
+    const bool after_number = before != std::string::npos && std::isdigit(static_cast<unsigned char>(n.text[before])) != 0;
+    const bool unit = after_number && (c.meaning(WordKind::GpuUnit) || c.meaning(WordKind::NodeUnit));
+    if (!unit && (c.primary < 0 || !correctable_kind(c.meanings[static_cast<std::size_t>(c.primary)].kind))) continue;
     if (digits_of(w) != digits_of(c.word)) continue;
     fixes.emplace_back(&p, candidates.front());
   }
