@@ -55,6 +55,7 @@ enum class FactState : std::uint8_t {
 // PEFT is a kind of fine-tuning, so a PEFT word refines a descriptive
 // fine-tuning word (base/dsl/resolve.cpp), and a PEFT recipe is launched
 // with its own flag. Code names these constants, never the literals.
+inline constexpr std::string_view kPretrainMode = "pretrain";
 inline constexpr std::string_view kSftMode = "sft";
 inline constexpr std::string_view kPeftMode = "peft";
 

@@ -9,48 +9,22 @@
 // "killed midway" test of tests/test_compiler.cpp covers what it leaves.
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/process.hpp"
 #include "process.hpp"
-
-extern char** environ;
 
 namespace {
 
 namespace fs = std::filesystem;
 const std::string kRoot = KB_SOURCE_DIR;
-
-pid_t spawn(const std::vector<std::string>& args, const std::vector<std::string>& extra_env) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) env.emplace_back(*e);
-  env.insert(env.end(), extra_env.begin(), extra_env.end());
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::vector<char*> argv, envp;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    // stdout and stderr to /dev/null: the test looks at the file system.
-    if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) {
-      ::dup2(null, 1);
-      ::dup2(null, 2);
-    }
-    ::execve(argv[0], argv.data(), envp.data());
-    ::_exit(127);
-  }
-  return pid;
-}
 
 // The paths under `dir` (recursively) whose name contains `part`.
 std::vector<std::string> named(const fs::path& dir, const std::string& part) {
@@ -68,24 +42,25 @@ std::vector<std::string> named(const fs::path& dir, const std::string& part) {
 template <class Ready>
 int interrupt(const std::vector<std::string>& args, const std::vector<std::string>& env, Ready ready, std::chrono::milliseconds delay,
               int sig) {
-  const pid_t pid = spawn(args, env);
-  REQUIRE(pid > 0);
-  int status = 0;
-  bool ended = false;
+  // stdout and stderr to /dev/null: the test looks at the file system.
+  kb::SpawnOptions options;
+  options.out = options.err = kb::Stream::Null;
+  options.env = env;
+  const kb::Child child = kb::spawn(args, options);
+  REQUIRE(child.pid > 0);
+  std::optional<kb::ExitStatus> ended;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!ready() && std::chrono::steady_clock::now() < deadline) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      ended = true;
-      break;
-    }
+    if ((ended = kb::try_wait(child.pid))) break;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   if (!ended) {
     std::this_thread::sleep_for(delay);
-    ::kill(pid, sig);
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    ::kill(child.pid, sig);
+    ended = kb::wait_for(child.pid);
   }
-  return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+  REQUIRE(ended->error == 0);
+  return ended->signal ? ended->signal : -1;
 }
 
 }  // namespace

@@ -423,7 +423,7 @@ void derive_recipe_launch(kb::Db& db) {
 
     // PEFT recipes: the modes the runner starts them with.
     std::string peft_modes, peft_at;
-    if (task == "peft") {
+    if (task == kb::kPeftMode) {
       const std::string lora_class = one("peft"), dora_class = one("peft@dora");
       if (benchmark) {
         peft_modes = "lora", peft_at = peft_scope_at;
@@ -444,7 +444,7 @@ void derive_recipe_launch(kb::Db& db) {
     std::string data, data_name, data_at;
     bool user_data = false;
     const auto modality = modality_of.find(recipes.text(4));
-    if (benchmark && !bench_data.empty() && (task == "sft" || task == "peft") && modality != modality_of.end() &&
+    if (benchmark && !bench_data.empty() && (task == kb::kSftMode || task == kb::kPeftMode) && modality != modality_of.end() &&
         modality->second == "text") {
       data = bench_data, data_at = bench_mock_at;
     } else if (const std::string cls = one("dataset"); !cls.empty()) {

@@ -7,6 +7,8 @@
 #include <limits>
 #include <set>
 
+#include "base/kinds.hpp"
+
 namespace kbq::perf {
 
 namespace {
@@ -149,7 +151,7 @@ double band(double method_band, const Estimate& e, const Params& p) {
 // A task's measurements may stand in for another's: the same task, or
 // pretraining for full fine-tuning (the same FLOPs per token and step).
 bool task_fits(const std::string& source, const std::string& target) {
-  return source == target || (target == "sft" && source == "pretrain");
+  return source == target || (target == kb::kSftMode && source == kb::kPretrainMode);
 }
 
 }  // namespace

@@ -111,9 +111,9 @@ std::vector<Alternative> alternatives(const Context& c, const Ask& ask, const Re
     if (more.runnable) out.push_back(alternative(c, "more_gpus", "alt.more_gpus", more, more.layout.hardware));
   }
   // LoRA instead of full training, on the same GPUs.
-  if (best.mode != "peft" && best.kind == RecipeKind::Library)
+  if (best.mode != kb::kPeftMode && best.kind == RecipeKind::Library)
     for (const auto& r : library.recipes)
-      if (r.mode == "peft" && r.model_key == best.model_key && !r.model_key.empty() && preferred(r)) {
+      if (r.mode == kb::kPeftMode && r.model_key == best.model_key && !r.model_key.empty() && preferred(r)) {
         const Result res = runs(r, ask.hardware);
         if (res.runnable && res.memory.known && r.tp && r.pp) {
           out.push_back(alternative(c, "lora", "alt.lora", res, res.layout.hardware));

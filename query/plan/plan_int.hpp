@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cctype>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "base/checked.hpp"
 #include "base/limits.hpp"
+#include "base/kinds.hpp"
 #include "base/text.hpp"
 #include "query/plan/layout.hpp"
 #include "query/plan/plan.hpp"
@@ -35,9 +37,31 @@ inline long long next_pow2(long long v) { return kb::next_pow2(v).value_or(kb::l
 // the generic alias (shorter) before the canonical name, then by bytes.
 inline bool generic_name_first(const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; }
 
+// The override that records a change of the launcher's mode (LoRA to
+// DoRA): keyed by the PEFT mode's id, passed by the launcher's own flag,
+// never as a config override.
+inline constexpr std::string_view kLaunchModeKey = kb::kPeftMode;
+
 // A '_'-separated word of a recipe name ("8b" in llama3_8b_pretrain_config).
 inline bool has_token(const std::string& name, const std::string& token) {
   return !token.empty() && ("_" + name + "_").find("_" + token + "_") != std::string::npos;
+}
+
+// A recipe of the model size asked: the size token as a word of its name or
+// model key ("8b"); the token with its decimal point written as the names
+// write it ("1p3b": wan_1_3b); or a model whose nominal parameter count
+// (models.tsv total_params_b) is the one asked ("0.6b": qwen3_600m) when
+// the size states no active parameters (a MoE size "236b_a23b" is matched
+// by its words only: DeepSeek-V2 is 236B too, with 21B active).
+inline bool of_size(const Recipe& r, const std::string& token, double asked_params, double model_params_b) {
+  std::string underscored = token;
+  for (char& ch : underscored)
+    if (ch == 'p') ch = '_';
+  const auto named = [&](const std::string& t) { return has_token(r.name, t) || has_token(r.model_key, t); };
+  if (named(token) || (underscored != token && named(underscored))) return true;
+  const double model = model_params_b * 1e9;
+  const bool states_active = token.find("_a") != std::string::npos;
+  return !states_active && asked_params > 0 && model > 0 && std::abs(model - asked_params) <= 1e-3 * asked_params;
 }
 
 // A recipe name of the family a prefix names: "qwen3" takes qwen3_*, not

@@ -309,7 +309,7 @@ void fill_command(const Context& c, const RecipeData& d, const std::string& laun
   spec.nodes = res.layout.nodes;
   spec.nproc = res.layout.nproc;
   for (const auto& o : res.overrides)
-    if (o.key != "peft") spec.changes.emplace_back(o.key, o.value);  // the launcher mode: passed by its own flag
+    if (o.key != plan_int::kLaunchModeKey) spec.changes.emplace_back(o.key, o.value);  // the launcher mode: passed by its own flag
   res.command = launch_command(spec, c.kb);
   // What each node runs, an sbatch script, the steps before the run (command.hpp).
   res.launch = node_launch(spec, res.command, c.kb, c.labels);
