@@ -52,6 +52,37 @@ TEST_CASE("kbq list with no words lists every recipe the code exports, library a
   CHECK(j["count"].get<size_t>() == j["recipes"].size());
 }
 
+TEST_CASE("kbq list names every recipe's model by its display name from data, never by its key", "[list]") {
+  // models.tsv and models-extra.tsv give each model the recipes train a
+  // display name; a model without one printed as its key in capitals
+  // ("NEMOTRON 3 NANO 4B").
+  const json j = list_json({});
+  size_t named = 0;
+  for (const auto& r : j["recipes"]) {
+    const std::string key = r["model_key"], model = r["model"];
+    if (key.empty()) continue;
+    INFO(r["name"].get<std::string>() << ": model_key " << key);
+    CHECK_FALSE(model.empty());
+    CHECK(model != key);
+    ++named;
+  }
+  CHECK(named > 500);
+}
+
+TEST_CASE("kbq list's size words match the names' spellings and the models' sizes", "[list]") {
+  // "1.3b" is written wan_1_3b in the code, "0.6b" qwen3_600m: the size as a
+  // number, not only as a word of the name.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"wan", "1.3b", "pretrain"}, "wan_1_3b_pretrain_config"},
+      {{"qwen3", "0.6b", "sft"}, "qwen3_600m_sft_config"},
+      {{"qwen2.5", "1.5b", "sft"}, "qwen25_1p5b_sft_config"},
+  };
+  for (const auto& [args, name] : cases) {
+    INFO(kb::join(args, " "));
+    CHECK(names(list_json(args)).count(name) == 1);
+  }
+}
+
 TEST_CASE("kbq list filters by mode, model and size words read with the query lexicon", "[list]") {
   struct Case {
     std::vector<std::string> args;

@@ -10,6 +10,7 @@
 // from the ranker's score parts, and checks every adjacent pair.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <set>
 #include <string>
 #include <tuple>
@@ -65,7 +66,10 @@ Key oracle_key(const Question& q, const kbq::Result& r) {
   const int modality = rc.modality == q.modality ? 0 : 1;
   const int feasible = r.runnable ? (r.memory.known ? 0 : 1) : 2;
   const long long own = rc.seq_len.value_or(0);
-  const int seq = q.seq > 0 ? (own == q.seq ? 0 : own > q.seq ? 1 : 2) : (own > kLongContext ? 1 : 0);
+  // A longer variant by how many doublings its length is from the asked one
+  // (the nearest covering variant first), a shorter one after them all.
+  const int longer = own > q.seq && q.seq > 0 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(own) / static_cast<double>(q.seq)))) : 0;
+  const int seq = q.seq > 0 ? (own == q.seq ? 0 : own > q.seq ? longer : 1000) : (own > kLongContext ? 1 : 0);
   const bool low = !rc.low_precision.empty() || (!rc.native_precision.empty() && rc.native_precision != "bf16");
   const int precision = low == q.low_precision ? 0 : 1;
   long long changes = 0;

@@ -24,7 +24,10 @@ using Pool = std::vector<const Recipe*>;
 // The recipes of a model prefix's family, by name or model key.
 bool of_family(const Recipe& r, const std::string& prefix) { return in_family(r.name, prefix) || in_family(r.model_key, prefix); }
 
-bool of_size(const Recipe& r, const std::string& token) { return has_token(r.name, token) || has_token(r.model_key, token); }
+bool of_size(const Context& c, const Ask& ask, const Recipe& r) {
+  const ModelBrief* m = c.kb.model(r.model_key);
+  return plan_int::of_size(r, ask.size_token, ask.size_params, m ? m->total_params_b : 0);
+}
 
 std::string joined(const std::set<std::string>& words) { return kb::join(std::vector<std::string>(words.begin(), words.end()), ", "); }
 
@@ -125,13 +128,13 @@ bool keep_launch_mode(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
 Pool keep_size(const Context& c, const Ask& ask, const Pool& pool, const Pool& all_of_mode, bool& substitute, Answer& a) {
   Pool sized;
   for (const auto* r : pool)
-    if (of_size(*r, ask.size_token)) sized.push_back(r);
+    if (of_size(c, ask, *r)) sized.push_back(r);
   if (sized.empty() && !pool.empty()) {
     std::set<std::string> families;
     for (const auto* r : pool)
       if (const auto* m = c.kb.model(r->model_key); m && !m->family.empty()) families.insert(m->family);
     for (const auto* r : all_of_mode)
-      if (const auto* m = c.kb.model(r->model_key); m && families.count(m->family) && of_size(*r, ask.size_token)) sized.push_back(r);
+      if (const auto* m = c.kb.model(r->model_key); m && families.count(m->family) && of_size(c, ask, *r)) sized.push_back(r);
     if (!sized.empty()) {
       substitute = true;
       a.warnings.push_back(
@@ -306,7 +309,9 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
   bool substitute = false;
   if (!ask.size_token.empty()) pool = keep_size(c, ask, pool, all_of_mode, substitute, a);
   if (pool.empty()) {
-    a.no_match = c.label("no_match.mode", {{"mode", ask.mode}, {"model", ask.model}});
+    const std::string asked = ask.model + (ask.size_token.empty() ? "" : " " + ask.size_token);
+    a.no_match = ask.mode.empty() ? c.label("no_match.family", {{"model", asked}})
+                                  : c.label("no_match.mode", {{"mode", c.label("mode." + ask.mode)}, {"model", asked}});
     return {};
   }
   // (c) The modality, then the family's flagship and the PEFT scheme.

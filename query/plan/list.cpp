@@ -20,11 +20,13 @@ using plan_int::in_family;
 
 namespace {
 
-bool keep(const Ask& ask, const std::string& hardware, const Recipe& r) {
+bool keep(const Context& c, const Ask& ask, const std::string& hardware, const Recipe& r) {
   if (!ask.mode.empty() && r.mode != ask.mode) return false;
   if (!ask.launch_mode.empty() && r.launch_mode != ask.launch_mode) return false;
   if (!ask.model.empty() && !in_family(r.name, ask.model) && !in_family(r.model_key, ask.model)) return false;
-  if (!ask.size_token.empty() && !has_token(r.name, ask.size_token) && !has_token(r.model_key, ask.size_token)) return false;
+  if (const ModelBrief* m = c.kb.model(r.model_key);
+      !ask.size_token.empty() && !plan_int::of_size(r, ask.size_token, ask.size_params, m ? m->total_params_b : 0))
+    return false;
   for (const auto& w : ask.name_words)
     if (!has_token(r.name, w)) return false;
   if (!ask.modalities.empty() && ask.modalities.count(r.modality) == 0) return false;
@@ -107,7 +109,7 @@ std::variant<RecipeList, Error> list_recipes(const Context& c, const kbq::dsl::Q
 
   for (RecipeKind k : kinds)
     for (const auto& r : (k == RecipeKind::Library ? library : benchmark).recipes)
-      if (keep(ask, hardware, r)) out.recipes.push_back(r);
+      if (keep(c, ask, hardware, r)) out.recipes.push_back(r);
   std::stable_sort(out.recipes.begin(), out.recipes.end(), [](const Recipe& x, const Recipe& y) {
     return std::make_pair(static_cast<int>(x.kind), x.name) < std::make_pair(static_cast<int>(y.kind), y.name);
   });

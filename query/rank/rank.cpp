@@ -22,8 +22,16 @@ QuickRefPicks quick_ref_picks(const std::vector<QuickRefRow>& rows, const Ask& a
         std::all_of(row.intents.begin(), row.intents.end(), [&](const std::string& i) { return ask.intents.count(i) > 0; });
     if (!intents_ok || (!row.scale.empty() && row.scale != ask.scale)) continue;
 
-    // A row for one GPU is a hard constraint; ranges are advice.
-    if (ask.gpus > 0 && row.gpus == 1 && row.single_gpu_count && ask.gpus != 1) continue;
+    // A row for one GPU is a hard constraint; ranges are advice. The row's
+    // models still say which size of a family the mode starts from.
+    if (ask.gpus > 0 && row.gpus == 1 && row.single_gpu_count && ask.gpus != 1) {
+      for (size_t i = 0; i < row.recipes.size(); ++i) {
+        const auto& pick = row.recipes[i];
+        if (has_mode && pick.exported && !pick.model_key.empty())
+          out.mode_models.try_emplace(pick.model_key + "/" + row.mode, static_cast<int>(i));
+      }
+      continue;
+    }
     if (!row.intents.empty() && has_mode && ask.mode.empty() && out.intent_mode.empty()) out.intent_mode = row.mode;
     int position = 0;
     for (const auto& pick : row.recipes) {
@@ -86,6 +94,10 @@ class Why {
 // The criteria that need the result planned: its fit, its changes, its GPU count.
 bool needs_plan(const std::string& criterion) { return criterion == "feasible" || criterion == "changes" || criterion == "own_gpus"; }
 
+// The sequence points of a recipe shorter than the length asked: after
+// every longer one, however many doublings longer.
+constexpr int kShorterSeq = 64;
+
 // A criterion the recipe and the question decide, with no plan.
 ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Recipe& rc, bool substitute,
                       const std::string& criterion, const Why& why) {
@@ -109,9 +121,14 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
   } else if (criterion == "sequence") {
     const long long own = rc.seq_len.value_or(0);
     if (ask.seq > 0) {
-      p.points = own == ask.seq ? 0 : own > ask.seq ? 1 : 2;
-      p.why = why(p.points == 0   ? "part.seq_native"
-                  : p.points == 1 ? "part.seq_longer"
+      // The exact length, then the nearest longer one by doublings (32K
+      // before 128K for 16K asked: less to shorten, a layout written for a
+      // length closer to the one trained), then a shorter one.
+      int doublings = 0;
+      for (long long covered = ask.seq; covered < own && doublings < kShorterSeq - 2; covered *= 2) ++doublings;
+      p.points = own == ask.seq ? 0 : own > ask.seq ? doublings : kShorterSeq;
+      p.why = why(own == ask.seq  ? "part.seq_native"
+                  : own > ask.seq ? "part.seq_longer"
                                   : "part.seq_shorter",
                   {{"own", std::to_string(own)}, {"asked", std::to_string(ask.seq)}});
     } else {
@@ -152,6 +169,7 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
       p.points = 1000;
       for (const auto& [name, pick] : picks.by_name)
         if (!pick.model_key.empty() && pick.model_key == rc.model_key) p.points = std::min(p.points, 100 + pick.position);
+      if (const auto m = picks.mode_models.find(rc.model_key + "/" + rc.mode); p.points == 1000 && m != picks.mode_models.end()) p.points = 200 + m->second;
       p.why =
           p.points < 1000 ? why("part.quick_ref_model", {{"model", rc.model.empty() ? rc.model_key : rc.model}}) : why("part.no_quick_ref");
     }

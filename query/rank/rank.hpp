@@ -31,6 +31,12 @@ struct QuickRefPicks {
   // The mode of a row matched by intent when the question names none
   // ("benchmark throughput": the row's pretraining).
   std::string intent_mode;
+  // The models a row of the asked mode recommends when the row itself does
+  // not apply to the question's GPU count ("LoRA on 1 GPU" asked on 8): the
+  // quick reference's size of a family, a tie-break after its picks (a
+  // family named without a size: "qwen3 lora 8 gb200" → Qwen3 8B).
+  // model_key + '/' + mode → the pick's place in its row.
+  std::map<std::string, int> mode_models;
 };
 QuickRefPicks quick_ref_picks(const std::vector<QuickRefRow>& rows, const Ask& ask);
 
