@@ -208,6 +208,23 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+int display_width(char32_t cp) { return utf8proc_charwidth(static_cast<utf8proc_int32_t>(cp)); }
+
+BreakClass break_class(char32_t cp) {
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PI:
+      return BreakClass::Opening;
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO:
+    case UTF8PROC_CATEGORY_LM:  // the prolonged sound and iteration marks (ー, 々) continue the word before
+      return BreakClass::Closing;
+    default:
+      return BreakClass::Other;
+  }
+}
+
 bool is_kana(char32_t cp) {
   return (cp >= 0x3040 && cp <= 0x30FF && cp != 0x30FB) || (cp >= 0x31F0 && cp <= 0x31FF) || (cp >= 0xFF66 && cp <= 0xFF9F);
 }

@@ -24,6 +24,17 @@ std::optional<size_t> find_invalid_utf8(std::string_view s);
 char32_t next_code_point(std::string_view s, size_t& i);
 void append_utf8(std::string& out, char32_t cp);
 
+// The columns a code point takes on a terminal (utf8proc_charwidth): 2 for
+// East Asian wide and full-width forms, 0 for combining marks and controls,
+// else 1.
+int display_width(char32_t cp);
+// What a line may not break beside: a closing or other punctuation mark
+// (Unicode categories Pe, Pf, Po: "）", "」", "、", "。", ",") or a
+// modifier letter (Lm: the prolonged sound mark "ー", "々") is not the first
+// of a line, an opening mark (Ps, Pi: "（", "「") not the last.
+enum class BreakClass : unsigned char { Other, Opening, Closing };
+BreakClass break_class(char32_t cp);
+
 // Number of code points in s[0, byte_offset): a 0-based column.
 int code_point_column(std::string_view s, size_t byte_offset);
 
@@ -68,7 +79,15 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // Unicode block: utf8proc has no Script property.
 bool is_cjk(char32_t cp);
 // Kana (Hiragana, Katakana and its extensions, half-width Katakana) and Han
-// ideographs (the unified blocks and extensions, compatibility ideographs).
+// ideographs (the unified blocks and extensions, compatibility ideographs):
+// what tells a Japanese question from a Chinese one (base/dsl/resolve.cpp).
+// These three are this project's one deliberate table of code points, by
+// Unicode block, chosen over a generated set (base/unicode_gen.cpp does
+// that for the invisible class) because neither script property fits the
+// job: Script leaves the prolonged sound mark U+30FC, part of nearly every
+// Katakana loanword, in Common; Script_Extensions puts the ideographic
+// comma and full stop (U+3001, U+3002), which Chinese writes too, in
+// Hiragana, Katakana and Han alike. kbq links no ICU; utf8proc has neither.
 bool is_kana(char32_t cp);
 bool is_han(char32_t cp);
 

@@ -484,6 +484,9 @@ struct RenderOptions {
   Format format = Format::Text;
   bool color = false;    // ANSI colour (text on a terminal only)
   bool explain = false;  // text and Markdown: also why each result is placed (its score parts); JSON always has them
+  // Text: prose lines wrap at this many terminal columns (0: never); the
+  // launch commands keep their own lines, one flag group each.
+  int width = 100;
 };
 
 // The JSON outputs' schema versions (docs/*.schema.json).

@@ -104,6 +104,7 @@ struct Args {
   std::string question, lang, kb_path, recipe, hardware;
   kbq::Format format = kbq::Format::Text;
   int limit = 3;
+  int width = kbq::RenderOptions{}.width;
   long long gpus = 0;
   std::vector<std::string> overrides;
   bool version = false, explain = false, batch = false, history = false;
@@ -312,6 +313,8 @@ int run(int argc, char** argv, Output& out) {
   app.add_option("-l,--lang", a.lang, "language of prose, one the KB has (en, fr, ja, zh; default: the question's own, else en)");
   app.add_option("-n,--limit", a.limit, "number of recipes to show (default 3)")->check(CLI::Range(1, 1000));
   auto* kb_option = app.add_option("--kb", a.kb_path, "knowledge base file (default: the one embedded in kbq)");
+  app.add_option("-w,--width", a.width, "text: wrap prose lines at this many terminal columns (default 100; 0 never wraps)")
+      ->check(CLI::Range(0, 100000));
   app.add_flag("-e,--explain", a.explain, "also print why each recipe is placed where it is (its score parts); JSON always has them");
   app.add_flag("--version", a.version, "print kbq's version, the KB's schema version and its sources");
   app.add_flag("--batch", a.batch,
@@ -374,6 +377,7 @@ int run(int argc, char** argv, Output& out) {
   ro.format = a.format;
   ro.color = ro.format == kbq::Format::Text && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
   ro.explain = a.explain;
+  ro.width = a.width;
   out.escaping = ro.format == kbq::Format::Json ? Output::Escaping::Json : ro.color ? Output::Escaping::Colour : Output::Escaping::Plain;
   // The KB as errors name it.
   const std::string where =

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/diag.hpp"
+#include "base/text.hpp"
 #include "base/tsv.hpp"
 #include "process.hpp"
 
@@ -80,6 +81,35 @@ std::set<std::string> english_phrases() {
     }
   }
   return out;
+}
+
+// The lines of every launch command an answer prints (its results', their
+// steps before the run, its alternatives'), without their indentation.
+std::set<std::string> command_lines(const json& j) {
+  std::set<std::string> out;
+  auto add = [&](const json& c) {
+    if (!c.is_string()) return;
+    std::istringstream in(c.get<std::string>());
+    for (std::string l; std::getline(in, l);) out.insert(l.substr(std::min(l.find_first_not_of(' '), l.size())));
+  };
+  for (const char* list : {"results", "alternatives"})
+    if (j.contains(list))
+      for (const auto& r : j[list]) {
+        if (r.contains("command")) add(r["command"]);
+        if (r.contains("before_run"))
+          for (const auto& b : r["before_run"]) add(b.value("command", json()));
+      }
+  return out;
+}
+
+// Terminal columns of a line: East Asian wide characters take two.
+size_t columns(const std::string& s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.size();) {
+    const char32_t cp = kb::next_code_point(s, i);
+    n += static_cast<size_t>(kb::display_width(cp));
+  }
+  return n;
 }
 
 bool has_cjk(const std::string& s) {
@@ -185,9 +215,13 @@ TEST_CASE("questions: the text answers are short, in one language, without inter
     INFO("tests/questions.tsv:" << row.line << ": " << row.question);
     const auto j = json::parse(kbtest::run(KBQ_PATH, {row.question, "--format", "json"}).out);
     const std::string lang = j["query"]["lang"];
+    const std::set<std::string> commands = command_lines(j);
     const auto r = kbtest::run(KBQ_PATH, {row.question});
     const std::string text = r.out + r.err;
-    const auto lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    // Short: at most 40 lines before wrapping (--width 0: one line per item).
+    const auto unwrapped = kbtest::run(KBQ_PATH, {row.question, "--width", "0"});
+    const std::string one_per_item = unwrapped.out + unwrapped.err;
+    const auto lines = static_cast<size_t>(std::count(one_per_item.begin(), one_per_item.end(), '\n'));
     CHECK(lines <= 40);
     std::istringstream in(text);
     std::string line;
@@ -200,6 +234,12 @@ TEST_CASE("questions: the text answers are short, in one language, without inter
         continue;
       }
       CHECK_FALSE(std::regex_search(line, internal));
+      // Prose wraps at 100 columns; only a command's own line (one flag
+      // group) or a single word longer than a line (a path) is longer.
+      if (columns(line) > 100) {
+        const std::string text_of = line.substr(std::min(line.find_first_not_of(' '), line.size()));
+        CHECK((commands.count(text_of) > 0 || text_of.find(' ') == std::string::npos));
+      }
       if (lang == "en" || lang == "fr") CHECK_FALSE(has_cjk(line));
       if (lang != "en")
         for (const auto& p : phrases) {

@@ -260,6 +260,99 @@ std::string where(const Labels& lb, const Result& r) {
   return std::to_string(L.gpus) + " × " + L.hardware_name + (extra.empty() ? "" : " (" + kb::join(extra, ", ") + ")");
 }
 
+// `text` (one line of prose) wrapped to `width` terminal columns: the first
+// line after `first`, the others after `rest`. Lines break at spaces, and
+// between wide (CJK) characters, which Chinese and Japanese write without
+// spaces; a word longer than the line (a path, a URL) stays whole. ANSI
+// colour sequences take no column. A text with line breaks keeps them,
+// each line wrapped on its own after its own leading spaces.
+std::string wrapped(std::string_view text, std::string_view first, std::string_view rest, int width) {
+  if (width <= 0) return std::string(first) + std::string(text);
+  if (const size_t nl = text.find('\n'); nl != std::string_view::npos) {
+    const std::string_view next = text.substr(nl + 1);
+    const size_t indent = std::min(next.find_first_not_of(' '), next.size());
+    const std::string lead(next.substr(0, indent));
+    return wrapped(text.substr(0, nl), first, rest, width) + "\n" + wrapped(next.substr(indent), lead, lead + "  ", width);
+  }
+  // Units: a run of narrow characters, or one wide character; `space`
+  // says whether spaces came before it.
+  struct Unit {
+    std::string bytes;
+    int cols = 0;
+    bool space = false;
+  };
+  std::vector<Unit> units;
+  bool space = false;
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] == ' ') {
+      space = true;
+      ++i;
+      continue;
+    }
+    // A unit ends at a space, and around a wide character, except before a
+    // closing mark and after an opening one (Unicode's line breaking: no
+    // break before "、。）」", none after "（「").
+    const size_t begin = i;
+    int cols = 0;
+    bool wide_before = false, opener = false;
+    while (i < text.size() && text[i] != ' ') {
+      if (text[i] == '\x1b') {  // an ANSI sequence: up to its final letter, no column
+        while (i < text.size() && !std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+        if (i < text.size()) ++i;
+        continue;
+      }
+      size_t j = i;
+      const char32_t cp = kb::next_code_point(text, j);
+      const int w = kb::display_width(cp);
+      const kb::BreakClass bc = kb::break_class(cp);
+      if (i > begin && !opener && bc != kb::BreakClass::Closing && (w == 2 || wide_before)) break;
+      cols += w;
+      i = j;
+      wide_before = w == 2;
+      opener = bc == kb::BreakClass::Opening;
+    }
+    // A number stays with the word before it ("PP 1", "micro 1"): a unit
+    // of digits (and the marks that close it) joins the unit before.
+    const std::string_view bytes = text.substr(begin, i - begin);
+    const bool number = std::isdigit(static_cast<unsigned char>(bytes.front())) != 0 &&
+                        bytes.find_first_not_of("0123456789.,%)];:") == std::string_view::npos;
+    if (number && !units.empty()) {
+      Unit& before = units.back();
+      before.bytes += std::string(space ? " " : "") + std::string(bytes);
+      before.cols += (space ? 1 : 0) + cols;
+    } else {
+      units.push_back({std::string(bytes), cols, space});
+    }
+    space = false;
+  }
+  auto width_of = [](std::string_view s) {
+    int n = 0;
+    for (size_t i = 0; i < s.size();) n += kb::display_width(kb::next_code_point(s, i));
+    return n;
+  };
+  std::string out(first);
+  int col = width_of(first);
+  const int rest_cols = width_of(rest);
+  bool empty = true;  // nothing on this line yet after its prefix
+  for (const auto& u : units) {
+    const int need = (u.space && !empty ? 1 : 0) + u.cols;
+    if (!empty && col + need > width) {
+      out += "\n";
+      out += rest;
+      col = rest_cols;
+      empty = true;
+    }
+    if (u.space && !empty) {
+      out += ' ';
+      ++col;
+    }
+    out += u.bytes;
+    col += u.cols;
+    empty = false;
+  }
+  return out;
+}
+
 class TextWriter {
  public:
   TextWriter(const Labels& lb, const RenderOptions& o) : lb_(lb), o_(o), md_(o.format == Format::Markdown), st_{o.color && !md_} {}
@@ -269,15 +362,19 @@ class TextWriter {
   // A line of text, a list item, a heading: in Markdown, the text escaped
   // for prose (kb::md::text) and the markup kbq's own.
   void line(const std::string& s, int indent = 2) {
-    out += (md_ ? kb::md::text(s) : std::string(static_cast<size_t>(indent), ' ') + s) + "\n";
+    const std::string lead(static_cast<size_t>(indent), ' ');
+    out += (md_ ? kb::md::text(s) : wrapped(s, lead, lead + "  ", o_.width)) + "\n";
   }
   void item(const std::string& s, int indent = 4) {
-    out += (md_ ? "- " + kb::md::text(s) : std::string(static_cast<size_t>(indent), ' ') + "- " + s) + "\n";
+    const std::string lead(static_cast<size_t>(indent), ' ');
+    out += (md_ ? "- " + kb::md::text(s) : wrapped(s, lead + "- ", lead + "  ", o_.width)) + "\n";
   }
+  // A line of its own at the left margin (the headline, a verdict, a warning).
+  void para(const std::string& s) { out += (md_ ? kb::md::text(s) : wrapped(s, "", "  ", o_.width)) + "\n"; }
   // One field of a result (layout, memory, batch, throughput): a line, or
   // in Markdown an item of the result's list, so that each field renders
   // on its own line.
-  void field(const std::string& s) { out += (md_ ? "- " + kb::md::text(s) : "  " + s) + "\n"; }
+  void field(const std::string& s) { out += (md_ ? "- " + kb::md::text(s) : wrapped(s, "  ", "    ", o_.width)) + "\n"; }
   // A label over a block (command, caveats): in Markdown its own paragraph.
   void label(const std::string& s) {
     if (md_)
@@ -299,7 +396,7 @@ class TextWriter {
       out += "### " + (numbered ? std::to_string(r.score) + ". " : std::string()) + kb::md::code(r.recipe.name) + "\n\n" +
              kb::md::text(r.why) + "\n\n";
     else
-      out += st_.bold(title) + " — " + r.why + "\n";
+      out += wrapped(st_.bold(title) + " — " + r.why, "", "   ", o_.width) + "\n";
     field(where(lb_, r) + ": " + sizes(r));
     memory(r);
     batch(r);
@@ -454,20 +551,33 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
   TextWriter w(lb, o);
   const bool md = o.format == Format::Markdown;
   if (a.request != Request::Ask) {
-    for (const auto& x : a.warnings) w.out += md ? "> " + kb::md::text(lb("warning") + ": " + x) + "\n" : lb("warning") + ": " + x + "\n";
+    for (const auto& x : a.warnings) {
+    if (md)
+      w.out += "> " + kb::md::text(lb("warning") + ": " + x) + "\n";
+    else
+      w.para(lb("warning") + ": " + x);
+  }
     if (!a.results.empty()) w.result(a.results.front(), false);
     return w.out;
   }
   w.out +=
       md ? "## " + kb::md::text(lb("answer_for")) + " " + kb::md::code(a.canonical) + "\n\n" : lb("answer_for") + ": " + a.canonical + "\n";
-  for (const auto& x : a.warnings) w.out += md ? "> " + kb::md::text(lb("warning") + ": " + x) + "\n" : lb("warning") + ": " + x + "\n";
+  for (const auto& x : a.warnings) {
+    if (md)
+      w.out += "> " + kb::md::text(lb("warning") + ": " + x) + "\n";
+    else
+      w.para(lb("warning") + ": " + x);
+  }
   if (a.verdict == Outcome::NoMatch) {
     const std::string said = lb("no_match") + (a.no_match.empty() ? "" : " " + a.no_match);
-    w.out += (md ? kb::md::text(said) : said) + "\n";
+    w.para(said);
     return w.out;
   }
   w.out += "\n";
-  if (!a.headline.empty()) w.out += (md ? kb::md::text(a.headline) : a.headline) + "\n\n";
+  if (!a.headline.empty()) {
+    w.para(a.headline);
+    w.out += "\n";
+  }
   if (a.verdict == Outcome::NotPossible) {
     const Result& best = a.results.front();
     const std::string verdict =
@@ -478,7 +588,8 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
                                                  {"min", std::to_string(a.min_gpus)}})
              : fill(lb("verdict.not_possible_any"),
                     {{"gpus", std::to_string(best.layout.gpus)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}}));
-    w.out += md ? kb::md::text(verdict) + "\n\n" : verdict + "\n";
+    w.para(verdict);
+    if (md) w.out += "\n";
     if (!a.alternatives.empty()) {
       w.line(lb("line.fits_instead"), 0);
       for (size_t i = 0; i < a.alternatives.size(); ++i) {
