@@ -32,22 +32,7 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
       if (it == rows.end() || it->second->pattern || it->second->kind != RecipeKind::Library) continue;
       const RecipeRow& row = *it->second;
       const std::string doc_at = d.doc.file + ":" + std::to_string(d.doc.line);
-      // A minimum kbq's memory estimate raises above the code's: the value
-      // the regenerated index shows, with the estimate that decides it.
-      const CodeLine* raised = nullptr;
-      if (d.kind == DriftKind::RecipeFact && d.field == "min_gpus")
-        for (const auto& l : ctx.code_lines)
-          if (l.name == d.subject && l.fit == Fit::Above && std::to_string(l.min_gpus) != d.code_value) raised = &l;
-      const std::string line = raised ? ctx.ui(lang, "changes.value_memory",
-                                               {{"recipe", d.subject},
-                                                {"field", d.field},
-                                                {"document", d.doc_value},
-                                                {"code", std::to_string(raised->min_gpus)},
-                                                {"own", d.code_value},
-                                                {"doc_at", doc_at},
-                                                {"code_at", d.code_at},
-                                                {"memory", min_gpus_note(ctx, *raised, lang)}})
-                               : d.kind == DriftKind::RecipeFact
+      const std::string line = d.kind == DriftKind::RecipeFact
                                    ? ctx.ui(lang, "changes.value",
                                             {{"recipe", d.subject},
                                              {"field", d.field},

@@ -33,15 +33,15 @@ size_t common_prefix(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-// A recipe's GPUs (min): the code's minimum, checked by kbq at the recipe's
-// own layout on its own hardware (`kbq check NAME --gpus MIN`, which pins
-// every size the user leaves); when its memory does not fit there, the
-// fewest GPUs kbq finds where it does at that layout.
+// kbq's memory estimate for a recipe at the code's minimum (`kbq check NAME
+// --gpus MIN` on its own hardware, which pins every size the user leaves);
+// when it does not fit there, the fewest GPUs kbq finds where it does at
+// that layout. A note beside GPUs (min), never its value: the estimate is
+// kbq's (docs/memory.md), pessimistic for some recipes, not what the code sets.
 void Inputs::judge_memory(CodeLine& l) {
   const auto own = l.cv->ints.find("min_gpus");
   if (own == l.cv->ints.end()) return;
-  l.min_gpus = own->second.first;
-  auto res = engine.check(l.name, l.min_gpus, {}, l.hardware, languages.front());
+  auto res = engine.check(l.name, own->second.first, {}, l.hardware, languages.front());
   const auto* a = std::get_if<kbq::Answer>(&res);
   if (!a || a->results.empty()) return;
   const kbq::Result& r = a->results.front();
@@ -54,7 +54,6 @@ void Inputs::judge_memory(CodeLine& l) {
   }
   l.fit = r.min_gpus > 0 ? Fit::Above : Fit::Never;
   l.memory_gpus = r.min_gpus;
-  if (r.min_gpus > l.min_gpus) l.min_gpus = r.min_gpus;
 }
 
 void Inputs::place_code_lines() {

@@ -100,12 +100,9 @@ struct CodeLine {
   const RecipeRow* doc_row = nullptr;      // that entry's row of this mode
   const RecipeRow* pattern_row = nullptr;  // else the documents' pattern row that covers it, if any
   std::string placed_by;                   // how its family was found: name | pattern | prefix | catch-all
-  // The GPUs (min) of its row: the code's minimum (CodeValues min_gpus: the
-  // layout's world, or the count its function's name encodes when larger),
-  // raised to the fewest GPUs on which kbq's memory model fits it at its
-  // own layout on its own hardware (kbq check with every size pinned) when
-  // it does not fit on the code's minimum. 0 when the code settles none.
-  long long min_gpus = 0;
+  // kbq's memory estimate at the code's minimum (CodeValues min_gpus), at
+  // its own layout on its own hardware: a note of its row, never the value
+  // of its GPUs (min), which is the code's.
   std::string hardware;       // the GPU key it was judged on: its name's, else the KB's default
   Fit fit = Fit::Unknown;     // kbq's verdict on the code's minimum
   long long memory_gpus = 0;  // Fit::Above: the fewest GPUs it fits on at its own layout
@@ -271,9 +268,6 @@ std::string lang_path(const std::string& stem, const std::string& lang);
 // The Markdown table of a family's recipes in `lang` (index.cpp); with
 // `link_prefix`, recipe names link to their site pages.
 std::string family_table(const Inputs& ctx, const Family& f, const std::string& lang, DocState& st, const std::string& link_prefix = {});
-// Why a library row's GPUs (min) is above its layout's world, in `lang`
-// (the count its function's name states, kbq's memory estimate), "" when it is not.
-std::string min_gpus_note(const Inputs& ctx, const CodeLine& l, const std::string& lang);
 // The section paragraphs of a prose key prefix ("library_index" → library_index/1, /2, ...).
 std::vector<const Entity*> prose_of(const Inputs& ctx, const std::string& base);
 // A paragraph of an entity in `lang`, with the fallback marker when it falls back.

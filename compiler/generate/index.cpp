@@ -157,28 +157,26 @@ Range code_range(const CodeValues& cv, const char* field, bool none_at_one) {
   return none_at_one && f->second.first == 1 ? Range{RangeState::None, 0, 0, false, {}} : Range::of(f->second.first);
 }
 
-}  // namespace
-
 // Why a row's GPUs (min) is above its layout's world, in `lang`: the count
-// its function's name encodes, kbq's memory estimate at its own layout, or
-// that the estimate fits it on no count at that layout ("" otherwise).
+// its function's name encodes ("" when it is not above).
 std::string min_gpus_note(const Inputs& ctx, const CodeLine& l, const std::string& lang) {
-  std::vector<std::string> why;
   const auto layout = l.cv->ints.find("layout_gpus"), named = l.cv->ints.find("named_gpus");
-  if (layout != l.cv->ints.end() && named != l.cv->ints.end() && named->second.first > layout->second.first)
-    why.push_back(
-        ctx.ui(lang, "index_min_named", {{"gpus", std::to_string(named->second.first)}, {"layout", std::to_string(layout->second.first)}}));
-  char gib[32];
-  std::snprintf(gib, sizeof gib, "%.1f", l.memory_gib);
-  const long long own = l.cv->ints.at("min_gpus").first;
-  const std::map<std::string, std::string> args{
-      {"gpus", std::to_string(l.memory_gpus)}, {"own", std::to_string(own)}, {"hardware", ctx.gpu_name(l.hardware)}, {"per_gpu", gib}};
-  if (l.fit == Fit::Above) why.push_back(ctx.ui(lang, "index_min_memory", args));
-  if (l.fit == Fit::Never) why.push_back(ctx.ui(lang, "index_min_never", args));
-  return join(why, "; ");
+  if (layout == l.cv->ints.end() || named == l.cv->ints.end() || named->second.first <= layout->second.first) return {};
+  return ctx.ui(lang, "index_min_named", {{"gpus", std::to_string(named->second.first)}, {"layout", std::to_string(layout->second.first)}});
 }
 
-namespace {
+// kbq's memory estimate when it does not fit the row on its GPUs (min), in
+// `lang`: a note, never the cell's value ("" when it fits or is not judged).
+std::string memory_note(const Inputs& ctx, const CodeLine& l, const std::string& lang) {
+  if (l.fit != Fit::Above && l.fit != Fit::Never) return {};
+  char gib[32];
+  std::snprintf(gib, sizeof gib, "%.1f", l.memory_gib);
+  const std::map<std::string, std::string> args{{"gpus", std::to_string(l.memory_gpus)},
+                                                {"own", std::to_string(l.cv->ints.at("min_gpus").first)},
+                                                {"hardware", ctx.gpu_name(l.hardware)},
+                                                {"per_gpu", gib}};
+  return ctx.ui(lang, l.fit == Fit::Above ? "index_memory_above" : "index_memory_never", args);
+}
 
 // A library family's table from the code: one row per name a user can pass
 // to --recipe (Inputs::code_lines), every value the newest snapshot's.
@@ -198,7 +196,7 @@ std::string code_family_table(const Inputs& ctx, const std::vector<const CodeLin
     m["cp"] = md_text(ctx.range_cell(code_range(*l->cv, "cp", true), lang, "cp"), true);
     m["ep"] = md_text(ctx.range_cell(code_range(*l->cv, "ep", true), lang, "ep"), true);
     if (l->cv->sp) m["sp"] = md_text(ctx.cell_word(lang, "sp", l->cv->sp->first ? "true" : "none"), true);
-    if (l->min_gpus > 0) m["min_gpus"] = md_text(ctx.range_cell(Range::of(l->min_gpus), lang, "min_gpus"), true);
+    m["min_gpus"] = md_text(ctx.range_cell(code_range(*l->cv, "min_gpus", false), lang, "min_gpus"), true);
     if (auto seq = l->cv->ints.find("seq_length"); seq != l->cv->ints.end()) {
       RecipeRow r;
       r.seq_len = static_cast<long>(seq->second.first);
@@ -217,7 +215,8 @@ std::string code_family_table(const Inputs& ctx, const std::vector<const CodeLin
         notes.push_back((ch.fallback.empty() ? std::string() : ctx.marker(lang, ch.fallback) + " ") + md_text(shown->notes, true));
     }
     if (!l->raises.empty()) notes.push_back(md_text(ctx.ui(lang, "index_raises", {{"exception", l->raises}}), true));
-    if (const std::string why = min_gpus_note(ctx, *l, lang); !why.empty()) notes.push_back(md_text(why, true));
+    for (const std::string& why : {min_gpus_note(ctx, *l, lang), memory_note(ctx, *l, lang)})
+      if (!why.empty()) notes.push_back(md_text(why, true));
     m["notes"] = join(notes, "; ");
     cells.push_back(std::move(m));
   }
@@ -320,12 +319,13 @@ void write_index(const Inputs& ctx, OutputFiles& out) {
       tsv += cell(l.name) + "\t" + field + "\t" + cell(value) + "\t" + cell(at) + "\n";
     };
     row("mode", l.task, l.defined_at);
-    for (const char* f : {"tp", "pp", "cp", "ep", "etp", "layout_gpus", "named_gpus", "seq_length"})
+    for (const char* f : {"tp", "pp", "cp", "ep", "etp", "layout_gpus", "named_gpus", "min_gpus", "seq_length"})
       if (auto it = l.cv->ints.find(f); it != l.cv->ints.end()) row(f, std::to_string(it->second.first), it->second.second);
-    // The column's value: the code's minimum, or kbq's memory estimate above it.
-    if (auto it = l.cv->ints.find("min_gpus"); it != l.cv->ints.end())
-      row("min_gpus", std::to_string(l.min_gpus),
-          l.fit == Fit::Above ? ctx.ui("", "index_values_memory", {{"hardware", l.hardware}}) : it->second.second);
+    // kbq's memory estimate where it does not fit the code's minimum: its own
+    // field, not the code's, cited to kbq's model rather than to a code line.
+    if (l.fit == Fit::Above || l.fit == Fit::Never)
+      row("memory_estimate_gpus", l.fit == Fit::Above ? std::to_string(l.memory_gpus) : "none",
+          ctx.ui("", "index_values_memory", {{"hardware", l.hardware}}));
     if (l.cv->sp) row("sp", l.cv->sp->first ? "true" : "false", l.cv->sp->second);
     if (!l.dataset.empty()) row("dataset", l.dataset, l.dataset_at);
     if (!l.precision.empty()) row("precision", l.precision, l.precision_at);
