@@ -404,3 +404,85 @@ TEST_CASE("generated recipe index: every library name a user can pass to --recip
     std::cout << file << ": " << rows.size() << " library names listed of " << target_of.size() << " passable\n";
   }
 }
+
+TEST_CASE("generated recipe index: no library row's GPUs (min) is below its layout's world or the count its function's name states",
+          "[drift][generate]") {
+  // Read here on their own from the snapshot's files: each passable name's
+  // layout world, PP × max(TP × CP, EP × ETP) (recipe-facts.tsv), and the
+  // GPU count the name of the function it is (or aliases) encodes
+  // (recipes.tsv, column gpus of that function's row). A "GPUs (min)" below
+  // either sends a user to a run that cannot start or runs out of memory.
+  const std::string code = kRoot + "/kb-sources/code/067f987df/";
+  auto columns = [](const std::string& l) {
+    std::vector<std::string> c;
+    for (size_t s = 0, e;; s = e + 1) {
+      e = l.find('\t', s);
+      c.push_back(l.substr(s, e == std::string::npos ? std::string::npos : e - s));
+      if (e == std::string::npos) break;
+    }
+    return c;
+  };
+  std::map<std::string, std::string> target_of;  // library name → target
+  std::map<std::string, long long> named_of;     // library function name → the GPU count its name encodes
+  for (const auto& l : lines_of(kbtest::read_file(code + "recipes.tsv"))) {
+    if (l.empty() || l[0] == '#' || l.rfind("name\t", 0) == 0) continue;
+    const auto c = columns(l);
+    if (c.size() < 12 || c[1] != "library") continue;
+    target_of[c[0]] = c[2];
+    if (!c[10].empty() && c[10].find_first_not_of("0123456789") == std::string::npos) named_of[c[0]] = std::stoll(c[10]);
+  }
+  std::map<std::string, std::map<std::string, long long>> facts;  // target → field → int
+  for (const auto& l : lines_of(kbtest::read_file(code + "recipe-facts.tsv"))) {
+    if (l.empty() || l[0] == '#') continue;
+    const auto c = columns(l);
+    if (c.size() < 5 || (c[2] != "value" && c[2] != "default") || c[4] != "int") continue;
+    facts[c[0]][c[1]] = std::stoll(c[3]);
+  }
+  std::map<std::string, std::string> header_of;  // lang → the GPUs (min) header (data/columns.tsv)
+  for (const auto& l : lines_of(kbtest::read_file(kRoot + "/kb-sources/data/columns.tsv"))) {
+    const auto c = columns(l);
+    if (c.size() >= 3 && c[2] == "min_gpus") header_of[c[0]] = c[1];
+  }
+  REQUIRE(header_of.size() == 4);
+  size_t above_layout = 0;
+  for (const auto& [lang, header_word] : header_of) {
+    const std::string file = kRoot + "/generated/references/recipe-index" + (lang == "en" ? "" : "." + lang) + ".md";
+    INFO(file);
+    const std::string text = kbtest::read_file(file);
+    const size_t library_end = text.find("\n## ", text.find("\n## ") + 1);
+    size_t column = std::string::npos, checked = 0;
+    for (const auto& l : lines_of(text.substr(0, library_end))) {
+      if (l.rfind("| ", 0) != 0) continue;
+      std::vector<std::string> cells;
+      size_t s = 2;
+      for (size_t e; (e = l.find(" |", s)) != std::string::npos; s = e + 3) cells.push_back(l.substr(s, e - s));
+      const auto tick = cells.empty() ? std::string::npos : cells[0].find('`');
+      if (tick == std::string::npos) {
+        for (size_t i = 0; i < cells.size(); ++i)
+          if (cells[i] == header_word) column = i;
+        continue;
+      }
+      const std::string name = cells[0].substr(tick + 1, cells[0].find('`', tick + 1) - tick - 1);
+      INFO(name);
+      REQUIRE(target_of.count(name));
+      const std::string target = target_of.at(name);
+      const auto& f = facts[target];
+      const auto get = [&](const char* k) { return f.count(k) ? f.at(k) : 1LL; };
+      if (!f.count("tp") || !f.count("pp")) continue;  // the code settles no layout
+      REQUIRE(column < cells.size());
+      INFO("GPUs (min) cell: " << cells[column]);
+      REQUIRE(!cells[column].empty());
+      REQUIRE(cells[column].find_first_not_of("0123456789") == std::string::npos);
+      const long long shown = std::stoll(cells[column]);
+      const long long layout = get("pp") * std::max(get("tp") * get("cp"), get("ep") * std::max(1LL, get("etp")));
+      CHECK(shown >= layout);
+      const std::string function = target.substr(target.rfind('.') + 1);
+      if (auto n = named_of.find(function); n != named_of.end()) CHECK(shown >= n->second);
+      if (shown > layout) ++above_layout;
+      ++checked;
+    }
+    CHECK(checked > 250);
+  }
+  // The raise is not vacuous: rows whose function's name states more than the layout spans.
+  CHECK(above_layout >= 4 * 13);
+}

@@ -286,6 +286,11 @@ const CodeFact* CodeSnapshot::fact(const CodeRecipe& r, const std::string& field
   return it != all->end() && it->field == field ? &*it : nullptr;
 }
 
+const CodeRecipe* CodeSnapshot::recipe(const std::string& name, RecipeKind kind) const {
+  auto it = std::find_if(recipes.begin(), recipes.end(), [&](const CodeRecipe& r) { return r.name == name && r.kind == kind; });
+  return it == recipes.end() ? nullptr : &*it;
+}
+
 CodeFacts load_code_facts(const std::string& root, const std::string& code_dir, Diagnostics& diags) {
   CodeFacts out;
   const fs::path code = code_dir.empty() ? fs::path(root) / "code" : fs::path(code_dir);

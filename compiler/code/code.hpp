@@ -67,6 +67,8 @@ struct CodeSnapshot {
   // The facts of an exported name (through its target); null when unknown.
   const std::vector<CodeFact>* facts_of(const CodeRecipe& r) const;
   const CodeFact* fact(const CodeRecipe& r, const std::string& field) const;
+  // The exported recipe of this name and kind; null when there is none.
+  const CodeRecipe* recipe(const std::string& name, RecipeKind kind) const;
 };
 
 // What changed between two snapshots (code/changes-<old>-<new>.tsv).

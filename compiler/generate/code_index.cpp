@@ -33,6 +33,29 @@ size_t common_prefix(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+// kbq's memory estimate for a recipe at the code's minimum (`kbq check NAME
+// --gpus MIN` on its own hardware, which pins every size the user leaves);
+// when it does not fit there, the fewest GPUs kbq finds where it does at
+// that layout. A note beside GPUs (min), never its value: the estimate is
+// kbq's (docs/memory.md), pessimistic for some recipes, not what the code sets.
+void Inputs::judge_memory(CodeLine& l) {
+  const auto own = l.cv->ints.find("min_gpus");
+  if (own == l.cv->ints.end()) return;
+  auto res = engine.check(l.name, own->second.first, {}, l.hardware, languages.front());
+  const auto* a = std::get_if<kbq::Answer>(&res);
+  if (!a || a->results.empty()) return;
+  const kbq::Result& r = a->results.front();
+  l.hardware = r.layout.hardware;
+  if (!r.memory.known) return;
+  l.memory_gib = r.memory.per_gpu_gib;
+  if (r.runnable || r.memory.fits) {
+    l.fit = r.runnable ? Fit::Fits : Fit::Unknown;  // memory fits but a rule fails: not a memory question
+    return;
+  }
+  l.fit = r.min_gpus > 0 ? Fit::Above : Fit::Never;
+  l.memory_gpus = r.min_gpus;
+}
+
 void Inputs::place_code_lines() {
   const CodeSnapshot* snap = c.code.newest();
   if (!snap) return;
@@ -40,7 +63,8 @@ void Inputs::place_code_lines() {
   Db db(kb_path, Db::Mode::ReadOnly);
   Stmt st(db,
           "SELECT r.name, r.mode, r.modality, COALESCE(p.display, l.precision), coalesce(sp.at, ''), l.data, l.data_name, "
-          "coalesce(sd.at, ''), l.raises, coalesce(sr.at, '') FROM recipes r JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind "
+          "coalesce(sd.at, ''), l.raises, coalesce(sr.at, ''), r.native_hardware FROM recipes r JOIN recipe_launch l ON l.name = r.name "
+          "AND l.kind = r.kind "
           "LEFT JOIN precisions p ON p.precision = l.precision LEFT JOIN launch_sites sp ON sp.id = l.precision_at "
           "LEFT JOIN launch_sites sd ON sd.id = l.data_at LEFT JOIN launch_sites sr ON sr.id = l.raises_at WHERE r.kind = ?");
   st.bind(1, std::string(to_string(RecipeKind::Library)));
@@ -65,6 +89,8 @@ void Inputs::place_code_lines() {
     l.raises = st.text(8);
     l.raises_at = st.text(9);
     l.defined_at = snap->cite(rec->second->defined_at);
+    l.hardware = st.text(10);
+    judge_memory(l);
     code_lines.push_back(std::move(l));
   }
   std::sort(code_lines.begin(), code_lines.end(), [](const CodeLine& a, const CodeLine& b) { return natural_less(a.name, b.name); });

@@ -21,6 +21,7 @@
 // kb-sources/data; the code only arranges them.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -70,6 +71,15 @@ struct Family {
   std::string slug;                        // file name stem of its site page
 };
 
+// kbq's memory verdict on a recipe at its own layout, on the code's minimum
+// GPU count of its own hardware.
+enum class Fit : std::uint8_t {
+  Unknown,  // not judged: no minimum, the memory model cannot size it, or a rule fails
+  Fits,     // it fits there
+  Above,    // it fits only on more GPUs (CodeLine::memory_gpus)
+  Never,    // it fits on no count kbq searches, at this layout
+};
+
 // A library recipe a user can pass to `--recipe` (exported by the newest
 // snapshot, no GPU count in its name), with what its code sets and where:
 // one row of the generated library index. The values come from the code
@@ -90,6 +100,13 @@ struct CodeLine {
   const RecipeRow* doc_row = nullptr;      // that entry's row of this mode
   const RecipeRow* pattern_row = nullptr;  // else the documents' pattern row that covers it, if any
   std::string placed_by;                   // how its family was found: name | pattern | prefix | catch-all
+  // kbq's memory estimate at the code's minimum (CodeValues min_gpus), at
+  // its own layout on its own hardware: a note of its row, never the value
+  // of its GPUs (min), which is the code's.
+  std::string hardware;       // the GPU key it was judged on: its name's, else the KB's default
+  Fit fit = Fit::Unknown;     // kbq's verdict on the code's minimum
+  long long memory_gpus = 0;  // Fit::Above: the fewest GPUs it fits on at its own layout
+  double memory_gib = 0;      // the estimate per GPU on the code's minimum (known memory only)
 };
 
 // What a generated document was made from: its front matter states the
@@ -195,6 +212,7 @@ class Inputs {
   void load_ui();
   void build_index();
   void place_code_lines();
+  void judge_memory(CodeLine& l);
   EditionUse use_;  // which editions may be shown (shared with the KB: entity_texts.usable)
   TsvTable ui_;
   std::map<std::pair<std::string, std::string>, const Entity*> by_key_;

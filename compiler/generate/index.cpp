@@ -13,6 +13,7 @@
 // from the aligned family entities (with a fallback marker where a
 // language has none).
 #include <algorithm>
+#include <cstdio>
 
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -156,6 +157,27 @@ Range code_range(const CodeValues& cv, const char* field, bool none_at_one) {
   return none_at_one && f->second.first == 1 ? Range{RangeState::None, 0, 0, false, {}} : Range::of(f->second.first);
 }
 
+// Why a row's GPUs (min) is above its layout's world, in `lang`: the count
+// its function's name encodes ("" when it is not above).
+std::string min_gpus_note(const Inputs& ctx, const CodeLine& l, const std::string& lang) {
+  const auto layout = l.cv->ints.find("layout_gpus"), named = l.cv->ints.find("named_gpus");
+  if (layout == l.cv->ints.end() || named == l.cv->ints.end() || named->second.first <= layout->second.first) return {};
+  return ctx.ui(lang, "index_min_named", {{"gpus", std::to_string(named->second.first)}, {"layout", std::to_string(layout->second.first)}});
+}
+
+// kbq's memory estimate when it does not fit the row on its GPUs (min), in
+// `lang`: a note, never the cell's value ("" when it fits or is not judged).
+std::string memory_note(const Inputs& ctx, const CodeLine& l, const std::string& lang) {
+  if (l.fit != Fit::Above && l.fit != Fit::Never) return {};
+  char gib[32];
+  std::snprintf(gib, sizeof gib, "%.1f", l.memory_gib);
+  const std::map<std::string, std::string> args{{"gpus", std::to_string(l.memory_gpus)},
+                                                {"own", std::to_string(l.cv->ints.at("min_gpus").first)},
+                                                {"hardware", ctx.gpu_name(l.hardware)},
+                                                {"per_gpu", gib}};
+  return ctx.ui(lang, l.fit == Fit::Above ? "index_memory_above" : "index_memory_never", args);
+}
+
 // A library family's table from the code: one row per name a user can pass
 // to --recipe (Inputs::code_lines), every value the newest snapshot's.
 std::string code_family_table(const Inputs& ctx, const std::vector<const CodeLine*>& lines, const std::string& lang, DocState& st,
@@ -193,6 +215,8 @@ std::string code_family_table(const Inputs& ctx, const std::vector<const CodeLin
         notes.push_back((ch.fallback.empty() ? std::string() : ctx.marker(lang, ch.fallback) + " ") + md_text(shown->notes, true));
     }
     if (!l->raises.empty()) notes.push_back(md_text(ctx.ui(lang, "index_raises", {{"exception", l->raises}}), true));
+    for (const std::string& why : {min_gpus_note(ctx, *l, lang), memory_note(ctx, *l, lang)})
+      if (!why.empty()) notes.push_back(md_text(why, true));
     m["notes"] = join(notes, "; ");
     cells.push_back(std::move(m));
   }
@@ -265,7 +289,8 @@ void write_index(const Inputs& ctx, OutputFiles& out) {
       body += "\n## " + md_text(ctx.heading(lang, index_kind)) + "\n";
       for (const Entity* p : prose_of(ctx, index_kind)) body += "\n" + paragraph(ctx, *p, lang, st) + "\n";
       if (ctx.has_code && index_kind == std::string(to_string(RecipeKind::Library)) + "_index")
-        body += "\n" + md_text(ctx.ui(lang, "index_code", {{"commit", ctx.c.code.newest()->short_commit()}})) + "\n";
+        body += "\n" + md_text(ctx.ui(lang, "index_code", {{"commit", ctx.c.code.newest()->short_commit()}})) + "\n\n" +
+                md_text(ctx.ui(lang, "index_min_intro")) + "\n";
       for (const auto& f : ctx.families) {
         if (f.index_kind != index_kind) continue;
         st.use(ctx.choose(*f.entity, lang).ed->prov);
@@ -294,8 +319,13 @@ void write_index(const Inputs& ctx, OutputFiles& out) {
       tsv += cell(l.name) + "\t" + field + "\t" + cell(value) + "\t" + cell(at) + "\n";
     };
     row("mode", l.task, l.defined_at);
-    for (const char* f : {"tp", "pp", "cp", "ep", "etp", "min_gpus", "seq_length"})
+    for (const char* f : {"tp", "pp", "cp", "ep", "etp", "layout_gpus", "named_gpus", "min_gpus", "seq_length"})
       if (auto it = l.cv->ints.find(f); it != l.cv->ints.end()) row(f, std::to_string(it->second.first), it->second.second);
+    // kbq's memory estimate where it does not fit the code's minimum: its own
+    // field, not the code's, cited to kbq's model rather than to a code line.
+    if (l.fit == Fit::Above || l.fit == Fit::Never)
+      row("memory_estimate_gpus", l.fit == Fit::Above ? std::to_string(l.memory_gpus) : "none",
+          ctx.ui("", "index_values_memory", {{"hardware", l.hardware}}));
     if (l.cv->sp) row("sp", l.cv->sp->first ? "true" : "false", l.cv->sp->second);
     if (!l.dataset.empty()) row("dataset", l.dataset, l.dataset_at);
     if (!l.precision.empty()) row("precision", l.precision, l.precision_at);

@@ -74,10 +74,12 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
   std::string recipe_flag;
   for (const auto& row : ctx.c.vocab.planner.rows)
     if (ctx.c.vocab.planner.get(row, "key") == "recipe_flag") recipe_flag = ctx.c.vocab.planner.get(row, "value");
+  // The world the layout spans (what a GPU count must be a multiple of), not
+  // the recipe's minimum: these sentences speak of the layout.
   auto min_gpus = [&](const std::string& name) -> std::optional<std::pair<long long, std::string>> {
     auto it = ctx.code_library.find(name);
     if (it == ctx.code_library.end()) return std::nullopt;
-    auto m = it->second.ints.find("min_gpus");
+    auto m = it->second.ints.find("layout_gpus");
     if (m == it->second.ints.end()) return std::nullopt;
     return m->second;
   };
@@ -173,7 +175,7 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
         if (v == cv.ints.end() || !rg.exact()) continue;
         if (rg.value() != v->second.first) note_finding(row, row.name, dim, rg, std::to_string(v->second.first), v->second.second);
       }
-      if (auto v = cv.ints.find("min_gpus"); f.gpus && f.gpus->exact() && v != cv.ints.end() && f.gpus->value() % v->second.first != 0)
+      if (auto v = cv.ints.find("layout_gpus"); f.gpus && f.gpus->exact() && v != cv.ints.end() && f.gpus->value() % v->second.first != 0)
         note_finding(row, row.name, "min_gpus", *f.gpus, std::to_string(v->second.first), v->second.second);
       if (auto v = cv.ints.find("seq_length"); f.seq_len > 0 && v != cv.ints.end() && f.seq_len != v->second.first)
         note_finding(row, row.name, "seq_len", Range::of(f.seq_len), std::to_string(v->second.first), v->second.second);

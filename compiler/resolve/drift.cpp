@@ -52,8 +52,22 @@ CodeValues code_values(const CodeSnapshot& s, const CodeRecipe& r, const std::ma
   auto get = [&](const char* f) { return cv.ints.count(f) ? cv.ints.at(f).first : 1; };
   if (cv.ints.count("tp") && cv.ints.count("pp")) {
     const long long dense = get("tp") * get("cp"), expert = get("ep") * std::max(1LL, get("etp"));
-    cv.ints["min_gpus"] = {get("pp") * std::max(dense, expert), s.cite(r.defined_at)};
+    cv.ints["layout_gpus"] = {get("pp") * std::max(dense, expert), s.cite(r.defined_at)};
   }
+  // The GPU count the defining function's name encodes (an alias such as
+  // qwen3_8b_pretrain_config names a function ..._16gpu_h100_bf16_config):
+  // the world the recipe was written for, cited at that function's def.
+  const std::string function = r.target.substr(r.target.rfind('.') + 1);
+  for (const CodeRecipe* named : {&r, s.recipe(function, r.kind)})
+    if (named && !named->gpus.empty() && named->gpus.find_first_not_of("0123456789") == std::string::npos && named->gpus.size() < 10) {
+      cv.ints["named_gpus"] = {std::stoll(named->gpus), s.cite(named->defined_at)};
+      break;
+    }
+  const auto layout = cv.ints.find("layout_gpus"), named = cv.ints.find("named_gpus");
+  if (layout != cv.ints.end() && (named == cv.ints.end() || layout->second.first >= named->second.first))
+    cv.ints["min_gpus"] = layout->second;
+  else if (named != cv.ints.end())
+    cv.ints["min_gpus"] = named->second;
   return cv;
 }
 

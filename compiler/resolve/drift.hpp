@@ -43,8 +43,12 @@ struct Drift {
 // What the code sets for one exported recipe, in the documents' columns.
 struct CodeValues {
   const CodeRecipe* recipe = nullptr;
-  // tp, pp, cp, ep, etp, seq_length, and min_gpus (the smallest world the
-  // layout runs on) → (value, path:line@commit that sets it)
+  // tp, pp, cp, ep, etp, seq_length; layout_gpus (the smallest world the
+  // layout spans: PP × max(TP × CP, EP × ETP)); named_gpus (the GPU count
+  // the name of the function that defines it encodes, when it does); and
+  // min_gpus, the larger of the two: a recipe written for 16 GPUs is not
+  // said to need 1 because its layout spans 1 → (value, path:line@commit
+  // that sets it)
   std::map<std::string, std::pair<long long, std::string>> ints;
   std::optional<std::pair<bool, std::string>> sp;  // sequence parallel, and where it is set
   std::string task;                                // pretrain | sft | peft ("" when the launcher does not say)
