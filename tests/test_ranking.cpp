@@ -68,7 +68,8 @@ Key oracle_key(const Question& q, const kbq::Result& r) {
   const long long own = rc.seq_len.value_or(0);
   // A longer variant by how many doublings its length is from the asked one
   // (the nearest covering variant first), a shorter one after them all.
-  const int longer = own > q.seq && q.seq > 0 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(own) / static_cast<double>(q.seq)))) : 0;
+  const int longer =
+      own > q.seq && q.seq > 0 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(own) / static_cast<double>(q.seq)))) : 0;
   const int seq = q.seq > 0 ? (own == q.seq ? 0 : own > q.seq ? longer : 1000) : (own > kLongContext ? 1 : 0);
   const bool low = !rc.low_precision.empty() || (!rc.native_precision.empty() && rc.native_precision != "bf16");
   const int precision = low == q.low_precision ? 0 : 1;

@@ -230,7 +230,9 @@ struct tok_parser : x3::parser<tok_parser> {
     // one (before a letter or digit): "a100" in "a100 40 gbs", where
     // "a100 40 gb" would end inside "gbs" and leave the GPU unread. Else the
     // longest ("gpu_type" before ':', a unit glued to more).
-    const auto inside_word = [&](It p) { return p != last && std::isalnum(static_cast<unsigned char>(*p)) != 0 && !at_boundary(base, p, last); };
+    const auto inside_word = [&](It p) {
+      return p != last && std::isalnum(static_cast<unsigned char>(*p)) != 0 && !at_boundary(base, p, last);
+    };
     for (It limit = it; inside_word(it) && limit - first > 1;) {
       --limit;
       It shorter = first;

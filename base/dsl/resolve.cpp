@@ -387,16 +387,19 @@ class Resolver {
         // Part of one multi-node system ("5 nodes nvl72", "8 GPUs of an
         // NVL72"): its GPU type and NVLink domain, the count asked.
         return set_int(q_.systems, 1, "system counts", span) && set_text(q_.hardware, sys.gpu_key, "hardware", span);
-      } else if (!counted && ((q_.nodes && sys.nodes > 0 && *q_.nodes % sys.nodes != 0) || (q_.gpus && sys.gpus > 0 && *q_.gpus % sys.gpus != 0))) {
+      } else if (!counted &&
+                 ((q_.nodes && sys.nodes > 0 && *q_.nodes % sys.nodes != 0) || (q_.gpus && sys.gpus > 0 && *q_.gpus % sys.gpus != 0))) {
         // More than one system but not a whole number of them.
         const bool by_nodes = q_.nodes.has_value();
         const int asked = by_nodes ? *q_.nodes : *q_.gpus, per = by_nodes ? sys.nodes : sys.gpus;
         const auto spelled = lex_.spelling.find({static_cast<int>(WordKind::System), q_.system});
         const std::string unit = by_nodes ? " nodes" : " GPUs", word = spelled != lex_.spelling.end() ? spelled->second : q_.system;
-        return fail(span, std::to_string(asked) + unit + " is not a whole number of " + quote(word) + " systems (" + std::to_string(per) + unit + " each)",
-                    "ask for " + (asked >= per ? std::to_string(asked / per * per) + " or " : std::string()) + std::to_string((asked / per + 1) * per) + unit +
-                        ", or name the GPU type instead of the system: " +
-                        std::to_string(asked) + unit + " " + sys.gpu_key);
+        return fail(span,
+                    std::to_string(asked) + unit + " is not a whole number of " + quote(word) + " systems (" + std::to_string(per) + unit +
+                        " each)",
+                    "ask for " + (asked >= per ? std::to_string(asked / per * per) + " or " : std::string()) +
+                        std::to_string((asked / per + 1) * per) + unit +
+                        ", or name the GPU type instead of the system: " + std::to_string(asked) + unit + " " + sys.gpu_key);
       }
     }
     return systems(std::max(n, 1), span);

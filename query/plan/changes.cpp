@@ -99,7 +99,8 @@ void overrides_of(const Context& c, Result& res, const Recipe& r, const Plan& p,
   if (r.seq_len && L.seq != *r.seq_len) add("seq", L.seq, opt(r.seq_len));
   if (res.batch.gbs != res.batch.recipe_gbs && res.batch.recipe_gbs > 0) add("gbs", res.batch.gbs, std::to_string(res.batch.recipe_gbs));
   if (res.batch.mbs != res.batch.recipe_mbs && res.batch.recipe_mbs > 0) add("mbs", res.batch.mbs, std::to_string(res.batch.recipe_mbs));
-  if (launch_mode != r.launch_mode && !launch_mode.empty()) res.overrides.push_back(make_override(c, std::string(plan_int::kLaunchModeKey), launch_mode, r.launch_mode));
+  if (launch_mode != r.launch_mode && !launch_mode.empty())
+    res.overrides.push_back(make_override(c, std::string(plan_int::kLaunchModeKey), launch_mode, r.launch_mode));
   if (r.mode != kb::kPretrainMode && !r.mode.empty()) {
     const std::string key = c.kb.key_for("pretrained");
     if (!key.empty()) {

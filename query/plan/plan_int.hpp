@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "base/checked.hpp"
-#include "base/limits.hpp"
 #include "base/kinds.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 #include "query/plan/layout.hpp"
 #include "query/plan/plan.hpp"

@@ -169,7 +169,8 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
       p.points = 1000;
       for (const auto& [name, pick] : picks.by_name)
         if (!pick.model_key.empty() && pick.model_key == rc.model_key) p.points = std::min(p.points, 100 + pick.position);
-      if (const auto m = picks.mode_models.find(rc.model_key + "/" + rc.mode); p.points == 1000 && m != picks.mode_models.end()) p.points = 200 + m->second;
+      if (const auto m = picks.mode_models.find(rc.model_key + "/" + rc.mode); p.points == 1000 && m != picks.mode_models.end())
+        p.points = 200 + m->second;
       p.why =
           p.points < 1000 ? why("part.quick_ref_model", {{"model", rc.model.empty() ? rc.model_key : rc.model}}) : why("part.no_quick_ref");
     }

@@ -552,11 +552,11 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
   const bool md = o.format == Format::Markdown;
   if (a.request != Request::Ask) {
     for (const auto& x : a.warnings) {
-    if (md)
-      w.out += "> " + kb::md::text(lb("warning") + ": " + x) + "\n";
-    else
-      w.para(lb("warning") + ": " + x);
-  }
+      if (md)
+        w.out += "> " + kb::md::text(lb("warning") + ": " + x) + "\n";
+      else
+        w.para(lb("warning") + ": " + x);
+    }
     if (!a.results.empty()) w.result(a.results.front(), false);
     return w.out;
   }
