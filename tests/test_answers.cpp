@@ -384,3 +384,43 @@ TEST_CASE("not possible: the memory lever's fewest GPUs before more GPUs without
   CHECK(j["alternatives"][1]["kind"] == "more_gpus");
   CHECK(j["alternatives"][1]["gpus"] == without);
 }
+
+// A benchmark recipe on another GPU count: the launcher weak-scales it
+// (scripts/training/run_recipe.py:343-373 at 067f987df) when the count
+// divides by TP x PP x CP and ETP x EP x PP and the scaled batch stays whole:
+// samples per data-parallel rank are kept, so the global batch scales with
+// DP. The answer runs there, with that batch and the launch of that many
+// ranks, and says the batch changed; a count the layout does not divide is
+// not offered the recipe.
+TEST_CASE("benchmark recipes are weak-scaled to the GPU count asked, as the launcher does", "[answers]") {
+  struct Row {
+    const char* question;
+    long long gpus, gbs, nodes, per_node;
+  };
+  // llama3_8b_pretrain_8gpu_h100_bf16_config: TP 1 PP 1 CP 2 on 8 GPUs (DP 4), GBS 128
+  // (src/megatron/bridge/perf_recipes/llama/h100/llama3.py:41).
+  const Row rows[] = {{"benchmark llama3 8b 16 h100", 16, 256, 2, 8}, {"benchmark llama3 8b 6 h100", 6, 96, 1, 6}};
+  for (const auto& row : rows) {
+    INFO(row.question);
+    const auto j = ask({row.question});
+    REQUIRE(j["verdict"] == "ok");
+    const auto& top = j["results"][0];
+    CHECK(top["recipe"] == "llama3_8b_pretrain_8gpu_h100_bf16_config");
+    CHECK(top["layout"]["gpus"] == row.gpus);
+    CHECK(top["layout"]["cp"] == 2);
+    CHECK(top["batch"]["gbs"] == row.gbs);
+    const std::string command = top["command"];
+    CHECK_THAT(command, Catch::Contains("--nodes " + std::to_string(row.nodes) + " --gpus-per-node " + std::to_string(row.per_node)));
+    bool said = false;
+    for (const auto& cav : top["caveats"])
+      said = said || cav.get<std::string>().find("weak-scaled from its own 8 GPUs") != std::string::npos;
+    CHECK(said);
+  }
+  // The bf16 recipe's CP 2 does not divide 3 GPUs: only recipes whose layout does are planned there.
+  const auto three = ask({"benchmark llama3 8b 3 h100"}, 1);  // the fp8cs recipe (CP 1) is planned there, and does not fit
+  for (const auto& r : three["results"]) CHECK(r["recipe"] != "llama3_8b_pretrain_8gpu_h100_bf16_config");
+  // Its own count: no weak scaling, the batch as the code sets it.
+  const auto own = ask({"benchmark llama3 8b 8 h100"});
+  CHECK(own["results"][0]["batch"]["gbs"] == 128);
+  for (const auto& cav : own["results"][0]["caveats"]) CHECK(cav.get<std::string>().find("weak-scaled") == std::string::npos);
+}

@@ -179,11 +179,18 @@ bool keep_modality(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
 
 // Benchmark names encode their GPU count, hardware and precision.
 bool keep_benchmark(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
-  Pool kept;
+  // The recipes written for the GPU count asked; without one, those the
+  // launcher weak-scales to it (plan_int::weak_scaled_gbs).
+  Pool kept, scaled;
   for (const auto* r : pool)
-    if ((ask.hardware_assumed || r->native_hardware == ask.hardware) && (ask.gpus == 0 || r->native_gpus == ask.gpus) &&
-        (ask.precision.empty() || kb::starts_with(r->runs_in.empty() ? r->native_precision : r->runs_in, ask.precision)))
-      kept.push_back(r);
+    if ((ask.hardware_assumed || r->native_hardware == ask.hardware) &&
+        (ask.precision.empty() || kb::starts_with(r->runs_in.empty() ? r->native_precision : r->runs_in, ask.precision))) {
+      if (ask.gpus == 0 || r->native_gpus == ask.gpus)
+        kept.push_back(r);
+      else if (plan_int::weak_scaled_gbs(*r, ask.gpus) > 0)
+        scaled.push_back(r);
+    }
+  if (kept.empty()) kept = scaled;
   if (kept.empty()) {
     std::set<std::string> have;
     for (const auto* r : pool)

@@ -42,6 +42,22 @@ inline bool generic_name_first(const std::string& a, const std::string& b) { ret
 // never as a config override.
 inline constexpr std::string_view kLaunchModeKey = kb::kPeftMode;
 
+// The world a benchmark recipe runs on besides its own: the launcher
+// weak-scales it (scripts/training/run_recipe.py _apply_benchmark_weak_scaling,
+// scripts/common/benchmark_parallelism.py data_parallel_size and
+// weak_scaled_global_batch_size): the world must divide by TP x PP x CP and
+// by ETP x EP x PP, and the global batch, scaled with the data-parallel
+// size, must stay whole. The scaled global batch, 0 when it cannot run there.
+inline long long weak_scaled_gbs(const Recipe& r, long long world) {
+  const long long tp = r.tp.value_or(1), pp = r.pp.value_or(1), cp = r.cp.value_or(1), ep = r.ep.value_or(1), etp = r.etp.value_or(tp),
+                  own = r.native_gpus.value_or(0), gbs = r.gbs.value_or(0);
+  const long long dense = tp * pp * cp, expert = etp * ep * pp;
+  if (world <= 0 || own <= 0 || gbs <= 0 || dense <= 0 || expert <= 0) return 0;
+  if (world % dense != 0 || world % expert != 0 || own % dense != 0) return 0;
+  const long long own_dp = own / dense, dp = world / dense;
+  return (gbs * dp) % own_dp == 0 ? gbs * dp / own_dp : 0;
+}
+
 // A '_'-separated word of a recipe name ("8b" in llama3_8b_pretrain_config).
 inline bool has_token(const std::string& name, const std::string& token) {
   return !token.empty() && ("_" + name + "_").find("_" + token + "_") != std::string::npos;

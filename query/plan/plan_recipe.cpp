@@ -118,7 +118,13 @@ Shown place_on_world(const Context& c, const Recipe& r, const Ask& ask, const st
   long long world = ask.gpus;
   std::optional<Placement> placed;
   if (r.kind == RecipeKind::Benchmark) {
-    world = r.native_gpus.value_or(r.min_gpus.value_or(1));
+    // Its own count, or the count asked when the launcher weak-scales it there.
+    if (world <= 0 || plan_int::weak_scaled_gbs(r, world) == 0) world = r.native_gpus.value_or(r.min_gpus.value_or(1));
+    if (r.native_gpus && world != *r.native_gpus)
+      res.departures.push_back(c.label("note.weak_scaled", {{"own", std::to_string(*r.native_gpus)},
+                                                            {"gpus", std::to_string(world)},
+                                                            {"own_gbs", std::to_string(r.gbs.value_or(0))},
+                                                            {"gbs", std::to_string(plan_int::weak_scaled_gbs(r, world))}}));
     Placement pl = evaluate(in, in.start, world);
     if (pl.fits) placed = pl;
   } else {
@@ -244,6 +250,10 @@ void fill_batch(const Recipe& r, const Plan& p, const Shape& s, Result& res) {
   B.mbs = s.mbs;
   B.dp = std::max(1LL, res.layout.dp);
   B.gbs = p.fixed_gbs > 0 ? p.fixed_gbs : B.recipe_gbs;
+  // A benchmark weak-scaled to another world: the launcher scales its batch
+  // with the data-parallel size (samples per DP rank kept).
+  if (r.kind == RecipeKind::Benchmark && p.fixed_gbs == 0 && r.native_gpus && res.layout.gpus != *r.native_gpus)
+    if (const long long scaled = plan_int::weak_scaled_gbs(r, res.layout.gpus); scaled > 0) B.gbs = scaled;
   if (B.gbs > 0) {
     // A benchmark runs as its code sets it: its GBS is never moved.
     const long long unit = B.mbs * B.dp;
