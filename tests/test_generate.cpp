@@ -836,3 +836,27 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
         std::string::npos);
   CHECK(changes.find("\nfor-a-maintainer: 7\n") != std::string::npos);  // the 5 of the published edition, and these 2
 }
+
+TEST_CASE("generate: a planner setting the generator needs is an error when missing or not a count", "[generate]") {
+  // data/planner.tsv finder_gpu_counts: missing, the finder would be built
+  // with no GPU counts; 'two', std::stoll threw an uncaught exception.
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  fs::copy(std::string(kSources) + "/data", data, fs::copy_options::recursive);
+  const std::string planner = kbtest::read_file(data + "/planner.tsv");
+  const size_t at = planner.find("\nfinder_gpu_counts\t");
+  REQUIRE(at != std::string::npos);
+  const size_t end = planner.find('\n', at + 1);
+  const std::string without = planner.substr(0, at) + planner.substr(end);
+  const std::string bad = planner.substr(0, at) + "\nfinder_gpu_counts\t1 two 4\tconvention: a test" + planner.substr(end);
+  for (const auto& [text, says] :
+       {std::pair{without, std::string("missing or empty")}, std::pair{bad, std::string("'two' is not a whole number")}}) {
+    kbtest::write_file(data + "/planner.tsv", text);
+    const auto r = kbtest::run(KBC_PATH, {"generate", "--sources", kSources, "--data", data, "-o", tmp / "out"});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("cannot generate") != std::string::npos);
+    CHECK(r.err.find("finder_gpu_counts") != std::string::npos);
+    CHECK(r.err.find(says) != std::string::npos);
+  }
+}

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <tuple>
 
+#include "base/checked.hpp"
 #include "base/choose.hpp"
 #include "base/escape.hpp"
 #include "base/markdown.hpp"
@@ -553,6 +555,19 @@ std::vector<std::string> planner_words(Db& db, const std::string& key) {
   if (st.step())
     for (auto& w : split(st.text(0), ' '))
       if (!w.empty()) out.push_back(w);
+  if (out.empty()) throw KbValueError("planner", "value", key, "missing or empty: data/planner.tsv must set it for kbc generate");
+  return out;
+}
+
+std::vector<long long> planner_counts(Db& db, const std::string& key) {
+  std::vector<long long> out;
+  for (const auto& w : planner_words(db, key)) {
+    long long n = 0;
+    const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), n);
+    if (ec != std::errc() || end != w.data() + w.size() || n < 1)
+      throw KbValueError("planner", "value", key, "'" + w + "' is not a whole number of at least 1");
+    out.push_back(n);
+  }
   return out;
 }
 

@@ -89,7 +89,7 @@ void write_finder(const Inputs& ctx, OutputFiles& out) {
   Db db(ctx.kb_path, Db::Mode::ReadOnly);
   json index;
   json counts = json::array();
-  for (const auto& w : planner_words(db, "finder_gpu_counts")) counts.push_back(std::stoll(w));
+  for (const long long n : planner_counts(db, "finder_gpu_counts")) counts.push_back(n);
   index["gpu_counts"] = counts;
   json hardware = json::array();
   for (const auto& key : planner_words(db, "finder_hardware")) hardware.push_back({{"key", key}, {"name", ctx.gpu_name(key)}});

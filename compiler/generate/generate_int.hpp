@@ -295,7 +295,11 @@ void write_answers(const Inputs& ctx, OutputFiles& files);
 void write_finder(const Inputs& ctx, OutputFiles& out);
 
 // The space-separated words of a planner value of the KB (data/planner.tsv:
-// finder_hardware, site_code_fields, ...); empty when the key is absent.
+// finder_hardware, site_code_fields, ...). A key the KB lacks, or one with
+// no words, is an error (kb::KbValueError, "cannot generate: ..."), never a
+// page generated without it.
 std::vector<std::string> planner_words(Db& db, const std::string& key);
+// The same, each word a whole number of at least 1 (finder_gpu_counts).
+std::vector<long long> planner_counts(Db& db, const std::string& key);
 
 }  // namespace kb::gen
