@@ -424,3 +424,26 @@ TEST_CASE("benchmark recipes are weak-scaled to the GPU count asked, as the laun
   CHECK(own["results"][0]["batch"]["gbs"] == 128);
   for (const auto& cav : own["results"][0]["caveats"]) CHECK(cav.get<std::string>().find("weak-scaled") == std::string::npos);
 }
+
+// A disagreement between the documents and the code that several editions
+// repeat is one note listing them all, grouped by revision (issue 24 §6):
+// llama3_70b_pretrain_config's TP is 8 in every edition of the recipe
+// index and 4 in the code (src/megatron/bridge/recipes/llama/h100/llama3.py:734).
+TEST_CASE("explain: a document-vs-code disagreement is one note with its editions listed", "[answers]") {
+  const auto j = ask({"llama3 70b pretrain 32 gpus"});
+  size_t tp_notes = 0;
+  std::string note;
+  for (const auto& n : j["results"][0]["notes"]) {
+    const std::string text = n;
+    if (text.rfind("the documents say tp 8 ", 0) == 0) {
+      ++tp_notes;
+      note = text;
+    }
+  }
+  REQUIRE(tp_notes == 1);
+  for (const char* edition : {"recipe-index.fr.md", "recipe-index.ja.md", "recipe-index.zh.md", "references/recipe-index.md"})
+    CHECK(note.find(edition) != std::string::npos);
+  CHECK(note.find("revision 4") != std::string::npos);
+  CHECK(note.find("revision 2") != std::string::npos);
+  CHECK(note.find("revision 4") < note.find("revision 2"));  // newest first
+}

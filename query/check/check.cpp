@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "base/text.hpp"
 #include "query/rules/rules.hpp"
@@ -176,14 +180,32 @@ void cite(const Context& c, const std::vector<DriftRow>& drift, Result& r) {
   for (const auto& p : r.pitfalls) r.sources.push_back(p.source);
   for (const auto& o : r.overrides)
     if (!o.source.file.empty()) r.sources.push_back(o.source);
-  for (const auto& d : drift)
-    if (d.kind == "recipe-fact")
-      r.notes.push_back(c.label("note.drift", {{"field", d.field},
-                                               {"doc", d.doc_value},
-                                               {"where", d.file + ":" + std::to_string(d.line)},
-                                               {"revision", std::to_string(d.revision)},
-                                               {"code", d.code_value},
-                                               {"code_at", d.code_at}}));
+  // One note per disagreement, however many editions repeat it: its
+  // editions' lines, grouped by revision (newest first), in first-seen order.
+  struct Said {
+    const DriftRow* first;
+    std::map<int, std::vector<std::string>, std::greater<>> where;  // revision -> file:line
+  };
+  std::vector<Said> said;
+  for (const auto& d : drift) {
+    if (d.kind != "recipe-fact") continue;
+    auto same = std::find_if(said.begin(), said.end(), [&](const Said& s) {
+      return s.first->field == d.field && s.first->doc_value == d.doc_value && s.first->code_value == d.code_value &&
+             s.first->code_at == d.code_at;
+    });
+    if (same == said.end()) same = said.insert(said.end(), Said{&d, {}});
+    same->where[d.revision].push_back(d.file + ":" + std::to_string(d.line));
+  }
+  for (const auto& s : said) {
+    std::vector<std::string> groups;
+    for (const auto& [revision, lines] : s.where)
+      groups.push_back(c.label("note.drift_where", {{"lines", kb::join(lines, ", ")}, {"revision", std::to_string(revision)}}));
+    r.notes.push_back(c.label("note.drift", {{"field", s.first->field},
+                                             {"doc", s.first->doc_value},
+                                             {"where", kb::join(groups, "; ")},
+                                             {"code", s.first->code_value},
+                                             {"code_at", s.first->code_at}}));
+  }
   for (const auto& a : r.memory.assumptions) r.notes.push_back(c.label("note.assumption", {{"text", a}}));
   std::vector<SourceRef> unique;
   std::set<std::string> seen;
