@@ -199,7 +199,7 @@ std::string function_body(const std::string& code, const std::string& function) 
     const std::string text = code.substr(line, eol - line);
     if (!text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) && std::regex_search(text, m, name)) {
       // Past the parameters to the first '{' (a definition) or ';' (a declaration).
-      size_t k = line + m.position(0) + m.length(0);
+      size_t k = line + static_cast<size_t>(m.position(0) + m.length(0));
       for (long depth = 1; k < code.size() && depth > 0; ++k) depth += code[k] == '(' ? 1 : code[k] == ')' ? -1 : 0;
       const size_t open = code.find_first_of("{;", k);
       if (open != std::string::npos && code[open] == '{') {
