@@ -110,7 +110,8 @@ def kbq_json(kbq, args):
 
 
 def kbq_text(kbq, args):
-    return subprocess.run([kbq, *args], capture_output=True, text=True).stdout
+    # --width 0: one line per item, as the finder shows each field on one line.
+    return subprocess.run([kbq, *args, "--width", "0"], capture_output=True, text=True).stdout
 
 
 def finder_throughput(drv, kbq, lang, q, what):
