@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "base/escape.hpp"
 #include "base/files.hpp"
@@ -287,8 +288,11 @@ const CodeFact* CodeSnapshot::fact(const CodeRecipe& r, const std::string& field
 }
 
 const CodeRecipe* CodeSnapshot::recipe(const std::string& name, RecipeKind kind) const {
-  auto it = std::find_if(recipes.begin(), recipes.end(), [&](const CodeRecipe& r) { return r.name == name && r.kind == kind; });
-  return it == recipes.end() ? nullptr : &*it;
+  // `recipes` is sorted by name, then kind (read_recipes).
+  auto it = std::lower_bound(recipes.begin(), recipes.end(), std::make_pair(&name, kind), [](const CodeRecipe& r, const auto& key) {
+    return r.name != *key.first ? r.name < *key.first : r.kind < key.second;
+  });
+  return it != recipes.end() && it->name == name && it->kind == kind ? &*it : nullptr;
 }
 
 CodeFacts load_code_facts(const std::string& root, const std::string& code_dir, Diagnostics& diags) {

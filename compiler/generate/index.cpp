@@ -13,7 +13,6 @@
 // from the aligned family entities (with a fallback marker where a
 // language has none).
 #include <algorithm>
-#include <cstdio>
 
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
@@ -169,12 +168,10 @@ std::string min_gpus_note(const Inputs& ctx, const CodeLine& l, const std::strin
 // `lang`: a note, never the cell's value ("" when it fits or is not judged).
 std::string memory_note(const Inputs& ctx, const CodeLine& l, const std::string& lang) {
   if (l.fit != Fit::Above && l.fit != Fit::Never) return {};
-  char gib[32];
-  std::snprintf(gib, sizeof gib, "%.1f", l.memory_gib);
   const std::map<std::string, std::string> args{{"gpus", std::to_string(l.memory_gpus)},
                                                 {"own", std::to_string(l.cv->ints.at("min_gpus").first)},
                                                 {"hardware", ctx.gpu_name(l.hardware)},
-                                                {"per_gpu", gib}};
+                                                {"per_gpu", one_decimal(l.memory_gib)}};
   return ctx.ui(lang, l.fit == Fit::Above ? "index_memory_above" : "index_memory_never", args);
 }
 
