@@ -299,13 +299,29 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
     return {};
   }
   // (a) Free words that recipe names carry ("vl", "thinking", "instruct").
-  if (!ask.name_words.empty()) {
+  // With a family named, a word no recipe of that family carries (a stray
+  // "1" after "llama3 8b", a name part of another family) is left out and
+  // said: it would otherwise empty the answer and blame the mode.
+  std::vector<std::string> words = ask.name_words;
+  if (!ask.model.empty() && !words.empty()) {
+    std::vector<std::string> stray;
+    for (const auto& w : words)
+      if (std::none_of(recipes.recipes.begin(), recipes.recipes.end(),
+                       [&](const Recipe& r) { return of_family(r, ask.model) && has_token(r.name, w); }))
+        stray.push_back(w);
+    if (!stray.empty()) {
+      a.warnings.push_back(c.label("warn.ignored", {{"words", kb::join(stray, " ")}}));
+      words.erase(std::remove_if(words.begin(), words.end(),
+                                 [&](const std::string& w) { return std::find(stray.begin(), stray.end(), w) != stray.end(); }),
+                  words.end());
+    }
+  }
+  if (!words.empty()) {
     Pool kept;
     for (const auto* r : pool)
-      if (std::all_of(ask.name_words.begin(), ask.name_words.end(), [&](const std::string& w) { return has_token(r->name, w); }))
-        kept.push_back(r);
+      if (std::all_of(words.begin(), words.end(), [&](const std::string& w) { return has_token(r->name, w); })) kept.push_back(r);
     if (kept.empty()) {
-      a.no_match = c.label("no_match.model", {{"model", kb::join(ask.name_words, " ")}});
+      a.no_match = c.label("no_match.model", {{"model", kb::join(words, " ")}});
       return {};
     }
     pool = kept;
