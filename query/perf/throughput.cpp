@@ -59,7 +59,11 @@ const MeasuredRow* row_of(const PerfSet& set, long long id) {
 std::string described(const Context& c, const PerfSet& set, long long id) {
   const MeasuredRow* r = row_of(set, id);
   if (!r) return {};
-  return c.label("tp.row", {{"model", r->model_written},
+  // The model by its display name (data/models.tsv), as every other line
+  // names it; the table's own heading ("LLAMA3_70B") only when the KB has
+  // no such model.
+  const ModelBrief* model = r->m.model_key.empty() ? nullptr : c.kb.model(r->m.model_key);
+  return c.label("tp.row", {{"model", model && !model->display.empty() ? model->display : r->model_written},
                             {"gpus", std::to_string(r->m.gpus)},
                             {"system", r->system},
                             {"precision", r->precision_written.empty() ? r->m.precision : r->precision_written},
