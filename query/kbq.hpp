@@ -110,7 +110,8 @@ struct Memory {
   bool fits = false;
   double weights = 0, grads = 0, optimizer = 0, activations = 0, overhead = 0;  // GiB
   std::string unknown_reason;                                                   // why it could not be sized
-  std::vector<std::string> assumptions;                                         // what the facts left open (memory::Mapped)
+  bool lever_set = false;                // the job already runs with the memory lever (data/planner.tsv memory_lever): no help on OOM
+  std::vector<std::string> assumptions;  // what the facts left open (memory::Mapped)
 };
 
 // The batch arithmetic: GBS = MBS × DP × gradient accumulation.

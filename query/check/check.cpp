@@ -130,9 +130,11 @@ void caveats(const Context& c, Result& r) {
     all.push_back(c.label("caveat.min_gpus", {{"gpus", std::to_string(r.min_gpus)}, {"hardware", r.layout.hardware_name}}));
   const double border = c.settings().borderline_memory;
   // What to do on OOM: a smaller micro batch while it is above 1, then the
-  // memory lever (full recompute), never "reduce" a micro batch of 1.
+  // memory lever (full recompute) unless the job already runs with it,
+  // never "reduce" a micro batch of 1.
   const auto on_oom = [&] {
     if (r.batch.mbs > 1) return c.label("oom.mbs", {{"key", c.kb.key_for("mbs")}});
+    if (r.memory.lever_set) return c.label("oom.more_gpus_lever");
     std::vector<std::string> lever;
     for (const auto& [key, value] : c.settings().memory_lever) lever.push_back(key + "=" + value);
     return lever.empty() ? c.label("oom.more_gpus") : c.label("oom.lever", {{"overrides", kb::join(lever, " ")}});

@@ -371,6 +371,19 @@ Sizing size_as_run(const Context& c, const RecipeData& d, const Ask& ask) {
   return facts ? size_recipe(RecipeData{d.recipe, *facts, d.model, d.commit}) : size_recipe(d);
 }
 
+// Whether the job already runs with every setting of the memory lever: the
+// question fixes it, or the recipe's function sets it (the key's last part
+// is the code fact's field, as in size_as_run).
+bool lever_set(const Context& c, const RecipeData& d, const Ask& ask) {
+  const auto& lever = c.settings().memory_lever;
+  return !lever.empty() && std::all_of(lever.begin(), lever.end(), [&](const std::pair<std::string, std::string>& kv) {
+    for (const auto& [key, value] : ask.fixed)
+      if (key == kv.first) return kb::fold(value) == kb::fold(kv.second);
+    const auto it = d.facts.find(kv.first.substr(kv.first.rfind('.') + 1));
+    return it != d.facts.end() && it->second.state == kb::FactState::Value && kb::fold(it->second.value) == kb::fold(kv.second);
+  });
+}
+
 Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest) {
   const Recipe& r = d.recipe;
   Planned out;
@@ -390,6 +403,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   if (!c.kb.runs(r.runs_in, p.gpu).value_or(true)) res.runnable = false;  // the check stage says why (precision_runs)
   fill_layout(c, r, ask, p, shown.placement.shape, res);
   fill_memory(c, p, shown, res);
+  res.memory.lever_set = lever_set(c, d, ask);
   fill_batch(r, p, shown.placement.shape, res);
   // Dataset, overrides, command.
   const std::string launch_mode = !ask.launch_mode.empty() && c.kb.task_of(ask.launch_mode) == r.mode ? ask.launch_mode : r.launch_mode;
