@@ -349,3 +349,116 @@ TEST_CASE("properties: a recipe whose function raises is never offered, and DoRA
   CHECK(raising > 0);
   CHECK(refused > 0);
 }
+
+// The launch as the code reads it, over every model of the recipe finder ×
+// its modes × every GPU type in data/gpus.tsv (read from the KB) × GPU
+// counts 1…1024 (issue 24's done-when):
+// - the command launches exactly the planned ranks (torchrun: nnodes ×
+//   nproc_per_node = the layout's GPUs, never more than asked);
+// - no result trains in a precision, as its code sets it, that the GPU's
+//   architecture lacks;
+// - every KEY=VALUE the command prints names a field of the code's config
+//   classes (code_config_keys, read here; OmegaConf struct mode refuses any
+//   other at launch);
+// - --dataset appears only where the recipe has no data of its own (the
+//   question asks none: the runner would replace the recipe's whole dataset
+//   config).
+TEST_CASE(
+    "properties: every GPU type in data launches the planned ranks with real config keys, no --dataset unasked and no "
+    "precision the GPU lacks",
+    "[properties]") {
+  std::ifstream in(std::string(KB_SOURCE_DIR) + "/generated/site/finder.json");
+  REQUIRE(in);
+  const auto index = nlohmann::json::parse(in);
+  std::vector<std::string> hardware;
+  std::map<std::string, std::string> arch_of;
+  std::map<std::string, std::set<std::string>> archs_of;
+  std::set<std::string> fields, open_sections;
+  std::map<std::string, bool> own_data;  // library recipe → it trains on data of its own without --dataset
+  {
+    kb::Db db(kKb, kb::Db::Mode::ReadOnly);
+    kb::Stmt g(db, "SELECT gpu_key, arch FROM gpus ORDER BY gpu_key");
+    while (g.step()) {
+      hardware.push_back(g.text(0));
+      arch_of[g.text(0)] = g.text(1);
+    }
+    kb::Stmt p(db, "SELECT precision, archs FROM precisions");
+    while (p.step())
+      for (const auto& a : kb::split(p.text(1), ',')) archs_of[p.text(0)].insert(a);
+    kb::Stmt k(db, "SELECT key, kind, type FROM code_config_keys");
+    while (k.step()) {
+      if (k.text(1) != "section") fields.insert(k.text(0));
+      if (k.text(1) == "section" && k.text(2) == "open") open_sections.insert(k.text(0));
+    }
+    kb::Stmt d(db, "SELECT name, data, user_data FROM recipe_launch WHERE kind = 'library'");
+    while (d.step()) own_data[d.text(0)] = !d.text(1).empty() && d.integer(2) == 0;
+  }
+  REQUIRE(hardware.size() >= 10);
+  REQUIRE(fields.count("model.tensor_model_parallel_size") == 1);
+  // The whole grid is ~45 000 questions: sanitizer builds ask every model
+  // and mode on a third of the GPU types at three counts.
+  kbq::Engine engine = kbq::Engine::open(kKb);
+  std::vector<long long> counts;
+  for (long long n = 1; n <= 1024; n *= 2)
+    if (!kSanitized || n == 1 || n == 8 || n == 128) counts.push_back(n);
+  size_t asked = 0, printed = 0, keys = 0, own = 0, replaced = 0, types_asked = 0;
+  std::map<std::string, size_t> per_type;  // GPU type → results printed
+  for (size_t h = 0; h < hardware.size(); ++h) {
+    if (kSanitized && h % 3 != 0) continue;
+    const std::string& hw = hardware[h];
+    ++types_asked;
+    for (const auto& m : index["models"])
+      for (const auto& mode : m["modes"])
+        for (long long n : counts) {
+          const std::string q =
+              "mode:" + mode.get<std::string>() + " " + m["question"].get<std::string>() + " gpus:" + std::to_string(n) + " hardware:" + hw;
+          INFO(q);
+          auto res = engine.ask(q, {});
+          const auto* a = std::get_if<kbq::Answer>(&res);
+          REQUIRE(a);
+          ++asked;
+          for (const auto& r : a->results) {
+            ++printed;
+            ++per_type[hw];
+            INFO(r.recipe.name << " (" << r.recipe.runs_in << ") on " << r.layout.hardware << ": " << r.command);
+            if (!r.recipe.runs_in.empty() && archs_of.count(r.recipe.runs_in))
+              CHECK(archs_of.at(r.recipe.runs_in).count(arch_of.at(r.layout.hardware)) == 1);
+            if (r.recipe.kind != kbq::RecipeKind::Library) continue;
+            const kbq::Layout& L = r.layout;
+            CHECK(L.nodes * L.nproc == L.gpus);
+            CHECK(L.gpus <= n);
+            CHECK(r.command.find("--nproc_per_node=" + std::to_string(L.nproc)) != std::string::npos);
+            CHECK((L.nodes == 1) == (r.command.find("--nnodes=") == std::string::npos));
+            if (L.nodes > 1) CHECK(r.command.find("--nnodes=" + std::to_string(L.nodes)) != std::string::npos);
+            // The KEY=VALUE words of the command (flags start with "-").
+            std::istringstream words(r.command);
+            for (std::string w; words >> w;) {
+              if (w.size() > 1 && w.front() == '\'' && w.back() == '\'') w = w.substr(1, w.size() - 2);  // shell-quoted
+              const auto eq = w.find('=');
+              if (w.front() == '-' || eq == std::string::npos || w.find('.') > eq) continue;
+              const std::string key = w.substr(0, eq);
+              INFO(key);
+              CHECK((fields.count(key) == 1 || open_sections.count(key.substr(0, key.find('.'))) == 1));
+              ++keys;
+            }
+            const auto it = own_data.find(r.recipe.name);
+            REQUIRE(it != own_data.end());
+            const bool flag = r.command.find("--dataset") != std::string::npos;
+            CHECK(flag == !r.dataset.empty());
+            if (it->second) {
+              ++own;
+              CHECK_FALSE(flag);
+            } else if (flag) {
+              ++replaced;
+            }
+          }
+        }
+  }
+  WARN("launch properties: " << asked << " questions on " << per_type.size() << " GPU types, " << printed << " results, " << keys
+                             << " config keys checked, " << own << " library results on their own data, " << replaced
+                             << " given a --dataset preset (no data of their own)");
+  CHECK(keys > 1000);
+  CHECK(own > 100);
+  CHECK(replaced > 0);
+  CHECK(per_type.size() == types_asked);  // every GPU type gets answers, not only refusals
+}
