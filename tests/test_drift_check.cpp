@@ -259,6 +259,37 @@ TEST_CASE("generated recipe tables: every value of a named library recipe is wha
   CHECK(index.find("| `llama3_8b_16k_pretrain_config` |") != std::string::npos);
 }
 
+TEST_CASE("lint: a pattern row is not compared with a recipe its edition lists in a row of its own", "[drift]") {
+  // Revision 4's Qwen3 (Dense) table has `qwen3_*_{pretrain,sft,peft}_config`
+  // ("other dense sizes"), which also matches the names the Qwen3 MoE and
+  // Qwen3-Next tables list one by one: those rows, not the pattern, are what
+  // the edition says of them (lint once reported qwen3_235b_a22b_pretrain_config
+  // against the pattern's PP 1-2, where its own row says PP 16).
+  kbtest::Limits lim;
+  lim.seconds = 240;
+  lim.cwd = kRoot;
+  const auto lint = kbtest::run_limited(KBC_PATH, {"lint"}, lim);
+  REQUIRE(lint.exit_code == 0);
+  const std::string index = kbtest::read_file(kRoot + "/kb-sources/upstream/nemo-mbridge-recipe-recommender/references/recipe-index.md");
+  REQUIRE(index.find("| `qwen3_*_{pretrain,sft,peft}_config` |") != std::string::npos);
+  REQUIRE(index.find("| `qwen3_235b_a22b_pretrain_config` |") != std::string::npos);
+  std::map<std::string, std::string> text_of;  // file → its text
+  size_t pattern_lines = 0;
+  for (const auto& l : lines_of(lint.out)) {
+    const auto at = l.find(": drift: recipe-fact ");
+    if (at == std::string::npos || l.find(" (pattern ") == std::string::npos) continue;
+    INFO(l);
+    ++pattern_lines;
+    const std::string file = l.substr(0, l.rfind(':', at - 1));
+    if (!text_of.count(file)) text_of[file] = kbtest::read_file(kRoot + "/kb-sources/" + file);
+    const auto name_at = at + 21;
+    const std::string name = l.substr(name_at, l.find(' ', name_at) - name_at);
+    CHECK(text_of[file].find("| `" + name + "` |") == std::string::npos);
+    CHECK(text_of[file].find("| " + name + " |") == std::string::npos);
+  }
+  CHECK(pattern_lines > 0);  // pattern rows are still compared with the recipes they stand for
+}
+
 TEST_CASE("changelog: CHANGES.md lists every table drift of the published English edition, with both lines", "[drift][generate]") {
   // kbc lint's drift lines on the named library rows of revision 4 (the
   // published English edition) are exactly the changes the regenerated
