@@ -1,11 +1,15 @@
 // Generate stage: CHANGES[.<lang>].md, what the regenerated recipe index
 // changes against the newest published edition of each language: every
-// named library row whose value the code contradicts (now the code's value)
-// and every named row the code no longer exports (dropped), each with the
+// value of a table row the code contradicts (now the code's value) and
+// every row's name the code no longer exports (dropped), each with the
 // document's file:line and the code's path:line@commit, grouped by family:
 // the text of an upstream pull request. The lines are the drift findings
-// of those rows (kbc lint's `drift: recipe-fact` / `missing-recipe` lines),
-// so their count is lint's. Labels from data/ui.tsv (changes.*).
+// whose document side is a table row (kbc lint's `drift:` lines of a
+// named recipe row, of the recipes a pattern row stood for, of a benchmark
+// model's row), one bullet each, so their count is lint's table drift. The
+// drift of prose (a name, key or preset in a sentence) and the prose the
+// code contradicts are the "for a maintainer" list, not bullets. Labels
+// from data/ui.tsv (changes.*).
 #include <map>
 #include <tuple>
 
@@ -15,7 +19,7 @@
 namespace kb::gen {
 
 void write_changelog(const Inputs& ctx, OutputFiles& out) {
-  std::map<std::tuple<std::string, int, std::string>, const RecipeRow*> rows;  // (file, line, name) → the table row
+  std::map<std::tuple<std::string, int, std::string>, const RecipeRow*> rows;  // (file, line, row name) → the table row
   for (const auto& r : ctx.c.extracted.recipes)
     if (r.mentioned_in.empty()) rows[{r.prov.file, r.prov.line, r.name}] = &r;
   const CodeSnapshot* snap = ctx.c.code.newest();
@@ -23,26 +27,34 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
     int newest = 0;
     for (const auto& d : ctx.c.documents)
       if (d.meta.lang == lang) newest = std::max(newest, d.meta.revision);
-    std::map<int, std::pair<std::string, std::vector<std::string>>> by_family;  // ordinal → (heading, lines)
+    // (index: 0 library, 1 benchmark; family ordinal) → (heading, lines): the
+    // library families first, in their order, then the benchmark ones.
+    std::map<std::pair<int, int>, std::pair<std::string, std::vector<std::string>>> by_family;
     size_t n = 0;
     for (const auto& d : ctx.c.drift) {
-      if (d.doc.lang != lang || d.doc.revision != newest) continue;
-      if (d.kind != DriftKind::RecipeFact && d.kind != DriftKind::MissingRecipe) continue;
-      auto it = rows.find({d.doc.file, d.doc.line, d.subject});
-      if (it == rows.end() || it->second->pattern || it->second->kind != RecipeKind::Library) continue;
+      if (d.doc.lang != lang || d.doc.revision != newest || d.row.empty()) continue;  // prose: not a table's value
+      auto it = rows.find({d.doc.file, d.doc.line, d.row});
+      if (it == rows.end()) continue;
       const RecipeRow& row = *it->second;
+      const bool benchmark = row.kind == RecipeKind::Benchmark;
       const std::string doc_at = d.doc.file + ":" + std::to_string(d.doc.line);
-      const std::string line = d.kind == DriftKind::RecipeFact
-                                   ? ctx.ui(lang, "changes.value",
-                                            {{"recipe", d.subject},
-                                             {"field", d.field},
-                                             {"document", d.doc_value},
-                                             {"code", d.code_value},
-                                             {"doc_at", doc_at},
-                                             {"code_at", d.code_at}})
-                                   : ctx.ui(lang, "changes.dropped", {{"recipe", d.subject}, {"doc_at", doc_at}});
-      auto& fam = by_family[row.family_ordinal];
-      if (fam.first.empty()) fam.first = row.family;
+      std::string line;
+      if (!d.field.empty()) {  // a value: the row's cell → the code's
+        std::map<std::string, std::string> values{{"recipe", d.subject},  {"field", d.field}, {"document", d.doc_cell},
+                                                  {"code", d.code_value}, {"doc_at", doc_at}, {"code_at", d.code_at}};
+        if (row.pattern) values["pattern"] = row.name;
+        line = ctx.ui(lang, row.pattern ? "changes.pattern_value" : "changes.value", values);
+      } else if (benchmark) {  // a benchmark model no exported recipe is of
+        line = ctx.ui(lang, "changes.benchmark_dropped", {{"model", d.subject}, {"doc_at", doc_at}});
+      } else if (row.pattern) {  // a pattern no exported recipe matches
+        line = ctx.ui(lang, "changes.pattern_dropped", {{"pattern", d.subject}, {"doc_at", doc_at}});
+      } else if (!d.code_at.empty()) {  // exported, as a benchmark recipe only
+        line = ctx.ui(lang, "changes.benchmark_only", {{"recipe", d.subject}, {"doc_at", doc_at}, {"code_at", d.code_at}});
+      } else {
+        line = ctx.ui(lang, "changes.dropped", {{"recipe", d.subject}, {"doc_at", doc_at}});
+      }
+      auto& fam = by_family[{benchmark ? 1 : 0, row.family_ordinal}];
+      if (fam.first.empty()) fam.first = benchmark ? ctx.ui(lang, "changes.benchmark_family", {{"family", row.family}}) : row.family;
       fam.second.push_back("- " + md_text(line));
       ++n;
     }
@@ -75,17 +87,18 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
         listed[key.second][by].push_back(md_code(l->name));
       }
     for (const auto& [ordinal, groups] : listed) {
-      auto& fam = by_family[ordinal];
+      auto& fam = by_family[{0, ordinal}];
       if (!fam.first.empty()) continue;
       for (const auto& f : ctx.families)
         if (f.index_kind == std::string(to_string(RecipeKind::Library)) + "_index" && f.ordinal == ordinal)
           fam.first = ctx.family_heading(f, lang, false);
     }
-    for (const auto& [ordinal, family] : by_family) {
+    for (const auto& [key, family] : by_family) {
       body += "\n## " + md_text(family.first) + "\n";
       if (!family.second.empty()) body += "\n";
       for (const auto& l : family.second) body += l + "\n";
-      auto it = listed.find(ordinal);
+      if (key.first != 0) continue;
+      auto it = listed.find(key.second);
       if (it == listed.end()) continue;
       for (const auto& [by, names] : it->second) {
         // The labels hold a \x01 where the names (code spans, already Markdown) go.

@@ -83,6 +83,8 @@ class DriftFinder {
       exported_.insert(r.name);
     }
     task_of_mode_ = task_of_mode(s);  // the launcher's mode → task (lora, dora → peft)
+    for (const auto& row : x.recipes)
+      if (row.kind != RecipeKind::Benchmark && !row.pattern) named_.insert({row.prov.lang, row.prov.revision, row.name});
     read_keys();
     read_overwritten_keys();
     for (const auto& row : s.datasets)
@@ -122,8 +124,23 @@ class DriftFinder {
 
   void add(DriftKind kind, std::string subject, std::string field, std::string doc_value, const Provenance& doc, std::string code_value,
            std::string code_at, std::string note = {}) {
-    out_.push_back({kind, std::move(subject), std::move(field), std::move(doc_value), doc, std::move(code_value), std::move(code_at),
-                    std::move(note)});
+    out_.push_back({kind,
+                    std::move(subject),
+                    std::move(field),
+                    std::move(doc_value),
+                    doc,
+                    std::move(code_value),
+                    std::move(code_at),
+                    std::move(note),
+                    {},
+                    {}});
+  }
+  // The same, for a table row: `cell` is the row's value as compared,
+  // `suffix` what doc_value adds to it (the pattern row's name).
+  void add_row(const std::string& row, DriftKind kind, std::string subject, std::string field, const std::string& cell,
+               const std::string& suffix, const Provenance& doc, std::string code_value, std::string code_at, std::string note = {}) {
+    out_.push_back({kind, std::move(subject), std::move(field), cell + suffix, doc, std::move(code_value), std::move(code_at),
+                    std::move(note), row, cell});
   }
 
   CodeView view(const CodeRecipe& r) const { return code_values(s_, r, task_of_mode_); }
@@ -151,25 +168,25 @@ class DriftFinder {
       if (std::string(field) == "min_gpus" && rg->state == RangeState::None) continue;
       const auto& [v, at] = cv.ints.at(field);
       if (!in_range(*rg, v))
-        add(DriftKind::RecipeFact, name, field, format_range(*rg, kFactWords) + doc_suffix, row.prov, std::to_string(v), at);
+        add_row(row.name, DriftKind::RecipeFact, name, field, format_range(*rg, kFactWords), doc_suffix, row.prov, std::to_string(v), at);
     }
     if (row.sp && cv.sp && *row.sp != cv.sp->first)
-      add(DriftKind::RecipeFact, name, "sp", std::string(*row.sp ? "true" : "false") + doc_suffix, row.prov,
-          cv.sp->first ? "true" : "false", cv.sp->second);
+      add_row(row.name, DriftKind::RecipeFact, name, "sp", *row.sp ? "true" : "false", doc_suffix, row.prov,
+              cv.sp->first ? "true" : "false", cv.sp->second);
     if (row.seq_len > 0 && cv.ints.count("seq_length") && cv.ints.at("seq_length").first != row.seq_len)
-      add(DriftKind::RecipeFact, name, "seq_len", std::to_string(row.seq_len) + doc_suffix, row.prov,
-          std::to_string(cv.ints.at("seq_length").first), cv.ints.at("seq_length").second);
+      add_row(row.name, DriftKind::RecipeFact, name, "seq_len", std::to_string(row.seq_len), doc_suffix, row.prov,
+              std::to_string(cv.ints.at("seq_length").first), cv.ints.at("seq_length").second);
     if (!row.mode.empty() && !cv.task.empty() && row.mode != cv.task)
-      add(DriftKind::RecipeFact, name, "mode", row.mode + doc_suffix, row.prov, cv.task, s_.cite(cv.recipe->exported_at));
+      add_row(row.name, DriftKind::RecipeFact, name, "mode", row.mode, doc_suffix, row.prov, cv.task, s_.cite(cv.recipe->exported_at));
   }
 
   void name_row(const RecipeRow& row) {
     auto it = library_.find(row.name);
     if (it == library_.end()) {
       const bool bench = benchmark_.count(row.name) > 0;
-      add(DriftKind::MissingRecipe, row.name, "", row.name, row.prov, bench ? "benchmark recipe only" : "",
-          bench ? s_.cite(benchmark_.at(row.name)->exported_at) : std::string(),
-          bench ? "exported as a benchmark recipe, not a library one" : "no recipe of this name is exported");
+      add_row(row.name, DriftKind::MissingRecipe, row.name, "", row.name, "", row.prov, bench ? "benchmark recipe only" : "",
+              bench ? s_.cite(benchmark_.at(row.name)->exported_at) : std::string(),
+              bench ? "exported as a benchmark recipe, not a library one" : "no recipe of this name is exported");
       return;
     }
     compare(row, view(*it->second), "");
@@ -177,10 +194,17 @@ class DriftFinder {
 
   void pattern_row(const RecipeRow& row) {
     std::vector<const CodeRecipe*> matched;
+    bool any = false;
     for (const auto& [name, r] : library_)
-      if (glob_match(row.name, name)) matched.push_back(r);
-    if (matched.empty()) {
-      add(DriftKind::MissingRecipe, row.name, "", row.name, row.prov, "", "", "the pattern matches no exported recipe");
+      if (glob_match(row.name, name)) {
+        any = true;
+        // A recipe its edition names in a row of its own is that row's: the
+        // pattern does not stand for it (a family's pattern of "other sizes"
+        // also matches the names another table lists one by one).
+        if (!named_.count({row.prov.lang, row.prov.revision, name})) matched.push_back(r);
+      }
+    if (!any) {
+      add_row(row.name, DriftKind::MissingRecipe, row.name, "", row.name, "", row.prov, "", "", "the pattern matches no exported recipe");
       return;
     }
     // A pattern row stands for the recipes of its own mode (a P/S/PEFT row is
@@ -210,8 +234,8 @@ class DriftFinder {
       if (row.kind != RecipeKind::Benchmark || row.model_key.empty()) continue;
       auto it = by_model.find(row.model_key);
       if (it == by_model.end()) {
-        add(DriftKind::BenchmarkModel, row.model.empty() ? row.name : row.model, "", row.model_key, row.prov, "", "",
-            "no benchmark recipe of this model is exported");
+        add_row(row.name, DriftKind::BenchmarkModel, row.model.empty() ? row.name : row.model, "", row.model_key, "", row.prov, "", "",
+                "no benchmark recipe of this model is exported");
         continue;
       }
       const auto& [gpus, hardware] = it->second;
@@ -222,8 +246,8 @@ class DriftFinder {
       if (row.gpus.known() && row.gpus.state != RangeState::Varies && !outside.empty()) {
         std::vector<std::string> all;
         for (long long g : gpus) all.push_back(std::to_string(g));
-        add(DriftKind::BenchmarkModel, subject, "gpus", format_range(row.gpus, kFactWords), row.prov, join(all, ","),
-            first_at[row.model_key], "exported GPU counts outside the row: " + join(outside, ","));
+        add_row(row.name, DriftKind::BenchmarkModel, subject, "gpus", format_range(row.gpus, kFactWords), "", row.prov, join(all, ","),
+                first_at[row.model_key], "exported GPU counts outside the row: " + join(outside, ","));
       }
       if (!row.gpu_types.empty()) {
         const std::set<std::string> doc(row.gpu_types.begin(), row.gpu_types.end());
@@ -233,11 +257,11 @@ class DriftFinder {
         for (const auto& h : doc)
           if (!hardware.count(h)) missing.push_back(h);
         if (!missing.empty() || !extra.empty())
-          add(DriftKind::BenchmarkModel, subject, "hardware", join(row.gpu_types, ","), row.prov,
-              join(std::vector<std::string>(hardware.begin(), hardware.end()), ","), first_at[row.model_key],
-              (missing.empty() ? std::string() : "not exported for " + join(missing, ",")) +
-                  (missing.empty() || extra.empty() ? "" : "; ") +
-                  (extra.empty() ? std::string() : "also exported for " + join(extra, ",")));
+          add_row(row.name, DriftKind::BenchmarkModel, subject, "hardware", join(row.gpu_types, ","), "", row.prov,
+                  join(std::vector<std::string>(hardware.begin(), hardware.end()), ","), first_at[row.model_key],
+                  (missing.empty() ? std::string() : "not exported for " + join(missing, ",")) +
+                      (missing.empty() || extra.empty() ? "" : "; ") +
+                      (extra.empty() ? std::string() : "also exported for " + join(extra, ",")));
       }
     }
   }
@@ -336,6 +360,7 @@ class DriftFinder {
   const CodeSnapshot& s_;
   std::map<std::string, const CodeRecipe*> library_, benchmark_;
   std::set<std::string> exported_;
+  std::set<std::tuple<std::string, int, std::string>> named_;  // (lang, revision, recipe) a non-pattern row of that edition names
   std::map<std::string, std::string> task_of_mode_;
   std::set<std::string> sections_, open_sections_;
   std::map<std::string, std::string> keys_;                                               // key → where it is defined

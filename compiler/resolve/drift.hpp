@@ -38,6 +38,11 @@ struct Drift {
   std::string code_value;  // what the code says ("" when the code has nothing)
   std::string code_at;     // path:line@commit of the code fact ("" when none)
   std::string note;        // one sentence for a person (e.g. "the runner copies dataset.seq_length into it")
+  // The table row the document's side is (its name as the row writes it: a
+  // recipe, a `*` pattern, a benchmark model's row); "" when the document's
+  // side is prose (a mention, a key or preset in a sentence or command).
+  std::string row;
+  std::string doc_cell;  // the row's cell as compared (doc_value without the note naming a pattern row)
 };
 
 // What the code sets for one exported recipe, in the documents' columns.
@@ -59,7 +64,10 @@ std::map<std::string, std::string> task_of_mode(const CodeSnapshot& s);
 CodeValues code_values(const CodeSnapshot& s, const CodeRecipe& r, const std::map<std::string, std::string>& modes);
 
 // Compares every edition's recipe rows, mentions, keys and presets with the
-// newest code snapshot. No snapshot: no drift. Sorted by subject, field,
+// newest code snapshot. No snapshot: no drift. A pattern row stands for the
+// exported recipes it matches that no table row of its own edition names
+// (the named row is what that edition says of them; the generated index
+// places them the same way). Sorted by subject, field,
 // document revision (newest first), file, line.
 std::vector<Drift> find_drift(const Extracted& x, const Resolved& r, const CodeFacts& code, const Vocab& v);
 
