@@ -447,3 +447,41 @@ TEST_CASE("explain: a document-vs-code disagreement is one note with its edition
   CHECK(note.find("revision 2") != std::string::npos);
   CHECK(note.find("revision 4") < note.find("revision 2"));  // newest first
 }
+
+TEST_CASE("on OOM: full recompute is not advised to a job that already recomputes every layer", "[answers]") {
+  // qwen3_32b_sft_config sets recompute_granularity=full, method uniform,
+  // 1 layer (src/megatron/bridge/recipes/qwen/h100/qwen3.py:1287-1289): the
+  // tight-memory caveat cannot advise turning it on.
+  const auto j = ask({"sft qwen3 32b 8 h100"});
+  const auto& top = j["results"][0];
+  REQUIRE(top["recipe"] == "qwen3_32b_sft_config");
+  bool tight = false;
+  for (const auto& c : top["caveats"]) {
+    const std::string w = c;
+    if (w.find("OOM") == std::string::npos) continue;
+    tight = true;
+    CHECK(w.find("recompute_granularity=full") == std::string::npos);
+    CHECK(w.find("more GPUs") != std::string::npos);
+  }
+  CHECK(tight);
+  // A recipe that does not recompute (llama3_70b_pretrain_config on its 32
+  // GPUs, llama3.py:734) is still told to.
+  const auto k = ask({"pretrain llama3 70b 32 h100"});
+  bool lever = false;
+  for (const auto& c : k["results"][0]["caveats"])
+    lever = lever || c.get<std::string>().find("recompute_granularity=full") != std::string::npos;
+  CHECK(lever);
+}
+
+TEST_CASE("a stray word no recipe of the named family carries is left out and said, not an empty answer", "[answers]") {
+  // "1" is a word of other recipe names (wan_1_3b, ...), never of llama3's.
+  const auto j = ask({"sft llama3 8b on 1"});
+  REQUIRE(j["results"].size() >= 1);
+  CHECK(j["results"][0]["recipe"] == "llama3_8b_sft_config");
+  bool said = false;
+  for (const auto& w : j["warnings"]) said = said || w.get<std::string>().find(": 1") != std::string::npos;
+  CHECK(said);
+  // A word the family does carry still narrows the answer ("vl" of qwen3_vl).
+  const auto v = ask({"sft qwen3 vl 8b"});
+  CHECK(v["results"][0]["recipe"].get<std::string>().find("_vl_") != std::string::npos);
+}
