@@ -6,6 +6,8 @@
 // than one stage, and the one that loads what they read: it asks the KB reader
 // (query/kb/kb.hpp) for values and hands them to the stages, which compute.
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -170,6 +172,26 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
                               : !rc.low_precision.empty()    ? rc.low_precision
                                                              : c.settings().default_precision;
       a.warnings.push_back(c.label("warn.precision", {{"precision", ask.precision}, {"recipe", rc.name}, {"has", has}}));
+      // A benchmark recipe of the same model and mode that trains in the
+      // asked precision on this GPU type (the launcher loads it by name as
+      // well): named, the one for the asked GPUs first.
+      if (rc.kind == RecipeKind::Library) {
+        const Gpu* gpu = c.kb.gpu(top.layout.hardware);
+        const Recipe* twin = nullptr;
+        const auto rank_of = [&](const Recipe& b) {
+          return std::make_pair(b.native_hardware != top.layout.hardware,
+                                b.native_gpus ? std::llabs(*b.native_gpus - top.layout.gpus) : std::numeric_limits<long long>::max());
+        };
+        for (const auto& b : e.kb.catalog(RecipeKind::Benchmark).recipes)
+          if (b.model_key == rc.model_key && b.mode == rc.mode && kb::starts_with(b.runs_in, ask.precision) && b.raises.empty() &&
+              (!gpu || c.kb.runs(b.runs_in, *gpu).value_or(true)) && (!twin || rank_of(b) < rank_of(*twin)))
+            twin = &b;
+        if (twin) {
+          const PrecisionInfo* tp = c.kb.precision(twin->runs_in);
+          a.warnings.push_back(
+              c.label("warn.precision_benchmark", {{"recipe", twin->name}, {"precision", tp ? tp->display : twin->runs_in}}));
+        }
+      }
     }
   if (a.results.front().runnable) {
     a.verdict = Outcome::Ok;

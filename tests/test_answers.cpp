@@ -485,3 +485,23 @@ TEST_CASE("a stray word no recipe of the named family carries is left out and sa
   const auto v = ask({"sft qwen3 vl 8b"});
   CHECK(v["results"][0]["recipe"].get<std::string>().find("_vl_") != std::string::npos);
 }
+
+TEST_CASE("a precision the library recipe lacks names the benchmark recipe of the model that trains in it", "[answers]") {
+  // llama3_70b_pretrain_config trains in BF16; the benchmark package exports
+  // llama3_70b_pretrain_64gpu_h100_fp8cs_config (perf_recipes/llama/h100/llama3.py:159).
+  const auto j = ask({"fp8 pretraining llama3 70b 64 h100"});
+  CHECK(j["results"][0]["recipe"] == "llama3_70b_pretrain_config");
+  bool named = false;
+  for (const auto& w : j["warnings"])
+    named = named || w.get<std::string>().find("llama3_70b_pretrain_64gpu_h100_fp8cs_config") != std::string::npos;
+  CHECK(named);
+  // Asked as a benchmark, it is the answer, at its own layout (TP 4, PP 8, VP 5; llama3.py:166-169).
+  const auto b = ask({"benchmark fp8 pretraining llama3 70b 64 h100"});
+  const auto& top = b["results"][0];
+  CHECK(top["recipe"] == "llama3_70b_pretrain_64gpu_h100_fp8cs_config");
+  CHECK(top["layout"]["tp"] == 4);
+  CHECK(top["layout"]["pp"] == 8);
+  // No twin on a GPU that lacks the precision: A100 (Ampere) runs no FP8.
+  const auto a = ask({"fp8 pretraining llama3 70b 64 a100"});
+  for (const auto& w : a["warnings"]) CHECK(w.get<std::string>().find("_fp8cs_config") == std::string::npos);
+}
