@@ -408,21 +408,32 @@ std::variant<Answer, Error> Engine::show(const std::string& recipe, const std::s
   if (!rc) return unknown_recipe(kb, recipe);
   const Context c = impl_->context(lang);
   Answer a = one_recipe_answer(Request::Show, recipe, lang);
+  // A library name the benchmark package exports too: run_recipe.py
+  // --recipe NAME loads the benchmark definition (recipe_runner.py
+  // load_recipe), so that is what the command runs and what is shown; the
+  // library function is reached through its generic alias, said.
+  std::optional<Recipe> shadowed_library;
+  if (rc->kind == RecipeKind::Library && rc->shadowed)
+    if (auto twin = kb.recipe(recipe, RecipeKind::Benchmark)) {
+      shadowed_library = rc;
+      rc = twin;
+    }
   Ask ask;
   ask.hardware = !rc->native_hardware.empty() ? rc->native_hardware : c.settings().default_gpu;
   ask.hardware_assumed = rc->native_hardware.empty();
   Planned p = impl_->plan(c, *rc, ask, false);
-  // A name both packages export is two functions: the library one (what
-  // run_recipe.py --recipe runs, shown) and the benchmark one (what the
-  // benchmark launcher runs); when their sizes differ, the answer says so.
-  if (rc->kind == RecipeKind::Library)
-    if (auto twin = kb.recipe(recipe, RecipeKind::Benchmark);
-        twin && (twin->tp != rc->tp || twin->pp != rc->pp || twin->cp != rc->cp || twin->ep != rc->ep)) {
-      const auto n = [](const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string("?"); };
-      p.result.departures.push_back(c.label("caveat.also_benchmark", {{"layout", "TP " + n(twin->tp) + " · PP " + n(twin->pp) + " · CP " +
-                                                                                     n(twin->cp) + " · EP " + n(twin->ep)},
-                                                                      {"at", kb.data_of(*twin).cite("tp")}}));
-    }
+  if (shadowed_library) {
+    std::string alias;
+    for (const auto& r : kb.catalog(RecipeKind::Library).recipes)
+      if (r.target == shadowed_library->target && r.name != recipe && !r.shadowed && (alias.empty() || r.name < alias)) alias = r.name;
+    const auto n = [](const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string("?"); };
+    p.result.departures.push_back(c.label(alias.empty() ? "caveat.runner_benchmark" : "caveat.runner_benchmark_alias",
+                                          {{"name", recipe},
+                                           {"at", shadowed_library->shadowed_at},
+                                           {"layout", "TP " + n(shadowed_library->tp) + " · PP " + n(shadowed_library->pp) + " · CP " +
+                                                          n(shadowed_library->cp) + " · EP " + n(shadowed_library->ep)},
+                                           {"alias", alias}}));
+  }
   finish_one(*impl_, c, ask, p, a);
   return a;
 }

@@ -81,6 +81,8 @@ struct Recipe {
   std::vector<std::string> peft_modes;               // PEFT: the --mode values its function runs with (recipe_launch), empty otherwise
   std::string peft_at;                               // where the code decides them
   std::string raises, raises_at;                     // the exception every path of its function raises, "" when it returns
+  bool shadowed = false;                             // library: run_recipe.py --recipe NAME loads the benchmark package's NAME
+  std::string shadowed_at;                           // where the runner decides it
   std::optional<long long> native_gpus;              // what its function's name encodes (canonical names)
   std::string native_hardware, native_precision, variant;
   std::optional<long long> min_gpus;  // the smallest world its layout runs on

@@ -505,3 +505,22 @@ TEST_CASE("a precision the library recipe lacks names the benchmark recipe of th
   const auto a = ask({"fp8 pretraining llama3 70b 64 a100"});
   for (const auto& w : a["warnings"]) CHECK(w.get<std::string>().find("_fp8cs_config") == std::string::npos);
 }
+
+TEST_CASE("kbq show of a name both packages export shows what run_recipe.py --recipe loads: the benchmark definition", "[answers]") {
+  // scripts/training/recipe_runner.py load_recipe: an exported benchmark
+  // name wins (BENCHMARK_RECIPE_PRECEDENCE_COLLISIONS lists
+  // llama3_70b_peft_8gpu_h100_bf16_config); the library function (TP 8,
+  // recipes/llama/h100/llama3.py) runs as its alias llama3_70b_peft_config.
+  const auto j = ask({"show", "llama3_70b_peft_8gpu_h100_bf16_config"});
+  const auto& top = j["results"][0];
+  CHECK(top["kind"] == "benchmark");
+  CHECK(top["layout"]["tp"] == 1);
+  CHECK(top["layout"]["pp"] == 4);
+  bool said = false;
+  for (const auto& c : top["caveats"]) said = said || c.get<std::string>().find("--recipe llama3_70b_peft_config") != std::string::npos;
+  CHECK(said);
+  // Its alias is the library function.
+  const auto l = ask({"show", "llama3_70b_peft_config"});
+  CHECK(l["results"][0]["kind"] == "library");
+  CHECK(l["results"][0]["layout"]["tp"] == 8);
+}

@@ -127,10 +127,11 @@ constexpr const char* kRecipeSelect =
     "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision, coalesce(l.precision, ''), "
     "l.precision_at, sp.at, coalesce(l.data, ''), coalesce(l.data_name, ''), l.data_at, sd.at, "
     "coalesce(l.user_data, 0), coalesce(l.peft_modes, ''), l.peft_at, sf.at, coalesce(l.raises, ''), "
-    "l.raises_at, sr.at "
+    "l.raises_at, sr.at, coalesce(l.shadowed, 0), l.shadowed_at, sh.at "
     "FROM recipes r LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind "
     "LEFT JOIN launch_sites sp ON sp.id = l.precision_at LEFT JOIN launch_sites sd ON sd.id = l.data_at "
-    "LEFT JOIN launch_sites sf ON sf.id = l.peft_at LEFT JOIN launch_sites sr ON sr.id = l.raises_at ";
+    "LEFT JOIN launch_sites sf ON sf.id = l.peft_at LEFT JOIN launch_sites sr ON sr.id = l.raises_at "
+    "LEFT JOIN launch_sites sh ON sh.id = l.shadowed_at ";
 
 // A recipe row; the model's display name from the snapshot's models (one
 // map lookup, not a join per row).
@@ -183,6 +184,8 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap) {
   r.peft_at = site(34, "peft_at");
   r.raises = st.text(36);
   r.raises_at = site(37, "raises_at");
+  r.shadowed = st.integer(39) != 0;
+  r.shadowed_at = site(40, "shadowed_at");
   r.commit = snap.commit;
   if (const ModelBrief* m = snap.model(r.model_key)) r.model = m->display;
   return r;
