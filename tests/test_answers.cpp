@@ -524,3 +524,19 @@ TEST_CASE("kbq show of a name both packages export shows what run_recipe.py --re
   CHECK(l["results"][0]["kind"] == "library");
   CHECK(l["results"][0]["layout"]["tp"] == 8);
 }
+
+TEST_CASE("a diffusion recipe keeps its own data config: no text --dataset preset nobody asked for", "[answers]") {
+  // --dataset mock builds a text MockGPTDatasetConfig (recipes/utils/dataset_utils.py);
+  // the Wan step reads batch["video_latents"] (diffusion/models/wan/wan_step.py:44).
+  for (const char* q : {"wan 14b pretrain 8 h100", "flux 12b pretrain 8 h100"}) {
+    INFO(q);
+    const auto j = ask({q});
+    const auto& top = j["results"][0];
+    CHECK(top["modality"] == "diffusion");
+    CHECK(top["dataset"].is_null());
+    CHECK(top["command"].get<std::string>().find("--dataset") == std::string::npos);
+  }
+  // Asking a text recipe for the data it already trains on passes no flag either.
+  const auto t = ask({"pretrain llama3 8b dataset:mock"});
+  CHECK(t["results"][0]["command"].get<std::string>().find("--dataset") == std::string::npos);
+}

@@ -129,6 +129,7 @@ Settings read_settings(const std::map<std::string, std::string>& rows) {
   s.benchmark_intent = r.word("benchmark_intent");
   s.cuda_graph_dimension = r.word("cuda_graph_dimension");
   s.vlm_sft_images_modality = r.word("vlm_sft_images_modality");
+  s.unasked_dataset_modalities = kb::split(r.word("unasked_dataset_modalities"), ' ');
   s.vlm_sft_images_mode = r.word("vlm_sft_images_mode");
   s.launcher_parser = r.word("launcher_parser");
   s.change_order = r.change_order("change_order");

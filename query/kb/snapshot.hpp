@@ -106,6 +106,7 @@ struct Settings {
   std::string moe_overlap_hardware;                                         // the GPU of the MoE overlap pitfall
   std::string benchmark_intent;                                             // the intent that asks for benchmark recipes
   std::string cuda_graph_dimension;                                         // config-keys dimension of the CUDA-graph keys
+  std::vector<std::string> unasked_dataset_modalities;                      // recipes that may get a --dataset nobody asked for
   std::string vlm_sft_images_modality;                                      // the VLM images pitfall: modality ...
   std::string vlm_sft_images_mode;                                          // ... and mode
   std::string launcher_parser;                                              // the training launcher's flags are its items <parser>:<dest>

@@ -278,7 +278,14 @@ void fill_data(const Context& c, const Recipe& r, const Ask& ask, const std::str
   const auto preset_data = c.kb.preset_data.find(ask.dataset);
   const bool asks_own = ask.dataset.empty() || (!r.data_name.empty() && ask.dataset == r.data_name) ||
                         (r.data_name.empty() && preset_data != c.kb.preset_data.end() && preset_data->second == r.data);
-  if (!asks_own || !own_data) {
+  // A preset nobody asked for replaces data that needs the user's files
+  // only for the modalities the presets' data serves (data/planner.tsv
+  // unasked_dataset_modalities): a diffusion or vision step reads fields a
+  // text preset has not (wan_step.py:44 batch["video_latents"]).
+  const auto& modalities = c.settings().unasked_dataset_modalities;
+  const bool keep_unasked = !own_data && ask.dataset.empty() && !r.data.empty() &&
+                            std::find(modalities.begin(), modalities.end(), r.modality) == modalities.end();
+  if ((!asks_own || !own_data) && !keep_unasked) {
     // A preset the launcher refuses for this mode is said (a departure);
     // the recipe's own data then stays, rather than another preset nobody
     // asked for.
@@ -286,7 +293,7 @@ void fill_data(const Context& c, const Recipe& r, const Ask& ask, const std::str
     res.dataset = plan_int::pick_dataset(c, r, launch_mode, ask.dataset, res.departures);
     if (own_data && res.departures.size() > said) res.dataset.clear();
   }
-  if (!own_data) return;
+  if (!own_data && !keep_unasked) return;
   const std::vector<std::pair<std::string, std::string>> vars{{"data", c.label("data." + r.data)},
                                                               {"name", r.data_name.empty() ? r.data : r.data_name},
                                                               {"at", r.data_at},
