@@ -540,3 +540,64 @@ TEST_CASE("a diffusion recipe keeps its own data config: no text --dataset prese
   const auto t = ask({"pretrain llama3 8b dataset:mock"});
   CHECK(t["results"][0]["command"].get<std::string>().find("--dataset") == std::string::npos);
 }
+
+TEST_CASE("a recipe's virtual pipeline never reaches one stage: the plan sets it to null, kbq check fails it", "[answers]") {
+  // Megatron Core's initialize_model_parallel raises "pipeline-model-parallel
+  // size should be greater than 1 with interleaved schedule" when VP is set
+  // and PP < 2; Bridge passes the model's VP (training/initialize.py:808).
+  // llama3_70b_pretrain_config sets PP 4 · VP 5 (recipes/llama/h100/llama3.py).
+  const auto j = ask({"mode:pretrain llama3 70b gpus:8 hardware:gb200"});
+  const auto& top = j["results"][0];
+  REQUIRE(top["recipe"] == "llama3_70b_pretrain_config");
+  REQUIRE(top["layout"]["pp"] == 1);
+  const std::string cmd = top["command"];
+  CHECK(cmd.find("'model.virtual_pipeline_model_parallel_size=null'") != std::string::npos);
+  CHECK(cmd.find("-vp") == std::string::npos);  // argparse's int would refuse null
+  CHECK(top["layout"]["vp"] == 0);
+  // kbq check of PP 1 under the recipe's VP: the rule fails, exit 1.
+  const auto bad = ask({"check", "llama3_70b_pretrain_config", "--gpus", "8", "--hardware", "gb200", "model.tensor_model_parallel_size=8",
+                        "model.pipeline_model_parallel_size=1", "model.context_parallel_size=1"},
+                       1);
+  bool failed = false;
+  for (const auto& v : bad["results"][0]["rules"])
+    if (v["id"] == "vp_needs_pp") failed = v["status"] == "fail";
+  CHECK(failed);
+  CHECK(bad["results"][0]["layout"]["vp"] == 5);
+  // The same with the virtual pipeline set to null: the rule is not raised, it runs.
+  const auto good = ask({"check", "llama3_70b_pretrain_config", "--gpus", "8", "--hardware", "gb200", "model.tensor_model_parallel_size=8",
+                         "model.pipeline_model_parallel_size=1", "model.context_parallel_size=1",
+                         "model.virtual_pipeline_model_parallel_size=null"});
+  CHECK(good["verdict"] == "ok");
+  for (const auto& v : good["results"][0]["rules"]) CHECK(v["id"] != "vp_needs_pp");
+  // null is only for a field the code types Optional: TP is not.
+  const auto r = kbtest::run(KBQ_PATH, {"check", "llama3_70b_pretrain_config", "--gpus", "8", "model.tensor_model_parallel_size=null"});
+  CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("a sequence at or below the long-context threshold is not called long context", "[answers]") {
+  const auto j = ask({"pretrain llama3 8b 8 h100"});
+  for (const auto& v : j["results"][0]["rules"])
+    if (v["id"] == "cp_for_long_context") {
+      CHECK(v["status"] == "pass");
+      CHECK(v["detail"].get<std::string>().find("long context") == std::string::npos);
+      CHECK(v["detail"].get<std::string>().find("not above 8192") != std::string::npos);
+    }
+  const auto l = ask({"pretrain llama3 8b 32k sequence 8 h100"});
+  for (const auto& v : l["results"][0]["rules"])
+    if (v["id"] == "cp_for_long_context") CHECK(v["detail"].get<std::string>().find("long context above 8192") != std::string::npos);
+}
+
+TEST_CASE("a long sequence that no layout with the CP floor fits trades CP for TP, as kbq check judges it", "[answers]") {
+  // llama3_8b_sft_config: TP 2, 4096 tokens (recipes/llama/h100/llama3.py:1577);
+  // 131072 tokens on 16 H100 fit at TP 2 · CP 8 (kbq check agrees), where
+  // the CP floor (CP 16, 8192 tokens per rank) fits no layout on 16.
+  const auto j = ask({"sft llama3 8b 128k sequence 16 h100"});
+  const auto& L = j["results"][0]["layout"];
+  CHECK(j["verdict"] == "ok");
+  CHECK(L["tp"] == 2);
+  CHECK(L["cp"] == 8);
+  CHECK(L["seq_len"] == 131072);
+  const auto c = ask({"check", "llama3_8b_sft_config", "--gpus", "16", "--hardware", "h100", "model.context_parallel_size=8",
+                      "model.sequence_parallel=true", "model.seq_length=131072"});
+  CHECK(c["verdict"] == "ok");
+}

@@ -35,12 +35,14 @@ kbq::Snapshot snapshot() {
   s.launch_mode_flag = "mode";
   // By item, as the launcher table is read: short and long spellings, the config key set.
   kb.flags = {
-      {"run_recipe:mode", "", "--mode --launch-mode", "", "run_recipe.py:10"},
+      {"run_recipe:mode", "", "--mode --launch-mode", "", "run_recipe.py:10", ""},
       {"run_recipe:pipeline_model_parallel_size", "-pp", "--pipeline_model_parallel_size", "model.pipeline_model_parallel_size",
-       "run_recipe.py:20"},
+       "run_recipe.py:20", "int"},
       {"run_recipe:tensor_model_parallel_size", "-tp", "--tensor_model_parallel_size", "model.tensor_model_parallel_size",
-       "run_recipe.py:30"},
-      {"run_recipe:lr", "", "--lr", "optimizer.lr", "run_recipe.py:40"},
+       "run_recipe.py:30", "int"},
+      {"run_recipe:virtual_pipeline_model_parallel_size", "-vp", "--virtual_pipeline_model_parallel_size",
+       "model.virtual_pipeline_model_parallel_size", "run_recipe.py:35", "int"},
+      {"run_recipe:lr", "", "--lr", "optimizer.lr", "run_recipe.py:40", "float"},
   };
   return kb;
 }
@@ -93,6 +95,21 @@ TEST_CASE("launch command: changes with a launcher option go on one line (short 
         "    -tp 4 --lr 1e-4 -pp 2 \\\n"
         "    'model.sequence_parallel=true' \\\n"
         "    'checkpoint.pretrained_checkpoint=/path/it'\\''s here'");
+}
+
+TEST_CASE("launch command: a value the option's argparse type refuses (None for an int) goes as KEY=VALUE, not as the option",
+          "[command]") {
+  const auto kb = snapshot();
+  auto spec = library(1, 8);
+  spec.changes = {{"model.pipeline_model_parallel_size", "1"}, {"model.virtual_pipeline_model_parallel_size", "null"}};
+  CHECK(kbq::launch_command(spec, kb) ==
+        "uv run python -m torch.distributed.run --nproc_per_node=8 scripts/training/run_recipe.py \\\n"
+        "    --recipe llama3_70b_pretrain_config \\\n"
+        "    --dataset mock \\\n"
+        "    -pp 1 \\\n"
+        "    'model.virtual_pipeline_model_parallel_size=null'");
+  spec.changes = {{"model.virtual_pipeline_model_parallel_size", "-2"}};  // a whole number argparse takes: the option
+  CHECK(kbq::launch_command(spec, kb).find("-vp -2") != std::string::npos);
 }
 
 TEST_CASE("launch command: another launcher mode than the recipe's is passed first, by the first long spelling of its flag", "[command]") {

@@ -117,6 +117,13 @@ const std::vector<DslCase> kDslCases = {
     {"2 nodes of 8 gpus", "gpus:16 nodes:2 gpus_per_node:8", "en", nullptr, 0},
     {"lora qwen3 8b on my 48 GB card", "mode:peft model:qwen3 8b memory:48", "en", nullptr, 0},
     {"40GB", "memory:40", nullptr, nullptr, 0},
+    // A count before a memory size and a GPU word: the count is the GPUs (issue 24).
+    {"sft qwen3 8b on 4 x 24GB GPUs", "mode:sft model:qwen3 8b gpus:4 memory:24", "en", nullptr, 0},
+    {"lora llama3 8b on 2 48GB cards", "mode:peft model:llama3 8b gpus:2 memory:48", "en", nullptr, 0},
+    {"8 80GB H100s", "gpus:8 hardware:h100 memory:80", nullptr, nullptr, 0},
+    {"在 4 张 24GB 显卡上微调 qwen3 1.7b", "mode:sft model:qwen3 1p7b gpus:4 memory:24", "zh", nullptr, 0},
+    {"qwen3 8b を 2 枚の 24GB GPU で LoRA", "mode:peft model:qwen3 8b gpus:2 memory:24", "ja", nullptr, 0},
+    {"affiner qwen3 8b sur 4 cartes de 24 Go", "mode:sft model:qwen3 8b gpus:4 memory:24", "fr", nullptr, 0},
     {"a100 40gb", "hardware:a100_40gb", nullptr, nullptr, 0},
     {"16 GiB", "memory:17.179869", nullptr, nullptr, 0},
     {"lora qwen3 8b rtx 4090", "mode:peft model:qwen3 8b hardware:rtx4090", "en", nullptr, 0},

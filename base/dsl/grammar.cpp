@@ -9,7 +9,8 @@
 //                   count_times_hw, hw_times_count,
 //                   count_hw, word_hw, count_hw_nodes, count_gpus, gpus_count, count_nodes, nodes_count,
 //                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
-//                   systems (3 forms), memory, budget, epochs, nodes_of_gpus,
+//                   systems (3 forms), memory, count_memory_gpus ("4 x 24GB GPUs"),
+//                   budget, epochs, nodes_of_gpus,
 //                   nodes_with_gpus, model_spaced_size, lexicon_word, family,
 //                   count_family)
 //         | quoted | fallback
@@ -836,6 +837,13 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
               -(-gap >> stop3) >> bound][system_piece(true)];
   // <n> <memory unit>: "48 gb", "24 go"
   auto const memory = x3::raw[decimal >> -gap >> tok(WordKind::MemoryUnit, &s->t1) >> bound][memory_piece];
+  // <n> [x | particle] before <m> <memory unit> <gpu unit or GPU>: the count
+  // of "4 x 24GB GPUs", "4 张 24GB 显卡", "2 48GB cards", "8 80GB H100s"
+  // (the memory that follows is a piece of its own).
+  auto const count_memory_gpus =
+      x3::raw[signed_count >> -gap >> -((times | particle) >> -gap) >>
+              &(num(false, false, &s->n2) >> -gap >> tok(WordKind::MemoryUnit, nullptr) >> -gap >>
+                (any_gpu_unit | tok(WordKind::Hardware, nullptr)))][count_piece(PieceKind::Gpus)];
   // <n> <m>-<gpu unit> <node unit>, <n> <node unit> <particle> <m> <gpu unit>
   auto const nodes_of_gpus =
       x3::raw[word_count >> -gap >> count2 >> (x3::lit('-') | gap) >> gpu_unit >> -gap >> node_unit3 >> bound][nodes_of_piece];
@@ -861,8 +869,8 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
 
   return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, word_hw, count_hw_nodes,
                  count_gpus, gpus_count, count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size,
-                 systems_counted, systems_bare, systems_after, memory, budget, epochs, nodes_of_gpus, nodes_with_gpus, model_spaced_size,
-                 lexicon_word, family, count_family);
+                 systems_counted, systems_bare, systems_after, memory, count_memory_gpus, budget, epochs, nodes_of_gpus, nodes_with_gpus,
+                 model_spaced_size, lexicon_word, family, count_family);
 }
 
 }  // namespace

@@ -20,13 +20,14 @@ std::string gib(double v) { return kb::one_decimal(v); }
 
 // The verdict of a check: its words filled with its numbers' texts, the
 // documented rule it enforces and that rule's text.
-void add_verdict(const Context& c, Result& r, const std::string& check, Status s, std::vector<VerdictValue> numbers) {
+void add_verdict(const Context& c, Result& r, const std::string& check, Status s, std::vector<VerdictValue> numbers,
+                 const std::string& variant = "") {
   Verdict v;
   v.id = check;
   v.status = s;
   std::vector<std::pair<std::string, std::string>> vars;
   for (const auto& n : numbers) vars.emplace_back(n.name, n.text);
-  v.detail = c.label("rule." + check + "." + std::string(to_string(s)), vars);
+  v.detail = c.label("rule." + check + "." + std::string(to_string(s)) + (variant.empty() ? "" : "_" + variant), vars);
   v.numbers = std::move(numbers);
   if (const EntityRef* e = c.kb.check_entity(check)) {
     v.enforces = e->kind + "/" + e->key;
@@ -64,7 +65,7 @@ void rules(const Context& c, const RuleModel& model, Result& r) {
   in.etp = L.etp;
   in.sp = L.sp;
   in.seq = L.seq;
-  for (auto& o : evaluate_rules(in)) add_verdict(c, r, o.check, o.status, std::move(o.numbers));
+  for (auto& o : evaluate_rules(in)) add_verdict(c, r, o.check, o.status, std::move(o.numbers), o.variant);
 }
 
 // Memory per GPU against capacity, and the batch arithmetic.

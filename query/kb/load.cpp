@@ -66,12 +66,13 @@ std::vector<Flag> read_flags(kb::Db& db, const std::string& parser) {
   while (st.step()) {
     const std::string item = st.text(0);
     if (!kb::starts_with(item, prefix)) continue;
-    if (out.empty() || out.back().item != item) out.push_back(Flag{item, {}, {}, {}, {}});
+    if (out.empty() || out.back().item != item) out.push_back(Flag{item, {}, {}, {}, {}, {}});
     Flag& f = out.back();
     const std::string attribute = st.text(1), value = st.text(2), at = st.text(3);
     if (attribute == "short") f.short_option = std::max(f.short_option, value);
     if (attribute == "long") f.long_option = std::max(f.long_option, value);
     if (attribute == "config_key" && f.config_key.empty()) f.config_key = value;
+    if (attribute == "type" && f.type.empty()) f.type = value;
     f.at = std::max(f.at, at);
   }
   return out;

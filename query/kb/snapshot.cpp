@@ -135,6 +135,7 @@ Settings read_settings(const std::map<std::string, std::string>& rows) {
   s.change_order = r.change_order("change_order");
   s.max_world = r.whole("max_world", 1, kb::limits::kMaxGpus);
   s.pretrained_checkpoint_path = r.word("pretrained_checkpoint_path");
+  s.none_literal = r.word("none_literal");
   s.borderline_memory = r.share("borderline_memory");
   s.intent_modality = r.pairs("intent_modality");
   s.default_precision = r.word("default_precision");

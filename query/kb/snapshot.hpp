@@ -64,6 +64,7 @@ struct Flag {
   std::string short_option, long_option;
   std::string config_key;  // the key it sets ("" when none)
   std::string at;
+  std::string type;  // the argparse type of its value ("int"; "" when none is stated)
 };
 
 // What a scan over many models needs (the family and the size).
@@ -113,6 +114,7 @@ struct Settings {
   std::vector<Dim> change_order;           // the order the layout planner changes sizes (tp, pp, cp, ep once each)
   long long max_world = 0;                 // the largest world the fewest-GPU search tries
   std::string pretrained_checkpoint_path;  // placeholder for a fine-tune's starting checkpoint
+  std::string none_literal;                // how an override sets a field to None (Hydra's `null`)
   double borderline_memory = 0;            // share of a GPU's memory above which a fit is borderline
   std::vector<std::pair<std::string, std::string>> intent_modality;  // intent → modality
   std::string default_precision;                                     // the plain recipes' precision

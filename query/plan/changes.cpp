@@ -90,7 +90,17 @@ void overrides_of(const Context& c, Result& res, const Recipe& r, const Plan& p,
     add("ep", L.ep, opt(r.ep));
     add("etp", L.etp, r.etp ? opt(r.etp) : std::string("1"));
   }
-  if (L.pp > 1 && L.vp > 0) add("vp", L.vp, opt(r.vp));
+  if (L.pp > 1 && L.vp > 0) {
+    add("vp", L.vp, opt(r.vp));
+  } else if (r.vp && *r.vp > 0 && L.vp <= 0) {
+    // The recipe's virtual pipeline on a layout without one: set to None,
+    // or Megatron Core refuses an interleaved schedule on one stage
+    // (initialize_model_parallel: "pipeline-model-parallel size should be
+    // greater than 1 with interleaved schedule").
+    const std::string key = c.kb.key_for("vp");
+    if (!key.empty() && !c.settings().none_literal.empty())
+      res.overrides.push_back(make_override(c, key, c.settings().none_literal, opt(r.vp)));
+  }
   if (L.tp > 1 || (r.sp && *r.sp != L.sp)) {
     const std::string key = c.kb.key_for("sp");
     if (!key.empty())

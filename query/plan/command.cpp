@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <optional>
 
 #include "base/checked.hpp"
@@ -14,6 +16,22 @@ namespace kbq {
 namespace {
 
 std::string quote(const std::string& kv) { return kb::shell_quote(kv); }
+
+// Whether the launcher option's argparse type takes the value: int an
+// optional sign and digits, float a finite number; other types any text.
+bool option_takes(const std::string& type, const std::string& v) {
+  if (type == "int") {
+    const size_t from = !v.empty() && (v[0] == '-' || v[0] == '+') ? 1 : 0;
+    return v.size() > from &&
+           std::all_of(v.begin() + static_cast<std::ptrdiff_t>(from), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  }
+  if (type == "float") {
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    return !v.empty() && *end == '\0' && std::isfinite(d);
+  }
+  return true;
+}
 
 // A command kbq prints is the KB's command text with values quoted
 // (shell_word): text of a crafted KB that would be shell syntax there (a
@@ -119,7 +137,9 @@ std::string launch_command(const LaunchSpec& spec, const Snapshot& kb) {
   if (spec.launch_mode != spec.recipe_mode && !spec.launch_mode.empty())
     if (auto f = kb.flag_named(s.launch_mode_flag)) flags.push_back(option_name(*f, true) + " " + shell_word(spec.launch_mode));
   for (const auto& [key, value] : spec.changes) {
-    if (const Flag* f = kb.flag_for(key))
+    const Flag* f = kb.flag_for(key);
+    if (f && !option_takes(f->type, value)) f = nullptr;  // argparse would refuse it (None for an int): KEY=VALUE
+    if (f)
       flags.push_back(option_name(*f, false) + " " + shell_word(value));
     else
       kvs.push_back(quote(key + "=" + value));

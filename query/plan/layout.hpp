@@ -79,7 +79,7 @@ struct SearchInput {
   long long seq = 0;        // the sequence the job trains with
   long long gbs = 0;        // global batch (pipeline in-flight micro batches)
   long long threshold = 0;  // long-context threshold
-  long long cp_min = 1;     // CP the sequence needs
+  long long cp_min = 1;     // CP the sequence asks for: kept when a layout on the world can (see place)
   bool moe = false;
   std::vector<Dim> change_order;  // which size to change first (data/planner.tsv)
   // The recipe's own layout on its own GPUs (the count and hardware its

@@ -64,7 +64,8 @@ Shape start_shape(const Context& c, const Recipe& r, const Ask& ask, Plan& p) {
 // The search input: a longer sequence than the recipe's needs more CP, so
 // each rank keeps at most the tokens the recipe was written for or the
 // long-context threshold, whichever is more (the memory model then decides
-// whether that many tokens per rank fit).
+// whether that many tokens per rank fit; when no layout with that CP fits
+// on the world, the search trades CP for TP, which splits them too).
 void search_input(const Context& c, const Recipe& r, const Ask& ask, Shape start, Plan& p) {
   const long long threshold = c.settings().long_context_threshold;
   const long long seq = p.seq > 0 ? p.seq : ask.seq > 0 ? ask.seq : r.seq_len.value_or(0);
@@ -187,7 +188,7 @@ void fill_layout(const Context& c, const Recipe& r, const Ask& ask, const Plan& 
   }
   L.tp = s.tp;
   L.pp = s.pp;
-  L.vp = s.pp > 1 ? s.vp : 0;
+  L.vp = s.vp;  // the VP that runs: kbq check's PP 1 under a recipe's VP fails rule vp_needs_pp
   L.cp = s.cp;
   L.ep = r.moe ? s.ep : 1;
   L.etp = r.moe ? s.etp : 1;

@@ -68,7 +68,12 @@ std::variant<KeyValues, Error> resolve_overrides(const Context& c, const CodeCon
       return Error{"unknown override key '" + k + "': the code's ConfigContainer has no such field",
                    "did you mean " + kb::join(top, ", ") + "?"};
     }
-    if (ck && parse_dim(ck->dimension)) {
+    // A size whose field is Optional may be set to None (a virtual pipeline
+    // off): the planner reads it as no such size.
+    const std::string* type = code.type_of(key);
+    const bool optional = type && (kb::starts_with(*type, "Optional[") || type->find("| None") != std::string::npos);
+    const bool none = optional && !c.settings().none_literal.empty() && v == c.settings().none_literal;
+    if (ck && parse_dim(ck->dimension) && !none) {
       const long long n = to_ll(v, 0);
       if (n < 1 || n > kbq::dsl::kMaxCount)
         return Error{"override '" + k + "=" + v + "': " + ck->key + " must be a positive whole number", "e.g. " + ck->key + "=2"};
@@ -83,7 +88,7 @@ std::variant<KeyValues, Error> resolve_overrides(const Context& c, const CodeCon
                      "e.g. " + ck->key + "=4096"};
     }
     // A value the field's annotated type cannot hold fails at start-up: caught here.
-    if (const std::string* type = code.type_of(key))
+    if (type)
       if (auto err = wrong_type(k, key, v, *type)) return *err;
     out.emplace_back(key, v);
   }

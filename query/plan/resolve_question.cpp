@@ -193,8 +193,9 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens&
   if (ask.hardware_assumed && (ask.understood || !ask.name_words.empty()))
     a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", kb::upper_ascii(ask.hardware)}}));
   if (!ask.nodes_read.empty()) a.warnings.push_back(ask.nodes_read);
-  // A memory size the user states replaces the GPU type's: said, with both.
-  if (const Gpu* g = c.kb.gpu(ask.hardware); g && ask.memory_gib > 0)
+  // A memory size the user states replaces the GPU type's: said, with both
+  // (not when it is the GPU type's own, to a tenth of a GiB as printed).
+  if (const Gpu* g = c.kb.gpu(ask.hardware); g && ask.memory_gib > 0 && kb::one_decimal(ask.memory_gib) != kb::one_decimal(g->memory_gib))
     a.warnings.push_back(c.label(
         "warn.memory_stated",
         {{"memory", kb::one_decimal(ask.memory_gib)}, {"hardware", kb::upper_ascii(g->key)}, {"own", kb::one_decimal(g->memory_gib)}}));

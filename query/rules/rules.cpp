@@ -57,10 +57,14 @@ void each_rule(const RuleInput& in, Add&& add) {
     add("cp_for_long_context", cp > 1 ? Status::Pass : Status::Fail, [&] {
       return Vars{num("seq", in.seq), num("threshold", in.threshold), num("cp", cp)};
     });
+  else if (in.seq > 0)
+    // Not a long context: no CP needed (a CP the plan sets then splits
+    // activations for memory), said as such, never as "long context".
+    add(
+        "cp_for_long_context", Status::Pass, [&] { return Vars{num("seq", in.seq), num("threshold", in.threshold), num("cp", cp)}; },
+        "short");
   else
-    add("cp_for_long_context", Status::Pass, [&] {
-      return Vars{in.seq > 0 ? num("seq", in.seq) : none("seq", "?"), num("threshold", in.threshold), num("cp", cp)};
-    });
+    add("cp_for_long_context", Status::Unknown, [&] { return Vars{none("seq", "?"), num("threshold", in.threshold), num("cp", cp)}; });
   // 5. World size divisible by the dense mesh, and by the expert mesh for MoE.
   const long long dense = tp * pp * cp, expert = pp * ep * etp;
   const bool dense_ok = in.world >= dense && in.world % dense == 0;
@@ -100,6 +104,11 @@ void each_rule(const RuleInput& in, Add&& add) {
     add("layers_divisible_by_pp", split % stages == 0 ? Status::Pass : Status::Fail, [&] {
       return extra({num("pp", stages), layers(), quotient("per_stage", split % stages == 0, split / stages)});
     });
+  // 8. A virtual pipeline needs a pipeline: Megatron Core's
+  // initialize_model_parallel refuses VP on fewer than 2 stages (said only
+  // where a VP is set, as kbq check's PP 1 under a recipe's VP).
+  if (in.vp > 0)
+    add("vp_needs_pp", pp >= 2 ? Status::Pass : Status::Fail, [&] { return Vars{num("vp", in.vp), num("pp", pp)}; });
 }
 
 }  // namespace
@@ -120,13 +129,15 @@ RuleInput rule_input(const RuleModel& m, long long nvlink, bool moe, long long t
 
 std::vector<RuleOutcome> evaluate_rules(const RuleInput& in) {
   std::vector<RuleOutcome> out;
-  each_rule(in, [&](const char* check, Status s, auto&& numbers) { out.push_back({check, s, numbers()}); });
+  each_rule(in, [&](const char* check, Status s, auto&& numbers, const char* variant = "") {
+    out.push_back({check, s, numbers(), variant});
+  });
   return out;
 }
 
 bool rules_pass(const RuleInput& in) {
   bool ok = true;
-  each_rule(in, [&](const char*, Status s, auto&&) { ok = ok && s != Status::Fail; });
+  each_rule(in, [&](const char*, Status s, auto&&, const char* = "") { ok = ok && s != Status::Fail; });
   return ok;
 }
 

@@ -51,6 +51,7 @@ struct RuleOutcome {
   std::string check;
   Status status = Status::Unknown;
   std::vector<VerdictValue> numbers;
+  std::string variant;  // the wording, when a status has more than one: label rule.<check>.<status>_<variant>
 };
 
 // Every sizing rule on a layout, in the documents' order.
