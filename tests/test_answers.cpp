@@ -564,9 +564,9 @@ TEST_CASE("a recipe's virtual pipeline never reaches one stage: the plan sets it
   CHECK(failed);
   CHECK(bad["results"][0]["layout"]["vp"] == 5);
   // The same with the virtual pipeline set to null: the rule is not raised, it runs.
-  const auto good = ask({"check", "llama3_70b_pretrain_config", "--gpus", "8", "--hardware", "gb200", "model.tensor_model_parallel_size=8",
-                         "model.pipeline_model_parallel_size=1", "model.context_parallel_size=1",
-                         "model.virtual_pipeline_model_parallel_size=null"});
+  const auto good =
+      ask({"check", "llama3_70b_pretrain_config", "--gpus", "8", "--hardware", "gb200", "model.tensor_model_parallel_size=8",
+           "model.pipeline_model_parallel_size=1", "model.context_parallel_size=1", "model.virtual_pipeline_model_parallel_size=null"});
   CHECK(good["verdict"] == "ok");
   for (const auto& v : good["results"][0]["rules"]) CHECK(v["id"] != "vp_needs_pp");
   // null is only for a field the code types Optional: TP is not.

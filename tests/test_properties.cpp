@@ -512,12 +512,11 @@ TEST_CASE("properties: long sequences get one verdict from a question and kbq ch
                 for (long long pp = 1; pp <= 8; pp *= 2)
                   for (long long cp = 1; tp * pp * cp <= n; cp *= 2) {
                     if (n % (tp * pp * cp) != 0) continue;
-                    const std::vector<std::pair<std::string, std::string>> kv{
-                        {"model.tensor_model_parallel_size", std::to_string(tp)},
-                        {"model.pipeline_model_parallel_size", std::to_string(pp)},
-                        {"model.context_parallel_size", std::to_string(cp)},
-                        {"model.sequence_parallel", tp > 1 ? "true" : "false"},
-                        {"model.seq_length", std::to_string(seq)}};
+                    const std::vector<std::pair<std::string, std::string>> kv{{"model.tensor_model_parallel_size", std::to_string(tp)},
+                                                                              {"model.pipeline_model_parallel_size", std::to_string(pp)},
+                                                                              {"model.context_parallel_size", std::to_string(cp)},
+                                                                              {"model.sequence_parallel", tp > 1 ? "true" : "false"},
+                                                                              {"model.seq_length", std::to_string(seq)}};
                     auto checked = engine.check(r.recipe.name, n, kv, "h100", "en");
                     const auto* ca = std::get_if<kbq::Answer>(&checked);
                     REQUIRE(ca);

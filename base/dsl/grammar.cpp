@@ -840,10 +840,9 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // <n> [x | particle] before <m> <memory unit> <gpu unit or GPU>: the count
   // of "4 x 24GB GPUs", "4 张 24GB 显卡", "2 48GB cards", "8 80GB H100s"
   // (the memory that follows is a piece of its own).
-  auto const count_memory_gpus =
-      x3::raw[signed_count >> -gap >> -((times | particle) >> -gap) >>
-              &(num(false, false, &s->n2) >> -gap >> tok(WordKind::MemoryUnit, nullptr) >> -gap >>
-                (any_gpu_unit | tok(WordKind::Hardware, nullptr)))][count_piece(PieceKind::Gpus)];
+  auto const count_memory_gpus = x3::raw[signed_count >> -gap >> -((times | particle) >> -gap) >>
+                                         &(num(false, false, &s->n2) >> -gap >> tok(WordKind::MemoryUnit, nullptr) >> -gap >>
+                                           (any_gpu_unit | tok(WordKind::Hardware, nullptr)))][count_piece(PieceKind::Gpus)];
   // <n> <m>-<gpu unit> <node unit>, <n> <node unit> <particle> <m> <gpu unit>
   auto const nodes_of_gpus =
       x3::raw[word_count >> -gap >> count2 >> (x3::lit('-') | gap) >> gpu_unit >> -gap >> node_unit3 >> bound][nodes_of_piece];

@@ -61,7 +61,10 @@ void each_rule(const RuleInput& in, Add&& add) {
     // Not a long context: no CP needed (a CP the plan sets then splits
     // activations for memory), said as such, never as "long context".
     add(
-        "cp_for_long_context", Status::Pass, [&] { return Vars{num("seq", in.seq), num("threshold", in.threshold), num("cp", cp)}; },
+        "cp_for_long_context", Status::Pass,
+        [&] {
+          return Vars{num("seq", in.seq), num("threshold", in.threshold), num("cp", cp)};
+        },
         "short");
   else
     add("cp_for_long_context", Status::Unknown, [&] { return Vars{none("seq", "?"), num("threshold", in.threshold), num("cp", cp)}; });
@@ -107,8 +110,7 @@ void each_rule(const RuleInput& in, Add&& add) {
   // 8. A virtual pipeline needs a pipeline: Megatron Core's
   // initialize_model_parallel refuses VP on fewer than 2 stages (said only
   // where a VP is set, as kbq check's PP 1 under a recipe's VP).
-  if (in.vp > 0)
-    add("vp_needs_pp", pp >= 2 ? Status::Pass : Status::Fail, [&] { return Vars{num("vp", in.vp), num("pp", pp)}; });
+  if (in.vp > 0) add("vp_needs_pp", pp >= 2 ? Status::Pass : Status::Fail, [&] { return Vars{num("vp", in.vp), num("pp", pp)}; });
 }
 
 }  // namespace
