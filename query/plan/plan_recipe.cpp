@@ -359,36 +359,47 @@ Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask) {
   return g;
 }
 
-// Sized as the run will be: an override whose dotted key ends in the name of a
-// fact the recipe's function has (model.recompute_granularity=full, the
-// offloading keys) replaces that fact; layout sizes are the search's, not
-// facts. OmegaConf's null is the extractor's none.
+namespace {
+
+// The code fact a dotted config key sets: the recipe function's fact named
+// by the key's last part (model.recompute_granularity → recompute_granularity),
+// or none (no dot: not a config key, e.g. the launcher's --mode).
+const std::pair<const std::string, CodeFact>* fact_of_key(const RecipeData& d, const std::string& key) {
+  const auto dot = key.rfind('.');
+  if (dot == std::string::npos) return nullptr;
+  const auto it = d.facts.find(key.substr(dot + 1));
+  return it == d.facts.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+// Sized as the run will be: an override of a key that sets a fact of the
+// recipe's function (model.recompute_granularity=full, the offloading keys)
+// replaces that fact; layout sizes are the search's, not facts. The
+// override's None (planner.tsv none_literal) is the extractor's none.
 Sizing size_as_run(const Context& c, const RecipeData& d, const Ask& ask) {
   std::optional<CodeFacts> facts;
+  const std::string& none = c.settings().none_literal;
   for (const auto& [key, value] : ask.fixed) {
-    const auto dot = key.rfind('.');
-    if (dot == std::string::npos) continue;  // not a config key (peft: the launcher's --mode)
     if (const ConfigKey* ck = c.kb.config_key(key); ck && !ck->dimension.empty()) continue;
-    const std::string field = key.substr(dot + 1);
-    const auto it = d.facts.find(field);
-    if (it == d.facts.end()) continue;
+    const auto* fact = fact_of_key(d, key);
+    if (!fact) continue;
     if (!facts) facts = d.facts;
-    const std::string v = kb::fold(value) == "null" ? std::string("none") : value;
-    (*facts)[field] = CodeFact{kb::FactState::Value, v, it->second.type, it->second.at};
+    const std::string v = !none.empty() && kb::fold(value) == kb::fold(none) ? std::string("none") : value;
+    (*facts)[fact->first] = CodeFact{kb::FactState::Value, v, fact->second.type, fact->second.at};
   }
   return facts ? size_recipe(RecipeData{d.recipe, *facts, d.model, d.commit}) : size_recipe(d);
 }
 
 // Whether the job already runs with every setting of the memory lever: the
-// question fixes it, or the recipe's function sets it (the key's last part
-// is the code fact's field, as in size_as_run).
+// question fixes it, or the recipe's function sets it (fact_of_key).
 bool lever_set(const Context& c, const RecipeData& d, const Ask& ask) {
   const auto& lever = c.settings().memory_lever;
   return !lever.empty() && std::all_of(lever.begin(), lever.end(), [&](const std::pair<std::string, std::string>& kv) {
     for (const auto& [key, value] : ask.fixed)
       if (key == kv.first) return kb::fold(value) == kb::fold(kv.second);
-    const auto it = d.facts.find(kv.first.substr(kv.first.rfind('.') + 1));
-    return it != d.facts.end() && it->second.state == kb::FactState::Value && kb::fold(it->second.value) == kb::fold(kv.second);
+    const auto* fact = fact_of_key(d, kv.first);
+    return fact && fact->second.state == kb::FactState::Value && kb::fold(fact->second.value) == kb::fold(kv.second);
   });
 }
 
