@@ -65,6 +65,31 @@ std::map<std::string, std::string> code_values(kb::Db& db, const std::string& na
   return out;
 }
 
+// A question's answer (an error fails the test), its results cut to `limit`.
+kbq::Answer ask_answer(kbq::Engine& engine, const std::string& q, int limit) {
+  kbq::AskOptions opts;
+  opts.limit = limit;
+  auto res = engine.ask(q, opts);
+  const auto* a = std::get_if<kbq::Answer>(&res);
+  REQUIRE(a);
+  return *a;
+}
+
+// kbq check of a planned result, given the recipe, its GPUs and hardware
+// and the changes the answer makes (the values the command only restates
+// are left out: kbq check takes an override as the user's choice, and the
+// recipe's own layout, unchanged, keeps the memory model's tolerance).
+kbq::Answer recheck(kbq::Engine& engine, const kbq::Result& r) {
+  std::vector<std::pair<std::string, std::string>> kv;
+  for (const auto& o : r.overrides)
+    if (o.value != o.recipe_value) kv.emplace_back(o.key, o.value);
+  auto checked = engine.check(r.recipe.name, r.layout.gpus, kv, r.layout.hardware, "en");
+  const auto* ca = std::get_if<kbq::Answer>(&checked);
+  REQUIRE(ca);
+  REQUIRE(ca->results.size() == 1);
+  return *ca;
+}
+
 }  // namespace
 
 TEST_CASE("properties: kbq show states every exported recipe's code facts, and prints the code's own layout or says why not",
@@ -160,11 +185,8 @@ TEST_CASE("properties: every runnable layout the planner prints passes its rules
           const std::string q =
               "mode:" + mode.get<std::string>() + " " + m["question"].get<std::string>() + " gpus:" + std::to_string(n) + " hardware:" + hw;
           INFO(q);
-          kbq::AskOptions opts;
-          opts.limit = 3;
-          auto res = engine.ask(q, opts);
-          const auto* a = std::get_if<kbq::Answer>(&res);
-          REQUIRE(a);
+          const kbq::Answer answer = ask_answer(engine, q, 3);
+          const kbq::Answer* a = &answer;
           ++asked;
           if (a->verdict == kbq::Outcome::NotPossible) ++impossible;
           for (const auto& r : a->results) {
@@ -180,13 +202,8 @@ TEST_CASE("properties: every runnable layout the planner prints passes its rules
             // override as the user's choice, and the recipe's own layout,
             // unchanged, keeps the memory model's tolerance.)
             if (r.recipe.kind == kbq::RecipeKind::Library) {
-              std::vector<std::pair<std::string, std::string>> kv;
-              for (const auto& o : r.overrides)
-                if (o.value != o.recipe_value) kv.emplace_back(o.key, o.value);
-              auto checked = engine.check(r.recipe.name, L.gpus, kv, L.hardware, "en");
-              const auto* ca = std::get_if<kbq::Answer>(&checked);
-              REQUIRE(ca);
-              REQUIRE(ca->results.size() == 1);
+              const kbq::Answer checked = recheck(engine, r);
+              const kbq::Answer* ca = &checked;
               const kbq::Result& cr = ca->results.front();
               std::vector<std::string> why;
               for (const auto& v : cr.rules)
@@ -494,11 +511,8 @@ TEST_CASE("properties: long sequences get one verdict from a question and kbq ch
                                    " hardware:h100 seq:" + std::to_string(seq) + " gpus:";
           const std::string q = base + std::to_string(n);
           INFO(q);
-          kbq::AskOptions opts;
-          opts.limit = 1;
-          auto res = engine.ask(q, opts);
-          const auto* a = std::get_if<kbq::Answer>(&res);
-          REQUIRE(a);
+          const kbq::Answer answer = ask_answer(engine, q, 1);
+          const kbq::Answer* a = &answer;
           ++asked;
           if (a->results.empty()) continue;
           const kbq::Result& r = a->results.front();
@@ -528,10 +542,7 @@ TEST_CASE("properties: long sequences get one verdict from a question and kbq ch
             if (a->min_gpus == 0) continue;  // none up to the planner's limit: said so
             CHECK(a->min_gpus > n);
             INFO("asked again on " << a->min_gpus);
-            auto again = engine.ask(base + std::to_string(a->min_gpus), opts);
-            const auto* b = std::get_if<kbq::Answer>(&again);
-            REQUIRE(b);
-            CHECK(b->verdict == kbq::Outcome::Ok);
+            CHECK(ask_answer(engine, base + std::to_string(a->min_gpus), 1).verdict == kbq::Outcome::Ok);
             continue;
           }
           if (!r.runnable) continue;
@@ -540,13 +551,8 @@ TEST_CASE("properties: long sequences get one verdict from a question and kbq ch
           if (L.seq == seq && L.cp > 1 && L.tp > 1 && seq / (L.cp * L.tp) > 8192) ++traded;
           if (r.recipe.kind != kbq::RecipeKind::Library) continue;
           INFO(r.recipe.name << ": " << r.command);
-          std::vector<std::pair<std::string, std::string>> kv;
-          for (const auto& o : r.overrides)
-            if (o.value != o.recipe_value) kv.emplace_back(o.key, o.value);
-          auto checked = engine.check(r.recipe.name, L.gpus, kv, L.hardware, "en");
-          const auto* ca = std::get_if<kbq::Answer>(&checked);
-          REQUIRE(ca);
-          REQUIRE(ca->results.size() == 1);
+          const kbq::Answer checked = recheck(engine, r);
+          const kbq::Answer* ca = &checked;
           const kbq::Result& cr = ca->results.front();
           CHECK(ca->verdict == kbq::Outcome::Ok);
           CHECK(cr.memory.known == r.memory.known);
