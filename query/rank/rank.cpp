@@ -2,6 +2,7 @@
 #include "query/rank/rank.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "base/text.hpp"
 
@@ -32,7 +33,18 @@ QuickRefPicks quick_ref_picks(const std::vector<QuickRefRow>& rows, const Ask& a
       }
       continue;
     }
-    if (!row.intents.empty() && has_mode && ask.mode.empty() && out.intent_mode.empty()) out.intent_mode = row.mode;
+    // The mode a row matched by intent implies: its own, else the one mode
+    // its exported recipes train in ("Try Bridge for the first time":
+    // llama3_8b_pretrain_config + mock data, a pretraining).
+    if (!row.intents.empty() && ask.mode.empty() && out.intent_mode.empty()) {
+      std::set<std::string> modes;
+      for (const auto& pick : row.recipes)
+        if (pick.exported && !pick.mode.empty()) modes.insert(pick.mode);
+      if (has_mode)
+        out.intent_mode = row.mode;
+      else if (modes.size() == 1)
+        out.intent_mode = *modes.begin();
+    }
     int position = 0;
     for (const auto& pick : row.recipes) {
       out.by_name.try_emplace(pick.name, QuickRefPicks::Pick{row.row, position++, pick.model_key});
