@@ -48,7 +48,10 @@ QuickRefPicks quick_ref_picks(const std::vector<QuickRefRow>& rows, const Ask& a
     int position = 0;
     for (const auto& pick : row.recipes) {
       out.by_name.try_emplace(pick.name, QuickRefPicks::Pick{row.row, position++, pick.model_key});
-      if (!row.intents.empty() && ask.model.empty() && pick.exported && !pick.model_key.empty())
+      // Fewer GPUs asked than the row starts from ("smoke test on one GPU",
+      // the first-try row says 2): its models are advice, what runs decides.
+      const bool row_fits_count = ask.gpus <= 0 || row.gpus <= 0 || ask.gpus >= row.gpus;
+      if (!row.intents.empty() && ask.model.empty() && pick.exported && !pick.model_key.empty() && row_fits_count)
         out.intent_models.insert(pick.model_key + "/" + pick.mode);
     }
   }
