@@ -19,14 +19,21 @@ using plan_int::to_ll;
 
 namespace {
 
-// An error when `v` is not a value of the annotated Python type (int, float
-// and bool fields; None where the type is Optional).
-std::optional<Error> wrong_type(const std::string& k, const std::string& key, const std::string& v, const std::string& type) {
+// The annotated type without its Optional[...] or " | None": the type
+// itself when it is not Optional.
+std::string base_type(const std::string& type) {
   std::string base = type;
   for (const char* wrap : {"Optional[", " | None"}) {
     if (auto at = base.find(wrap); at != std::string::npos)
       base = at == 0 ? base.substr(std::strlen(wrap), base.size() - std::strlen(wrap) - 1) : base.substr(0, at);
   }
+  return base;
+}
+
+// An error when `v` is not a value of the annotated Python type (int, float
+// and bool fields; None where the type is Optional).
+std::optional<Error> wrong_type(const std::string& k, const std::string& key, const std::string& v, const std::string& type) {
+  const std::string base = base_type(type);
   const bool none_ok = base != type && (v == "None" || v == "null");
   auto whole = [&v] {
     char* end = nullptr;
@@ -71,7 +78,7 @@ std::variant<KeyValues, Error> resolve_overrides(const Context& c, const CodeCon
     // A size whose field is Optional may be set to None (a virtual pipeline
     // off): the planner reads it as no such size.
     const std::string* type = code.type_of(key);
-    const bool optional = type && (kb::starts_with(*type, "Optional[") || type->find("| None") != std::string::npos);
+    const bool optional = type && base_type(*type) != *type;
     const bool none = optional && !c.settings().none_literal.empty() && v == c.settings().none_literal;
     if (ck && parse_dim(ck->dimension) && !none) {
       const long long n = to_ll(v, 0);
