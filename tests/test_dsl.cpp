@@ -125,6 +125,20 @@ const std::vector<DslCase> kDslCases = {
     {"qwen3 8b を 2 枚の 24GB GPU で LoRA", "mode:peft model:qwen3 8b gpus:2 memory:24", "ja", nullptr, 0},
     {"affiner qwen3 8b sur 4 cartes de 24 Go", "mode:sft model:qwen3 8b gpus:4 memory:24", "fr", nullptr, 0},
     {"a100 40gb", "hardware:a100_40gb", nullptr, nullptr, 0},
+    // M is a sequence only with a sequence word after it; else a model size or
+    // a token budget (ties go to the size and the budget).
+    {"sft qwen3 8b 1m context", "mode:sft model:qwen3 8b seq:1048576", "en", nullptr, 0},
+    {"pretrain qwen2 500m", "mode:pretrain model:qwen2 500m", "en", nullptr, 0},
+    {"sft qwen3 8b on 500M tokens", "mode:sft model:qwen3 8b tokens:500000000", "en", nullptr, 0},
+    // How people name the modes: from scratch, continued pretraining, full fine-tuning.
+    {"train llama3 8b from scratch", "mode:pretrain model:llama3 8b", "en", nullptr, 0},
+    {"full finetune qwen3 8b", "mode:sft model:qwen3 8b", "en", nullptr, 0},
+    {"continued pretraining qwen3 8b", "mode:pretrain model:qwen3 8b", "en", nullptr, 0},
+    {"从零开始训练 qwen3 8b", "mode:pretrain model:qwen3 8b", "zh", nullptr, 0},
+    {"qwen3 8b をゼロから学習", "mode:pretrain model:qwen3 8b", "ja", nullptr, 0},
+    {"pré-entraînement continu de qwen3 8b", "mode:pretrain model:qwen3 8b", "fr", nullptr, 0},
+    // A model the code has no recipe for stays as typed, never Llama 3.
+    {"sft llama 3.3 70b", "mode:sft 70b llama 3.3", "en", nullptr, 0},
     {"16 GiB", "memory:17.179869", nullptr, nullptr, 0},
     {"lora qwen3 8b rtx 4090", "mode:peft model:qwen3 8b hardware:rtx4090", "en", nullptr, 0},
     {"rtx 6000 ada 2 gpus", "gpus:2 hardware:rtx6000ada", nullptr, nullptr, 0},

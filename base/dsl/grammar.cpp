@@ -8,9 +8,9 @@
 //   term  = longest(key_value, bad_key_value, spaced_key_value ("TP 2", "pp=4"),
 //                   count_times_hw, hw_times_count,
 //                   count_hw, word_hw, count_hw_nodes, count_gpus, gpus_count, count_nodes, nodes_count,
-//                   count_range, seq_k, unit_seq, seq_unit_after, model_size,
+//                   count_range, model_size, budget, seq_k, unit_seq, seq_unit_after,
 //                   systems (3 forms), memory, count_memory_gpus ("4 x 24GB GPUs"),
-//                   budget, epochs, nodes_of_gpus,
+//                   epochs, nodes_of_gpus,
 //                   nodes_with_gpus, model_spaced_size, lexicon_word, family,
 //                   count_family)
 //         | quoted | fallback
@@ -866,9 +866,12 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // a lexicon word (longest spelling)
   auto const lexicon_word = x3::raw[word >> bound][word_piece];
 
+  // Ties go to the first listed: a model size and a token budget come before
+  // a sequence length, so a magnitude that is both ("m") is a sequence only
+  // where a sequence word makes it read further ("1m context", not "500m").
   return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, word_hw, count_hw_nodes,
-                 count_gpus, gpus_count, count_nodes, nodes_count, count_range, seq_k, unit_seq, seq_unit_after, model_size,
-                 systems_counted, systems_bare, systems_after, memory, count_memory_gpus, budget, epochs, nodes_of_gpus, nodes_with_gpus,
+                 count_gpus, gpus_count, count_nodes, nodes_count, count_range, model_size, budget, seq_k, unit_seq, seq_unit_after,
+                 systems_counted, systems_bare, systems_after, memory, count_memory_gpus, epochs, nodes_of_gpus, nodes_with_gpus,
                  model_spaced_size, lexicon_word, family, count_family);
 }
 

@@ -1065,9 +1065,11 @@ CellFacts read_cell_facts(const std::string& text, const std::string& lang, cons
       continue;
     }
     if (t[i].kind != Token::Kind::Number || (i > 0 && t[i - 1].kind == Token::Kind::Word)) continue;
-    // A sequence length: digits and a magnitude ("2K", "128K").
+    // A sequence length: digits and a magnitude ("2K", "128K"); not one that
+    // is also a parameter magnitude ("600M" in prose is a model size, as the
+    // query grammar reads it without a sequence word after it).
     if (i + 1 < t.size() && t[i + 1].kind == Token::Kind::Word && (i + 2 >= t.size() || t[i + 2].kind != Token::Kind::Word)) {
-      if (auto m = v.magnitude("seq_magnitude", t[i + 1].text)) {
+      if (auto m = v.magnitude("seq_magnitude", t[i + 1].text); m && !v.magnitude("param_magnitude", t[i + 1].text)) {
         long n = 0;
         if (t[i].text.size() <= 9) n = std::stol(t[i].text);
         if (n > 0) {

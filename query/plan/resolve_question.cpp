@@ -33,9 +33,10 @@ std::vector<std::string> unknown_model_words(const std::set<std::string, std::le
   };
   auto any_of = [](const std::string& w, auto pred) { return std::any_of(w.begin(), w.end(), [&](unsigned char ch) { return pred(ch); }); };
   auto name_like = [&](const std::string& w) {
-    return all_of(w, [](unsigned char ch) { return std::isalnum(ch) || ch == '.' || ch == '-'; });
+    return all_of(w, [](unsigned char ch) { return std::isalnum(ch) || ch == '.' || ch == '-' || ch == ' '; });
   };
-  auto letters = [&](const std::string& w) { return all_of(w, [](unsigned char ch) { return std::isalpha(ch); }); };
+  // (A space is inside a name only as one lexicon phrase: "llama 3.3", "command r".)
+  auto letters = [&](const std::string& w) { return all_of(w, [](unsigned char ch) { return std::isalpha(ch) || ch == ' '; }); };
   auto number = [&](const std::string& w) {
     return all_of(w, [](unsigned char ch) { return std::isdigit(ch) || ch == '.'; }) && std::isdigit(static_cast<unsigned char>(w[0]));
   };
