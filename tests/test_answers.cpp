@@ -541,6 +541,30 @@ TEST_CASE("a diffusion recipe keeps its own data config: no text --dataset prese
   CHECK(t["results"][0]["command"].get<std::string>().find("--dataset") == std::string::npos);
 }
 
+TEST_CASE("a recipe's own pipeline layout: PP and VP only within its builder's map, or kept when it has none", "[answers]") {
+  // After a PP or VP override the launcher rebuilds the layout with the
+  // recipe's _pipeline_model_parallel_layout_builder, which raises for a pair
+  // its map lacks (scripts/training/recipe_runner.py sync_model_pipeline_layout).
+  // GLM-4.5V SFT: PP 8, builder map (4,1) (8,1) (16,1) (recipes/glm_vl/h100/glm_45v.py:35-75).
+  const auto j = ask({"mode:sft glm 4.5v gpus:32 hardware:h100"});
+  const auto& top = j["results"][0];
+  REQUIRE(top["recipe"] == "glm_45v_sft_config");
+  const long long pp = top["layout"]["pp"];
+  CHECK((pp == 4 || pp == 8 || pp == 16));
+  CHECK(top["layout"]["vp"] == 0);
+  // kbq check of a PP outside the map fails the layout rule, exit 1.
+  const auto bad = ask({"check", "glm_45v_sft_config", "--gpus", "64", "model.pipeline_model_parallel_size=2"}, 1);
+  std::string status;
+  for (const auto& v : bad["results"][0]["rules"])
+    if (v["id"] == "layers_divisible_by_pp") status = v["status"];
+  CHECK(status == "fail");
+  // DeepSeek-V4 sets a layout for its own PP and has no builder
+  // (models/deepseek/deepseek_v4_bridge.py:125-163): another PP is not judged sound.
+  const auto kept = ask({"check", "deepseek_v4_flash_pretrain_config", "--gpus", "64", "model.pipeline_model_parallel_size=8"}, 1);
+  for (const auto& v : kept["results"][0]["rules"])
+    if (v["id"] == "layers_divisible_by_pp") CHECK(v["status"] == "unknown");
+}
+
 TEST_CASE("a recipe's virtual pipeline never reaches one stage: the plan sets it to null, kbq check fails it", "[answers]") {
   // Megatron Core's initialize_model_parallel raises "pipeline-model-parallel
   // size should be greater than 1 with interleaved schedule" when VP is set

@@ -126,6 +126,16 @@ TEST_CASE("code: a replaced model config takes the new provider and its dataclas
 
 TEST_CASE("code: a value computed at run time is unknown with a reason", "[code]") { check_good_case("unknown-value"); }
 
+TEST_CASE("code: a pipeline layout builder is read as the (PP, VP) pairs it has a layout for", "[code]") {
+  check_good_case("layout-builder");
+  // The pairs themselves, not only agreement with expected/: a builder that
+  // raised for every pair, or a partial read without its keyword, would differ.
+  const std::string facts = kbtest::read_file(kFixtures + "/layout-builder/expected/recipe-facts.tsv");
+  CHECK(facts.find("toy_1b_pretrain_4gpu_h100_bf16_config\tlayout_pairs\tvalue\t1x1 2x1 4x2\t") != std::string::npos);
+  CHECK(facts.find("toy_1b_sft_4gpu_h100_bf16_config\tlayout_pairs\tvalue\t1x1 2x1 4x2 8x1\t") != std::string::npos);
+  CHECK(facts.find("toy_1b_pretrain_1gpu_h100_bf16_config\tlayout_pairs\tdefault\tnone\t") != std::string::npos);
+}
+
 TEST_CASE("code: a recipe's parameters, its raise and its facts as --mode dora calls it", "[code]") {
   check_good_case("peft-scheme");
   // What the planner reads from these rows, spelled out (the comparison above checks every byte).

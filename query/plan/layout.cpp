@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <tuple>
 
+#include "base/text.hpp"
 #include "query/rules/rules.hpp"
 
 namespace kbq {
@@ -54,8 +56,34 @@ Sizing size_recipe(const RecipeData& d) {
   m.experts = s.arch.experts > 0 ? s.arch.experts : model ? model->experts : 0;
   const auto& f = d.facts;
   auto lay = f.find("pipeline_layout");
-  m.stage_layout = s.base.first_stage_layers > 0 || s.base.last_stage_layers > 0 ||
-                   (lay != f.end() && lay->second.state == kb::FactState::Value && lay->second.type != "none");
+  s.pipeline_layout = lay != f.end() && ((lay->second.state == kb::FactState::Value && lay->second.type != "none") ||
+                                         lay->second.state == kb::FactState::Alternatives);
+  // The pairs the recipe's layout builder knows ("4x1 8x2", data/code-fields.tsv layout_pairs).
+  if (auto b = f.find("layout_pairs"); b != f.end() && b->second.state == kb::FactState::Value && b->second.type == "str") {
+    for (const auto& word : kb::split(b->second.value, ' ')) {
+      const auto x = word.find('x');
+      const long long p = x == std::string::npos ? 0 : std::atoll(word.substr(0, x).c_str());
+      const long long v = x == std::string::npos ? 0 : std::atoll(word.substr(x + 1).c_str());
+      if (p >= 1 && v >= 1) m.layout_pairs.emplace_back(p, v);
+    }
+    std::sort(m.layout_pairs.begin(), m.layout_pairs.end());
+  } else if (b != f.end() && b->second.state != kb::FactState::Default) {
+    s.pipeline_layout = true;  // a builder kbq cannot read: its PP and VP are kept
+  }
+  m.stage_layout = s.base.first_stage_layers > 0 || s.base.last_stage_layers > 0 || s.pipeline_layout || !m.layout_pairs.empty();
+  if (s.pipeline_layout) {
+    m.layout_pp = std::max<long long>(1, s.base.pp);
+    m.layout_vp = s.base.vp > 1 ? s.base.vp : 0;
+  }
+  // A benchmark runs as exported, with no PP or VP override (changes.cpp):
+  // the launcher never calls its builder, so its own layout stands.
+  if (!m.layout_pairs.empty() && m.layout_pp > 0 && r.kind == RecipeKind::Benchmark) {
+    const std::pair<long long, long long> own{m.layout_pp, std::max(1LL, m.layout_vp)};
+    if (!std::binary_search(m.layout_pairs.begin(), m.layout_pairs.end(), own))
+      m.layout_pairs.insert(std::lower_bound(m.layout_pairs.begin(), m.layout_pairs.end(), own), own);
+  }
+  // A builder rebuilds the layout for another pair: the planner may change PP and VP within its map.
+  if (!m.layout_pairs.empty()) s.pipeline_layout = false;
   for (const char* field : {"embedding_in_pp_split", "loss_in_pp_split"})
     if (auto it = f.find(field); it != f.end() && it->second.value == "true") ++m.split_extra;
   s.sized = ok;
@@ -122,6 +150,22 @@ namespace {
 // own when it still divides the layers; for a PP the planner raised from 1,
 // 2 where the layers allow (the skill: "Use VP to mitigate bubble
 // overhead"); none on one stage.
+// With a layout builder, a VP its map has for `pp`: `vp` itself when the
+// pair is there, else VP 1 (none), else the smallest it has; false when the
+// map has no pair for `pp`. Without a builder: true, `vp` as it is.
+bool builder_vp(const RuleModel& m, long long pp, long long& vp) {
+  const auto& pairs = m.layout_pairs;
+  if (pairs.empty()) return true;
+  auto has = [&](long long v) { return std::binary_search(pairs.begin(), pairs.end(), std::make_pair(pp, v)); };
+  if (has(std::max(1LL, vp))) return true;
+  for (const auto& [p, v] : pairs)
+    if (p == pp) {
+      vp = v > 1 ? v : 0;
+      return true;
+    }
+  return false;
+}
+
 long long vp_for(const SearchInput& in, long long pp) {
   const long long layers = in.sizing->rules.layers + in.sizing->rules.split_extra;
   if (pp <= 1) return 0;
@@ -147,7 +191,10 @@ std::vector<long long> values_of(const SearchInput& in, Dim d, long long world) 
       break;
     }
     case Dim::PP:
-      if (sz.layers > 0) {
+      if (!sz.layout_pairs.empty()) {  // a layout builder: the PPs of its map (rebuilt by the launcher)
+        for (const auto& pair : sz.layout_pairs)
+          if (pair.first <= world && (out.empty() || out.back() != pair.first)) out.push_back(pair.first);
+      } else if (sz.layers > 0) {
         for (long long v = 1; v <= std::min(world, sz.layers); ++v)
           if (sz.layers % v == 0 || v == s.pp) out.push_back(v);
       } else {
@@ -198,7 +245,8 @@ namespace {
 std::optional<Placement> search(const SearchInput& in, long long world, bool memory, long long cp_floor) {
   std::vector<Dim> dims;
   for (Dim d : in.change_order)
-    if (!in.fixed.count(d) && (d != Dim::EP || in.moe) && d != Dim::ETP && d != Dim::VP) dims.push_back(d);
+    if (!in.fixed.count(d) && (d != Dim::EP || in.moe) && d != Dim::ETP && d != Dim::VP && (d != Dim::PP || !in.sizing->pipeline_layout))
+      dims.push_back(d);
   std::vector<long long> mbs{in.start.mbs};
   if (!in.mbs_fixed && in.start.mbs > 1) mbs.push_back(1);
   std::vector<std::vector<long long>> alternatives;
@@ -230,6 +278,7 @@ std::optional<Placement> search(const SearchInput& in, long long world, bool mem
           }
           if (empty) return;
           s.vp = s.pp == in.start.pp && in.start.vp > 0 ? in.start.vp : vp_for(in, s.pp);
+          if (!builder_vp(in.sizing->rules, s.pp, s.vp)) goto next;
           if (s.cp < cp_floor) goto next;
           for (long long m : mbs) {
             s.mbs = m;

@@ -29,6 +29,11 @@ struct Sizing {
   memory::Layout base;                   // the recipe's layout (stage sizes, pipeline layout)
   std::vector<std::string> assumptions;  // what the facts left open
   RuleModel rules;                       // what the sizing rules read of the model (layers, heads, experts, stages)
+  // The recipe sets model.pipeline_model_parallel_layout: the planner keeps
+  // its PP and VP. The runner keeps a set layout under a new PP, or rebuilds
+  // it with the recipe's layout builder, which raises for a (PP, VP) outside
+  // its own map (scripts/training/recipe_runner.py sync_model_pipeline_layout).
+  bool pipeline_layout = false;
 };
 // The one sizing pass of a recipe: its facts and model mapped for the memory
 // model and the rules. The check stage reads the result, never sizes again.

@@ -156,8 +156,11 @@ Shown place_on_world(const Context& c, const Recipe& r, const Ask& ask, const st
     if (r.kind == RecipeKind::Benchmark) return evaluate(in, in.start, world);
     if (auto rules_only = place(in, world, false)) return *rules_only;
     Shape ones = in.start;
-    ones.tp = ones.pp = ones.cp = ones.ep = ones.etp = 1;
-    ones.vp = 0;
+    ones.tp = ones.cp = ones.ep = ones.etp = 1;
+    if (!in.sizing->pipeline_layout && in.sizing->rules.layout_pairs.empty()) {  // a set pipeline layout keeps its PP and VP (Sizing)
+      ones.pp = 1;
+      ones.vp = 0;
+    }
     return evaluate(in, in.fixed.empty() ? ones : in.start, world);
   }();
   res.runnable = placed.has_value();

@@ -101,6 +101,37 @@ void each_rule(const RuleInput& in, Add&& add) {
   };
   if (in.layers <= 0)
     add("layers_divisible_by_pp", Status::Unknown, [&] { return Vars{num("pp", pp)}; });
+  else if (in.layout_pairs && !in.layout_pairs->empty())
+    // The launcher rebuilds the layout with the recipe's builder after a PP
+    // or VP override; the builder raises for a pair its map lacks.
+    add(
+        "layers_divisible_by_pp",
+        std::binary_search(in.layout_pairs->begin(), in.layout_pairs->end(), std::make_pair(pp, std::max(1LL, in.vp))) ? Status::Pass
+                                                                                                                       : Status::Fail,
+        [&] {
+          std::string known;
+          std::size_t shown = 0;  // a long map is cut: its first pairs say what kind it is
+          for (const auto& [p, v] : *in.layout_pairs) {
+            if (++shown > 12) {
+              known += ", …";
+              break;
+            }
+            known += (known.empty() ? "" : ", ") + n(p) + "/" + n(v);
+          }
+          return Vars{num("pp", pp), num("vp", std::max(1LL, in.vp)), VerdictValue{"pairs", std::monostate{}, known}};
+        },
+        "builder");
+  else if (in.layout_pp > 0 && (pp != in.layout_pp || std::max(1LL, in.vp) != std::max(1LL, in.layout_vp)))
+    // Another PP or VP than the recipe's layout is written for: the launcher
+    // rebuilds the layout with the recipe's builder, which raises for a pair
+    // its map lacks (scripts/training/recipe_runner.py sync_model_pipeline_layout).
+    add(
+        "layers_divisible_by_pp", Status::Unknown,
+        [&] {
+          return Vars{num("pp", pp), num("vp", std::max(1LL, in.vp)), num("own_pp", in.layout_pp),
+                      num("own_vp", std::max(1LL, in.layout_vp))};
+        },
+        "rebuilt");
   else if (in.stage_layout)
     add("layers_divisible_by_pp", Status::Pass, [&] { return extra({num("pp", pp), layers(), none("per_stage", "—")}); });
   else
@@ -126,6 +157,9 @@ RuleInput rule_input(const RuleModel& m, long long nvlink, bool moe, long long t
   in.nvlink = nvlink;
   in.moe = moe;
   in.stage_layout = m.stage_layout;
+  in.layout_pp = m.layout_pp;
+  in.layout_vp = m.layout_vp;
+  in.layout_pairs = &m.layout_pairs;
   return in;
 }
 

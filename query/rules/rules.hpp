@@ -22,6 +22,11 @@ struct RuleModel {
   long long split_extra = 0;  // the embedding and/or the loss counted as layers in the pipeline split (0-2)
   long long experts = 0;      // routed experts, 0 = dense
   bool stage_layout = false;  // the recipe sets its own pipeline layout or stage sizes
+  // A pipeline layout the recipe sets: the PP and VP it is written for (0 = none).
+  long long layout_pp = 0, layout_vp = 0;
+  // The (PP, VP) pairs the recipe's layout builder has a layout for (VP 1 =
+  // none), sorted; empty when the recipe has no builder or it is not known.
+  std::vector<std::pair<long long, long long>> layout_pairs;
 };
 
 // What the rules read of a layout and the model.
@@ -38,7 +43,9 @@ struct RuleInput {
   long long experts = 0;      // routed experts, 0 = dense
   long long nvlink = 0;       // GPUs in one NVLink domain, 0 = unknown hardware
   bool moe = false;
-  bool stage_layout = false;  // the recipe sets its own pipeline layout or stage sizes (uneven stages are fine)
+  bool stage_layout = false;               // the recipe sets its own pipeline layout or stage sizes (uneven stages are fine)
+  long long layout_pp = 0, layout_vp = 0;  // the PP and VP of the pipeline layout the recipe sets (0 = none)
+  const std::vector<std::pair<long long, long long>>* layout_pairs = nullptr;  // RuleModel::layout_pairs
 };
 
 // The model's part of a rule input (the layout's sizes are the caller's).

@@ -8,7 +8,7 @@ from .errors import Budget, Raised
 from .interp.state import _RaiseResult, Frame
 from .render import class_name, render, render_short, type_name
 from .snapshot import Module
-from .values import Alt, ClassV, Const, Obj, Opt, options, Unknown, Unset
+from .values import Alt, ClassV, Const, FuncV, Obj, Opt, options, PartialV, Unknown, Unset
 
 
 def parse_default(text):
@@ -128,6 +128,8 @@ def view_values(interp, spec, opts):
                 out.append((Const(" > ".join(chain) if chain else v.made_by[0] if v.made_by else ""), v.loc, "set"))
             else:
                 out.append((v if isinstance(v, Unknown) else Unknown("not an object"), o.loc, o.how))
+        elif spec.view == "layout-pairs":
+            out.append((layout_pairs(interp, v) if isinstance(v, (FuncV, PartialV)) else v, o.loc, o.how))
         elif spec.view.startswith("arg:"):
             _, callee, param = spec.view.split(":", 2)
             found = None
@@ -145,6 +147,55 @@ def view_values(interp, spec, opts):
         else:
             out.append((Unknown("unknown view %s" % spec.view), o.loc, o.how))
     return out
+
+
+# The (PP, VP) pairs a pipeline layout builder is asked for: PP 1-64, VP None (1) and 2-8.
+LAYOUT_PP = range(1, 65)
+LAYOUT_VP = (None, 2, 3, 4, 5, 6, 7, 8)
+
+
+def layout_pairs(interp, f):
+    """The (PP, VP) pairs a layout builder (a function, or a partial of one, called as builder(pp, vp))
+    returns a layout for without raising, as "PPxVP" words; Unknown when a call cannot be decided. The
+    interpreter's heap, stack and step count are kept as they were (the recipe's result is read after)."""
+    func, pre_args, pre_kwargs = (f.func, list(f.args), dict(f.kwargs)) if isinstance(f, PartialV) else (f, [], {})
+    if not isinstance(func, FuncV):
+        return Unknown("layout builder is not a snapshot function")
+    key = (func.qualname, tuple(sorted((k, render(v[0])) for k, v in pre_kwargs.items())),
+           tuple(render(a[0]) for a in pre_args))
+    cache = interp.__dict__.setdefault("_layout_pairs", {})
+    if key in cache:
+        return cache[key]
+    heap, steps, stack = list(interp.heap), interp.steps, interp.stack
+    state = interp.capture()
+    ok = []
+    result = None
+    try:
+        for pp in LAYOUT_PP:
+            for vp in LAYOUT_VP:
+                interp.steps = 0
+                interp.stack = []
+                try:
+                    r = interp.call_function(func, pre_args + [(Const(pp), None), (Const(vp), None)], pre_kwargs,
+                                             None, None)
+                except Budget:
+                    result = Unknown("evaluation budget exceeded in %s" % func.qualname)
+                    break
+                if isinstance(r, _RaiseResult):
+                    continue
+                if isinstance(r, (Unknown, Alt)):
+                    result = Unknown("%s(%d, %s) cannot be decided" % (func.qualname, pp, vp))
+                    break
+                ok.append("%dx%d" % (pp, vp or 1))
+            if result is not None:
+                break
+    finally:
+        interp.heap, interp.steps, interp.stack = heap, steps, stack
+        interp.restore(state)
+    if result is None:
+        result = Const(" ".join(ok))
+    cache[key] = result
+    return result
 
 
 def make_fact(spec, vals):
