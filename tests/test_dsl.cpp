@@ -115,7 +115,7 @@ const std::vector<DslCase> kDslCases = {
     {"8x H200", "gpus:8 hardware:h200", nullptr, nullptr, 0},
     {"two 8-GPU nodes", "gpus:16 nodes:2 gpus_per_node:8", "en", nullptr, 0},
     {"2 nodes of 8 gpus", "gpus:16 nodes:2 gpus_per_node:8", "en", nullptr, 0},
-    {"lora qwen3 8b on my 48 GB card", "mode:peft model:qwen3 8b memory:48", "en", nullptr, 0},
+    {"lora qwen3 8b on my 48 GB card", "mode:peft model:qwen3 8b gpus:1 memory:48", "en", nullptr, 0},
     {"40GB", "memory:40", nullptr, nullptr, 0},
     // A count before a memory size and a GPU word: the count is the GPUs (issue 24).
     {"sft qwen3 8b on 4 x 24GB GPUs", "mode:sft model:qwen3 8b gpus:4 memory:24", "en", nullptr, 0},
@@ -139,6 +139,15 @@ const std::vector<DslCase> kDslCases = {
     {"pré-entraînement continu de qwen3 8b", "mode:pretrain model:qwen3 8b", "fr", nullptr, 0},
     // A model the code has no recipe for stays as typed, never Llama 3.
     {"sft llama 3.3 70b", "mode:sft 70b llama 3.3", "en", nullptr, 0},
+    {"peft olmo 2 7b", "mode:peft 7b olmo 2", "en", nullptr, 0},
+    // A possessive before one card is one GPU; before a count or a plural, nothing.
+    {"sft qwen3 8b on my 4090", "mode:sft model:qwen3 8b gpus:1 hardware:rtx4090", "en", nullptr, 0},
+    {"sft qwen3 8b on my 24GB card", "mode:sft model:qwen3 8b gpus:1 memory:24", "en", nullptr, 0},
+    {"sft qwen3 8b on my 24GB cards", "mode:sft model:qwen3 8b memory:24", "en", nullptr, 0},
+    {"sft qwen3 8b on my h100s", "mode:sft model:qwen3 8b hardware:h100", "en", nullptr, 0},
+    {"sft qwen3 8b on my gpus", "mode:sft model:qwen3 8b", "en", nullptr, 0},
+    {"sft qwen3 8b on my 8 h100", "mode:sft model:qwen3 8b gpus:8 hardware:h100", "en", nullptr, 0},
+    {"sft qwen3 8b sur ma 4090", "mode:sft model:qwen3 8b gpus:1 hardware:rtx4090", "fr", nullptr, 0},
     {"16 GiB", "memory:17.179869", nullptr, nullptr, 0},
     {"lora qwen3 8b rtx 4090", "mode:peft model:qwen3 8b hardware:rtx4090", "en", nullptr, 0},
     {"rtx 6000 ada 2 gpus", "gpus:2 hardware:rtx6000ada", nullptr, nullptr, 0},
@@ -239,7 +248,7 @@ const std::vector<DslCase> kDslCases = {
     {"affinage llama3 8b sur deux nœuds de 8 GPU", "mode:sft model:llama3 8b gpus:16 nodes:2 gpus_per_node:8", "fr", nullptr, 0},
     {"pré-entraînement sur deux DGX B200", "mode:pretrain 2 dgx b200", "fr", nullptr, 0},
     {"2 baies NVL72", "2 gb200 nvl72", "fr", nullptr, 0},
-    {"lora qwen3 8b sur ma carte de 24 Go", "mode:peft model:qwen3 8b memory:24", "fr", nullptr, 0},
+    {"lora qwen3 8b sur ma carte de 24 Go", "mode:peft model:qwen3 8b gpus:1 memory:24", "fr", nullptr, 0},
     {"affinage llama3 8b avec TP 2 et PP 2", "mode:sft model:llama3 8b pp:2 tp:2", "fr", nullptr, 0},
     {"affinage qwen3 8b 16 384 jetons", "mode:sft model:qwen3 8b seq:16384", "fr", nullptr, 0},
     {"pré-entraînement llama3 8b 50 milliards de jetons", "mode:pretrain model:llama3 8b tokens:50000000000", "fr", nullptr, 0},

@@ -284,6 +284,7 @@ struct numword_parser : x3::parser<numword_parser> {
     if (!lex->by_kind[static_cast<std::size_t>(WordKind::Number)].parse(it, last, ctx, x3::unused, id)) return false;
     const Meaning* m = lex->words[id].meaning(WordKind::Number);
     if (!m || !at_boundary(base, it, last)) return false;
+    if (m->number == 1 && before_plural(it, last, ctx)) return false;
     Num n;
     n.value = m->number;
     n.whole = static_cast<std::uint64_t>(m->number);
@@ -293,6 +294,23 @@ struct numword_parser : x3::parser<numword_parser> {
     if (out) *out = n;
     first = it;
     return true;
+  }
+  // Whether a plural word follows, after a space and a memory size ("my
+  // gpus", "my 24GB cards"): "one" and "my" then count nothing.
+  template <typename Ctx>
+  bool before_plural(It it, It const& last, Ctx const& ctx) const {
+    const auto table = [this](WordKind k) -> const auto& { return lex->by_kind[static_cast<std::size_t>(k)]; };
+    std::uint32_t id = kNoWord;
+    if (it != last && *it == ' ') ++it;
+    It p = it;
+    while (p != last && (is_digit(*p) || *p == '.')) ++p;
+    if (p != it) {
+      if (p != last && *p == ' ') ++p;
+      if (!table(WordKind::MemoryUnit).parse(p, last, ctx, x3::unused, id)) return false;
+      if (p != last && *p == ' ') ++p;
+      it = p;
+    }
+    return table(WordKind::Plural).parse(it, last, ctx, x3::unused, id) && at_boundary(base, it, last);
   }
 };
 

@@ -151,6 +151,7 @@ constexpr std::array<KindName, kWordKindCount> kKindNames{{
     {WordKind::OtherModel, "other_model"},
     {WordKind::CountMagnitude, "count_magnitude"},
     {WordKind::Dataset, "dataset"},
+    {WordKind::Plural, "plural"},
 }};
 
 // Which meaning a bare word takes when it has several, best first.
@@ -163,7 +164,7 @@ bool is_rule_kind(WordKind k) {
   return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::ParamMagnitude ||
          k == WordKind::SeqMagnitude || k == WordKind::Filter || k == WordKind::Number || k == WordKind::System ||
          k == WordKind::MemoryUnit || k == WordKind::TokenUnit || k == WordKind::EpochUnit || k == WordKind::HardwareFamily ||
-         k == WordKind::CountMagnitude;
+         k == WordKind::CountMagnitude || k == WordKind::Plural;
 }
 
 // Kinds whose values are ids (compared after lower-casing); the others are
@@ -177,7 +178,7 @@ bool is_id_kind(WordKind k) {
 bool value_optional(WordKind k) {
   return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::Stopword || k == WordKind::OpenMax ||
          k == WordKind::RangeSep || k == WordKind::TokenUnit || k == WordKind::EpochUnit || k == WordKind::HardwareFamily ||
-         k == WordKind::OtherModel;
+         k == WordKind::OtherModel || k == WordKind::Plural;
 }
 
 std::shared_ptr<const Lexicon::Impl> empty_impl() {

@@ -65,8 +65,9 @@ enum class WordKind : std::uint8_t {
   OtherModel,      // a model Megatron Bridge has no recipe for ("mistral"): free text, never corrected to a near family
   CountMagnitude,  // multiplier of a token budget; value the multiplier ("1e12" for T, 兆, trillion)
   Dataset,         // a dataset preset of the launcher ("squad", "tulu3"); value the preset (the code's, code_datasets)
+  Plural,          // a plural GPU, card or unit word ("gpus", "h100s"): a number word of value 1 before it is no count ("my gpus")
 };
-inline constexpr int kWordKindCount = 26;  // number of WordKind members
+inline constexpr int kWordKindCount = 27;  // number of WordKind members
 
 // The data spelling of a kind ("gpu_unit"), and back (nullopt if unknown).
 std::string_view to_string(WordKind kind);
