@@ -55,9 +55,11 @@ Sizing size_recipe(const RecipeData& d) {
   m.kv_heads = s.arch.mla ? 0 : s.arch.kv_heads > 0 ? s.arch.kv_heads : model ? model->kv_heads : 0;
   m.experts = s.arch.experts > 0 ? s.arch.experts : model ? model->experts : 0;
   const auto& f = d.facts;
+  // The recipe's PP and VP carry a layout: it sets one, or names a builder
+  // kbq cannot read (whose map is then unknown).
   auto lay = f.find("pipeline_layout");
-  s.pipeline_layout = lay != f.end() && ((lay->second.state == kb::FactState::Value && lay->second.type != "none") ||
-                                         lay->second.state == kb::FactState::Alternatives);
+  bool own_layout = lay != f.end() && ((lay->second.state == kb::FactState::Value && lay->second.type != "none") ||
+                                       lay->second.state == kb::FactState::Alternatives);
   // The pairs the recipe's layout builder knows ("4x1 8x2", data/code-fields.tsv layout_pairs).
   if (auto b = f.find("layout_pairs"); b != f.end() && b->second.state == kb::FactState::Value && b->second.type == "str") {
     for (const auto& word : kb::split(b->second.value, ' ')) {
@@ -68,10 +70,10 @@ Sizing size_recipe(const RecipeData& d) {
     }
     std::sort(m.layout_pairs.begin(), m.layout_pairs.end());
   } else if (b != f.end() && b->second.state != kb::FactState::Default) {
-    s.pipeline_layout = true;  // a builder kbq cannot read: its PP and VP are kept
+    own_layout = true;
   }
-  m.stage_layout = s.base.first_stage_layers > 0 || s.base.last_stage_layers > 0 || s.pipeline_layout || !m.layout_pairs.empty();
-  if (s.pipeline_layout) {
+  m.stage_layout = s.base.first_stage_layers > 0 || s.base.last_stage_layers > 0 || own_layout || !m.layout_pairs.empty();
+  if (own_layout) {
     m.layout_pp = std::max<long long>(1, s.base.pp);
     m.layout_vp = s.base.vp > 1 ? s.base.vp : 0;
   }
@@ -82,8 +84,9 @@ Sizing size_recipe(const RecipeData& d) {
     if (!std::binary_search(m.layout_pairs.begin(), m.layout_pairs.end(), own))
       m.layout_pairs.insert(std::lower_bound(m.layout_pairs.begin(), m.layout_pairs.end(), own), own);
   }
-  // A builder rebuilds the layout for another pair: the planner may change PP and VP within its map.
-  if (!m.layout_pairs.empty()) s.pipeline_layout = false;
+  // Pinned only without a builder map: a builder rebuilds the layout for
+  // another pair, so the planner may change PP and VP within its map.
+  s.pipeline_layout = own_layout && m.layout_pairs.empty();
   for (const char* field : {"embedding_in_pp_split", "loss_in_pp_split"})
     if (auto it = f.find(field); it != f.end() && it->second.value == "true") ++m.split_extra;
   s.sized = ok;

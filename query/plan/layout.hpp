@@ -34,6 +34,9 @@ struct Sizing {
   // it with the recipe's layout builder, which raises for a (PP, VP) outside
   // its own map (scripts/training/recipe_runner.py sync_model_pipeline_layout).
   bool pipeline_layout = false;
+  // PP and VP stay as the recipe has them when no other pair is known to
+  // work: a pinned layout, or a builder map (which may not hold PP 1).
+  bool keeps_pipeline() const { return pipeline_layout || !rules.layout_pairs.empty(); }
 };
 // The one sizing pass of a recipe: its facts and model mapped for the memory
 // model and the rules. The check stage reads the result, never sizes again.

@@ -157,7 +157,7 @@ Shown place_on_world(const Context& c, const Recipe& r, const Ask& ask, const st
     if (auto rules_only = place(in, world, false)) return *rules_only;
     Shape ones = in.start;
     ones.tp = ones.cp = ones.ep = ones.etp = 1;
-    if (!in.sizing->pipeline_layout && in.sizing->rules.layout_pairs.empty()) {  // a set pipeline layout keeps its PP and VP (Sizing)
+    if (!in.sizing->keeps_pipeline()) {
       ones.pp = 1;
       ones.vp = 0;
     }
