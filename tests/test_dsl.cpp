@@ -148,6 +148,10 @@ const std::vector<DslCase> kDslCases = {
     {"sft qwen3 8b on my gpus", "mode:sft model:qwen3 8b", "en", nullptr, 0},
     {"sft qwen3 8b on my 8 h100", "mode:sft model:qwen3 8b gpus:8 hardware:h100", "en", nullptr, 0},
     {"sft qwen3 8b sur ma 4090", "mode:sft model:qwen3 8b gpus:1 hardware:rtx4090", "fr", nullptr, 0},
+    // A rack named with its GPU, in every language.
+    {"qwen3-235b-a22b の SFT を GB200 NVL72 ラック1台で", "mode:sft model:qwen3 235b_a22b 1 gb200 nvl72", "ja", nullptr, 0},
+    {"在两个 GB300 NVL72 机柜上预训练 deepseek v3", "mode:pretrain model:deepseek_v3 2 gb300 nvl72", "zh", nullptr, 0},
+    {"sft llama3 70b sur une baie GB300 NVL72", "mode:sft model:llama3 70b 1 gb300 nvl72", "fr", nullptr, 0},
     {"16 GiB", "memory:17.179869", nullptr, nullptr, 0},
     {"lora qwen3 8b rtx 4090", "mode:peft model:qwen3 8b hardware:rtx4090", "en", nullptr, 0},
     {"rtx 6000 ada 2 gpus", "gpus:2 hardware:rtx6000ada", nullptr, nullptr, 0},
