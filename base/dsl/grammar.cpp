@@ -303,8 +303,7 @@ struct numword_parser : x3::parser<numword_parser> {
     std::uint32_t id = kNoWord;
     if (it != last && *it == ' ') ++it;
     It p = it;
-    while (p != last && (is_digit(*p) || *p == '.')) ++p;
-    if (p != it) {
+    if (num_parser{{}, base, false, false, nullptr}.parse(p, last, ctx, x3::unused, x3::unused)) {
       if (p != last && *p == ' ') ++p;
       if (!table(WordKind::MemoryUnit).parse(p, last, ctx, x3::unused, id)) return false;
       if (p != last && *p == ' ') ++p;
