@@ -141,6 +141,11 @@ Placement evaluate(const SearchInput& in, const Shape& sh, long long world) {
       p.estimate = *e;
       const bool own = sh == in.start && world == in.own_world;
       memory_ok = e->total <= in.gpu->memory_gib * memory::kBytesPerGiB * (own ? 1.0 + in.own_tolerance : 1.0);
+    } else {
+      // The memory model sizes the recipe but not this shape (a stage
+      // without a transformer layer, say): the planner cannot vouch for it,
+      // so it offers another; the recipe's own shape is judged as it is.
+      memory_ok = sh == in.start && world == in.own_world;
     }
   }
   p.fits = memory_ok;
@@ -197,9 +202,10 @@ std::vector<long long> values_of(const SearchInput& in, Dim d, long long world) 
       if (!sz.layout_pairs.empty()) {  // a layout builder: the PPs of its map (rebuilt by the launcher)
         for (const auto& pair : sz.layout_pairs)
           if (pair.first <= world && (out.empty() || out.back() != pair.first)) out.push_back(pair.first);
-      } else if (sz.layers > 0) {
-        for (long long v = 1; v <= std::min(world, sz.layers); ++v)
-          if (sz.layers % v == 0 || v == s.pp) out.push_back(v);
+      } else if (sz.layers > 0) {  // what layers_divisible_by_pp accepts: the split counts the embedding and loss
+        const long long split = sz.layers + sz.split_extra;
+        for (long long v = 1; v <= std::min(world, split); ++v)
+          if (split % v == 0 || v == s.pp) out.push_back(v);
       } else {
         out = powers(world, s.pp);
       }

@@ -5,8 +5,12 @@
 // gives (EP before TP for MoE memory, TP within the NVLink domain before PP,
 // CP for long sequences). A layout is kept only when every sizing rule
 // passes (query/check/rules.hpp) and the memory model (query/memory) says it
-// fits the GPU. The fewest changes win, then the smallest steps, then the
-// lowest memory per GPU.
+// fits the GPU; a shape the memory model cannot size, when it sizes the
+// recipe, is not offered. PP values are those the rules accept: the divisors
+// of the layers plus the embedding and loss when the recipe counts them in
+// the split (account_for_*_in_pipeline_split), or a layout builder's map.
+// The fewest changes win, then the smallest steps, then the lowest memory
+// per GPU.
 #pragma once
 
 #include <optional>
