@@ -33,24 +33,26 @@ QuickRefPicks quick_ref_picks(const std::vector<QuickRefRow>& rows, const Ask& a
       }
       continue;
     }
+    // Fewer GPUs asked than the row starts from ("smoke test on one GPU",
+    // the first-try row says 2): its models and mode are advice, what runs
+    // decides.
+    const bool row_fits_count = ask.gpus <= 0 || row.gpus <= 0 || ask.gpus >= row.gpus;
     // The mode a row matched by intent implies: its own, else the one mode
     // its exported recipes train in ("Try Bridge for the first time":
     // llama3_8b_pretrain_config + mock data, a pretraining).
-    if (!row.intents.empty() && ask.mode.empty() && out.intent_mode.empty()) {
+    std::string& implied = row_fits_count ? out.intent_mode : out.advised_mode;
+    if (!row.intents.empty() && ask.mode.empty() && implied.empty()) {
       std::set<std::string> modes;
       for (const auto& pick : row.recipes)
         if (pick.exported && !pick.mode.empty()) modes.insert(pick.mode);
       if (has_mode)
-        out.intent_mode = row.mode;
+        implied = row.mode;
       else if (modes.size() == 1)
-        out.intent_mode = *modes.begin();
+        implied = *modes.begin();
     }
     int position = 0;
     for (const auto& pick : row.recipes) {
       out.by_name.try_emplace(pick.name, QuickRefPicks::Pick{row.row, position++, pick.model_key});
-      // Fewer GPUs asked than the row starts from ("smoke test on one GPU",
-      // the first-try row says 2): its models are advice, what runs decides.
-      const bool row_fits_count = ask.gpus <= 0 || row.gpus <= 0 || ask.gpus >= row.gpus;
       if (!row.intents.empty() && ask.model.empty() && pick.exported && !pick.model_key.empty() && row_fits_count)
         out.intent_models.insert(pick.model_key + "/" + pick.mode);
     }
@@ -120,6 +122,10 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
   p.name = criterion;
   if (criterion == "mode") {
     const std::string& want = ask.mode.empty() ? picks.intent_mode : ask.mode;
+    p.points = want.empty() || rc.mode == want ? 0 : 1;
+    p.why = why("part.mode", {{"mode", rc.mode}});
+  } else if (criterion == "advised_mode") {
+    const std::string& want = ask.mode.empty() && picks.intent_mode.empty() ? picks.advised_mode : std::string();
     p.points = want.empty() || rc.mode == want ? 0 : 1;
     p.why = why("part.mode", {{"mode", rc.mode}});
   } else if (criterion == "model") {

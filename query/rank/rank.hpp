@@ -31,6 +31,11 @@ struct QuickRefPicks {
   // The mode of a row matched by intent when the question names none
   // ("benchmark throughput": the row's pretraining).
   std::string intent_mode;
+  // The mode such a row implies when the question asks fewer GPUs than the
+  // row starts from ("smoke test on one GPU", the first-try row's
+  // pretraining on 2): a preference after fit (criterion advised_mode), so
+  // a mode that runs on the user's GPUs comes first.
+  std::string advised_mode;
   // The models a row of the asked mode recommends when the row itself does
   // not apply to the question's GPU count ("LoRA on 1 GPU" asked on 8): the
   // quick reference's size of a family, a tie-break after its picks (a
