@@ -274,7 +274,7 @@ std::string_view to_string(Outcome v);
 
 // Something that does fit, offered when the asked recipe does not.
 struct Alternative {
-  std::string kind;      // recompute | more_gpus | lora | hardware | smaller_model
+  std::string kind;      // recompute | offload | more_gpus | lora | hardware | smaller_model
   std::string recipe;    // the recipe to run
   long long gpus = 0;    // on how many GPUs
   std::string hardware;  // of which type

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "base/process.hpp"
@@ -383,6 +384,67 @@ TEST_CASE("not possible: the memory lever's fewest GPUs before more GPUs without
   CHECK(lever);
   CHECK(j["alternatives"][1]["kind"] == "more_gpus");
   CHECK(j["alternatives"][1]["gpus"] == without);
+}
+
+// Full recompute alone does not fit the asked GPU, with the optimizer's
+// moments on the CPU as well it does (data/planner.tsv optimizer_lever):
+// that comes first, on the user's own GPU, with both levers in its command
+// and its memory sized as the run will be (the FP32 master shard stays:
+// 1.7B x 4 bytes); recompute on more GPUs follows it.
+TEST_CASE("not possible: the optimizer offload lever on the same GPU before more GPUs", "[answers]") {
+  const auto j = ask({"sft qwen3 1.7b on my 4090"}, 1);
+  REQUIRE(j["verdict"] == "not_possible");
+  REQUIRE(j["alternatives"].size() >= 2);
+  const auto& first = j["alternatives"][0];
+  CHECK(first["kind"] == "offload");
+  CHECK(first["recipe"] == "qwen3_1p7b_sft_config");
+  CHECK(first["gpus"] == 1);
+  std::set<std::string> argv;
+  for (const auto& x : first["argv"]) argv.insert(x.get<std::string>());
+  CHECK(argv.count("model.recompute_granularity=full") == 1);
+  CHECK(argv.count("optimizer.optimizer_cpu_offload=true") == 1);
+  CHECK(argv.count("optimizer.optimizer_offload_fraction=1.0") == 1);
+  CHECK(j["alternatives"][1]["kind"] == "recompute");
+  CHECK(j["alternatives"][1]["gpus"] > 1);
+  // kbq check sizes the same overrides the same way.
+  const auto k = ask({"check", "qwen3_1p7b_sft_config", "--gpus", "1", "--hardware", "rtx4090", "model.recompute_granularity=full",
+                      "model.recompute_method=uniform", "model.recompute_num_layers=1", "optimizer.optimizer_cpu_offload=true",
+                      "optimizer.optimizer_offload_fraction=1.0"});
+  const auto& m = k["results"][0]["memory"];
+  CHECK(m["fits"] == true);
+  const auto plain = ask({"check", "qwen3_1p7b_sft_config", "--gpus", "1", "--hardware", "rtx4090", "model.recompute_granularity=full",
+                          "model.recompute_method=uniform", "model.recompute_num_layers=1"},
+                         1);
+  // Adam's two FP32 moments of three FP32 tensors leave the GPU.
+  CHECK(m["parts"]["optimizer"].get<double>() ==
+        Approx(plain["results"][0]["memory"]["parts"]["optimizer"].get<double>() / 3).epsilon(0.01));
+}
+
+// Bridge's own measurement (docs/training/cpu-offloading.md:43 at
+// 067f987df): optimizer offload at fraction 1.0 saves 15.3 GB on
+// Qwen3-30B-A3B at TP2 PP2 EP4. kbq's optimizer part drops by the moments'
+// share of it on 16 GPUs (DP 4), within 5 % of that figure.
+TEST_CASE("memory: optimizer CPU offload saves what Bridge measured", "[answers]") {
+  const std::vector<std::string> layout = {"check",
+                                           "qwen3_30b_a3b_pretrain_config",
+                                           "--gpus",
+                                           "16",
+                                           "--hardware",
+                                           "h100",
+                                           "model.tensor_model_parallel_size=2",
+                                           "model.pipeline_model_parallel_size=2",
+                                           "model.expert_model_parallel_size=4"};
+  auto offload = layout;
+  offload.push_back("optimizer.optimizer_cpu_offload=true");
+  offload.push_back("optimizer.optimizer_offload_fraction=1.0");
+  const double before = ask(layout)["results"][0]["memory"]["parts"]["optimizer"].get<double>();
+  const double after = ask(offload)["results"][0]["memory"]["parts"]["optimizer"].get<double>();
+  const double saved_gb = (before - after) * 1024.0 * 1024.0 * 1024.0 / 1e9;
+  CHECK(saved_gb == Approx(15.3).epsilon(0.05));
+  // The fraction alone (MCore's default optimizer_cpu_offload=False) offloads nothing.
+  auto fraction_only = layout;
+  fraction_only.push_back("optimizer.optimizer_offload_fraction=1.0");
+  CHECK(ask(fraction_only)["results"][0]["memory"]["parts"]["optimizer"].get<double>() == Approx(before));
 }
 
 // A benchmark recipe on another GPU count: the launcher weak-scales it

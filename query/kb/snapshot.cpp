@@ -142,12 +142,13 @@ Settings read_settings(const std::map<std::string, std::string>& rows) {
   s.launch_mode_flag = r.word("launch_mode_flag");
   for (const auto& [intent, n] : r.pairs("intent_gpus"))
     s.intent_gpus.emplace_back(intent, r.whole_in("intent_gpus", n, 1, kb::limits::kMaxGpus));
-  for (const auto& kv : kb::split(r.word("memory_lever"), ' ')) {
-    const auto eq = kv.find('=');
-    if (kv.empty()) continue;
-    if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) r.bad("memory_lever", "'" + kv + "' is not key=value");
-    s.memory_lever.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-  }
+  for (auto [key, into] : {std::pair{"memory_lever", &s.memory_lever}, std::pair{"optimizer_lever", &s.optimizer_lever}})
+    for (const auto& kv : kb::split(r.word(key), ' ')) {
+      const auto eq = kv.find('=');
+      if (kv.empty()) continue;
+      if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) r.bad(key, "'" + kv + "' is not key=value");
+      into->emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
   s.base_language = r.word("base_language");
   s.own_layout_tolerance = r.share("own_layout_tolerance");
   s.multi_node_env = r.pairs("multi_node_env");

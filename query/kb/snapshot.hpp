@@ -121,7 +121,9 @@ struct Settings {
   std::string launch_mode_flag;                                      // the launcher flag's dest that picks the mode
   std::vector<std::pair<std::string, long long>> intent_gpus;        // intent → GPU count
   std::vector<std::pair<std::string, std::string>>
-      memory_lever;                 // the overrides that trade compute for activation memory (full recompute), in order
+      memory_lever;  // the overrides that trade compute for activation memory (full recompute), in order
+  std::vector<std::pair<std::string, std::string>>
+      optimizer_lever;              // the overrides that move the optimizer's moments to the CPU, tried with memory_lever
   std::string base_language;        // the language translations fall back to
   double own_layout_tolerance = 0;  // a recipe's own layout may exceed the estimate by this share
   std::vector<std::pair<std::string, std::string>> multi_node_env;  // variable the multi-node flags read → its role

@@ -471,6 +471,14 @@ std::variant<Mapped<Training>, InputError> training_from_facts(const RecipeFacts
     t.exp_avg_dtype = dt("exp_avg_dtype");
     t.exp_avg_sq_dtype = dt("exp_avg_sq_dtype");
   }
+  // Optimizer CPU offload (Megatron Core's HybridDeviceOptimizer): needs the
+  // distributed optimizer (Bridge docs/training/cpu-offloading.md, feature interactions).
+  if (fact_bool(recipe, "optimizer_cpu_offload").value_or(false) && t.distributed_optimizer) {
+    const Fact* f = known(recipe, "optimizer_offload_fraction");
+    const auto fraction = f ? to_double(f->value) : std::nullopt;
+    if (!fraction) note("optimizer_offload_fraction not known: nothing offloaded");
+    t.optimizer_offload = std::clamp(fraction.value_or(0.0), 0.0, 1.0);
+  }
   if (fact_bool(recipe, "use_megatron_fsdp").value_or(false)) {
     const std::string sharding = fact_text(recipe, "fsdp_sharding");
     if (sharding == "optim_grads_params")

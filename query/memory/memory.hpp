@@ -207,22 +207,24 @@ struct LoraTargets {
 
 // How the model is trained.
 struct Training {
-  Mode mode = Mode::kFull;                                       // full / LoRA / DoRA
-  bool freeze_decoder = false;                                   // full mode with the language model frozen (VLM freeze_language_model):
-                                                                 // only extra_params (encoder, projector) are trained
-  Precision precision = Precision::kBf16;                        // compute precision of the linear layers
-  bool low_precision_params = false;                             // weights stored in FP8/FP4 (fp8_param_gather / fp4_param_gather)
-  Optimizer optimizer = Optimizer::kAdam;                        // optimizer algorithm
-  DType main_param_dtype = DType::kFp32;                         // optimizer's master copy of the weights
-  DType exp_avg_dtype = DType::kFp32;                            // first moment (Adam) / momentum (Muon)
-  DType exp_avg_sq_dtype = DType::kFp32;                         // second moment (Adam only)
-  bool distributed_optimizer = true;                             // optimizer state and master weights sharded over data parallel ranks
-  bool fsdp = false;                                             // Megatron FSDP (optim_grads_params): weights and grads sharded too
-  bool grad_reduce_in_fp32 = true;                               // gradient buffer in FP32 (else in BF16)
-  std::int64_t seq_length = 0;                                   // tokens per sample
-  std::int64_t micro_batch = 1;                                  // samples per micro batch
-  std::int64_t global_batch = 0;                                 // samples per step (0 = unknown: assume enough to fill the pipeline)
-  Recompute recompute = Recompute::kNone;                        // activation recomputation
+  Mode mode = Mode::kFull;                 // full / LoRA / DoRA
+  bool freeze_decoder = false;             // full mode with the language model frozen (VLM freeze_language_model):
+                                           // only extra_params (encoder, projector) are trained
+  Precision precision = Precision::kBf16;  // compute precision of the linear layers
+  bool low_precision_params = false;       // weights stored in FP8/FP4 (fp8_param_gather / fp4_param_gather)
+  Optimizer optimizer = Optimizer::kAdam;  // optimizer algorithm
+  DType main_param_dtype = DType::kFp32;   // optimizer's master copy of the weights
+  DType exp_avg_dtype = DType::kFp32;      // first moment (Adam) / momentum (Muon)
+  DType exp_avg_sq_dtype = DType::kFp32;   // second moment (Adam only)
+  bool distributed_optimizer = true;       // optimizer state and master weights sharded over data parallel ranks
+  bool fsdp = false;                       // Megatron FSDP (optim_grads_params): weights and grads sharded too
+  bool grad_reduce_in_fp32 = true;         // gradient buffer in FP32 (else in BF16)
+  double optimizer_offload = 0;            // fraction of the optimizer's moments kept and updated on the CPU (optimizer_cpu_offload,
+                                           // HybridDeviceOptimizer); the FP32 master shard stays on the GPU
+  std::int64_t seq_length = 0;             // tokens per sample
+  std::int64_t micro_batch = 1;            // samples per micro batch
+  std::int64_t global_batch = 0;           // samples per step (0 = unknown: assume enough to fill the pipeline)
+  Recompute recompute = Recompute::kNone;  // activation recomputation
   RecomputeMethod recompute_method = RecomputeMethod::kUniform;  // full recompute: how layers are chosen
   std::int64_t recompute_layers = 1;                             // full recompute: layers per group (uniform) or per chunk (block)
   ModuleSet recompute_modules;      // selective recompute: dropped modules (empty = core_attn, Megatron's default)

@@ -5,6 +5,7 @@
 // of the family, same mode, on the same GPUs.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "query/plan/plan_int.hpp"
 
@@ -77,25 +78,43 @@ std::vector<Alternative> alternatives(const Context& c, const Ask& ask, const Re
     a.launch_mode.clear();
     return plan(r, a, Fewest::Later).result;
   };
-  // The same recipe on the same GPUs with the memory lever the code has
-  // (data/planner.tsv memory_lever: full activation recompute), first: it
-  // changes execution, not convergence. Only when it makes the layout fit.
-  if (!best_result.runnable && !c.settings().memory_lever.empty()) {
-    Ask a = ask;
-    a.gpus = best_result.layout.gpus;
-    bool adds = false;
-    for (const auto& lever : c.settings().memory_lever)
-      if (std::none_of(a.fixed.begin(), a.fixed.end(), [&](const auto& kv) { return kv.first == lever.first; })) {
-        a.fixed.push_back(lever);
-        adds = true;
-      }
-    if (adds) {
-      const Planned here = plan(best, a, Fewest::Now);
-      const Result& res = here.result;
-      if (res.runnable && res.memory.known && res.layout.gpus == best_result.layout.gpus) {
+  // The same recipe on the same GPUs with the memory levers the code has,
+  // first: they change execution, not convergence. Full activation recompute
+  // (data/planner.tsv memory_lever), then with the optimizer's moments on
+  // the CPU as well (optimizer_lever, a far slower step); the first that
+  // makes the layout fit, and only then.
+  if (!best_result.runnable) {
+    auto with = [](Ask a, const std::vector<std::pair<std::string, std::string>>& lever, bool& adds) {
+      for (const auto& kv : lever)
+        if (std::none_of(a.fixed.begin(), a.fixed.end(), [&](const auto& f) { return f.first == kv.first; })) {
+          a.fixed.push_back(kv);
+          adds = true;
+        }
+      return a;
+    };
+    Ask base = ask;
+    base.gpus = best_result.layout.gpus;
+    bool recompute_adds = false, offload_adds = false;
+    const Ask recompute = with(base, c.settings().memory_lever, recompute_adds);
+    const Ask offload = with(recompute, c.settings().optimizer_lever, offload_adds);
+    std::optional<Planned> recomputed;
+    if (recompute_adds) {
+      recomputed = plan(best, recompute, Fewest::Now);
+      const Result& res = recomputed->result;
+      if (res.runnable && res.memory.known && res.layout.gpus == best_result.layout.gpus)
         out.push_back(alternative(c, "recompute", "alt.recompute", res, res.layout.hardware));
-      } else if (res.min_gpus > 0 && (best_result.min_gpus == 0 || res.min_gpus < best_result.min_gpus)) {
-        // Not enough on these GPUs, but on fewer more GPUs than without it.
+    }
+    if (out.empty() && offload_adds) {
+      const Result res = plan(best, offload, Fewest::Later).result;
+      if (res.runnable && res.memory.known && res.layout.gpus == best_result.layout.gpus)
+        out.push_back(alternative(c, "offload", "alt.offload", res, res.layout.hardware));
+    }
+    const bool recompute_here = !out.empty() && out.front().kind == "recompute";
+    if (!recompute_here && recomputed) {
+      // Not enough on these GPUs, but recompute fits on fewer more GPUs than without it.
+      const Result& res = recomputed->result;
+      if (res.min_gpus > 0 && (best_result.min_gpus == 0 || res.min_gpus < best_result.min_gpus)) {
+        Ask a = recompute;
         a.gpus = res.min_gpus;
         const Result fewer = plan(best, a, Fewest::Later).result;
         if (fewer.runnable && fewer.memory.known) out.push_back(alternative(c, "recompute", "alt.recompute", fewer, fewer.layout.hardware));
