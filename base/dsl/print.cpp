@@ -5,6 +5,8 @@
 // query is parsed again to know); describe() writes a lexicon-independent
 // summary; to_string(TermKind) names term kinds.
 #include <cstdio>
+#include <string_view>
+#include <tuple>
 
 #include "base/dsl/detail.hpp"
 #include "base/text.hpp"
@@ -14,6 +16,20 @@ namespace kbq::dsl {
 using namespace field;  // NOLINT: this file prints every field
 
 namespace {
+
+// The printed plural spelling of a system ("dgx b200s"): a word that is both
+// that system and a plural, ASCII first, then the shortest, then by bytes.
+std::string plural_spelling(const Lexicon& lex, const std::string& system) {
+  const WordInfo* best = nullptr;
+  for (const auto& w : lex.impl().words) {
+    const Meaning* m = w.meaning(WordKind::System);
+    if (!m || m->value != system || !w.meaning(WordKind::Plural)) continue;
+    if (!best || std::make_tuple(!w.ascii, w.cps.size(), std::string_view(w.word)) <
+                     std::make_tuple(!best->ascii, best->cps.size(), std::string_view(best->word)))
+      best = &w;
+  }
+  return best ? best->word : lex.spelling(WordKind::System, system);
+}
 
 // True when `word` alone parses back to exactly this one free-text word.
 bool reads_back(const Lexicon& lex, const std::string& word) {
@@ -134,13 +150,16 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
     parts.push_back(key.empty() ? c.size_token : key + ":" + c.size_token);
   }
   // GPUs, nodes and hardware a system word sets read back from it: only the system is printed then.
-  bool by_system = false, known_system = false;
+  // Several systems, how many not said ("on my DGX B200s"): the plural word alone.
+  bool by_system = false, known_system = false, bare_plural = false;
   if (!c.system.empty()) {
     const auto& systems = lex.impl().systems;
     const auto it = systems.find(c.system);
     const int n = c.systems.value_or(1);
     known_system = it != systems.end();
     by_system = known_system && c.gpus == n * it->second.gpus && c.nodes == n * it->second.nodes && c.hardware == it->second.gpu_key;
+    bare_plural = known_system && !c.systems && !c.gpus && !c.nodes && c.hardware == it->second.gpu_key;
+    if (bare_plural) by_system = true;
   }
   if (c.gpus && !by_system) field_or_unit(kGpus, WordKind::GpuUnit, *c.gpus);
   if (c.nodes && !by_system) field_or_unit(kNodes, WordKind::NodeUnit, *c.nodes);
@@ -149,7 +168,9 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
   if (c.seq_len) field_or_unit(kSeq, WordKind::SeqUnit, *c.seq_len);
   // A system reads back as "<n> <system word>" when it sets the GPUs, nodes and hardware (not printed above) or has
   // no facts, else as the bare word beside the counts printed above (part of one system: "gpus:4 ... dgx h100").
-  if (!c.system.empty()) {
+  if (bare_plural) {
+    parts.push_back(plural_spelling(lex, c.system));
+  } else if (!c.system.empty()) {
     const std::string word = lex.spelling(WordKind::System, c.system);
     if (!word.empty()) parts.push_back(by_system || !known_system ? std::to_string(c.systems.value_or(1)) + " " + word : word);
   }
@@ -218,7 +239,7 @@ std::string describe(const Constraints& c, bool with_text) {
   put(kHardware, c.hardware);
   put(kPrecision, c.precision);
   if (c.seq_len) put(kSeq, std::to_string(*c.seq_len));
-  if (!c.system.empty()) put("system", std::to_string(c.systems.value_or(1)) + "x" + c.system);
+  if (!c.system.empty()) put("system", c.systems ? std::to_string(*c.systems) + "x" + c.system : c.system);
   if (c.gpus_per_node) put(kGpusPerNode, std::to_string(*c.gpus_per_node));
   if (c.memory_gb > 0) put(kMemory, std::to_string(c.memory_gb));
   put("unknown_gpu", c.unknown_hardware);

@@ -359,7 +359,7 @@ class Resolver {
     if (!n) return false;
     // Bare or one ("a DGX H100"): counted at the end, against the question's other counts.
     if (*n == 1) {
-      pending_system_ = PendingSystem{span, counted};
+      pending_system_ = PendingSystem{span, counted, lex_.words[p.word].meaning(WordKind::Plural) != nullptr};
       return true;
     }
     return systems(*n, span);
@@ -372,10 +372,13 @@ class Resolver {
   // system ("a DGX H100, 4 GPUs") are that many GPUs of it.
   bool finish_system() {
     if (!pending_system_) return true;
-    const auto [span, counted] = *pending_system_;
+    const auto [span, counted, plural] = *pending_system_;
     int n = 1;
     if (const auto it = lex_.systems.find(q_.system); it != lex_.systems.end()) {
       const auto& sys = it->second;
+      // A bare plural with no count ("on my DGX B200s"): several systems,
+      // how many unknown; their GPU type, and the GPU count left to plan.
+      if (!counted && plural && !q_.nodes && !q_.gpus) return set_text(q_.hardware, sys.gpu_key, "hardware", span);
       if (!counted && q_.nodes && !q_.gpus && sys.nodes > 0 && *q_.nodes % sys.nodes == 0) {
         n = *q_.nodes / sys.nodes;
       } else if (!counted && q_.gpus && !q_.nodes && sys.gpus > 0 && *q_.gpus % sys.gpus == 0) {
@@ -409,6 +412,7 @@ class Resolver {
   struct PendingSystem {
     Span span;     // the system's words
     bool counted;  // "one DGX H100" (else bare: "DGX H100")
+    bool plural;   // a plural system word ("DGX H100s", lexicon kind plural)
   };
   std::optional<PendingSystem> pending_system_;
 
