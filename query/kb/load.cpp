@@ -248,11 +248,41 @@ std::vector<QuickRefRow> Kb::quick_ref_rows() {
   return out;
 }
 
+namespace {
+
+// The Python type of a literal default ("False", "1", "0.0", "'adam'"), or
+// "" when it is None or not a plain literal.
+std::string literal_type(const std::string& v) {
+  if (v.empty()) return "";
+  if (v == "True" || v == "False") return "bool";
+  if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) return "str";
+  size_t i = v[0] == '-' ? 1 : 0;
+  bool digits = false, point = false;
+  for (; i < v.size(); ++i) {
+    if (v[i] >= '0' && v[i] <= '9')
+      digits = true;
+    else if ((v[i] == '.' || v[i] == 'e' || v[i] == 'E') && digits)
+      point = true;
+    else if (!(point && (v[i] == '-' || v[i] == '+')))
+      return "";
+  }
+  return !digits ? "" : point ? "float" : "int";
+}
+
+}  // namespace
+
 const CodeConfigKeys& Kb::code_config_keys() {
   if (!code_keys_) {
     code_keys_.emplace();
-    kb::Stmt st(db_, "SELECT key, kind, type FROM code_config_keys ORDER BY rowid");
-    while (st.step()) code_keys_->rows.push_back({st.text(0), st.text(1), st.text(2)});
+    kb::Stmt st(db_, "SELECT key, kind, type, default_value FROM code_config_keys ORDER BY rowid");
+    while (st.step()) {
+      std::string type = st.text(2);
+      // A field of a class outside the snapshot has no annotation here: its
+      // cited default's literal says its type (False: bool, 1: int, 0.0:
+      // float); None or an expression leaves it open.
+      if (type.empty() && st.text(1) == "external-field") type = literal_type(st.text(3));
+      code_keys_->rows.push_back({st.text(0), st.text(1), type});
+    }
   }
   return *code_keys_;
 }
