@@ -5,8 +5,6 @@
 // query is parsed again to know); describe() writes a lexicon-independent
 // summary; to_string(TermKind) names term kinds.
 #include <cstdio>
-#include <string_view>
-#include <tuple>
 
 #include "base/dsl/detail.hpp"
 #include "base/text.hpp"
@@ -17,18 +15,13 @@ using namespace field;  // NOLINT: this file prints every field
 
 namespace {
 
-// The printed plural spelling of a system ("dgx b200s"): a word that is both
-// that system and a plural, ASCII first, then the shortest, then by bytes.
+// The printed plural spelling of a system ("dgx b200s"): the first of its
+// spellings, in the lexicon's order, that is also a plural word.
 std::string plural_spelling(const Lexicon& lex, const std::string& system) {
-  const WordInfo* best = nullptr;
-  for (const auto& w : lex.impl().words) {
-    const Meaning* m = w.meaning(WordKind::System);
-    if (!m || m->value != system || !w.meaning(WordKind::Plural)) continue;
-    if (!best || std::make_tuple(!w.ascii, w.cps.size(), std::string_view(w.word)) <
-                     std::make_tuple(!best->ascii, best->cps.size(), std::string_view(best->word)))
-      best = &w;
-  }
-  return best ? best->word : lex.spelling(WordKind::System, system);
+  const auto& impl = lex.impl();
+  for (const auto& word : lex.spellings(WordKind::System, system))
+    if (const auto id = impl.find(word); id != kNoWord && impl.words[id].meaning(WordKind::Plural)) return word;
+  return lex.spelling(WordKind::System, system);
 }
 
 // True when `word` alone parses back to exactly this one free-text word.

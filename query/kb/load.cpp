@@ -2,6 +2,7 @@
 // settings, the labels of a language, the quick-reference rows and the
 // code's config keys, each read once into values.
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <tuple>
 
@@ -253,20 +254,14 @@ namespace {
 // The Python type of a literal default ("False", "1", "0.0", "'adam'"), or
 // "" when it is None or not a plain literal.
 std::string literal_type(const std::string& v) {
-  if (v.empty()) return "";
   if (v == "True" || v == "False") return "bool";
   if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) return "str";
-  size_t i = v[0] == '-' ? 1 : 0;
-  bool digits = false, point = false;
-  for (; i < v.size(); ++i) {
-    if (v[i] >= '0' && v[i] <= '9')
-      digits = true;
-    else if ((v[i] == '.' || v[i] == 'e' || v[i] == 'E') && digits)
-      point = true;
-    else if (!(point && (v[i] == '-' || v[i] == '+')))
-      return "";
-  }
-  return !digits ? "" : point ? "float" : "int";
+  const char* const end = v.data() + v.size();
+  long long whole = 0;
+  double real = 0;
+  if (const auto r = std::from_chars(v.data(), end, whole); r.ec == std::errc() && r.ptr == end) return "int";
+  if (const auto r = std::from_chars(v.data(), end, real); r.ec == std::errc() && r.ptr == end) return "float";
+  return "";
 }
 
 }  // namespace

@@ -136,16 +136,16 @@ Placement evaluate(const SearchInput& in, const Shape& sh, long long world) {
     t.micro_batch = sh.mbs;
     if (in.gbs > 0) t.global_batch = in.gbs;
     const auto est = memory::estimate(sz.arch, l, t, *in.params);
+    const bool own = sh == in.start && world == in.own_world;
     if (const auto* e = std::get_if<memory::Estimate>(&est)) {
       p.sized = true;
       p.estimate = *e;
-      const bool own = sh == in.start && world == in.own_world;
       memory_ok = e->total <= in.gpu->memory_gib * memory::kBytesPerGiB * (own ? 1.0 + in.own_tolerance : 1.0);
     } else {
       // The memory model sizes the recipe but not this shape (a stage
       // without a transformer layer, say): the planner cannot vouch for it,
       // so it offers another; the recipe's own shape is judged as it is.
-      memory_ok = sh == in.start && world == in.own_world;
+      memory_ok = own;
     }
   }
   p.fits = memory_ok;
