@@ -475,7 +475,7 @@ std::variant<Answer, Error> Engine::check(const std::string& recipe, long long g
     return Error{"unknown GPU type '" + hardware + "'", "--hardware takes one of " + kb::join(known, ", ")};
   }
   std::vector<std::string> notes;
-  auto fixed = resolve_overrides(c, kb.code_config_keys(), overrides, notes);
+  auto fixed = resolve_overrides(c, kb.code_config_keys(), overrides, notes, a.warnings);
   if (auto* err = std::get_if<Error>(&fixed)) return *err;
   ask.fixed = std::get<KeyValues>(fixed);
   // Every size the user did not set stays the recipe's own: `check` judges

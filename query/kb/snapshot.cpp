@@ -296,6 +296,14 @@ bool CodeConfigKeys::exists(const std::string& key) const {
                      [&](const Row& r) { return r.key == key || (r.kind == "section" && r.type == "open" && r.key == section); });
 }
 
+std::vector<std::string> CodeConfigKeys::section_fields(const std::string& key) const {
+  const std::string prefix = key.substr(0, key.find('.') + 1);
+  std::vector<std::string> out;
+  for (auto& k : field_keys())
+    if (k.size() > prefix.size() && k.compare(0, prefix.size(), prefix) == 0) out.push_back(std::move(k));
+  return out;
+}
+
 const std::string* CodeConfigKeys::type_of(const std::string& key) const {
   for (const auto& r : rows)
     if (r.key == key && r.kind != "section") return &r.type;

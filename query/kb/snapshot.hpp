@@ -261,6 +261,8 @@ struct CodeConfigKeys {
   bool exists(const std::string& key) const;
   // The annotated type of a field (nullptr when no field has the key).
   const std::string* type_of(const std::string& key) const;
+  // The fields' keys under the section of `key` (its first dotted part), sorted.
+  std::vector<std::string> section_fields(const std::string& key) const;
 };
 
 // The text of an entity in `lang` (a part of it when `part` names one), as

@@ -77,9 +77,11 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens&
 
 // Checks `check`'s KEY=VALUE overrides and rewrites aliases (training. →
 // train., model.seq_length → dataset.seq_length), with a note for each
-// rewrite; unknown keys are an error naming the nearest real keys.
+// rewrite; unknown keys are an error naming the nearest real keys, and a
+// key no field has under a section open to classes outside the snapshot is
+// a warning (it may exist there).
 std::variant<KeyValues, Error> resolve_overrides(const Context& c, const CodeConfigKeys& code, const KeyValues& overrides,
-                                                 std::vector<std::string>& notes);
+                                                 std::vector<std::string>& notes, std::vector<std::string>& warnings);
 
 // The recipes a question's constraints allow (mode, model and size,
 // modality, kind; substitutes marked); empty with a.no_match set when none.

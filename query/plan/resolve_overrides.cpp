@@ -49,16 +49,16 @@ std::optional<Error> wrong_type(const std::string& k, const std::string& key, co
   const std::string lv = kb::fold(v);
   const bool ok = none_ok || (base == "int" ? whole() : base == "float" ? real() : base == "bool" ? (lv == "true" || lv == "false") : true);
   if (ok) return std::nullopt;
-  return Error{"override '" + k + "=" + v + "': " + key + " is a " + type + " in the code", "e.g. " + key + "=" +
-                                                                                                (base == "bool"  ? "true"
-                                                                                                 : base == "int" ? "2"
-                                                                                                                 : "0.5")};
+  return Error{"override '" + k + "=" + v + "': " + key + " has type " + type + " in the code", "e.g. " + key + "=" +
+                                                                                                    (base == "bool"  ? "true"
+                                                                                                     : base == "int" ? "2"
+                                                                                                                     : "0.5")};
 }
 
 }  // namespace
 
 std::variant<KeyValues, Error> resolve_overrides(const Context& c, const CodeConfigKeys& code, const KeyValues& overrides,
-                                                 std::vector<std::string>& notes) {
+                                                 std::vector<std::string>& notes, std::vector<std::string>& warnings) {
   const Snapshot& kb = c.kb;
   KeyValues out;
   for (const auto& [k, v] : overrides) {
@@ -78,6 +78,18 @@ std::variant<KeyValues, Error> resolve_overrides(const Context& c, const CodeCon
     // A size whose field is Optional may be set to None (a virtual pipeline
     // off): the planner reads it as no such size.
     const std::string* type = code.type_of(key);
+    // A key no field has, under a section whose class derives from one
+    // outside the snapshot (Megatron Core's TransformerConfig, ...): it may
+    // be a field there, or a typo that fails at launch. kbq cannot tell, and
+    // says so with the section's nearest fields it knows.
+    if (!ck && !type) {
+      // A size's short name under a section ("model.tp") names that size's key first.
+      std::vector<std::string> near;
+      if (const std::string sized = kb.key_for(key.substr(key.find('.') + 1)); !sized.empty()) near.push_back(sized);
+      for (auto& f : kb::nearest(key, code.section_fields(key), 3))
+        if (near.size() < 3 && std::find(near.begin(), near.end(), f) == near.end()) near.push_back(std::move(f));
+      warnings.push_back(c.label("warn.key_unverified", {{"key", key}, {"near", kb::join(near, ", ")}}));
+    }
     const bool optional = type && base_type(*type) != *type;
     const bool none = optional && !c.settings().none_literal.empty() && v == c.settings().none_literal;
     if (ck && parse_dim(ck->dimension) && !none) {
