@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 8 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 9 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -260,6 +260,7 @@ CREATE TABLE models (
 CREATE TABLE gpus (
   gpu_key             TEXT PRIMARY KEY,
   display_name        TEXT NOT NULL,
+  short_name          TEXT NOT NULL,    -- the name answers print ("RTX 6000 Ada")
   memory_gb           REAL,             -- read as GiB by the memory model (docs/memory.md)
   bf16_dense_tflops   REAL,
   nvlink_domain_size  INTEGER NOT NULL,

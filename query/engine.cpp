@@ -492,7 +492,7 @@ std::variant<Answer, Error> Engine::check(const std::string& recipe, long long g
                                                          : rc->vp;
     if (!set && own) ask.fixed.emplace_back(key, std::to_string(*own));
   }
-  if (ask.hardware_assumed) a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", kb::upper_ascii(ask.hardware)}}));
+  if (ask.hardware_assumed) a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", c.kb.gpu_name(ask.hardware)}}));
   Planned p = impl_->plan(c, *rc, ask, false);
   for (auto& n : notes) p.result.notes.insert(p.result.notes.begin(), n);
   finish_one(*impl_, c, ask, p, a);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "base/process.hpp"
 #include "base/version.hpp"
@@ -686,4 +687,17 @@ TEST_CASE("a long sequence that no layout with the CP floor fits trades CP for T
   const auto c = ask({"check", "llama3_8b_sft_config", "--gpus", "16", "--hardware", "h100", "model.context_parallel_size=8",
                       "model.sequence_parallel=true", "model.seq_length=131072"});
   CHECK(c["verdict"] == "ok");
+}
+
+TEST_CASE("answers name a GPU by its short name from data, never its key in capitals", "[answers]") {
+  // data/gpus.tsv short_name: rtx6000ada is "RTX 6000 Ada", a6000 "RTX A6000".
+  for (const auto& [question, name, key] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"llama3 8b lora on one rtx 6000 ada", "1 × RTX 6000 Ada", "RTX6000ADA"},
+           {"qwen3 8b peft on 2 a6000", "2 × RTX A6000", "× A6000"},
+           {"sft qwen3 1.7b on my 4090", "× RTX 4090", "RTX4090"}}) {
+    const auto r = kbtest::run(KBQ_PATH, {question});
+    INFO(question << "\n" << r.out);
+    CHECK(r.out.find(name) != std::string::npos);
+    CHECK(r.out.find(key) == std::string::npos);
+  }
 }

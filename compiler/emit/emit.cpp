@@ -402,16 +402,16 @@ class Writer {
       any_layout[in_.vocab->gpu_memory.get(row, "gpu_key")] = in_.vocab->gpu_memory.get(row, "fp8_gemm_any_layout") == "yes" ? 1 : 0;
     const auto& g = in_.vocab->gpus;
     Stmt gs(db_,
-            "INSERT INTO gpus(gpu_key, display_name, memory_gb, bf16_dense_tflops, nvlink_domain_size, gpus_per_node, "
-            "fp8_gemm_any_layout, source, arch) VALUES (?,?,?,?,?,?,?,?,?)");
+            "INSERT INTO gpus(gpu_key, display_name, short_name, memory_gb, bf16_dense_tflops, nvlink_domain_size, gpus_per_node, "
+            "fp8_gemm_any_layout, source, arch) VALUES (?,?,?,?,?,?,?,?,?,?)");
     for (const auto& row : g.rows) {
-      gs.bind(1, g.get(row, "gpu_key")).bind(2, g.get(row, "display_name"));
-      bind_real_or_null(gs, 3, g.get(row, "memory_gb"));
-      bind_real_or_null(gs, 4, g.get(row, "bf16_dense_tflops"));
-      bind_int_or_null(gs, 5, g.get(row, "nvlink_domain_size"));
-      bind_int_or_null(gs, 6, g.get(row, "gpus_per_node"));
-      gs.bind(7, any_layout[g.get(row, "gpu_key")]);
-      gs.bind(8, g.get(row, "source")).bind(9, g.get(row, "arch")).run();
+      gs.bind(1, g.get(row, "gpu_key")).bind(2, g.get(row, "display_name")).bind(3, g.get(row, "short_name"));
+      bind_real_or_null(gs, 4, g.get(row, "memory_gb"));
+      bind_real_or_null(gs, 5, g.get(row, "bf16_dense_tflops"));
+      bind_int_or_null(gs, 6, g.get(row, "nvlink_domain_size"));
+      bind_int_or_null(gs, 7, g.get(row, "gpus_per_node"));
+      gs.bind(8, any_layout[g.get(row, "gpu_key")]);
+      gs.bind(9, g.get(row, "source")).bind(10, g.get(row, "arch")).run();
     }
     const auto& sy = in_.vocab->systems;
     Stmt sys(db_, "INSERT INTO systems(system, display_name, gpu_key, gpus, nodes, source) VALUES (?,?,?,?,?,?)");

@@ -19,7 +19,7 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     into = load_sourced_tsv(data_dir + "/" + name, diags, std::move(required));
   };
   load("models.tsv", v.models, {"model_key", "num_layers", "num_key_value_heads", "num_experts"});
-  load("gpus.tsv", v.gpus, {"gpu_key", "memory_gb", "nvlink_domain_size", "gpus_per_node", "arch"});
+  load("gpus.tsv", v.gpus, {"gpu_key", "short_name", "memory_gb", "nvlink_domain_size", "gpus_per_node", "arch"});
   load("lexicon.tsv", v.lexicon, {"lang", "kind", "word", "value"});
   load("columns.tsv", v.columns, {"lang", "header", "field"});
   load("cells.tsv", v.cells, {"lang", "field", "word", "value"});

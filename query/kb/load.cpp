@@ -25,17 +25,19 @@ namespace {
 std::vector<Gpu> read_gpus(kb::Db& db) {
   std::vector<Gpu> out;
   kb::Stmt st(db,
-              "SELECT gpu_key, display_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, source, arch "
+              "SELECT gpu_key, display_name, short_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, "
+              "source, arch "
               "FROM gpus ORDER BY gpu_key");
   while (st.step()) {
     Gpu g{st.text(0),
           st.text(1),
-          st.real(2),
-          kb::kb_int(st, 3, kb::int_range("gpus", "nvlink_domain_size"), 0),
-          kb::kb_int(st, 4, kb::int_range("gpus", "gpus_per_node"), 0),
-          st.integer(5) != 0,
-          st.text(6),
-          st.text(7)};
+          st.text(2),
+          st.real(3),
+          kb::kb_int(st, 4, kb::int_range("gpus", "nvlink_domain_size"), 0),
+          kb::kb_int(st, 5, kb::int_range("gpus", "gpus_per_node"), 0),
+          st.integer(6) != 0,
+          st.text(7),
+          st.text(8)};
     if (!kb::range_problem(kb::real_range("gpus", "memory_gb"), g.memory_gib).empty())
       throw kb::KbValueError("gpus", "memory_gb", g.key, "not a memory size in GB");
     out.push_back(std::move(g));

@@ -170,6 +170,11 @@ const Gpu* Snapshot::gpu(std::string_view key) const {
   return nullptr;
 }
 
+std::string Snapshot::gpu_name(std::string_view key) const {
+  const Gpu* g = gpu(key);
+  return g && !g->short_name.empty() ? g->short_name : kb::upper_ascii(std::string(key));
+}
+
 const PrecisionInfo* Snapshot::precision(std::string_view key) const {
   for (const auto& p : precisions)
     if (p.key == key) return &p;

@@ -35,7 +35,8 @@ std::optional<EntityRef> parse_entity_ref(std::string_view text);
 
 struct Gpu {
   std::string key, display;
-  double memory_gib = 0;  // 0: unknown
+  std::string short_name;  // the name answers print ("RTX 6000 Ada")
+  double memory_gib = 0;   // 0: unknown
   long long nvlink = 0, per_node = 0;
   bool fp8_any_layout = false;
   std::string source;
@@ -157,6 +158,8 @@ class Snapshot {
   std::map<std::string, ModelBrief, std::less<>> models;                   // every model's family and size
 
   const Gpu* gpu(std::string_view key) const;
+  // The name answers print for a GPU key: its short name, else the key in capitals.
+  std::string gpu_name(std::string_view key) const;
   const PrecisionInfo* precision(std::string_view key) const;
   // Whether a GPU runs a precision (its arch is one of the precision's):
   // nullopt when the precision or the GPU's architecture is unknown.

@@ -134,10 +134,10 @@ void add_throughput(const Context& c, const PerfSet& set, const RecipeData& d, c
                                         {"why", t.flops_error.empty() ? std::string("?") : t.flops_error}});
       return;
     case NoneReason::NoPeak:
-      T.how = c.label("tp.none.peak", {{"gpu", kb::upper_ascii(t.gpu)}, {"precision", precision}});
+      T.how = c.label("tp.none.peak", {{"gpu", c.kb.gpu_name(t.gpu)}, {"precision", precision}});
       return;
     case NoneReason::NoMeasurement:
-      T.how = c.label("tp.none.measurement", {{"gpu", kb::upper_ascii(t.gpu)}, {"task", t.task}, {"class", t.arch_class}});
+      T.how = c.label("tp.none.measurement", {{"gpu", c.kb.gpu_name(t.gpu)}, {"task", t.task}, {"class", t.arch_class}});
       return;
     case NoneReason::Ok:
       break;
@@ -167,7 +167,7 @@ void add_throughput(const Context& c, const PerfSet& set, const RecipeData& d, c
                     vars);
     if (e.precision_gain > 0)
       T.how +=
-          c.label("tp.precision_prior", {{"gain", fixed(e.precision_gain, 2)}, {"class", t.arch_class}, {"gpu", kb::upper_ascii(t.gpu)}});
+          c.label("tp.precision_prior", {{"gain", fixed(e.precision_gain, 2)}, {"class", t.arch_class}, {"gpu", c.kb.gpu_name(t.gpu)}});
   }
   if (r.time_to_train && T.tokens_per_s > 0) r.time_to_train->seconds = budget_tokens / T.tokens_per_s;
 

@@ -42,7 +42,7 @@ Alternative alternative(const Context& c, const char* kind, const char* label, c
           res.recipe.name,
           res.layout.gpus,
           hardware,
-          c.label(label, {{"recipe", res.recipe.name}, {"gpus", std::to_string(res.layout.gpus)}, {"hardware", kb::upper_ascii(hardware)}}),
+          c.label(label, {{"recipe", res.recipe.name}, {"gpus", std::to_string(res.layout.gpus)}, {"hardware", c.kb.gpu_name(hardware)}}),
           res.command};
 }
 

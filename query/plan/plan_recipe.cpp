@@ -178,7 +178,7 @@ void fill_layout(const Context& c, const Recipe& r, const Ask& ask, const Plan& 
   Layout& L = res.layout;
   const long long world = L.gpus;
   L.hardware = p.gpu.key;
-  L.hardware_name = kb::upper_ascii(p.gpu.key);
+  L.hardware_name = c.kb.gpu_name(p.gpu.key);
   L.hardware_assumed = ask.hardware_assumed && !(r.kind == RecipeKind::Benchmark && !r.native_hardware.empty());
   L.per_node = p.gpu.per_node;
   // torchrun starts nnodes × nproc_per_node ranks: exactly the world.
