@@ -259,6 +259,12 @@ const std::vector<DslCase> kDslCases = {
     {"qwen3 8b を 1 枚の GPU で試したい", "model:qwen3 8b gpus:1", "ja", nullptr, 0},
     {"我想在一张卡上快速试一下 qwen3", "model:qwen3 gpus:1", "zh", nullptr, 0},
     {"qwen3 快速测试", "model:qwen3 first try", "zh", nullptr, 0},
+    // A training method no recipe has is free text, never a typo of a mode.
+    {"dpo llama3 8b", "model:llama3 8b dpo", "en", nullptr, 0},
+    {"RLHF qwen3 8b on 8 h100", "model:qwen3 8b gpus:8 hardware:h100 rlhf", "en", nullptr, 0},
+    {"apprentissage par renforcement de qwen3", "model:qwen3 apprentissage par renforcement", "fr", nullptr, 0},
+    {"qwen3 の強化学習", "model:qwen3 強化学習", "ja", nullptr, 0},
+    {"用强化学习训练 qwen3", "model:qwen3 强化学习", "zh", nullptr, 0},
     {"contexte long 128k", "seq:131072 long context", "fr", nullptr, 0},
     {"petit modèle dense", "dense small", "fr", nullptr, 0},
     {"je veux affiner qwen3 8b avec lora", "mode:peft model:qwen3 8b", "fr", nullptr, 0},
@@ -711,6 +717,17 @@ TEST_CASE("dsl: a typo exactly one word is closest to is corrected, an ambiguous
   REQUIRE(r);
   CHECK(r.query.corrections.empty());
   CHECK(r.query.free_text == std::vector<std::string>{"marlim"});
+}
+
+TEST_CASE("dsl: a training method no recipe has is kept apart, never corrected to a mode", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  auto r = parse(lex, "grpo qwen3 8b");
+  REQUIRE(r);
+  CHECK(r.query.other_mode == "grpo");
+  CHECK(r.query.free_text == std::vector<std::string>{"grpo"});
+  CHECK(r.query.corrections.empty());
+  CHECK(parse(lex, "Direct Preference Optimization for llama3").query.other_mode == "direct preference optimization");
+  CHECK(parse(lex, "sft qwen3 8b").query.other_mode.empty());
 }
 
 TEST_CASE("dsl: long runs are read like short ones", "[dsl]") {

@@ -149,6 +149,7 @@ constexpr std::array<KindName, kWordKindCount> kKindNames{{
     {WordKind::HardwareFamily, "hardware_family"},
     {WordKind::Flagship, "flagship"},
     {WordKind::OtherModel, "other_model"},
+    {WordKind::OtherMode, "other_mode"},
     {WordKind::CountMagnitude, "count_magnitude"},
     {WordKind::Dataset, "dataset"},
     {WordKind::Plural, "plural"},
@@ -178,7 +179,7 @@ bool is_id_kind(WordKind k) {
 bool value_optional(WordKind k) {
   return k == WordKind::GpuUnit || k == WordKind::NodeUnit || k == WordKind::SeqUnit || k == WordKind::Stopword || k == WordKind::OpenMax ||
          k == WordKind::RangeSep || k == WordKind::TokenUnit || k == WordKind::EpochUnit || k == WordKind::HardwareFamily ||
-         k == WordKind::OtherModel || k == WordKind::Plural;
+         k == WordKind::OtherModel || k == WordKind::Plural || k == WordKind::OtherMode;
 }
 
 std::shared_ptr<const Lexicon::Impl> empty_impl() {

@@ -66,8 +66,9 @@ enum class WordKind : std::uint8_t {
   CountMagnitude,  // multiplier of a token budget; value the multiplier ("1e12" for T, 兆, trillion)
   Dataset,         // a dataset preset of the launcher ("squad", "tulu3"); value the preset (the code's, code_datasets)
   Plural,          // a plural GPU, card or unit word ("gpus", "h100s"): a number word of value 1 before it is no count ("my gpus")
+  OtherMode,       // a training method Megatron Bridge has no recipe for ("dpo", "rlhf"): free text, and the answer says so
 };
-inline constexpr int kWordKindCount = 27;  // number of WordKind members
+inline constexpr int kWordKindCount = 28;  // number of WordKind members
 
 // The data spelling of a kind ("gpu_unit"), and back (nullopt if unknown).
 std::string_view to_string(WordKind kind);
@@ -243,6 +244,7 @@ struct Constraints {
   std::optional<int> systems;                  // how many systems or racks
   std::optional<int> gpus_per_node;            // "two 8-GPU nodes": GPUs in each node (gpus = nodes x this)
   std::string unknown_hardware;                // a GPU kbq has no data for, as written (folded): "rtx 3090"
+  std::string other_mode;                      // a training method no recipe has, as written: "dpo" (also in free_text)
   std::set<std::string> intents;               // Intent values, sorted
   std::string scale;                           // a Scale value; empty = any
   std::map<std::string, std::string> filters;  // other explicit filters: field -> value (numbers in decimal)

@@ -30,6 +30,7 @@ bool reads_back(const Lexicon& lex, const std::string& word) {
   if (!r) return false;
   Constraints expected;
   expected.free_text.push_back(word);
+  if (r.query.other_mode == word) expected.other_mode = word;  // a training method no recipe has
   return r.query.constraints() == expected;
 }
 

@@ -243,10 +243,13 @@ class Resolver {
     note_words(p);
     const WordInfo& w = lex_.words[p.word];
     if (w.primary < 0 && w.meaning(WordKind::HardwareFamily)) return family(p);  // "v100" alone
-    if (w.primary < 0 && w.meaning(WordKind::OtherModel)) {                      // a model without recipes: free text, as typed
+    // A model or a training method without recipes: free text, as typed
+    // (a method is also kept apart: the answer says no recipe trains it).
+    if (w.primary < 0 && (w.meaning(WordKind::OtherModel) || w.meaning(WordKind::OtherMode))) {
       const std::string text_as_typed(text(p.b, p.e));
       add(TermKind::FreeText, p.b, p.e, text_as_typed);
       q_.free_text.push_back(text_as_typed);
+      if (w.meaning(WordKind::OtherMode) && q_.other_mode.empty()) q_.other_mode = text_as_typed;
       return true;
     }
     if (w.primary < 0) {

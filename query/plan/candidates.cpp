@@ -257,7 +257,7 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
       const PrecisionInfo* to = kb.precision(closest);
       a.warnings.push_back(c.label("warn.precision_hardware", {{"precision", precision_name(asked, ask.precision)},
                                                                {"needs", needs_of(asked)},
-                                                               {"hardware", kb::upper_ascii(asked_gpu->key)},
+                                                               {"hardware", c.kb.gpu_name(asked_gpu->key)},
                                                                {"arch", asked_gpu->arch},
                                                                {"closest", to ? to->display : closest}}));
       ask.precision = closest;
@@ -273,7 +273,7 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
       kept.push_back(k);
     } else if (!why) {
       const PrecisionInfo* p = kb.precision(k.recipe->runs_in);
-      why = c.label("no_match.precision_hardware", {{"hardware", kb::upper_ascii(g.key)},
+      why = c.label("no_match.precision_hardware", {{"hardware", c.kb.gpu_name(g.key)},
                                                     {"arch", g.arch},
                                                     {"recipe", k.recipe->name},
                                                     {"precision", p ? p->display : k.recipe->runs_in},
@@ -290,6 +290,10 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
   Pool pool;
   for (const auto& r : recipes.recipes)
     if ((ask.mode.empty() || r.mode == ask.mode) && offerable(r)) pool.push_back(&r);
+  if (!ask.other_mode.empty()) {
+    a.no_match = c.label("no_match.other_mode", {{"mode", ask.other_mode}});
+    return {};
+  }
   if (!ask.unknown_model_words.empty()) {
     a.no_match = c.label("no_match.model", {{"model", kb::join(ask.unknown_model_words, " ")}});
     return {};

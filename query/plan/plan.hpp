@@ -58,6 +58,7 @@ struct Ask {
   std::set<std::string> intents;                 // intent ids of the question
   std::string scale;                             // scale word value
   std::vector<std::string> unknown_model_words;  // free words that look like a model name no recipe has
+  std::string other_mode;                        // a training method no recipe has ("dpo"), as typed
   std::vector<std::string> name_words;  // free words that are tokens of recipe names ("vl", "thinking"): every one must be in the name
   bool understood = false;              // some word of the question has a meaning (not only free words)
   bool fewest = false;                  // without a GPU count: the fewest GPUs that fit, not the recipe's own count first

@@ -179,8 +179,10 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const Catalog& re
 void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens& tokens, Ask& ask, Answer& a) {
   using kbq::dsl::TermKind;
   ask.unknown_model_words = unknown_model_words(tokens, q);
+  ask.other_mode = q.other_mode;
   std::vector<std::string> ignored;
   for (const auto& t : q.terms) {
+    if (t.kind == TermKind::FreeText && !ask.other_mode.empty() && kb::fold(t.text) == kb::fold(ask.other_mode)) continue;
     const bool name_word = t.kind == TermKind::FreeText && tokens.count(kb::fold(t.text));
     if (name_word) ask.name_words.push_back(kb::fold(t.text));
     if (t.kind != TermKind::FreeText && t.kind != TermKind::Stopword && t.kind != TermKind::Unknown) ask.understood = true;
@@ -192,14 +194,14 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens&
   if (!ignored.empty() && ask.unknown_model_words.empty() && ask.understood)
     a.warnings.push_back(c.label("warn.ignored", {{"words", kb::join(ignored, " ")}}));
   if (ask.hardware_assumed && (ask.understood || !ask.name_words.empty()))
-    a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", kb::upper_ascii(ask.hardware)}}));
+    a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", c.kb.gpu_name(ask.hardware)}}));
   if (!ask.nodes_read.empty()) a.warnings.push_back(ask.nodes_read);
   // A memory size the user states replaces the GPU type's: said, with both
   // (not when it is the GPU type's own, to a tenth of a GiB as printed).
   if (const Gpu* g = c.kb.gpu(ask.hardware); g && ask.memory_gib > 0 && kb::one_decimal(ask.memory_gib) != kb::one_decimal(g->memory_gib))
     a.warnings.push_back(c.label(
         "warn.memory_stated",
-        {{"memory", kb::one_decimal(ask.memory_gib)}, {"hardware", kb::upper_ascii(g->key)}, {"own", kb::one_decimal(g->memory_gib)}}));
+        {{"memory", kb::one_decimal(ask.memory_gib)}, {"hardware", c.kb.gpu_name(g->key)}, {"own", kb::one_decimal(g->memory_gib)}}));
 }
 
 }  // namespace kbq
