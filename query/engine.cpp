@@ -201,6 +201,9 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   a.verdict = Outcome::NotPossible;
   a.min_gpus = a.results.front().min_gpus;
   if (a.request != Request::Ask) return;
+  // No count asked, and none fits: the verdict is about every count tried,
+  // not the recipe's own one the layout shows.
+  if (ask.gpus == 0 && a.min_gpus == 0) a.searched_up_to = c.settings().max_world;
   const Result& best = a.results.front();
   // An alternative is offered only if it fits: its fewest GPUs are never searched.
   const PlanFn plan = [&](const Recipe& r, const Ask& asked, Fewest fewest) { return e.plan(c, r, asked, false, fewest); };

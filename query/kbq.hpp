@@ -292,6 +292,7 @@ struct Answer {
   std::string headline;                   // a question naming no model: the model chosen, why, the runner-up ("" otherwise)
   std::vector<Result> results;            // best first
   long long min_gpus = 0;                 // not_possible: the fewest GPUs the best match runs on
+  long long searched_up_to = 0;           // not_possible, no GPU count asked and none fits: the largest count tried
   std::vector<Alternative> alternatives;  // not_possible: what fits instead
   std::string no_match;                   // no_match: what exists instead, in the answer's language
   double token_budget = 0;                // tokens the question asks to train on (budget × epochs), 0 none

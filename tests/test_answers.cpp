@@ -701,3 +701,16 @@ TEST_CASE("answers name a GPU by its short name from data, never its key in capi
     CHECK(r.out.find(key) == std::string::npos);
   }
 }
+
+TEST_CASE("not possible with no GPU count asked is said of every count tried, not of the recipe's own", "[answers]") {
+  // No count: the verdict covers every count up to planner.tsv max_world (16384), not the 32 of the layout shown.
+  auto r = kbtest::run(KBQ_PATH, {"llama3 70b pretrain on 4090s"});
+  INFO(r.out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("Not possible on RTX 4090: no layout of llama3_70b_pretrain_config fits on any count of them up") != std::string::npos);
+  CHECK(r.out.find("16384") != std::string::npos);
+  // A count asked: the verdict is about that count.
+  r = kbtest::run(KBQ_PATH, {"llama3 70b pretrain on 8 4090s"});
+  INFO(r.out);
+  CHECK(r.out.find("Not possible on 8 × RTX 4090: no layout of llama3_70b_pretrain_config fits.") != std::string::npos);
+}

@@ -355,7 +355,13 @@ Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask) {
   const bool own = ask.hardware_assumed && !r.native_hardware.empty() && r.kind == RecipeKind::Benchmark;
   const std::string hw = own ? r.native_hardware : !ask.hardware.empty() ? ask.hardware : c.settings().default_gpu;
   const Gpu* gpu = c.kb.gpu(hw);
-  Gpu g = gpu ? *gpu : Gpu{hw, hw, 0, 0, 0, false, "", ""};
+  Gpu g;
+  if (gpu) {
+    g = *gpu;
+  } else {
+    g.key = hw;
+    g.display = hw;
+  }
   if (own) return g;  // a benchmark runs on its own GPUs, as its code sets them
   if (ask.memory_gib > 0) g.memory_gib = ask.memory_gib;
   if (ask.per_node > 0) g.per_node = ask.per_node;

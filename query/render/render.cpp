@@ -581,13 +581,15 @@ std::string answer_text(const Answer& a, const Labels& lb, const RenderOptions& 
   if (a.verdict == Outcome::NotPossible) {
     const Result& best = a.results.front();
     const std::string verdict =
-        (a.min_gpus > 0
-             ? fill(lb("verdict.not_possible"), {{"gpus", std::to_string(best.layout.gpus)},
-                                                 {"hardware", best.layout.hardware_name},
-                                                 {"recipe", best.recipe.name},
-                                                 {"min", std::to_string(a.min_gpus)}})
-             : fill(lb("verdict.not_possible_any"),
-                    {{"gpus", std::to_string(best.layout.gpus)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}}));
+        a.min_gpus > 0 ? fill(lb("verdict.not_possible"), {{"gpus", std::to_string(best.layout.gpus)},
+                                                           {"hardware", best.layout.hardware_name},
+                                                           {"recipe", best.recipe.name},
+                                                           {"min", std::to_string(a.min_gpus)}})
+        : a.searched_up_to > 0
+            ? fill(lb("verdict.not_possible_any_count"),
+                   {{"max", std::to_string(a.searched_up_to)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}})
+            : fill(lb("verdict.not_possible_any"),
+                   {{"gpus", std::to_string(best.layout.gpus)}, {"hardware", best.layout.hardware_name}, {"recipe", best.recipe.name}});
     w.para(verdict);
     if (md) w.out += "\n";
     if (!a.alternatives.empty()) {
