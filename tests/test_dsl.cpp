@@ -259,6 +259,9 @@ const std::vector<DslCase> kDslCases = {
     {"qwen3 8b を 1 枚の GPU で試したい", "model:qwen3 8b gpus:1", "ja", nullptr, 0},
     {"我想在一张卡上快速试一下 qwen3", "model:qwen3 gpus:1", "zh", nullptr, 0},
     {"qwen3 快速测试", "model:qwen3 first try", "zh", nullptr, 0},
+    // Plural sequence words.
+    {"sft qwen3 8b with 16k sequences", "mode:sft model:qwen3 8b seq:16384", "en", nullptr, 0},
+    {"SFT de qwen3 8b avec des séquences de 32 768 jetons", "mode:sft model:qwen3 8b seq:32768", "fr", nullptr, 0},
     // A training method no recipe has is free text, never a typo of a mode.
     {"dpo llama3 8b", "model:llama3 8b dpo", "en", nullptr, 0},
     {"RLHF qwen3 8b on 8 h100", "model:qwen3 8b gpus:8 hardware:h100 rlhf", "en", nullptr, 0},
