@@ -259,6 +259,10 @@ const std::vector<DslCase> kDslCases = {
     {"qwen3 8b を 1 枚の GPU で試したい", "model:qwen3 8b gpus:1", "ja", nullptr, 0},
     {"我想在一张卡上快速试一下 qwen3", "model:qwen3 gpus:1", "zh", nullptr, 0},
     {"qwen3 快速测试", "model:qwen3 first try", "zh", nullptr, 0},
+    // "full" before a mode says what the mode already does.
+    {"full sft llama3 8b", "mode:sft model:llama3 8b", "en", nullptr, 0},
+    {"deepseek v3 を H100 8 枚でフル SFT", "mode:sft model:deepseek_v3 gpus:8 hardware:h100", "ja", nullptr, 0},
+    {"affinage complet de qwen3 8b", "mode:sft model:qwen3 8b", "fr", nullptr, 0},
     // Plural sequence words.
     {"sft qwen3 8b with 16k sequences", "mode:sft model:qwen3 8b seq:16384", "en", nullptr, 0},
     {"SFT de qwen3 8b avec des séquences de 32 768 jetons", "mode:sft model:qwen3 8b seq:32768", "fr", nullptr, 0},

@@ -70,7 +70,8 @@ bool keep_family(const Context& c, const Ask& ask, const Catalog& recipes, Pool&
       a.no_match =
           modes.empty() || ask.mode.empty()
               ? c.label("no_match.family", {{"model", ask.model}})
-              : c.label("no_match.mode_has", {{"mode", c.label("mode." + ask.mode)}, {"model", ask.model}, {"modes", joined(modes)}});
+              : c.label("no_match.mode_has",
+                        {{"mode", c.label("mode." + ask.mode)}, {"model", fam_display(recipes, ask.model)}, {"modes", joined(modes)}});
     }
     return false;
   }
