@@ -90,7 +90,7 @@ const std::vector<DslCase> kDslCases = {
     {"diffusion flux", "model:flux diffusion", nullptr, nullptr, 0},
     {"mixture of experts", "moe", "en", nullptr, 0},
     {"library recipes for qwen3", "model:qwen3 kind:library", "en", nullptr, 0},
-    {"qwen3 tensor parallelism", "model:qwen3 tensor parallelism", nullptr, nullptr, 0},
+    {"qwen3 tensor parallelism", "model:qwen3 tensor", nullptr, nullptr, 0},  // "parallelism" asks, it says nothing
     {"\"tensor parallel\" llama3", "model:llama3 \"tensor parallel\"", nullptr, nullptr, 0},
     {"ＳＦＴ　８×Ｈ１００", "mode:sft gpus:8 hardware:h100", nullptr, nullptr, 0},
     {"ｑｗｅｎ３　ＬｏＲＡ", "mode:peft model:qwen3", nullptr, nullptr, 0},
@@ -263,6 +263,14 @@ const std::vector<DslCase> kDslCases = {
     {"full sft llama3 8b", "mode:sft model:llama3 8b", "en", nullptr, 0},
     {"deepseek v3 を H100 8 枚でフル SFT", "mode:sft model:deepseek_v3 gpus:8 hardware:h100", "ja", nullptr, 0},
     {"affinage complet de qwen3 8b", "mode:sft model:qwen3 8b", "fr", nullptr, 0},
+    // A size spelled out is its filter; question words about the layout carry nothing.
+    {"qwen3 8b sft with tensor parallel 2 on 8 h100", "mode:sft model:qwen3 8b gpus:8 hardware:h100 tp:2", "en", nullptr, 0},
+    {"张量并行 4 的 qwen3 8b sft", "mode:sft model:qwen3 8b tp:4", "zh", nullptr, 0},
+    {"テンソル並列 2 で qwen3 8b の SFT", "mode:sft model:qwen3 8b tp:2", "ja", nullptr, 0},
+    {"what parallelism should i use for llama3 70b sft on 16 h100", "mode:sft model:llama3 70b gpus:16 hardware:h100", "en", nullptr, 0},
+    {"qwen3 8b 的 SFT 用什么并行策略？8 张 H100", "mode:sft model:qwen3 8b gpus:8 hardware:h100", "zh", nullptr, 0},
+    {"llama3 70b を H100 32 枚で事前学習するときの並列化設定", "mode:pretrain model:llama3 70b gpus:32 hardware:h100", "ja", nullptr, 0},
+    {"Quelle configuration pour un LoRA de Qwen3 32B sur 4 H100 ?", "mode:peft model:qwen3 32b gpus:4 hardware:h100", "fr", nullptr, 0},
     // Plural sequence words.
     {"sft qwen3 8b with 16k sequences", "mode:sft model:qwen3 8b seq:16384", "en", nullptr, 0},
     {"SFT de qwen3 8b avec des séquences de 32 768 jetons", "mode:sft model:qwen3 8b seq:32768", "fr", nullptr, 0},
