@@ -738,6 +738,11 @@ class Resolver {
     if (inner.empty()) return true;
     add(TermKind::FreeText, p.b, p.e, inner);
     q_.free_text.push_back(inner);
+    // A training method quoted is the same method: the canonical form,
+    // which quotes free text when bare words would re-form a phrase, reads
+    // back as what it was printed from.
+    if (const auto id = lex_.find(inner); id != kNoWord && lex_.words[id].meaning(WordKind::OtherMode) && q_.other_mode.empty())
+      q_.other_mode = inner;
     return true;
   }
 };
