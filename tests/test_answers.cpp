@@ -714,3 +714,14 @@ TEST_CASE("not possible with no GPU count asked is said of every count tried, no
   INFO(r.out);
   CHECK(r.out.find("Not possible on 8 × RTX 4090: no layout of llama3_70b_pretrain_config fits.") != std::string::npos);
 }
+
+TEST_CASE("a training method no recipe has is a no-match that says so, bare or quoted, and never 'not understood'", "[answers]") {
+  // The launcher's --mode takes pretrain, sft, lora, dora (scripts/training/run_recipe.py:173-174).
+  for (const std::string q : {"DPO llama3 8b on 8 h100", "model:llama3 8b \"dpo\""}) {
+    const auto r = kbtest::run(KBQ_PATH, {q});
+    INFO(q << "\n" << r.out);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find("Megatron Bridge has no recipe for 'dpo'") != std::string::npos);
+    CHECK(r.out.find("not understood") == std::string::npos);
+  }
+}

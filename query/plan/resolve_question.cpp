@@ -182,7 +182,7 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens&
   ask.other_mode = q.other_mode;
   std::vector<std::string> ignored;
   for (const auto& t : q.terms) {
-    if (t.kind == TermKind::FreeText && !ask.other_mode.empty() && kb::fold(t.text) == kb::fold(ask.other_mode)) continue;
+    if (t.kind == TermKind::FreeText && !ask.other_mode.empty() && kb::fold(t.value) == kb::fold(ask.other_mode)) continue;
     const bool name_word = t.kind == TermKind::FreeText && tokens.count(kb::fold(t.text));
     if (name_word) ask.name_words.push_back(kb::fold(t.text));
     if (t.kind != TermKind::FreeText && t.kind != TermKind::Stopword && t.kind != TermKind::Unknown) ask.understood = true;
