@@ -249,7 +249,7 @@ class Resolver {
       const std::string text_as_typed(text(p.b, p.e));
       add(TermKind::FreeText, p.b, p.e, text_as_typed);
       q_.free_text.push_back(text_as_typed);
-      if (w.meaning(WordKind::OtherMode) && q_.other_mode.empty()) q_.other_mode = text_as_typed;
+      note_other_mode(w, text_as_typed);
       return true;
     }
     if (w.primary < 0) {
@@ -741,9 +741,14 @@ class Resolver {
     // A training method quoted is the same method: the canonical form,
     // which quotes free text when bare words would re-form a phrase, reads
     // back as what it was printed from.
-    if (const auto id = lex_.find(inner); id != kNoWord && lex_.words[id].meaning(WordKind::OtherMode) && q_.other_mode.empty())
-      q_.other_mode = inner;
+    if (const auto id = lex_.find(inner); id != kNoWord) note_other_mode(lex_.words[id], inner);
     return true;
+  }
+
+  // A training method no recipe has, bare or quoted: the first is kept for
+  // the answer to say so.
+  void note_other_mode(const WordInfo& w, const std::string& text) {
+    if (w.meaning(WordKind::OtherMode) && q_.other_mode.empty()) q_.other_mode = text;
   }
 };
 
