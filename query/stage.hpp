@@ -4,6 +4,7 @@
 // they compute from what it holds and never read the database.
 #pragma once
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,16 @@ struct Context {
   // A label with its {name} fields filled in.
   std::string label(const std::string& key, const std::vector<std::pair<std::string, std::string>>& vars = {}) const {
     return fill(labels(key), vars);
+  }
+  // A GPU architecture as answers name it (data/answer-labels.tsv arch.<key>;
+  // kbc refuses an architecture without one), and several as one list.
+  std::string arch(const std::string& key) const { return label("arch." + key); }
+  std::string archs(const std::set<std::string>& keys) const {
+    std::set<std::string> names;
+    for (const auto& k : keys) names.insert(arch(k));
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
   }
   // The text of an entity in the answer's language (a part of it when `part` names one).
   Prose prose(const EntityRef& e, const std::string& part = {}) const {

@@ -30,6 +30,7 @@
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/code/code.hpp"
+#include "compiler/extract/vocab.hpp"
 #include "compiler/ingest/ingest.hpp"
 #include "compiler/pipeline.hpp"
 
@@ -722,4 +723,36 @@ TEST_CASE("a code snapshot file past its size limit is an error naming the file,
     named = named || (d.message.find("cannot read a file of a code snapshot: larger than") != std::string::npos &&
                       d.span.file.find("recipe-facts.tsv") != std::string::npos);
   CHECK(named);
+}
+
+TEST_CASE("a GPU architecture without a name in answer-labels.tsv is an error naming the row", "[compiler]") {
+  // Answers name an architecture (Hopper), never print its key (hopper).
+  kbtest::TempDir tmp;
+  const std::string data = tmp.str() + "/data";
+  std::filesystem::copy(std::string(KB_SOURCE_DIR) + "/kb-sources/data", data, std::filesystem::copy_options::recursive);
+  const std::string labels = kbtest::read_file(data + "/answer-labels.tsv");
+  std::string kept;
+  size_t dropped = 0;
+  for (const auto& line : kb::split(labels, '\n')) {
+    if (kb::starts_with(line, "en\tarch.hopper\t")) {
+      ++dropped;
+      continue;
+    }
+    if (!line.empty()) kept += line + "\n";
+  }
+  REQUIRE(dropped == 1);
+  kbtest::write_file(data + "/answer-labels.tsv", kept);
+  kb::Vocab v;
+  kb::Diagnostics d;
+  CHECK_FALSE(kb::load_vocab(data, v, d));
+  const std::string all = d.render_all();
+  INFO(all);
+  CHECK(all.find("precisions.tsv:") != std::string::npos);
+  CHECK(all.find("error: GPU architecture 'hopper' has no name") != std::string::npos);
+  CHECK(all.find("hint: add a row arch.hopper to data/answer-labels.tsv") != std::string::npos);
+  // With the row, the same data loads clean.
+  kbtest::write_file(data + "/answer-labels.tsv", labels);
+  kb::Diagnostics clean;
+  CHECK(kb::load_vocab(data, v, clean));
+  CHECK_FALSE(clean.has_errors());
 }

@@ -55,6 +55,14 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
       if (!archs.count(v.gpus.get(row, "arch")))
         diags.error(v.gpus.span(row, "arch"), "unknown GPU architecture '" + v.gpus.get(row, "arch") + "'",
                     "use an architecture data/precisions.tsv lists in its archs column");
+    // Answers name an architecture by its label (arch.<key>), never by its key.
+    std::set<std::string> named;
+    for (const auto& row : v.labels.rows) named.insert(v.labels.get(row, "key"));
+    for (const auto& row : v.precisions.rows)
+      for (const auto& a : split(v.precisions.get(row, "archs"), ','))
+        if (!named.count("arch." + trim(a)))
+          diags.error(v.precisions.span(row, "archs"), "GPU architecture '" + trim(a) + "' has no name",
+                      "add a row arch." + trim(a) + " to data/answer-labels.tsv: the name answers print");
     for (const auto& row : v.systems.rows) {
       if (!gpu_keys.count(v.systems.get(row, "gpu_key")))
         diags.error(v.systems.span(row, "gpu_key"), "unknown GPU '" + v.systems.get(row, "gpu_key") + "'",

@@ -95,9 +95,8 @@ void precision_runs(const Context& c, Result& r) {
     return;
   }
   add_verdict(c, r, "precision_runs", *runs ? Status::Pass : Status::Fail,
-              {text("precision", p->display), text("at", r.recipe.runs_in_at),
-               text("needs", kb::join(std::vector<std::string>(p->archs.begin(), p->archs.end()), ", ")),
-               text("hardware", r.layout.hardware_name), text("arch", g->arch)});
+              {text("precision", p->display), text("at", r.recipe.runs_in_at), text("needs", c.archs(p->archs)),
+               text("hardware", r.layout.hardware_name), text("arch", c.arch(g->arch))});
 }
 
 void pitfalls(const Context& c, Result& r) {

@@ -217,10 +217,10 @@ std::vector<Candidate> one_per_function(const Pool& pool, bool substitute) {
 }
 
 // The GPU architectures that run any of `ps`, for a message.
-std::string needs_of(const std::vector<const PrecisionInfo*>& ps) {
+std::string needs_of(const Context& c, const std::vector<const PrecisionInfo*>& ps) {
   std::set<std::string> archs;
   for (const auto* p : ps) archs.insert(p->archs.begin(), p->archs.end());
-  return joined(archs);
+  return c.archs(archs);
 }
 
 // A precision as the answer names it: its display name, or the word asked
@@ -257,9 +257,9 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
       }
       const PrecisionInfo* to = kb.precision(closest);
       a.warnings.push_back(c.label("warn.precision_hardware", {{"precision", precision_name(asked, ask.precision)},
-                                                               {"needs", needs_of(asked)},
+                                                               {"needs", needs_of(c, asked)},
                                                                {"hardware", c.kb.gpu_name(asked_gpu->key)},
-                                                               {"arch", asked_gpu->arch},
+                                                               {"arch", c.arch(asked_gpu->arch)},
                                                                {"closest", to ? to->display : closest}}));
       ask.precision = closest;
     }
@@ -275,10 +275,10 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
     } else if (!why) {
       const PrecisionInfo* p = kb.precision(k.recipe->runs_in);
       why = c.label("no_match.precision_hardware", {{"hardware", c.kb.gpu_name(g.key)},
-                                                    {"arch", g.arch},
+                                                    {"arch", c.arch(g.arch)},
                                                     {"recipe", k.recipe->name},
                                                     {"precision", p ? p->display : k.recipe->runs_in},
-                                                    {"needs", p ? needs_of({p}) : std::string()}});
+                                                    {"needs", p ? needs_of(c, {p}) : std::string()}});
     }
   }
   if (kept.empty() && why) a.no_match = *why;
