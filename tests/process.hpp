@@ -11,6 +11,21 @@
 
 namespace kbtest {
 
+// Is this runner built with AddressSanitizer (gcc's macro, or clang's
+// feature)? Sanitizer builds run several times slower: time limits stretch
+// and the longest grids thin with it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // A fresh folder under the system temp folder, removed with its content
 // (base/files.hpp's TempDir) and read as a std::filesystem::path too.
 class TempDir : public kb::TempDir {

@@ -65,17 +65,7 @@ const std::string kData = kRoot + "/kb-sources/data";
 const std::string kCode = kRoot + "/kb-sources/code";
 
 // Sanitizer builds run several times slower; time limits stretch with them.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kSlowdown = 6;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr int kSlowdown = 6;
-#else
-constexpr int kSlowdown = 1;
-#endif
-#else
-constexpr int kSlowdown = 1;
-#endif
+constexpr int kSlowdown = kbtest::kSanitized ? 6 : 1;
 
 using kbtest::TempDir;
 

@@ -104,17 +104,7 @@ namespace fs = std::filesystem;
 
 const std::string kRoot = KB_SOURCE_DIR;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kSlowdown = 6, kMemoryFactor = 4;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr int kSlowdown = 6, kMemoryFactor = 4;
-#else
-constexpr int kSlowdown = 1, kMemoryFactor = 1;
-#endif
-#else
-constexpr int kSlowdown = 1, kMemoryFactor = 1;
-#endif
+constexpr int kSlowdown = kbtest::kSanitized ? 6 : 1, kMemoryFactor = kbtest::kSanitized ? 4 : 1;
 
 struct Directive {
   std::string key, value;

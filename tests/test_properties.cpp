@@ -23,6 +23,7 @@
 
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
+#include "process.hpp"
 #include "query/kbq.hpp"
 
 namespace {
@@ -41,17 +42,7 @@ const std::set<std::string> kKnownCheckDisagreements = {};
 
 // Sanitizer builds run 10-20 times slower: the planner grid is thinned there
 // (GPU counts 1, 8, 64, 512 on H100), whole in every other build.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using kbtest::kSanitized;
 
 // The code's value of a field of a recipe ("" when the code leaves it open).
 std::map<std::string, std::string> code_values(kb::Db& db, const std::string& name, const std::string& kind) {
