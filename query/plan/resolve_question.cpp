@@ -193,8 +193,13 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens&
   // Words not understood never vanish silently.
   if (!ignored.empty() && ask.unknown_model_words.empty() && ask.understood)
     a.warnings.push_back(c.label("warn.ignored", {{"words", kb::join(ignored, " ")}}));
+  // A GPU the question names but kbq has no data for (its own warning says
+  // so): the assumed one stands in its place, not "no GPU type".
+  const bool unknown_gpu = std::any_of(q.warnings.begin(), q.warnings.end(),
+                                       [](const kbq::dsl::Warning& w) { return w.kind == kbq::dsl::WarningKind::UnknownGpu; });
   if (ask.hardware_assumed && (ask.understood || !ask.name_words.empty()))
-    a.warnings.push_back(c.label("warn.hardware_assumed", {{"hardware", c.kb.gpu_name(ask.hardware)}}));
+    a.warnings.push_back(
+        c.label(unknown_gpu ? "warn.hardware_assumed_unknown" : "warn.hardware_assumed", {{"hardware", c.kb.gpu_name(ask.hardware)}}));
   if (!ask.nodes_read.empty()) a.warnings.push_back(ask.nodes_read);
   // A memory size the user states replaces the GPU type's: said, with both
   // (not when it is the GPU type's own, to a tenth of a GiB as printed).
