@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -47,6 +48,7 @@ int interrupt(const std::vector<std::string>& args, const std::vector<std::strin
   options.out = options.err = kb::Stream::Null;
   options.env = env;
   const kb::Child child = kb::spawn(args, options);
+  INFO("spawn: " << (child.error ? std::strerror(child.error) : "no error"));  // fork's or exec's errno
   REQUIRE(child.pid > 0);
   std::optional<kb::ExitStatus> ended;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
