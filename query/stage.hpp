@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/text.hpp"
 #include "query/kb/snapshot.hpp"
 #include "query/kbq.hpp"
 
@@ -30,9 +31,7 @@ struct Context {
   std::string archs(const std::set<std::string>& keys) const {
     std::set<std::string> names;
     for (const auto& k : keys) names.insert(arch(k));
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
+    return kb::join(std::vector<std::string>(names.begin(), names.end()), ", ");
   }
   // The text of an entity in the answer's language (a part of it when `part` names one).
   Prose prose(const EntityRef& e, const std::string& part = {}) const {

@@ -59,10 +59,10 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     std::set<std::string> named;
     for (const auto& row : v.labels.rows) named.insert(v.labels.get(row, "key"));
     for (const auto& row : v.precisions.rows)
-      for (const auto& a : split(v.precisions.get(row, "archs"), ','))
-        if (!named.count("arch." + trim(a)))
-          diags.error(v.precisions.span(row, "archs"), "GPU architecture '" + trim(a) + "' has no name",
-                      "add a row arch." + trim(a) + " to data/answer-labels.tsv: the name answers print");
+      for (const auto& part : split(v.precisions.get(row, "archs"), ','))
+        if (const std::string a = trim(part); !named.count("arch." + a))
+          diags.error(v.precisions.span(row, "archs"), "GPU architecture '" + a + "' has no name",
+                      "add a row arch." + a + " to data/answer-labels.tsv: the name answers print");
     for (const auto& row : v.systems.rows) {
       if (!gpu_keys.count(v.systems.get(row, "gpu_key")))
         diags.error(v.systems.span(row, "gpu_key"), "unknown GPU '" + v.systems.get(row, "gpu_key") + "'",
