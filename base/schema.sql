@@ -500,9 +500,11 @@ CREATE TABLE recipe_facts (
   PRIMARY KEY (target_id, field_id)
 ) WITHOUT ROWID;
 
--- What the launchers say (scripts/training): flags, mode rules, runner steps, the benchmark launch.
+-- What the launchers say (scripts/training): flags, mode rules, runner steps, the benchmark launch,
+-- and the name registries a str config value is looked up in (section registry, item <key>:<name>;
+-- kbc adds one `precision` row per entry: the data/precisions.tsv key its fields match).
 CREATE TABLE launcher (
-  section   TEXT NOT NULL,  -- flag | mode-rule | mode | runner-step | launch | name-pattern | family-rule
+  section   TEXT NOT NULL,  -- flag | mode-rule | mode | runner-step | launch | name-pattern | family-rule | function | table | registry
   item      TEXT NOT NULL,
   attribute TEXT NOT NULL,
   value     TEXT NOT NULL,

@@ -457,6 +457,38 @@ std::variant<Answer, Error> Engine::fewest(const std::string& recipe, const std:
   return a;
 }
 
+namespace {
+
+// An override naming an entry of a registry the code looks a str value up in
+// (`mixed_precision=bf16_with_fp8_current_scaling_mixed`): a name the code
+// does not register fails at start-up, so it is an error here; a registered
+// one sets what the recipe runs in, which the check stage then judges on the
+// user's GPU (precision_runs) as it judges a recipe's own precision.
+std::optional<Error> registry_overrides(const Context& c, Kb& kb, const KeyValues& fixed, Recipe& r, std::vector<std::string>& notes) {
+  for (const auto& [k, v] : fixed) {
+    const std::vector<Kb::RegistryEntry> names = kb.registry(k);
+    if (names.empty() || v == c.settings().none_literal) continue;
+    const auto it = std::find_if(names.begin(), names.end(), [&v = v](const Kb::RegistryEntry& e) { return e.name == v; });
+    if (it == names.end()) {
+      std::vector<std::string> all;
+      for (const auto& e : names) all.push_back(e.name);
+      const std::string& at = names.front().at;
+      return Error{"override '" + k + "=" + v + "': the code registers no " + k + " named '" + v + "', and raises at start-up for it",
+                   "did you mean " + kb::join(kb::nearest(v, all, 3), ", ") + "? (the " + std::to_string(all.size()) + " names " +
+                       at.substr(0, at.rfind(':')) + " registers)"};
+    }
+    const PrecisionInfo *own = c.kb.precision(r.runs_in), *to = c.kb.precision(it->precision);
+    if (to && own && own != to)
+      notes.push_back(c.label("note.override_precision",
+                              {{"override", k + "=" + v}, {"precision", to->display}, {"at", it->at}, {"own", own->display}}));
+    r.runs_in = it->precision;
+    r.runs_in_at = it->at;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::variant<Answer, Error> Engine::check(const std::string& recipe, long long gpus, const KeyValues& overrides,
                                           const std::string& hardware, const std::string& lang) {
   if (auto err = input_error(recipe, "the recipe name")) return *err;
@@ -481,6 +513,7 @@ std::variant<Answer, Error> Engine::check(const std::string& recipe, long long g
   auto fixed = resolve_overrides(c, kb.code_config_keys(), overrides, notes, a.warnings);
   if (auto* err = std::get_if<Error>(&fixed)) return *err;
   ask.fixed = std::get<KeyValues>(fixed);
+  if (auto err = registry_overrides(c, kb, ask.fixed, *rc, notes)) return *err;
   // Every size the user did not set stays the recipe's own: `check` judges
   // the user's layout, it does not plan another.
   for (const auto& [d, name] : kDimNames) {

@@ -196,6 +196,40 @@ TEST_CASE("kbq check: TP 16 on llama3 70B fails two rules, exit 1", "[answers]")
   CHECK((*memory)["numbers"]["reason"].is_string());
 }
 
+TEST_CASE("kbq check judges a mixed_precision override by what the code's registry builds, on the user's GPU", "[answers]") {
+  // training/mixed_precision.py (067f987df): :285 bf16_with_fp8_current_scaling_mixed (fp8_recipe tensorwise),
+  // :255 bf16_with_mxfp8_mixed (mxfp8, Blackwell only: :51), :405 bf16_with_nvfp4_mixed (fp4 e2m1); the
+  // hyphen spelling is registered too (:176-179). data/precisions.tsv: the architectures that run each.
+  struct Case {
+    std::string value, hardware, precision;
+    bool runs;
+  };
+  for (const Case& k : std::vector<Case>{{"bf16_with_fp8_current_scaling_mixed", "a100", "FP8 current scaling", false},
+                                         {"bf16_with_fp8_current_scaling_mixed", "h100", "FP8 current scaling", true},
+                                         {"bf16-with-mxfp8-mixed", "h100", "MXFP8", false},
+                                         {"bf16_with_mxfp8_mixed", "b200", "MXFP8", true},
+                                         {"bf16_with_nvfp4_mixed", "a100", "NVFP4", false},
+                                         {"fp16_mixed", "a100", "FP16", true}}) {
+    CAPTURE(k.value, k.hardware);
+    const auto j = ask({"check", "llama3_8b_pretrain_config", "--gpus", "8", "--hardware", k.hardware, "mixed_precision=" + k.value},
+                       k.runs ? 0 : 1);
+    const auto& r = j["results"][0];
+    CHECK(rule_status(r, "precision_runs") == (k.runs ? "pass" : "fail"));
+    const json* rule = rule_of(r, "precision_runs");
+    REQUIRE(rule);
+    CHECK((*rule)["detail"].get<std::string>().find(k.precision) != std::string::npos);
+    CHECK((*rule)["detail"].get<std::string>().find("training/mixed_precision.py:") != std::string::npos);
+    // The recipe's own BF16 is replaced, and the answer says by what.
+    bool noted = false;
+    for (const auto& n : r["notes"]) noted = noted || n.get<std::string>().find("in place of the recipe's BF16") != std::string::npos;
+    CHECK(noted);
+    CHECK(r["runnable"] == k.runs);
+  }
+  // null is None to the runner's override parser: no precision to judge, the recipe's own stands.
+  const auto none = ask({"check", "llama3_8b_pretrain_config", "--gpus", "8", "--hardware", "a100", "mixed_precision=null"});
+  CHECK(rule_status(none["results"][0], "precision_runs") == "pass");
+}
+
 TEST_CASE("Chinese and Japanese queries give the same recipes", "[answers]") {
   CHECK(names(ask({"在 1 个 GPU 上使用 LoRA"})) == names(ask({"peft 1 gpu"})));
   const auto ja = ask({"qwen3 の LoRA を 1 GPU で"});

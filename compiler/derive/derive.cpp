@@ -303,6 +303,59 @@ void derive_facts(kb::Db& db) {
 
 }  // namespace
 
+namespace {
+
+struct Precision {
+  std::string key, match;
+};
+
+// The first row of data/precisions.tsv that a MixedPrecisionConfig's fields
+// match (`one(field)`: its single value, "" when unknown): the row's key and
+// the field that decided (nullptr for the `*` row: the object as a whole);
+// {"", nullptr} when none does.
+template <typename One>
+std::pair<std::string, const char*> match_precision(const std::vector<Precision>& precisions, const One& one) {
+  const std::string fp4 = one("fp4"), fp8 = one("fp8"), fp8_recipe = one("fp8_recipe"), fp16 = one("fp16");
+  const bool fp4_set = !fp4.empty() && fp4 != "none", fp8_set = !fp8.empty() && fp8 != "none";
+  for (const auto& p : precisions) {
+    if (p.match == "fp4=set" && fp4_set) return {p.key, "fp4"};
+    if (starts_with(p.match, "fp8_recipe=") && !fp4_set && fp8_set && fp8_recipe == p.match.substr(11)) return {p.key, "fp8_recipe"};
+    if (p.match == "fp16=true" && !fp4_set && !fp8_set && fp16 == "true") return {p.key, "fp16"};
+    if (p.match == "*" && !fp4_set && !fp8_set && !fp8.empty() && !fp4.empty()) return {p.key, nullptr};
+  }
+  return {"", nullptr};
+}
+
+// The precision each entry of a name registry builds (launcher rows of
+// section `registry`, code-layout.tsv): one more row per entry, attribute
+// `precision`, the precisions.tsv key its fields match ('' when none), at
+// the entry's factory. kbq check judges a `mixed_precision=NAME` override
+// by it, as it judges a recipe by the precision its code sets.
+void derive_registry_precisions(kb::Db& db, const std::vector<Precision>& precisions) {
+  std::map<std::string, std::map<std::string, std::string>> fields;  // item -> attribute -> state:value
+  std::map<std::string, std::string> at;
+  {
+    kb::Stmt st(db, "SELECT item, attribute, value, at FROM launcher WHERE section = 'registry' AND attribute <> 'absent' ORDER BY rowid");
+    while (st.step()) {
+      fields[st.text(0)][st.text(1)] = st.text(2);
+      if (st.text(1) == "factory") at[st.text(0)] = st.text(3);
+    }
+  }
+  kb::Stmt ins(db, "INSERT INTO launcher(section, item, attribute, value, at) VALUES ('registry', ?, 'precision', ?, ?)");
+  for (const auto& [item, f] : fields) {
+    auto one = [&f = f](const char* field) {
+      auto it = f.find(field);
+      if (it == f.end()) return std::string();
+      const auto colon = it->second.find(':');
+      const std::string state = it->second.substr(0, colon);
+      return colon == std::string::npos || (state != "value" && state != "default") ? std::string() : it->second.substr(colon + 1);
+    };
+    ins.bind_all(item, match_precision(precisions, one).first, at[item]).run();
+  }
+}
+
+}  // namespace
+
 // What the launcher does with each recipe (recipe_launch): the precision its
 // code sets (data/precisions.tsv), the PEFT modes it runs with, whether its
 // function raises, and the data it trains on without --dataset
@@ -348,14 +401,12 @@ void derive_recipe_launch(kb::Db& db) {
     kb::Stmt st(db, "SELECT name FROM recipes WHERE kind = 'benchmark'");
     while (st.step()) benchmark_names.insert(st.text(0));
   }
-  struct Precision {
-    std::string key, match;
-  };
   std::vector<Precision> precisions;
   {
     kb::Stmt st(db, "SELECT precision, match FROM precisions ORDER BY ordinal");
     while (st.step()) precisions.push_back({st.text(0), st.text(1)});
   }
+  derive_registry_precisions(db, precisions);
   struct Kind {
     std::string cls, when, data;
     bool user_data;
@@ -404,21 +455,9 @@ void derive_recipe_launch(kb::Db& db) {
 
     // The precision: the first row of precisions.tsv its facts match.
     std::string precision, precision_at;
-    const std::string fp4 = one("fp4"), fp8 = one("fp8"), fp8_recipe = one("fp8_recipe"), fp16 = one("fp16");
-    if (!fp8.empty() || !fp4.empty() || !one("mixed_precision").empty()) {
-      for (const auto& p : precisions) {
-        const bool fp4_set = !fp4.empty() && fp4 != "none", fp8_set = !fp8.empty() && fp8 != "none";
-        if (p.match == "fp4=set" && fp4_set) {
-          precision = p.key, precision_at = at_of("fp4");
-        } else if (starts_with(p.match, "fp8_recipe=") && !fp4_set && fp8_set && fp8_recipe == p.match.substr(11)) {
-          precision = p.key, precision_at = at_of("fp8_recipe");
-        } else if (p.match == "fp16=true" && !fp4_set && !fp8_set && fp16 == "true") {
-          precision = p.key, precision_at = at_of("fp16");
-        } else if (p.match == "*" && !fp4_set && !fp8_set && !fp8.empty() && !fp4.empty()) {
-          precision = p.key, precision_at = at_of("mixed_precision");
-        }
-        if (!precision.empty()) break;
-      }
+    if (!one("fp8").empty() || !one("fp4").empty() || !one("mixed_precision").empty()) {
+      const auto [key, by] = match_precision(precisions, one);
+      precision = key, precision_at = key.empty() ? std::string() : at_of(by ? by : "mixed_precision");
     }
 
     // PEFT recipes: the modes the runner starts them with.

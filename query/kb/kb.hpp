@@ -60,6 +60,13 @@ class Kb {
   std::vector<QuickRefRow> quick_ref_rows();
   // The code's config keys (kbq check's override validation; read once).
   const CodeConfigKeys& code_config_keys();
+  // The names a str value of config key `key` may take, with the precision
+  // each builds and its factory (path:line@commit), by name; empty when the
+  // code looks no name up for the key (launcher rows of section registry).
+  struct RegistryEntry {
+    std::string name, precision, at;
+  };
+  std::vector<RegistryEntry> registry(const std::string& key);
 
   // --- documents -------------------------------------------------------------------
   // Texts of an entity (kind, key), winner first (read once, then cached).

@@ -14,7 +14,7 @@ from .exports import collect_exports
 from .facts import Fact, make_fact, navigate, parameter_names, recipe_facts, view_values
 from .interp.core import Interp
 from .interp.state import Frame
-from .launcher import launcher_rows
+from .launcher import launcher_rows, registry_rows
 from .output import tsv_text
 from .render import cell, render, render_types, render_values
 from .snapshot import Snapshot
@@ -135,7 +135,7 @@ def extract(args):
                               cell(fa.at), cell(fa.note), n))
 
     # 4. launcher, config keys, datasets
-    launch = [tuple(cell(str(x)) for x in r) for r in launcher_rows(interp, layout)]
+    launch = [tuple(cell(str(x)) for x in r) for r in launcher_rows(interp, layout) + registry_rows(interp, layout, specs)]
     keys = [tuple(cell(str(x)) for x in r) for r in config_key_rows(interp, layout, specs)]
     dsets = [tuple(cell(str(x)) for x in r) for r in dataset_rows(interp, layout)]
 

@@ -6,10 +6,11 @@ import os
 
 from .errors import Budget, InputError, Raised
 from .exports import trace_binding
-from .facts import signature_text
+from .datafiles import FieldSpec
+from .facts import make_fact, navigate, signature_text, view_values
 from .interp.state import _ModuleLocals, Frame
-from .render import render
-from .values import BuiltinV, Const, ExtV, FuncV, PatternV, seq_items, Unknown
+from .render import render, render_values
+from .values import BuiltinV, Const, dict_items, ExtV, FuncV, Obj, PatternV, seq_items, Unknown
 
 
 def func_node(m, name):
@@ -288,4 +289,50 @@ def argparse_rows(interp, m, fn, prefix):
             items = seq_items(v)
             val = " ".join(render(i) for i in items) if items is not None else "unknown: " + ast.unparse(kw["choices"])
             rows.append(("flag", item, "choices", val, m.loc(kw["choices"])))
+    return rows
+
+
+def registry_rows(interp, layout, specs):
+    """Rows of each name registry the layout lists (`registry` rows: a module-level dict that decorators fill at
+    import, and that a str value of a config key is looked up in at run time, e.g. MIXED_PRECISION_RECIPES for
+    `mixed_precision`): per name `<key>:<name>`, its `factory` (at its def) and, for each `registry-field` row,
+    the field of the object the factory builds (state:value, as recipe-facts.tsv renders it)."""
+    rows = []
+    by_field = {s.field: s for s in specs}
+    for r in layout.all("registry"):
+        key = r["name"]
+        m = interp.snap.module(r["value"])
+        reg = interp.global_lookup(m, r["extra"], None) if m else None
+        items = dict_items(reg) if reg is not None else None
+        if items is None:  # an older checkout may not have it: said, not an error
+            rows.append(("registry", key, "absent", "%s.%s" % (r["value"], r["extra"]), ""))
+            continue
+        fields = []
+        for fr in layout.all("registry-field"):
+            if fr["name"] != key:
+                continue
+            s = by_field.get(fr["value"])
+            if s is None:
+                raise InputError(layout.path, fr["_line"], "registry field %s is not in code-fields.tsv" % fr["value"],
+                                 "name a field of code-fields.tsv")
+            fields.append(s)
+        for k, fn in items:
+            if not isinstance(k, Const) or not isinstance(fn, FuncV):
+                continue
+            item = "%s:%s" % (key, k.v)
+            at = fn.mod.loc(fn.node)
+            rows.append(("registry", item, "factory", fn.qualname, at))
+            interp.heap, interp.steps, interp.stack = [], 0, []
+            try:
+                obj = interp.call(fn, [], {}, Frame(fn.mod), None)
+            except (Raised, Budget):
+                obj = None
+            for s in fields:
+                if not isinstance(obj, Obj):
+                    rows.append(("registry", item, s.field, "unknown:", at))
+                    continue
+                spec = FieldSpec({"field": s.field, "path": s.path.partition(".")[2], "view": s.view, "via": "",
+                                  "default": s.default, "default_source": s.default_source, "_line": s.line})
+                fa = make_fact(spec, view_values(interp, spec, navigate(interp, obj, spec)))
+                rows.append(("registry", item, s.field, "%s:%s" % (fa.state, render_values(fa.values)), at))
     return rows
