@@ -211,8 +211,8 @@ TEST_CASE("kbq check judges a mixed_precision override by what the code's regist
                                          {"bf16_with_nvfp4_mixed", "a100", "NVFP4", false},
                                          {"fp16_mixed", "a100", "FP16", true}}) {
     CAPTURE(k.value, k.hardware);
-    const auto j = ask({"check", "llama3_8b_pretrain_config", "--gpus", "8", "--hardware", k.hardware, "mixed_precision=" + k.value},
-                       k.runs ? 0 : 1);
+    const auto j =
+        ask({"check", "llama3_8b_pretrain_config", "--gpus", "8", "--hardware", k.hardware, "mixed_precision=" + k.value}, k.runs ? 0 : 1);
     const auto& r = j["results"][0];
     CHECK(rule_status(r, "precision_runs") == (k.runs ? "pass" : "fail"));
     const json* rule = rule_of(r, "precision_runs");

@@ -234,7 +234,9 @@ RecipeData Kb::data_of(const Recipe& r) { return RecipeData{r, facts(r.target), 
 std::vector<Kb::RegistryEntry> Kb::registry(const std::string& key) {
   std::vector<RegistryEntry> out;
   // The items from "<key>:" up to "<key>;" (':' + 1), by the launcher_item index.
-  kb::Stmt st(db_, "SELECT item, value, at FROM launcher WHERE section = 'registry' AND item >= ? AND item < ? AND attribute = 'precision' ORDER BY item");
+  kb::Stmt st(db_,
+              "SELECT item, value, at FROM launcher WHERE section = 'registry' AND item >= ? AND item < ? AND attribute = 'precision' "
+              "ORDER BY item");
   st.bind(1, key + ":").bind(2, key + ";");
   while (st.step()) out.push_back({st.text(0).substr(key.size() + 1), st.text(1), st.text(2).empty() ? "" : st.text(2) + "@" + commit_});
   return out;
