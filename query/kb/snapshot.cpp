@@ -151,6 +151,7 @@ Settings read_settings(const std::map<std::string, std::string>& rows) {
     }
   s.base_language = r.word("base_language");
   s.own_layout_tolerance = r.share("own_layout_tolerance");
+  s.memory_headroom = r.share("memory_headroom");
   s.multi_node_env = r.pairs("multi_node_env");
   for (const auto& [name, role] : s.multi_node_env)
     if (role != "node_rank" && role != "first_node") r.bad("multi_node_env", "'" + role + "' is not node_rank or first_node");

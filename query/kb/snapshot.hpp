@@ -127,6 +127,7 @@ struct Settings {
       optimizer_lever;              // the overrides that move the optimizer's moments to the CPU, tried with memory_lever
   std::string base_language;        // the language translations fall back to
   double own_layout_tolerance = 0;  // a recipe's own layout may exceed the estimate by this share
+  double memory_headroom = 0;       // a changed layout above this share of a GPU's memory is the last choice
   std::vector<std::pair<std::string, std::string>> multi_node_env;  // variable the multi-node flags read → its role
   std::string slurm_script;                                         // the sbatch template, "\n" read as a line break
   std::string checkpoint_import, checkpoint_import_at;              // the Hugging Face import command ({hf_id} {path}), its source

@@ -250,8 +250,19 @@ struct Better {
 
 namespace {
 
-// The search on one world size with a CP floor (see place).
-std::optional<Placement> search(const SearchInput& in, long long world, bool memory, long long cp_floor) {
+// Within the headroom: the recipe's own layout on its own GPUs (the code
+// wins for what runs), a layout not sized, or one sized under
+// memory_headroom of the GPU's memory.
+bool within_headroom(const SearchInput& in, const Placement& p) {
+  const double room = in.gpu ? in.headroom * in.gpu->memory_gib * memory::kBytesPerGiB : 0;
+  return room <= 0 || !p.sized || (p.shape == in.start && p.world == in.own_world) || p.estimate.total <= room;
+}
+
+// The search on one world size with a CP floor (see place); with a CP
+// ceiling (> 0) no layout above it, and with `roomy` only layouts within
+// the memory headroom.
+std::optional<Placement> search(const SearchInput& in, long long world, bool memory, long long cp_floor, long long cp_ceiling = 0,
+                                bool roomy = false) {
   std::vector<Dim> dims;
   for (Dim d : in.change_order)
     if (!in.fixed.count(d) && (d != Dim::EP || in.moe) && d != Dim::ETP && d != Dim::VP && (d != Dim::PP || !in.sizing->pipeline_layout))
@@ -288,11 +299,11 @@ std::optional<Placement> search(const SearchInput& in, long long world, bool mem
           if (empty) return;
           s.vp = s.pp == in.start.pp && in.start.vp > 0 ? in.start.vp : vp_for(in, s.pp);
           if (!builder_vp(in.sizing->rules, s.pp, s.vp)) goto next;
-          if (s.cp < cp_floor) goto next;
+          if (s.cp < cp_floor || (cp_ceiling > 0 && s.cp > cp_ceiling)) goto next;
           for (long long m : mbs) {
             s.mbs = m;
             Placement p = evaluate(in, s, world);
-            const bool ok = memory ? p.fits : p.rules_ok;
+            const bool ok = memory ? p.fits && (!roomy || within_headroom(in, p)) : p.rules_ok;
             if (ok && (!best || better(p, *best))) best = p;
             if (ok) break;  // the kept micro batch is better than a smaller one
           }
@@ -317,14 +328,27 @@ std::optional<Placement> search(const SearchInput& in, long long world, bool mem
 
 std::optional<Placement> place(const SearchInput& in, long long world, bool memory) {
   if (world < 1) return std::nullopt;
-  if (auto best = search(in, world, memory, in.fixed.count(Dim::CP) ? 1 : in.cp_min)) return best;
+  const long long floor = in.fixed.count(Dim::CP) ? 1 : in.cp_min;
   // The floor is a preference, not a rule: TP with SP splits a rank's
   // tokens as CP does (the code's own 128K-token recipes run TP 4 · CP 8,
   // not CP 16), so when no layout keeps it on this
   // world, any layout the rules and the memory model pass is the answer,
   // as `kbq check` judges it: one verdict everywhere.
-  if (in.cp_min > 1 && !in.fixed.count(Dim::CP)) return search(in, world, memory, 1);
-  return std::nullopt;
+  const bool relax = floor > 1;
+  auto best = search(in, world, memory, floor);
+  const bool relaxed = !best && relax;
+  if (relaxed) best = search(in, world, memory, 1);
+  if (!best || !memory || within_headroom(in, *best)) return best;
+  // The fewest-change fit is at the edge of the GPU's memory: a layout
+  // within the headroom is preferred, with more changes, or with less CP
+  // than the floor asks (the floor does not outweigh an OOM), but never
+  // with more CP than the fit has: CP the sequence does not need is no
+  // way to buy memory (each rank's share of the sequence shrinks).
+  if (!relaxed)
+    if (auto room = search(in, world, true, floor, best->shape.cp, true)) return room;
+  if (relax)
+    if (auto room = search(in, world, true, 1, best->shape.cp, true)) return room;
+  return best;
 }
 
 std::optional<LaunchShape> launch_shape(long long world, long long per_node) {

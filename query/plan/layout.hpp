@@ -99,6 +99,11 @@ struct SearchInput {
   // wins for what runs (data/planner.tsv own_layout_tolerance).
   long long own_world = 0;
   double own_tolerance = 0;
+  // A layout the planner changed, sized above this share of the GPU's
+  // memory, is within the memory model's error of the limit: one under it
+  // is preferred, even with more changes (data/planner.tsv
+  // memory_headroom; 0: off).
+  double headroom = 0;
   const memory::Params* params = nullptr;
 };
 

@@ -89,6 +89,7 @@ void search_input(const Context& c, const Recipe& r, const Ask& ask, Shape start
   in.moe = r.moe;
   in.change_order = c.settings().change_order;
   in.params = &c.kb.memory;
+  in.headroom = c.settings().memory_headroom;
   // The code's own layout: no size fixed, or each fixed to the recipe's own
   // value (kbq check pins every size the user leaves): the same tolerance,
   // hence the same verdict, in an answer, `show` and `check`.
