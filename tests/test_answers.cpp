@@ -228,6 +228,21 @@ TEST_CASE("kbq check judges a mixed_precision override by what the code's regist
   // null is None to the runner's override parser: no precision to judge, the recipe's own stands.
   const auto none = ask({"check", "llama3_8b_pretrain_config", "--gpus", "8", "--hardware", "a100", "mixed_precision=null"});
   CHECK(rule_status(none["results"][0], "precision_runs") == "pass");
+  // The override says what it replaces (the recipe sets the str bf16_mixed: recipes/common.py:130), and one
+  // that restates it changes nothing.
+  auto override_of = [](const json& result, const std::string& key) {
+    for (const auto& o : result["overrides"])
+      if (o["key"] == key) return o;
+    return json();
+  };
+  const auto fp8 = ask({"check", "llama3_8b_pretrain_config", "--gpus", "8", "mixed_precision=bf16_with_fp8_current_scaling_mixed"});
+  const json changed = override_of(fp8["results"][0], "mixed_precision");
+  CHECK(changed["recipe_value"] == "bf16_mixed");
+  CHECK(changed["changed"] == true);
+  const auto same = ask({"check", "llama3_8b_pretrain_config", "--gpus", "8", "mixed_precision=bf16_mixed"});
+  const json pinned = override_of(same["results"][0], "mixed_precision");
+  CHECK(pinned["recipe_value"] == "bf16_mixed");
+  CHECK(pinned["changed"] == false);
 }
 
 TEST_CASE("Chinese and Japanese queries give the same recipes", "[answers]") {

@@ -381,6 +381,23 @@ const std::pair<const std::string, CodeFact>* fact_of_key(const RecipeData& d, c
   return it == d.facts.end() ? nullptr : &*it;
 }
 
+// What the recipe's function sets for each of the user's own overrides
+// (kbq check's KEY=VALUE with no layout size): the fact its key names (a
+// top-level key, mixed_precision, by its own name), so the answer says what
+// the override replaces, and one that restates the recipe changes nothing.
+void recipe_values(const RecipeData& d, const Plan& p, Result& res) {
+  for (auto& o : res.overrides) {
+    const bool user = std::any_of(p.other.begin(), p.other.end(), [&](const auto& kv) { return kv.first == o.key; });
+    if (!user || !o.recipe_value.empty()) continue;
+    const std::pair<const std::string, CodeFact>* f = fact_of_key(d, o.key);
+    if (o.key.find('.') == std::string::npos)
+      if (const auto it = d.facts.find(o.key); it != d.facts.end()) f = &*it;
+    if (!f || (f->second.state != kb::FactState::Value && f->second.state != kb::FactState::Default)) continue;
+    o.recipe_value = f->second.value;
+    o.pinned_only = o.value == o.recipe_value;
+  }
+}
+
 }  // namespace
 
 // Sized as the run will be: an override of a key that sets a fact of the
@@ -438,6 +455,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   const std::string launch_mode = !ask.launch_mode.empty() && c.kb.task_of(ask.launch_mode) == r.mode ? ask.launch_mode : r.launch_mode;
   fill_data(c, r, ask, launch_mode, res);
   plan_int::overrides_of(c, res, r, p, launch_mode);
+  recipe_values(d, p, res);
   fill_command(c, d, launch_mode, res);
   // Where the numbers come from: the code lines.
   for (const char* f : {"tp", "pp", "cp", "ep", "sp", "seq_length", "global_batch_size", "micro_batch_size"})
