@@ -14,7 +14,9 @@ recipe page's launch command equals `kbq show`; the recipe finder shows, for
 five choices (one impossible) and one example question, what `kbq --format
 json` answers to the same question. Without a browser: every launch command
 of every generated recipe page equals `kbq show` for that recipe in that
-language. Screenshots go to <site>/screenshots/.
+language, and every recipe row of the built recipe index, in every language,
+shows the TP, PP, CP and GPU count the code sets (kbq show's facts).
+Screenshots go to <site>/screenshots/.
 
 usage: tests/site/test_site.py --kbq build/kbq --site build/site --generated generated
 """
@@ -176,6 +178,63 @@ def pages_commands(kbq, generated):
         if cmds != want:
             check(False, f"{page}: its {len(cmds)} launch command(s) differ from kbq show {name}'s {len(want)}")
     check(n > 100, f"{n} recipe pages' launch commands equal kbq show's")
+
+
+class TableRows(html.parser.HTMLParser):
+    """The text of every cell of every table row (<tr>) of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.row, self.cell = [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.row = []
+        elif tag in ("td", "th") and self.row is not None:
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.row.append("".join(self.cell).strip())
+            self.cell = None
+        elif tag == "tr" and self.row is not None:
+            self.rows.append(self.row)
+            self.row = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def recipe_index_values(kbq, site):
+    """Without a browser: the built recipe index of every language shows, for
+    every recipe it names on a row of its own (not a pattern row, not one that
+    raises at run time), the TP, PP and CP the code sets and the GPU count its
+    code states, as `kbq show --format json` reads them from the newest
+    snapshot (issue 21: the tables are regenerated from the code, not copied
+    from the documents). CP 1 prints as a dash, as the published tables do."""
+    names, pages = set(), {}
+    for lang in ("en", "fr", "ja", "zh"):
+        path = site / lang / "references" / f"recipe-index{suffix(lang)}.html"
+        parser = TableRows()
+        parser.feed(path.read_text(encoding="utf-8"))
+        rows = {r[0]: r for r in parser.rows if len(r) >= 8 and re.fullmatch(r"[a-z0-9_]+", r[0]) and r[2]}
+        pages[lang] = rows
+        names |= set(rows)
+    check(len(names) >= 200, f"the built recipe index names {len(names)} recipes on rows of their own")
+    one = lambda v: "1" if v in ("—", "None") else v
+    wrong = 0
+    for name in sorted(names):
+        f = kbq_json(kbq, ["show", name])["results"][0]["facts"]
+        want = [str(f["tp"]), str(f["pp"]), one(str(f["cp"])), str(f.get("native_gpus") or f.get("min_gpus"))]
+        for lang, rows in pages.items():
+            r = rows.get(name)
+            got = [r[2], r[3], one(r[4]), r[7]] if r else None
+            if got != want:
+                wrong += 1
+                check(False, f"{lang}: recipe index row of {name}: TP, PP, CP, GPUs {got}, the code sets {want}")
+    print(f"site-test: {len(names)} recipes of the built recipe index, in four languages, show the code's TP, PP, CP "
+          f"and GPUs ({wrong} differ)")
 
 
 def ui_strings(sources):
@@ -386,6 +445,7 @@ def main():
     shots = site / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     pages_commands(args.kbq, pathlib.Path(args.generated))
+    recipe_index_values(args.kbq, site)
 
     httpd = serve(site)
     root = f"http://127.0.0.1:{httpd.server_address[1]}"
