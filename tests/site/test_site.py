@@ -476,6 +476,9 @@ def main():
             drv.get(f"{root}/{lang}/search.html?q={urllib.parse.quote(query)}")
             try:
                 wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "ul.search li a"))
+                # The recipe index loads on its own (fetch): its hits, or its
+                # word that none matched, before the first hit is read.
+                wait.until(lambda d: d.find_element(By.ID, "kbq-recipe-hits").get_attribute("data-state") in ("ready", "none"))
                 ours = drv.find_elements(By.CSS_SELECTOR, "#kbq-recipe-hits li a")
                 first = (ours or drv.find_elements(By.CSS_SELECTOR, "ul.search li a"))[0].get_attribute("href")
             except Exception:
