@@ -245,6 +245,35 @@ TEST_CASE("kbq check judges a mixed_precision override by what the code's regist
   CHECK(pinned["changed"] == false);
 }
 
+TEST_CASE("a question that asks for the largest model ranks by size among the recipes that fit, and says so", "[answers]") {
+  auto parts_of = [](const json& result) {
+    std::vector<std::string> names;
+    for (const auto& p : result["score_parts"]) names.push_back(p["name"]);
+    return names;
+  };
+  auto has = [](const std::vector<std::string>& v, const char* s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+  for (const char* q : {"biggest model lora 1 gpu", "le plus gros modèle en LoRA sur 1 GPU", "1 GPU で LoRA できる最大のモデル",
+                        "1 张 GPU 上 LoRA 的最大的模型"}) {
+    CAPTURE(q);
+    const auto j = ask({q, "--limit", "5"});
+    REQUIRE(!j["results"].empty());
+    CHECK(has(parts_of(j["results"][0]), "size"));
+    // Every recipe that fits and follows the first has no larger model: the size part's key never
+    // falls below the first's among the fitting ones.
+    int top = 0;
+    for (const auto& p : j["results"][0]["score_parts"])
+      if (p["name"] == "size") top = p["points"];
+    for (const auto& r : j["results"])
+      if (r["runnable"] == true)
+        for (const auto& p : r["score_parts"])
+          if (p["name"] == "size") CHECK(p["points"].get<int>() >= top);
+    CHECK(j["results"][0]["recipe"] == "qwen3_32b_peft_config");
+  }
+  CHECK(ask({"biggest model lora 1 gpu"})["headline"].get<std::string>().find("the largest model first, as asked") != std::string::npos);
+  // Any other question carries no size part.
+  CHECK(!has(parts_of(ask({"lora 1 gpu"})["results"][0]), "size"));
+}
+
 TEST_CASE("Chinese and Japanese queries give the same recipes", "[answers]") {
   CHECK(names(ask({"在 1 个 GPU 上使用 LoRA"})) == names(ask({"peft 1 gpu"})));
   const auto ja = ask({"qwen3 の LoRA を 1 GPU で"});

@@ -127,6 +127,7 @@ Settings read_settings(const std::map<std::string, std::string>& rows) {
   s.benchmark_command = r.entity("benchmark_command");
   s.moe_overlap_hardware = r.word("moe_overlap_hardware");
   s.benchmark_intent = r.word("benchmark_intent");
+  s.largest_intent = r.word("largest_intent");
   s.cuda_graph_dimension = r.word("cuda_graph_dimension");
   s.vlm_sft_images_modality = r.word("vlm_sft_images_modality");
   s.unasked_dataset_modalities = kb::split(r.word("unasked_dataset_modalities"), ' ');

@@ -107,16 +107,17 @@ struct Settings {
   EntityRef library_command, benchmark_command;                             // the entry-point commands
   std::string moe_overlap_hardware;                                         // the GPU of the MoE overlap pitfall
   std::string benchmark_intent;                                             // the intent that asks for benchmark recipes
-  std::string cuda_graph_dimension;                                         // config-keys dimension of the CUDA-graph keys
-  std::vector<std::string> unasked_dataset_modalities;                      // recipes that may get a --dataset nobody asked for
-  std::string vlm_sft_images_modality;                                      // the VLM images pitfall: modality ...
-  std::string vlm_sft_images_mode;                                          // ... and mode
-  std::string launcher_parser;                                              // the training launcher's flags are its items <parser>:<dest>
-  std::vector<Dim> change_order;           // the order the layout planner changes sizes (tp, pp, cp, ep once each)
-  long long max_world = 0;                 // the largest world the fewest-GPU search tries
-  std::string pretrained_checkpoint_path;  // placeholder for a fine-tune's starting checkpoint
-  std::string none_literal;                // how an override sets a field to None (Hydra's `null`)
-  double borderline_memory = 0;            // share of a GPU's memory above which a fit is borderline
+  std::string largest_intent;                           // the intent that asks for the largest model that fits (ranking criterion `size`)
+  std::string cuda_graph_dimension;                     // config-keys dimension of the CUDA-graph keys
+  std::vector<std::string> unasked_dataset_modalities;  // recipes that may get a --dataset nobody asked for
+  std::string vlm_sft_images_modality;                  // the VLM images pitfall: modality ...
+  std::string vlm_sft_images_mode;                      // ... and mode
+  std::string launcher_parser;                          // the training launcher's flags are its items <parser>:<dest>
+  std::vector<Dim> change_order;                        // the order the layout planner changes sizes (tp, pp, cp, ep once each)
+  long long max_world = 0;                              // the largest world the fewest-GPU search tries
+  std::string pretrained_checkpoint_path;               // placeholder for a fine-tune's starting checkpoint
+  std::string none_literal;                             // how an override sets a field to None (Hydra's `null`)
+  double borderline_memory = 0;                         // share of a GPU's memory above which a fit is borderline
   std::vector<std::pair<std::string, std::string>> intent_modality;  // intent → modality
   std::string default_precision;                                     // the plain recipes' precision
   std::string launch_mode_flag;                                      // the launcher flag's dest that picks the mode

@@ -2,6 +2,7 @@
 #include "query/rank/rank.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "base/text.hpp"
@@ -108,6 +109,13 @@ class Why {
   bool on_;
 };
 
+// Whether a criterion ranks this question's results: `size` only when the
+// question asks for the largest model (planner.tsv largest_intent), so
+// other answers carry no part that compares nothing.
+bool applies(const Context& c, const Ask& ask, const std::string& criterion) {
+  return criterion != "size" || (!c.settings().largest_intent.empty() && ask.intents.count(c.settings().largest_intent) > 0);
+}
+
 // The criteria that need the result planned: its fit, its changes, its GPU count.
 bool needs_plan(const std::string& criterion) { return criterion == "feasible" || criterion == "changes" || criterion == "own_gpus"; }
 
@@ -180,6 +188,13 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
                                                  : !rc.native_precision.empty() ? rc.native_precision
                                                  : !rc.low_precision.empty()    ? rc.low_precision
                                                                                 : def}});
+  } else if (criterion == "size") {
+    // Asked for the largest model (largest_intent): the more total
+    // parameters (data/models.tsv), the earlier; whole tenths of a billion.
+    const ModelBrief* m = c.kb.model(rc.model_key);
+    const double b = m ? m->total_params_b : 0;
+    p.points = -static_cast<int>(std::llround(b * 10));
+    p.why = why(b > 0 ? "part.size" : "part.size_unknown", {{"params", kb::one_decimal(b)}});
   } else if (criterion == "quick_reference") {
     // The recipe the row names, then another recipe of a model the row names.
     auto it = picks.by_name.find(rc.name);
@@ -230,7 +245,8 @@ std::vector<ScorePart> score_parts(const Context& c, const Ask& ask, const Quick
   const Why why(c, true);
   std::vector<ScorePart> parts;
   for (const auto& cr : c.kb.ranking)
-    parts.push_back(needs_plan(cr) ? planned_part(c, r, cr, why) : recipe_part(c, ask, picks, r.recipe, r.substitute, cr, why));
+    if (applies(c, ask, cr))
+      parts.push_back(needs_plan(cr) ? planned_part(c, r, cr, why) : recipe_part(c, ask, picks, r.recipe, r.substitute, cr, why));
   return parts;
 }
 
@@ -238,7 +254,7 @@ std::vector<ScorePart> bound(const Context& c, const Ask& ask, const QuickRefPic
   const Why none(c, false);
   std::vector<ScorePart> parts;
   for (const auto& cr : c.kb.ranking)
-    parts.push_back(needs_plan(cr) ? ScorePart{cr, 0, {}} : recipe_part(c, ask, picks, r, substitute, cr, none));
+    if (applies(c, ask, cr)) parts.push_back(needs_plan(cr) ? ScorePart{cr, 0, {}} : recipe_part(c, ask, picks, r, substitute, cr, none));
   return parts;
 }
 
