@@ -385,13 +385,13 @@ TEST_CASE("the query language's warnings are in the answer's language", "[answer
       {"en", "sft lamma 3.1 8b 8 gpus", "read 'lamma' as 'llama'"},
       {"fr", "sft lamma 3.1 8b 8 gpus", "'lamma' lu comme 'llama'"},
       {"zh", "sft lamma 3.1 8b 8 gpus", "已将 'lamma' 读作 'llama'"},
-      {"ja", "lora qwen3 8b rtx 3090", "GPU 'rtx 3090' は kbq のデータにありません（メモリと対応精度が不明）"},
-      {"fr", "lora qwen3 8b rtx 3090", "le GPU 'rtx 3090' n'est pas dans les données de kbq"},
+      {"ja", "lora qwen3 8b rtx 3080", "GPU 'rtx 3080' は kbq のデータにありません（メモリと対応精度が不明）"},
+      {"fr", "lora qwen3 8b rtx 3080", "le GPU 'rtx 3080' n'est pas dans les données de kbq"},
       // The GPU that stands in for it is named as such, never "no GPU type in the question".
-      {"en", "lora qwen3 8b rtx 3090", "H100 assumed in its place"},
-      {"fr", "lora qwen3 8b rtx 3090", "H100 supposé à sa place"},
-      {"ja", "lora qwen3 8b rtx 3090", "代わりに H100 を仮定"},
-      {"zh", "lora qwen3 8b rtx 3090", "改为假定 H100"},
+      {"en", "lora qwen3 8b rtx 3080", "H100 assumed in its place"},
+      {"fr", "lora qwen3 8b rtx 3080", "H100 supposé à sa place"},
+      {"ja", "lora qwen3 8b rtx 3080", "代わりに H100 を仮定"},
+      {"zh", "lora qwen3 8b rtx 3080", "改为假定 H100"},
   };
   for (const auto& row : rows) {
     INFO(row.lang << ": " << row.question);
@@ -405,7 +405,7 @@ TEST_CASE("the query language's warnings are in the answer's language", "[answer
         CHECK(text.find("unknown word") == std::string::npos);
         CHECK(text.find("is not in kbq's data") == std::string::npos);
       }
-      if (std::string(row.question).find("rtx 3090") != std::string::npos) {
+      if (std::string(row.question).find("rtx 3080") != std::string::npos) {
         CHECK(text.rfind("no GPU type in the question", 0) != 0);
         CHECK(text.find("aucun type de GPU") == std::string::npos);
       }

@@ -157,11 +157,11 @@ const std::vector<DslCase> kDslCases = {
     {"rtx 6000 ada 2 gpus", "gpus:2 hardware:rtx6000ada", nullptr, nullptr, 0},
     {"8 h100 nvl", "gpus:8 hardware:h100_nvl", nullptr, nullptr, 0},
     // A GPU kbq has no data for: kept and named (a warning), never a model or a typo.
-    {"lora qwen3 8b rtx 3090", "mode:peft model:qwen3 8b rtx 3090", "en", nullptr, 0},
+    {"lora qwen3 8b rtx 3080", "mode:peft model:qwen3 8b rtx 3080", "en", nullptr, 0},
     {"4 v100", "gpus:4 v100", nullptr, nullptr, 0},
     {"mi300x sft llama3", "mode:sft model:llama3 mi300x", nullptr, nullptr, 0},
-    {"rtx 3090 a100", "hardware:a100 rtx 3090", nullptr, nullptr, 0},
-    {"rtx 3090 v100", nullptr, nullptr, "conflicting hardware: 'rtx 3090' and 'v100'", 10},
+    {"rtx 3080 a100", "hardware:a100 rtx 3080", nullptr, nullptr, 0},
+    {"rtx 3080 v100", nullptr, nullptr, "conflicting hardware: 'rtx 3080' and 'v100'", 10},
     {"2 dgx b200 4 nodes", nullptr, nullptr, "conflicting node counts: 2 and 4", 12},
     // A node named by its GPU ("two H100 nodes"): a node count and the hardware, never a GPU count.
     {"sft llama3 8b on a H100 node", "mode:sft model:llama3 8b nodes:1 hardware:h100", "en", nullptr, 0},
@@ -293,7 +293,7 @@ const std::vector<DslCase> kDslCases = {
     {"pré-entraînement llama3 8b 50 milliards de jetons", "mode:pretrain model:llama3 8b tokens:50000000000", "fr", nullptr, 0},
     {"3 époques de 2 milliards de jetons", "epochs:3 tokens:2000000000", "fr", nullptr, 0},
     {"affinage lamma 3.1 8b", "mode:sft model:llama31 8b", "fr", nullptr, 0},
-    {"lora qwen3 8b sur une rtx 3090", "mode:peft model:qwen3 8b rtx 3090", "fr", nullptr, 0},
+    {"lora qwen3 8b sur une rtx 3080", "mode:peft model:qwen3 8b rtx 3080", "fr", nullptr, 0},
     // --- Chinese ------------------------------------------------------------
     {"在 1 个 GPU 上使用 LoRA", "mode:peft gpus:1", "zh", nullptr, 0},
     {"8卡", "gpus:8", "zh", nullptr, 0},
