@@ -148,6 +148,12 @@ const std::vector<DslCase> kDslCases = {
     {"sft qwen3 8b on my gpus", "mode:sft model:qwen3 8b", "en", nullptr, 0},
     {"sft qwen3 8b on my 8 h100", "mode:sft model:qwen3 8b gpus:8 hardware:h100", "en", nullptr, 0},
     {"sft qwen3 8b sur ma 4090", "mode:sft model:qwen3 8b gpus:1 hardware:rtx4090", "fr", nullptr, 0},
+    // A plural card name that starts with digits, and the plural possessives.
+    {"sft qwen3 8b on my 3090s", "mode:sft model:qwen3 8b hardware:rtx3090", "en", nullptr, 0},
+    {"sft qwen3 8b on my 24GB 4090s", "mode:sft model:qwen3 8b hardware:rtx4090 memory:24", "en", nullptr, 0},
+    {"sft qwen3 8b on our 4090s", "mode:sft model:qwen3 8b hardware:rtx4090", "en", nullptr, 0},
+    {"sft qwen3 8b sur mes 4090", "mode:sft model:qwen3 8b hardware:rtx4090", "fr", nullptr, 0},
+    {"sft qwen3 8b sur nos 8 h100", "mode:sft model:qwen3 8b gpus:8 hardware:h100", "fr", nullptr, 0},
     // A rack named with its GPU, in every language.
     {"qwen3-235b-a22b の SFT を GB200 NVL72 ラック1台で", "mode:sft model:qwen3 235b_a22b 1 gb200 nvl72", "ja", nullptr, 0},
     {"在两个 GB300 NVL72 机柜上预训练 deepseek v3", "mode:pretrain model:deepseek_v3 2 gb300 nvl72", "zh", nullptr, 0},
