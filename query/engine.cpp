@@ -161,8 +161,19 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
     a.verdict = Outcome::NoMatch;
     return;
   }
-  // A precision asked that no recipe has: said, not silently dropped.
   const Result& top = a.results.front();
+  // A benchmark asked with no GPU type, none of which is written for the
+  // GPU type assumed: the top one runs on its own GPUs, and the warning
+  // says so instead of naming a GPU type the answer does not use.
+  if (ask.kind() == RecipeKind::Benchmark && ask.hardware_assumed && top.layout.hardware != ask.hardware) {
+    const std::string assumed = c.label("warn.hardware_assumed", {{"hardware", c.kb.gpu_name(ask.hardware)}});
+    for (auto& w : a.warnings)
+      if (w == assumed)
+        w = c.label("warn.hardware_benchmark_own", {{"assumed", c.kb.gpu_name(ask.hardware)},
+                                                    {"hardware", c.kb.gpu_name(top.layout.hardware)},
+                                                    {"model", top.recipe.model.empty() ? top.recipe.model_key : top.recipe.model}});
+  }
+  // A precision asked that no recipe has: said, not silently dropped.
   for (const auto& p : top.parts)
     if (p.name == "precision" && p.points > 0 && !ask.precision.empty()) {
       const Recipe& rc = top.recipe;
@@ -381,8 +392,14 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   auto resolved = resolve_terms(c, q);
   if (auto* err = std::get_if<Error>(&resolved)) return *err;
   Ask& ask = std::get<Ask>(resolved);
+  benchmarks_for_benchmark_only_family(
+      c, kb.catalog(RecipeKind::Library), [&]() -> const Catalog& { return kb.catalog(RecipeKind::Benchmark); }, ask, a);
   const Catalog& recipes = kb.catalog(ask.kind());
   resolve_words(c, q, recipes, ask, a);
+  // A word read as a recipe name's word is no typo: its warning goes.
+  for (const auto& w : q.warnings)
+    if (w.kind == kbq::dsl::WarningKind::Typo && std::find(ask.name_words.begin(), ask.name_words.end(), w.word) != ask.name_words.end())
+      a.warnings.erase(std::remove(a.warnings.begin(), a.warnings.end(), dsl_warning(c, w)), a.warnings.end());
   // plan and check: the candidates on a GPU that runs their precision, then
   // those that can still be shown
   auto cands = candidates(c, ask, recipes, a);

@@ -302,9 +302,7 @@ struct numword_parser : x3::parser<numword_parser> {
     const auto table = [this](WordKind k) -> const auto& { return lex->by_kind[static_cast<std::size_t>(k)]; };
     std::uint32_t id = kNoWord;
     if (it != last && *it == ' ') ++it;
-    const auto plural_at = [&](It p) {
-      return table(WordKind::Plural).parse(p, last, ctx, x3::unused, id) && at_boundary(base, p, last);
-    };
+    const auto plural_at = [&](It p) { return table(WordKind::Plural).parse(p, last, ctx, x3::unused, id) && at_boundary(base, p, last); };
     // The plural word itself may start with digits ("my 3090s").
     if (plural_at(it)) return true;
     It p = it;

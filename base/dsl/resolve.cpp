@@ -762,8 +762,11 @@ std::string Resolver::guess_language() const {
     han = han || kb::is_han(cp);
     i += static_cast<std::size_t>(len);
   }
-  const bool cjk = kana || han;
-  const std::string script = kana ? "ja" : han ? "zh" : "en";
+  // Kana is written in Japanese only: a question with any is Japanese,
+  // whatever Han words it shares with Chinese ("gpt oss 20b の性能").
+  if (kana) return "ja";
+  const bool cjk = han;
+  const std::string script = han ? "zh" : "en";
   // Words listed under fewer languages, and longer words, weigh more; in a
   // CJK query only CJK words count, in others only non-CJK words.
   std::map<std::string, double> score;

@@ -231,6 +231,19 @@ std::string precision_name(const std::vector<const PrecisionInfo*>& ps, const st
 
 }  // namespace
 
+void benchmarks_for_benchmark_only_family(const Context& c, const Catalog& library, const std::function<const Catalog&()>& benchmark,
+                                          Ask& ask, Answer& a) {
+  if (ask.benchmark || ask.model.empty()) return;
+  const auto has = [&](const Catalog& cat) {
+    return std::any_of(cat.recipes.begin(), cat.recipes.end(), [&](const Recipe& r) { return of_family(r, ask.model) && offerable(r); });
+  };
+  if (has(library)) return;
+  const Catalog& bench = benchmark();
+  if (!has(bench)) return;
+  ask.benchmark = true;
+  a.warnings.push_back(c.label("warn.benchmark_only", {{"model", fam_display(bench, ask.model)}}));
+}
+
 void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>& cands, Answer& a) {
   const Snapshot& kb = c.kb;
   // The precision asked, on the GPU asked: when that GPU runs none of the
@@ -326,7 +339,19 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
     for (const auto* r : pool)
       if (std::all_of(words.begin(), words.end(), [&](const std::string& w) { return has_token(r->name, w); })) kept.push_back(r);
     if (kept.empty()) {
-      a.no_match = c.label("no_match.model", {{"model", kb::join(words, " ")}});
+      // The words name recipes of other modes ("deepseek v4 pro sft": Pro
+      // pretrains only): said, with the modes it has.
+      std::set<std::string> modes, models;
+      for (const auto& r : recipes.recipes)
+        if (offerable(r) && (ask.model.empty() || of_family(r, ask.model)) &&
+            std::all_of(words.begin(), words.end(), [&](const std::string& w) { return has_token(r.name, w); })) {
+          modes.insert(c.label("mode." + r.mode));
+          if (!r.model.empty()) models.insert(r.model);
+        }
+      a.no_match =
+          modes.empty() || ask.mode.empty() || models.size() != 1
+              ? c.label("no_match.model", {{"model", kb::join(words, " ")}})
+              : c.label("no_match.mode_has", {{"mode", c.label("mode." + ask.mode)}, {"model", *models.begin()}, {"modes", joined(modes)}});
       return {};
     }
     pool = kept;

@@ -92,6 +92,14 @@ struct Candidate {
 };
 std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a);
 
+// A family the question names that only benchmark recipes have (GLM-5.1:
+// the code exports glm51_sft_*gpu_*_config only): the question is answered
+// from the benchmark recipes, said (warn.benchmark_only).
+// `benchmark` loads the benchmark catalog, only when the library has no
+// recipe of the family.
+void benchmarks_for_benchmark_only_family(const Context& c, const Catalog& library, const std::function<const Catalog&()>& benchmark,
+                                          Ask& ask, Answer& a);
+
 // Keeps the candidates whose precision (as their code sets it) the GPU each
 // would run on has; when the precision asked is one the GPU lacks, says so
 // and asks for the closest precision it runs instead (ask.precision).

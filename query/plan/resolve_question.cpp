@@ -183,7 +183,9 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens&
   std::vector<std::string> ignored;
   for (const auto& t : q.terms) {
     if (t.kind == TermKind::FreeText && !ask.other_mode.empty() && kb::fold(t.value) == kb::fold(ask.other_mode)) continue;
-    const bool name_word = t.kind == TermKind::FreeText && tokens.count(kb::fold(t.text));
+    // A word recipe names carry is a name even when it is near a lexicon
+    // word ("pro" of deepseek_v4_pro_*, one edit from "ppo").
+    const bool name_word = (t.kind == TermKind::FreeText || t.kind == TermKind::Unknown) && tokens.count(kb::fold(t.text));
     if (name_word) ask.name_words.push_back(kb::fold(t.text));
     if (t.kind != TermKind::FreeText && t.kind != TermKind::Stopword && t.kind != TermKind::Unknown) ask.understood = true;
     if (t.kind == TermKind::FreeText && !name_word &&

@@ -110,10 +110,13 @@ class Why {
 };
 
 // Whether a criterion ranks this question's results: `size` only when the
-// question asks for the largest model (planner.tsv largest_intent), so
+// question asks for the largest model (planner.tsv largest_intent), and
+// `hardware` only when it asks for a benchmark and names no GPU type, so
 // other answers carry no part that compares nothing.
 bool applies(const Context& c, const Ask& ask, const std::string& criterion) {
-  return criterion != "size" || (!c.settings().largest_intent.empty() && ask.intents.count(c.settings().largest_intent) > 0);
+  if (criterion == "size") return !c.settings().largest_intent.empty() && ask.intents.count(c.settings().largest_intent) > 0;
+  if (criterion == "hardware") return ask.kind() == RecipeKind::Benchmark && ask.hardware_assumed;
+  return true;
 }
 
 // The criteria that need the result planned: its fit, its changes, its GPU count.
@@ -195,6 +198,14 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
     const double b = m ? m->total_params_b : 0;
     p.points = -static_cast<int>(std::llround(b * 10));
     p.why = why(b > 0 ? "part.size" : "part.size_unknown", {{"params", kb::one_decimal(b)}});
+  } else if (criterion == "hardware") {
+    // A benchmark asked with no GPU type: those written for the one
+    // assumed (the answer's warning names it) first; the others run on
+    // their own GPUs.
+    const bool own = rc.native_hardware.empty() || rc.native_hardware == ask.hardware;
+    p.points = own ? 0 : 1;
+    p.why = why(own ? "part.hardware_assumed" : "part.hardware_other",
+                {{"hardware", c.kb.gpu_name(own ? ask.hardware : rc.native_hardware)}, {"assumed", c.kb.gpu_name(ask.hardware)}});
   } else if (criterion == "quick_reference") {
     // The recipe the row names, then another recipe of a model the row names.
     auto it = picks.by_name.find(rc.name);
