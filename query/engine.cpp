@@ -500,6 +500,7 @@ std::optional<Error> registry_overrides(const Context& c, Kb& kb, const KeyValue
                               {{"override", k + "=" + v}, {"precision", to->display}, {"at", it->at}, {"own", own->display}}));
     r.runs_in = it->precision;
     r.runs_in_at = it->at;
+    r.runs_in_override = k + "=" + v;
   }
   return std::nullopt;
 }

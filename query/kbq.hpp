@@ -76,6 +76,7 @@ struct Recipe {
   std::string low_precision;                         // "fp8 <recipe>" / "fp4 <format>" below BF16, "" otherwise
   std::string runs_in;                               // the precision its code sets (a precisions key: bf16, fp8cs, ...), "" unknown
   std::string runs_in_at;                            // where the code sets it (path:line@commit)
+  std::string runs_in_override;                      // the user's override that set runs_in (`kbq check`), "key=value"
   std::string data, data_name, data_at;              // what it trains on without --dataset (recipe_launch.data), "" unknown
   bool user_data = false;                            // it needs the user's own files before it runs
   std::vector<std::string> peft_modes;               // PEFT: the --mode values its function runs with (recipe_launch), empty otherwise

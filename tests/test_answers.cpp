@@ -221,6 +221,9 @@ TEST_CASE("kbq check judges a mixed_precision override by what the code's regist
     REQUIRE(rule);
     CHECK((*rule)["detail"].get<std::string>().find(k.precision) != std::string::npos);
     CHECK((*rule)["detail"].get<std::string>().find("training/mixed_precision.py:") != std::string::npos);
+    // The override set it, not the recipe's code.
+    CHECK((*rule)["detail"].get<std::string>().find("set by the override mixed_precision=" + k.value) != std::string::npos);
+    CHECK((*rule)["detail"].get<std::string>().find("set by the code") == std::string::npos);
     // The recipe's own BF16 is replaced, and the answer says by what.
     bool noted = false;
     for (const auto& n : r["notes"]) noted = noted || n.get<std::string>().find("in place of the recipe's BF16") != std::string::npos;
@@ -230,6 +233,7 @@ TEST_CASE("kbq check judges a mixed_precision override by what the code's regist
   // null is None to the runner's override parser: no precision to judge, the recipe's own stands.
   const auto none = ask({"check", "llama3_8b_pretrain_config", "--gpus", "8", "--hardware", "a100", "mixed_precision=null"});
   CHECK(rule_status(none["results"][0], "precision_runs") == "pass");
+  CHECK((*rule_of(none["results"][0], "precision_runs"))["detail"].get<std::string>().find("set by the code") != std::string::npos);
   // The override says what it replaces (the recipe sets the str bf16_mixed: recipes/common.py:130), and one
   // that restates it changes nothing.
   auto override_of = [](const json& result, const std::string& key) {

@@ -94,9 +94,13 @@ void precision_runs(const Context& c, Result& r) {
     add_verdict(c, r, "precision_runs", Status::Unknown, {});
     return;
   }
-  add_verdict(c, r, "precision_runs", *runs ? Status::Pass : Status::Fail,
-              {text("precision", p->display), text("at", r.recipe.runs_in_at), text("needs", c.archs(p->archs)),
-               text("hardware", r.layout.hardware_name), text("arch", c.arch(g->arch))});
+  // A precision the user's override set (`kbq check ... mixed_precision=NAME`)
+  // is said to be the override's, at the registry entry it names.
+  std::vector<VerdictValue> values{text("precision", p->display), text("at", r.recipe.runs_in_at), text("needs", c.archs(p->archs)),
+                                   text("hardware", r.layout.hardware_name), text("arch", c.arch(g->arch))};
+  if (!r.recipe.runs_in_override.empty()) values.push_back(text("override", r.recipe.runs_in_override));
+  add_verdict(c, r, "precision_runs", *runs ? Status::Pass : Status::Fail, std::move(values),
+              r.recipe.runs_in_override.empty() ? "" : "override");
 }
 
 void pitfalls(const Context& c, Result& r) {
