@@ -154,6 +154,39 @@ void same_batch(Engine::Impl& e, const Context& c, const Ask& ask, Result& top) 
   }
 }
 
+// The registered name that trains `rc` in the precision asked, on its
+// GPU (the config key of dimension precision, config-keys.tsv, and the
+// names the code registers for it): the override the user can add,
+// said as a convergence change. Of several, a factory's own name (not its
+// hyphenated alias), the one sharing the longest start with the name of
+// the recipe's own precision (bf16_mixed: bf16_with_mxfp8_mixed, not
+// fp16_with_mxfp8_mixed), then the shortest.
+std::optional<std::string> precision_override(const Context& c, Kb& kb, const Recipe& rc, const std::string& asked, const Gpu* gpu) {
+  const std::string key = c.kb.key_for("precision");
+  if (key.empty() || asked.empty()) return std::nullopt;
+  const std::vector<Kb::RegistryEntry> names = kb.registry(key);
+  std::string own;
+  for (const auto& e : names)
+    if (e.canonical && e.precision == rc.runs_in && (own.empty() || e.name.size() < own.size())) own = e.name;
+  const auto shared = [&](const std::string& n) {
+    size_t i = 0;
+    while (i < n.size() && i < own.size() && n[i] == own[i]) ++i;
+    return i;
+  };
+  std::optional<Kb::RegistryEntry> best;
+  for (const auto& e : names) {
+    if (!e.canonical || !kb::starts_with(e.precision, asked) || (gpu && !c.kb.runs(e.precision, *gpu).value_or(false))) continue;
+    if (!best || std::make_tuple(shared(e.name), -static_cast<long>(e.name.size())) >
+                     std::make_tuple(shared(best->name), -static_cast<long>(best->name.size())))
+      best = e;
+  }
+  if (!best) return std::nullopt;
+  const PrecisionInfo* p = c.kb.precision(best->precision);
+  return c.label(
+      "warn.precision_override",
+      {{"precision", p ? p->display : best->precision}, {"override", key + "=" + best->name}, {"at", best->at}, {"recipe", rc.name}});
+}
+
 // The verdict of an answer from its first result, with the fewest GPUs and
 // what fits instead when nothing runs.
 void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
@@ -202,6 +235,7 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
           a.warnings.push_back(
               c.label("warn.precision_benchmark", {{"recipe", twin->name}, {"precision", tp ? tp->display : twin->runs_in}}));
         }
+        if (auto hint = precision_override(c, e.kb, rc, ask.precision, gpu)) a.warnings.push_back(*hint);
       }
     }
   if (a.results.front().runnable) {

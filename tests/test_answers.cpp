@@ -894,3 +894,27 @@ TEST_CASE("every model the code has recipes for is reached by its display name",
     CHECK((top == m || kb::starts_with(top, m + " (") || kb::starts_with(m, top + " ")));
   }
 }
+
+TEST_CASE("a precision the recipe lacks names the registered override that trains it, and kbq check passes it", "[answers]") {
+  // training/mixed_precision.py (067f987df) registers each factory under its own name and a hyphenated alias:
+  // :255 bf16_with_mxfp8_mixed, :285 bf16_with_fp8_current_scaling_mixed, :405 bf16_with_nvfp4_mixed.
+  struct Case {
+    std::string question, recipe, hardware, gpus, name;
+  };
+  for (const Case& k :
+       std::vector<Case>{{"sft qwen3 30b a3b with mxfp8 on 16 b200", "qwen3_30b_a3b_sft_config", "b200", "16", "bf16_with_mxfp8_mixed"},
+                         {"lora llama3 8b fp8 on 8 h100", "llama3_8b_peft_config", "h100", "8", "bf16_with_fp8_current_scaling_mixed"},
+                         {"sft qwen3 8b in nvfp4 on 4 b200", "qwen3_8b_sft_config", "b200", "4", "bf16_with_nvfp4_mixed"}}) {
+    CAPTURE(k.question);
+    const json j = ask({k.question});
+    REQUIRE_FALSE(j["results"].empty());
+    CHECK(j["results"][0]["recipe"] == k.recipe);
+    const std::string warnings = j["warnings"].dump();
+    CHECK(warnings.find("as mixed_precision=" + k.name + " (src/megatron/bridge/training/mixed_precision.py:") != std::string::npos);
+    const json checked = ask({"check", k.recipe, "--gpus", k.gpus, "--hardware", k.hardware, "mixed_precision=" + k.name});
+    CHECK(rule_status(checked["results"][0], "precision_runs") == "pass");
+  }
+  // A GPU that runs none of the asked precision: the answer falls back to one it runs, and names no override.
+  const json a100 = ask({"lora llama3 70b in fp8 on 8 A100"});
+  CHECK(a100["warnings"].dump().find("mixed_precision=") == std::string::npos);
+}

@@ -235,10 +235,20 @@ std::vector<Kb::RegistryEntry> Kb::registry(const std::string& key) {
   std::vector<RegistryEntry> out;
   // The items from "<key>:" up to "<key>;" (':' + 1), by the launcher_item index.
   kb::Stmt st(db_,
-              "SELECT item, value, at FROM launcher WHERE section = 'registry' AND item >= ? AND item < ? AND attribute = 'precision' "
-              "ORDER BY item");
+              "SELECT item, attribute, value, at FROM launcher WHERE section = 'registry' AND item >= ? AND item < ? "
+              "AND attribute IN ('factory', 'precision') ORDER BY item, attribute");
   st.bind(1, key + ":").bind(2, key + ";");
-  while (st.step()) out.push_back({st.text(0).substr(key.size() + 1), st.text(1), st.text(2).empty() ? "" : st.text(2) + "@" + commit_});
+  std::string factory;  // the item's factory ('factory' sorts before 'precision')
+  while (st.step()) {
+    const std::string name = st.text(0).substr(key.size() + 1);
+    if (st.text(1) == "factory") {
+      factory = st.text(2);
+      continue;
+    }
+    const bool canonical = factory.size() > name.size() && kb::ends_with(factory, "." + name);
+    out.push_back({name, st.text(2), st.text(3).empty() ? "" : st.text(3) + "@" + commit_, canonical});
+    factory.clear();
+  }
   return out;
 }
 

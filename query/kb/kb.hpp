@@ -65,6 +65,7 @@ class Kb {
   // code looks no name up for the key (launcher rows of section registry).
   struct RegistryEntry {
     std::string name, precision, at;
+    bool canonical = false;  // the name is its factory function's own (the other spellings are aliases)
   };
   std::vector<RegistryEntry> registry(const std::string& key);
 

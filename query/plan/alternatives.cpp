@@ -46,8 +46,18 @@ Alternative alternative(const Context& c, const char* kind, const char* label, c
           res.command};
 }
 
+// How many leading characters two names share.
+size_t shared_start(const std::string& a, const std::string& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return i;
+}
+
 // The smaller models of best's family with recipes of its mode and
-// modality, largest first.
+// modality, largest first; of models as large, the one whose name shares
+// more of best's (llama31_8b for Llama 3.1 405B, not llama3_8b); then the
+// shorter name, as the ranking's name criterion has it (the plain name
+// before its hardware-specific variants).
 std::vector<std::pair<double, const Recipe*>> smaller_models(const Context& c, const Recipe& best, const Catalog& same_kind,
                                                              const Preferred& preferred) {
   std::vector<std::pair<double, const Recipe*>> smaller;
@@ -58,8 +68,13 @@ std::vector<std::pair<double, const Recipe*>> smaller_models(const Context& c, c
       if (const ModelBrief* m = c.kb.model(r.model_key);
           m && m->family == model->family && m->total_params_b > 0 && m->total_params_b < model->total_params_b)
         smaller.emplace_back(m->total_params_b, &r);
-  std::sort(smaller.begin(), smaller.end(),
-            [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second->name < b.second->name); });
+  std::sort(smaller.begin(), smaller.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    const size_t sa = shared_start(a.second->name, best.name), sb = shared_start(b.second->name, best.name);
+    if (sa != sb) return sa > sb;
+    if (a.second->name.size() != b.second->name.size()) return a.second->name.size() < b.second->name.size();
+    return a.second->name < b.second->name;
+  });
   return smaller;
 }
 
