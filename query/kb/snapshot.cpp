@@ -128,6 +128,7 @@ Settings read_settings(const std::map<std::string, std::string>& rows) {
   s.moe_overlap_hardware = r.word("moe_overlap_hardware");
   s.benchmark_intent = r.word("benchmark_intent");
   s.largest_intent = r.word("largest_intent");
+  s.precision_gpus = kb::split(r.word("precision_gpus"), ' ');
   s.cuda_graph_dimension = r.word("cuda_graph_dimension");
   s.vlm_sft_images_modality = r.word("vlm_sft_images_modality");
   s.unasked_dataset_modalities = kb::split(r.word("unasked_dataset_modalities"), ' ');

@@ -107,6 +107,7 @@ struct Settings {
   EntityRef library_command, benchmark_command;                             // the entry-point commands
   std::string moe_overlap_hardware;                                         // the GPU of the MoE overlap pitfall
   std::string benchmark_intent;                                             // the intent that asks for benchmark recipes
+  std::vector<std::string> precision_gpus;              // GPU keys assumed, in order, for a precision default_gpu does not run
   std::string largest_intent;                           // the intent that asks for the largest model that fits (ranking criterion `size`)
   std::string cuda_graph_dimension;                     // config-keys dimension of the CUDA-graph keys
   std::vector<std::string> unasked_dataset_modalities;  // recipes that may get a --dataset nobody asked for

@@ -44,6 +44,7 @@ struct Ask {
   std::string size_token;                        // size as in recipe names ("8b", "30b_a3b"), "" any
   double size_params = 0;                        // the size in parameters (0 unknown)
   std::set<std::string> modalities;              // modalities asked (vision, audio, diffusion, omni); empty = text
+  bool hardware_for_precision = false;           // the assumed GPU is planner.tsv precision_gpus' first that runs the precision asked
   bool benchmark = false;                        // throughput benchmark recipes
   long long gpus = 0;                            // GPUs asked (0: the recipe's own)
   std::string hardware;                          // GPU key

@@ -70,6 +70,16 @@ std::vector<std::string> unknown_model_words(const std::set<std::string, std::le
   return out;
 }
 
+// A precision asked, as answers name it: its display name, or the word in
+// capitals when it stands for several ("fp8": current, delayed, blockwise).
+std::string asked_precision_name(const Snapshot& kb, const std::string& asked) {
+  const PrecisionInfo* one = nullptr;
+  size_t n = 0;
+  for (const auto& p : kb.precisions)
+    if (kb::starts_with(p.key, asked)) one = &p, ++n;
+  return n == 1 ? one->display : kb::upper_ascii(asked);
+}
+
 }  // namespace
 
 std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& q) {
@@ -115,6 +125,23 @@ std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& 
       if (q.intents.count(intent)) ask.gpus = n;
   ask.seq = q.seq_len.value_or(0);
   ask.precision = q.precision;
+  // A precision asked that the assumed GPU does not run (NVFP4 on the
+  // H100): the first GPU of planner.tsv precision_gpus that runs it is
+  // assumed instead, said (resolve_words).
+  if (ask.hardware_assumed && !ask.precision.empty()) {
+    const auto runs_asked = [&](const Gpu& g) {
+      return std::any_of(kb.precisions.begin(), kb.precisions.end(),
+                         [&](const PrecisionInfo& p) { return kb::starts_with(p.key, ask.precision) && kb.runs(p.key, g).value_or(true); });
+    };
+    if (!runs_asked(*gpu))
+      for (const auto& key : s.precision_gpus)
+        if (const Gpu* g = kb.gpu(key); g && runs_asked(*g)) {
+          ask.hardware = key;
+          ask.hardware_for_precision = true;
+          gpu = g;
+          break;
+        }
+  }
   ask.memory_gib = q.memory_gb;  // read as GiB, as data/gpus.tsv memory_gb is (docs/memory.md)
   // GPUs per node as the question gives them: "two 8-GPU nodes", a system
   // ("2 DGX H100"), or a GPU count with a node count. The count is per
@@ -200,8 +227,12 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens&
   const bool unknown_gpu = std::any_of(q.warnings.begin(), q.warnings.end(),
                                        [](const kbq::dsl::Warning& w) { return w.kind == kbq::dsl::WarningKind::UnknownGpu; });
   if (ask.hardware_assumed && (ask.understood || !ask.name_words.empty()))
-    a.warnings.push_back(
-        c.label(unknown_gpu ? "warn.hardware_assumed_unknown" : "warn.hardware_assumed", {{"hardware", c.kb.gpu_name(ask.hardware)}}));
+    a.warnings.push_back(c.label(unknown_gpu                  ? "warn.hardware_assumed_unknown"
+                                 : ask.hardware_for_precision ? "warn.hardware_assumed_precision"
+                                                              : "warn.hardware_assumed",
+                                 {{"hardware", c.kb.gpu_name(ask.hardware)},
+                                  {"precision", asked_precision_name(c.kb, ask.precision)},
+                                  {"default", c.kb.gpu_name(c.settings().default_gpu)}}));
   if (!ask.nodes_read.empty()) a.warnings.push_back(ask.nodes_read);
   // A memory size the user states replaces the GPU type's: said, with both
   // (not when it is the GPU type's own, to a tenth of a GiB as printed).
