@@ -918,3 +918,19 @@ TEST_CASE("a precision the recipe lacks names the registered override that train
   const json a100 = ask({"lora llama3 70b in fp8 on 8 A100"});
   CHECK(a100["warnings"].dump().find("mixed_precision=") == std::string::npos);
 }
+
+TEST_CASE("a GPU older than Ampere is known and runs no recipe: said, never an H100 in its place", "[answers]") {
+  // data/gpus.tsv t4 (Turing) and v100 (Volta); data/precisions.tsv lists no precision for either
+  // (Transformer Engine's support matrix: BF16 requires compute capability 8.0 or higher).
+  for (const auto& [question, gpu] : std::vector<std::pair<std::string, std::string>>{{"qwen3 0.6b sft on a t4", "T4 (Turing)"},
+                                                                                      {"lora llama3 8b on 8 v100", "V100 (Volta)"},
+                                                                                      {"tesla t4 で qwen3 0.6b の SFT", "T4（Turing）"}}) {
+    const auto r = kbtest::run(KBQ_PATH, {question});
+    INFO(question << "\n" << r.out);
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.find(gpu) != std::string::npos);
+    CHECK(r.out.find("BF16") != std::string::npos);
+    CHECK(r.out.find("H100") == std::string::npos);
+    CHECK(r.out.find("uv run") == std::string::npos);
+  }
+}

@@ -164,10 +164,12 @@ const std::vector<DslCase> kDslCases = {
     {"8 h100 nvl", "gpus:8 hardware:h100_nvl", nullptr, nullptr, 0},
     // A GPU kbq has no data for: kept and named (a warning), never a model or a typo.
     {"lora qwen3 8b rtx 3080", "mode:peft model:qwen3 8b rtx 3080", "en", nullptr, 0},
-    {"4 v100", "gpus:4 v100", nullptr, nullptr, 0},
+    {"4 p100", "gpus:4 p100", nullptr, nullptr, 0},
+    {"4 v100", "gpus:4 hardware:v100", nullptr, nullptr, 0},  // data/gpus.tsv v100: known, runs no precision
+    {"lora qwen3 on my tesla t4s", "mode:peft model:qwen3 hardware:t4", "en", nullptr, 0},
     {"mi300x sft llama3", "mode:sft model:llama3 mi300x", nullptr, nullptr, 0},
     {"rtx 3080 a100", "hardware:a100 rtx 3080", nullptr, nullptr, 0},
-    {"rtx 3080 v100", nullptr, nullptr, "conflicting hardware: 'rtx 3080' and 'v100'", 10},
+    {"rtx 3080 p100", nullptr, nullptr, "conflicting hardware: 'rtx 3080' and 'p100'", 10},
     {"2 dgx b200 4 nodes", nullptr, nullptr, "conflicting node counts: 2 and 4", 12},
     // A node named by its GPU ("two H100 nodes"): a node count and the hardware, never a GPU count.
     {"sft llama3 8b on a H100 node", "mode:sft model:llama3 8b nodes:1 hardware:h100", "en", nullptr, 0},

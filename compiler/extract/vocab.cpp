@@ -51,13 +51,18 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
     for (const auto& row : v.gpus.rows) gpu_keys.insert(v.gpus.get(row, "gpu_key"));
     for (const auto& row : v.precisions.rows)
       for (const auto& a : split(v.precisions.get(row, "archs"), ',')) archs.insert(trim(a));
-    for (const auto& row : v.gpus.rows)
-      if (!archs.count(v.gpus.get(row, "arch")))
-        diags.error(v.gpus.span(row, "arch"), "unknown GPU architecture '" + v.gpus.get(row, "arch") + "'",
-                    "use an architecture data/precisions.tsv lists in its archs column");
     // Answers name an architecture by its label (arch.<key>), never by its key.
     std::set<std::string> named;
     for (const auto& row : v.labels.rows) named.insert(v.labels.get(row, "key"));
+    // A GPU's architecture runs some precision (precisions.tsv archs), or
+    // none and is named (arch.<key>: the T4's Turing, whose precisions the
+    // answers then list as missing); anything else is a typo.
+    for (const auto& row : v.gpus.rows)
+      if (const std::string& a = v.gpus.get(row, "arch"); !archs.count(a) && !named.count("arch." + a))
+        diags.error(v.gpus.span(row, "arch"), "unknown GPU architecture '" + a + "'",
+                    "use an architecture data/precisions.tsv lists in its archs column, or name one that runs none of them with a row "
+                    "arch." +
+                        a + " in data/answer-labels.tsv");
     for (const auto& row : v.precisions.rows)
       for (const auto& part : split(v.precisions.get(row, "archs"), ','))
         if (const std::string a = trim(part); !named.count("arch." + a))

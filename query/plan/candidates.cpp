@@ -281,11 +281,13 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
   // precision (as its code sets it, not as its name says) that GPU lacks.
   std::vector<Candidate> kept;
   std::optional<std::string> why;
+  const Recipe* named = nullptr;  // the rejected recipe the message names: the shortest name (the plain recipe)
   for (const auto& k : cands) {
     const Gpu g = planned_gpu(c, *k.recipe, ask);
     if (kb.runs(k.recipe->runs_in, g).value_or(true)) {
       kept.push_back(k);
-    } else if (!why) {
+    } else if (!named || k.recipe->name.size() < named->name.size()) {
+      named = k.recipe;
       const PrecisionInfo* p = kb.precision(k.recipe->runs_in);
       why = c.label("no_match.precision_hardware", {{"hardware", c.kb.gpu_name(g.key)},
                                                     {"arch", c.arch(g.arch)},
