@@ -194,8 +194,11 @@ bool keep_benchmark(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
   if (kept.empty()) kept = scaled;
   if (kept.empty()) {
     std::set<std::string> have;
-    for (const auto* r : pool)
-      have.insert(std::to_string(r->native_gpus.value_or(0)) + " × " + r->native_hardware + " " + r->native_precision);
+    for (const auto* r : pool) {
+      const PrecisionInfo* p = c.kb.precision(r->native_precision);
+      have.insert(std::to_string(r->native_gpus.value_or(0)) + " × " + c.kb.gpu_name(r->native_hardware) + " " +
+                  (p ? p->display : kb::upper_ascii(r->native_precision)));
+    }
     a.no_match = c.label("no_match.benchmark", {{"available", joined(have)}});
     return false;
   }
