@@ -379,6 +379,13 @@ const std::vector<DslCase> kDslCases = {
     {"pretrain llama3 8b 1.5T tokens", "mode:pretrain model:llama3 8b tokens:1500000000000", "en", nullptr, 0},
     {"pretrain llama3 8b 2 trillion tokens", "mode:pretrain model:llama3 8b tokens:2000000000000", "en", nullptr, 0},
     {"sft llama3 8b 8192 tokens", "mode:sft model:llama3 8b seq:8192", "en", nullptr, 0},  // no magnitude: a sequence
+    // A sequence word, a stopword, then the length; never a count of GPUs, nodes or cards.
+    {"pretrain llama3 8b with a sequence of 8192", "mode:pretrain model:llama3 8b seq:8192", "en", nullptr, 0},
+    {"pré-entraîner llama3 8b avec une séquence de 8192", "mode:pretrain model:llama3 8b seq:8192", "fr", nullptr, 0},
+    {"sft llama3 8b with a context of 16k", "mode:sft model:llama3 8b seq:16384", "en", nullptr, 0},
+    {"sft llama3 8b context on 8 gpus", "mode:sft model:llama3 8b gpus:8", "en", nullptr, 0},
+    {"sft llama3 8b sequence of 8 h100", "mode:sft model:llama3 8b gpus:8 hardware:h100", "en", nullptr, 0},
+    {"sft llama3 8b context of 2 nodes", "mode:sft model:llama3 8b nodes:2", "en", nullptr, 0},
     {"sft llama3 8b 16K tokens", "mode:sft model:llama3 8b seq:16384", "en", nullptr, 0},
     {"tokens:1t epochs:2", "epochs:2 tokens:1000000000000", nullptr, nullptr, 0},
     {"combien de temps pour pré-entraîner llama3 70b sur 50 milliards de jetons avec 64 H100",

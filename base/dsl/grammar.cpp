@@ -8,7 +8,7 @@
 //   term  = longest(key_value, bad_key_value, spaced_key_value ("TP 2", "pp=4"),
 //                   count_times_hw, hw_times_count,
 //                   count_hw, word_hw, count_hw_nodes, count_gpus, gpus_count, count_nodes, nodes_count,
-//                   count_range, model_size, budget, seq_k, unit_seq, seq_unit_after,
+//                   count_range, model_size, budget, seq_k, unit_seq, unit_of_seq, seq_unit_after,
 //                   systems (3 forms), memory, count_memory_gpus ("4 x 24GB GPUs"),
 //                   epochs, nodes_of_gpus,
 //                   nodes_with_gpus, model_spaced_size, lexicon_word, family,
@@ -843,6 +843,11 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const seq_k = x3::raw[count >> seq_mag >> -(-gap >> seq_unit) >> bound][seq_piece];
   auto const seq_count = grouped_num(false, &s->n1);
   auto const unit_seq = x3::raw[seq_unit >> -gap >> seq_count >> -seq_mag >> bound][seq_piece];
+  // <seq unit> <stopword> <n>[<k>]: "a sequence of 8192", "une séquence de 8192"; never a count of GPUs, nodes
+  // or cards ("context on 8 gpus")
+  auto const any_hardware = tok(WordKind::Hardware, nullptr);
+  auto const unit_of_seq = x3::raw[seq_unit >> -gap >> stop3 >> bound >> -gap >> seq_count >> -seq_mag >> bound >>
+                                   !(-gap >> (any_gpu_unit | any_node_unit | any_hardware))][seq_piece];
   auto const seq_unit_after = x3::raw[seq_count >> -gap >> -(particle >> -gap) >> seq_unit >> bound][seq_piece];
   // [<n>] [particle] <system>: "a dgx b200", "2 nvl72 racks"
   auto const system = tok(WordKind::System, &s->t1);
@@ -888,9 +893,9 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   // a sequence length, so a magnitude that is both ("m") is a sequence only
   // where a sequence word makes it read further ("1m context", not "500m").
   return longest(s, win, key_value, bad_key_value, spaced_key_value, count_times_hw, hw_times_count, count_hw, word_hw, count_hw_nodes,
-                 count_gpus, gpus_count, count_nodes, nodes_count, count_range, model_size, budget, seq_k, unit_seq, seq_unit_after,
-                 systems_counted, systems_bare, systems_after, memory, count_memory_gpus, epochs, nodes_of_gpus, nodes_with_gpus,
-                 model_spaced_size, lexicon_word, family, count_family);
+                 count_gpus, gpus_count, count_nodes, nodes_count, count_range, model_size, budget, seq_k, unit_seq, unit_of_seq,
+                 seq_unit_after, systems_counted, systems_bare, systems_after, memory, count_memory_gpus, epochs, nodes_of_gpus,
+                 nodes_with_gpus, model_spaced_size, lexicon_word, family, count_family);
 }
 
 }  // namespace
