@@ -939,6 +939,6 @@ TEST_CASE("a benchmark that matches nothing lists what exists by GPU and precisi
   // perf_recipes/glm_moe_dsa (067f987df): glm51_sft_192gpu_gb200_bf16_config, glm51_sft_416gpu_h100_bf16_config.
   const json j = ask({"sft glm 5.1 on 8 h100"}, 1);
   const std::string no_match = j["no_match"];
-  CHECK(no_match.find("192 × GB200 BF16, 416 × H100 BF16") != std::string::npos);
+  CHECK(no_match.find("GB200 × 192 (BF16); H100 × 416 (BF16)") != std::string::npos);
   CHECK(no_match.find("gb200") == std::string::npos);
 }

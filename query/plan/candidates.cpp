@@ -193,13 +193,27 @@ bool keep_benchmark(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
     }
   if (kept.empty()) kept = scaled;
   if (kept.empty()) {
-    std::set<std::string> have;
+    // Per GPU type (in data/gpus.tsv's order), its GPU counts and precisions:
+    // "H100 × 8, 16, 1024 (BF16, FP8 current scaling)".
+    std::map<std::string, std::pair<std::set<long long>, std::set<std::string>>> by_gpu;
     for (const auto* r : pool) {
       const PrecisionInfo* p = c.kb.precision(r->native_precision);
-      have.insert(std::to_string(r->native_gpus.value_or(0)) + " × " + c.kb.gpu_name(r->native_hardware) + " " +
-                  (p ? p->display : kb::upper_ascii(r->native_precision)));
+      auto& [counts, precisions] = by_gpu[r->native_hardware];
+      counts.insert(r->native_gpus.value_or(0));
+      precisions.insert(p ? p->display : kb::upper_ascii(r->native_precision));
     }
-    a.no_match = c.label("no_match.benchmark", {{"available", joined(have)}});
+    std::vector<std::string> have;
+    const auto describe = [&](const std::string& key) {
+      const auto& [counts, precisions] = by_gpu.at(key);
+      std::vector<std::string> n;
+      for (long long k : counts) n.push_back(std::to_string(k));
+      have.push_back(c.kb.gpu_name(key) + " × " + kb::join(n, ", ") + " (" + joined(precisions) + ")");
+    };
+    for (const auto& g : c.kb.gpus)
+      if (by_gpu.count(g.key)) describe(g.key);
+    for (const auto& [key, _] : by_gpu)
+      if (!c.kb.gpu(key)) describe(key);
+    a.no_match = c.label("no_match.benchmark", {{"available", kb::join(have, "; ")}});
     return false;
   }
   pool = kept;
