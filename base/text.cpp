@@ -323,6 +323,12 @@ std::string one_decimal(double v) {
   return buf;
 }
 
+size_t shared_prefix(std::string_view a, std::string_view b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return i;
+}
+
 std::string upper_ascii(std::string_view s) {
   std::string out(s);
   for (char& ch : out) ch = ch == '_' ? ' ' : (ch >= 'a' && ch <= 'z') ? static_cast<char>(ch - 'a' + 'A') : ch;

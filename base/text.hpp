@@ -116,6 +116,9 @@ std::string fill_placeholders(std::string_view text, const std::vector<std::pair
 // ASCII letters upper-cased, '_' as a space: a short name of a data key ("a100_40gb" → "A100 40GB").
 std::string upper_ascii(std::string_view s);
 
+// How many leading bytes two strings share ("llama31_8b", "llama31_405b": 8).
+size_t shared_prefix(std::string_view a, std::string_view b);
+
 // A number with one decimal ("23.2"), as answers print GiB and sizes.
 std::string one_decimal(double v);
 

@@ -168,11 +168,7 @@ std::optional<std::string> precision_override(const Context& c, Kb& kb, const Re
   std::string own;
   for (const auto& e : names)
     if (e.canonical && e.precision == rc.runs_in && (own.empty() || e.name.size() < own.size())) own = e.name;
-  const auto shared = [&](const std::string& n) {
-    size_t i = 0;
-    while (i < n.size() && i < own.size() && n[i] == own[i]) ++i;
-    return i;
-  };
+  const auto shared = [&](const std::string& n) { return kb::shared_prefix(n, own); };
   std::optional<Kb::RegistryEntry> best;
   for (const auto& e : names) {
     if (!e.canonical || !kb::starts_with(e.precision, asked) || (gpu && !c.kb.runs(e.precision, *gpu).value_or(false))) continue;
@@ -422,7 +418,6 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   a.canonical = kbq::dsl::to_canonical(q);
   a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : "en";
   const Context c = impl_->context(a.lang);
-  for (const auto& w : q.warnings) a.warnings.push_back(dsl_warning(c, w));
   auto resolved = resolve_terms(c, q);
   if (auto* err = std::get_if<Error>(&resolved)) return *err;
   Ask& ask = std::get<Ask>(resolved);
@@ -430,10 +425,13 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
       c, kb.catalog(RecipeKind::Library), [&]() -> const Catalog& { return kb.catalog(RecipeKind::Benchmark); }, ask, a);
   const Catalog& recipes = kb.catalog(ask.kind());
   resolve_words(c, q, recipes, ask, a);
-  // A word read as a recipe name's word is no typo: its warning goes.
+  // The query language's warnings come first, once the words recipe names
+  // carry are known: such a word is no typo.
+  std::vector<std::string> parse_warnings;
   for (const auto& w : q.warnings)
-    if (w.kind == kbq::dsl::WarningKind::Typo && std::find(ask.name_words.begin(), ask.name_words.end(), w.word) != ask.name_words.end())
-      a.warnings.erase(std::remove(a.warnings.begin(), a.warnings.end(), dsl_warning(c, w)), a.warnings.end());
+    if (w.kind != kbq::dsl::WarningKind::Typo || std::find(ask.name_words.begin(), ask.name_words.end(), w.word) == ask.name_words.end())
+      parse_warnings.push_back(dsl_warning(c, w));
+  a.warnings.insert(a.warnings.begin(), parse_warnings.begin(), parse_warnings.end());
   // plan and check: the candidates on a GPU that runs their precision, then
   // those that can still be shown
   auto cands = candidates(c, ask, recipes, a);

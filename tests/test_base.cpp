@@ -201,3 +201,11 @@ TEST_CASE("Unicode classes: white space, letters and digits, marks, invisible ch
   for (char32_t cp : {U'\u200B', U'\u00AD', U'\u202E', U'\u0007', U'\uFEFF'}) CHECK(kb::is_invisible(cp));
   for (char32_t cp : {U'a', U' ', U'\u3000', U'\u4E00'}) CHECK_FALSE(kb::is_invisible(cp));
 }
+
+TEST_CASE("shared prefix: the leading bytes two names share, none past the shorter", "[base][text]") {
+  CHECK(kb::shared_prefix("llama31_8b", "llama31_405b") == 8);
+  CHECK(kb::shared_prefix("bf16_with_fp8", "bf16_with_mxfp8") == 10);
+  CHECK(kb::shared_prefix("qwen3", "qwen3_8b") == 5);
+  CHECK(kb::shared_prefix("", "x") == 0);
+  CHECK(kb::shared_prefix("abc", "xbc") == 0);
+}

@@ -46,13 +46,6 @@ Alternative alternative(const Context& c, const char* kind, const char* label, c
           res.command};
 }
 
-// How many leading characters two names share.
-size_t shared_start(const std::string& a, const std::string& b) {
-  size_t i = 0;
-  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
-  return i;
-}
-
 // The smaller models of best's family with recipes of its mode and
 // modality, largest first; of models as large, the one whose name shares
 // more of best's (llama31_8b for Llama 3.1 405B, not llama3_8b); then the
@@ -70,7 +63,7 @@ std::vector<std::pair<double, const Recipe*>> smaller_models(const Context& c, c
         smaller.emplace_back(m->total_params_b, &r);
   std::sort(smaller.begin(), smaller.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first > b.first;
-    const size_t sa = shared_start(a.second->name, best.name), sb = shared_start(b.second->name, best.name);
+    const size_t sa = kb::shared_prefix(a.second->name, best.name), sb = kb::shared_prefix(b.second->name, best.name);
     if (sa != sb) return sa > sb;
     if (a.second->name.size() != b.second->name.size()) return a.second->name.size() < b.second->name.size();
     return a.second->name < b.second->name;

@@ -14,8 +14,10 @@
 
 namespace kbq {
 
+using plan_int::asked_precision_name;
 using plan_int::has_token;
 using plan_int::in_family;
+using plan_int::precisions_asked;
 
 namespace {
 
@@ -240,12 +242,6 @@ std::string needs_of(const Context& c, const std::vector<const PrecisionInfo*>& 
   return c.archs(archs);
 }
 
-// A precision as the answer names it: its display name, or the word asked
-// in capitals when it stands for several ("fp8": current, delayed, blockwise).
-std::string precision_name(const std::vector<const PrecisionInfo*>& ps, const std::string& asked) {
-  return ps.size() == 1 ? ps.front()->display : kb::upper_ascii(asked);
-}
-
 }  // namespace
 
 void benchmarks_for_benchmark_only_family(const Context& c, const Catalog& library, const std::function<const Catalog&()>& benchmark,
@@ -270,10 +266,8 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
   const Gpu* asked_gpu = kb.gpu(ask.hardware);
   const bool own_gpus = ask.kind() == RecipeKind::Benchmark && ask.hardware_assumed;
   if (!ask.precision.empty() && asked_gpu && !asked_gpu->arch.empty() && !own_gpus) {
-    std::vector<const PrecisionInfo*> asked;
-    size_t last = 0;
-    for (size_t i = 0; i < kb.precisions.size(); ++i)
-      if (kb::starts_with(kb.precisions[i].key, ask.precision)) asked.push_back(&kb.precisions[i]), last = i;
+    const std::vector<const PrecisionInfo*> asked = precisions_asked(kb, ask.precision);
+    const size_t last = asked.empty() ? 0 : static_cast<size_t>(asked.back() - kb.precisions.data());
     const bool runs = std::any_of(asked.begin(), asked.end(), [&](const PrecisionInfo* p) { return p->archs.count(asked_gpu->arch) > 0; });
     if (!asked.empty() && !runs) {
       std::string closest = c.settings().default_precision;
@@ -286,7 +280,7 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
         }
       }
       const PrecisionInfo* to = kb.precision(closest);
-      a.warnings.push_back(c.label("warn.precision_hardware", {{"precision", precision_name(asked, ask.precision)},
+      a.warnings.push_back(c.label("warn.precision_hardware", {{"precision", asked_precision_name(asked, ask.precision)},
                                                                {"needs", needs_of(c, asked)},
                                                                {"hardware", c.kb.gpu_name(asked_gpu->key)},
                                                                {"arch", c.arch(asked_gpu->arch)},

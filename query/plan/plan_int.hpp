@@ -99,6 +99,21 @@ inline std::vector<std::string> gpu_keys(const Snapshot& kb) {
   return out;
 }
 
+// The precisions a word asked stands for: every key it starts ("fp8": current,
+// delayed, blockwise), in the KB's order.
+inline std::vector<const PrecisionInfo*> precisions_asked(const Snapshot& kb, const std::string& asked) {
+  std::vector<const PrecisionInfo*> out;
+  for (const auto& p : kb.precisions)
+    if (kb::starts_with(p.key, asked)) out.push_back(&p);
+  return out;
+}
+
+// A precision asked, as answers name it: its display name, or the word in
+// capitals when it stands for several.
+inline std::string asked_precision_name(const std::vector<const PrecisionInfo*>& matching, const std::string& asked) {
+  return matching.size() == 1 ? matching.front()->display : kb::upper_ascii(asked);
+}
+
 // One recipe being planned: the search input and what the user fixed.
 struct Plan {
   SearchInput in;

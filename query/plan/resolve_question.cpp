@@ -9,6 +9,8 @@
 
 namespace kbq {
 
+using plan_int::asked_precision_name;
+using plan_int::precisions_asked;
 using plan_int::to_ll;
 
 namespace {
@@ -68,16 +70,6 @@ std::vector<std::string> unknown_model_words(const std::set<std::string, std::le
     if (is(i + 1, TermKind::Size)) out.push_back(t[i + 1].text);
   }
   return out;
-}
-
-// A precision asked, as answers name it: its display name, or the word in
-// capitals when it stands for several ("fp8": current, delayed, blockwise).
-std::string asked_precision_name(const Snapshot& kb, const std::string& asked) {
-  const PrecisionInfo* one = nullptr;
-  size_t n = 0;
-  for (const auto& p : kb.precisions)
-    if (kb::starts_with(p.key, asked)) one = &p, ++n;
-  return n == 1 ? one->display : kb::upper_ascii(asked);
 }
 
 }  // namespace
@@ -231,7 +223,7 @@ void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens&
                                  : ask.hardware_for_precision ? "warn.hardware_assumed_precision"
                                                               : "warn.hardware_assumed",
                                  {{"hardware", c.kb.gpu_name(ask.hardware)},
-                                  {"precision", asked_precision_name(c.kb, ask.precision)},
+                                  {"precision", asked_precision_name(precisions_asked(c.kb, ask.precision), ask.precision)},
                                   {"default", c.kb.gpu_name(c.settings().default_gpu)}}));
   if (!ask.nodes_read.empty()) a.warnings.push_back(ask.nodes_read);
   // A memory size the user states replaces the GPU type's: said, with both
