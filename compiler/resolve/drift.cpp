@@ -291,17 +291,25 @@ class DriftFinder {
   }
 
   // Keys the runner assigns after it applied the overrides: an override of
-  // one of them is undone or rewritten.
+  // one of them is undone or rewritten. A step that is passed the overrides
+  // too can tell an explicit one from the recipe's value (run_recipe.py's
+  // weak scaling keeps an explicit train.global_batch_size), so its
+  // assignments are not counted.
   void read_overwritten_keys() {
     std::string override_step;
-    for (const auto& row : s_.launcher)
-      if (row.cells.size() >= 4 && row.cells[0] == "runner-step" && row.cells[2] == "applies-overrides") override_step = row.cells[1];
-    if (override_step.empty()) return;
     std::map<std::string, std::string> doc_of;  // step → its docstring
-    for (const auto& row : s_.launcher)
-      if (row.cells.size() >= 4 && row.cells[0] == "runner-step" && row.cells[2] == "doc") doc_of[row.cells[1]] = row.cells[3];
+    std::set<std::string> reads_overrides;      // steps passed the overrides
     for (const auto& row : s_.launcher) {
-      if (row.cells.size() < 5 || row.cells[0] != "runner-step" || row.cells[2] != "assigns" || row.cells[1] <= override_step) continue;
+      if (row.cells.size() < 4 || row.cells[0] != "runner-step") continue;
+      if (row.cells[2] == "applies-overrides") override_step = row.cells[1];
+      if (row.cells[2] == "doc") doc_of[row.cells[1]] = row.cells[3];
+      if (row.cells[2] == "reads-overrides") reads_overrides.insert(row.cells[1]);
+    }
+    if (override_step.empty()) return;
+    for (const auto& row : s_.launcher) {
+      if (row.cells.size() < 5 || row.cells[0] != "runner-step" || row.cells[2] != "assigns" || row.cells[1] <= override_step ||
+          reads_overrides.count(row.cells[1]))
+        continue;
       const std::string& assign = row.cells[3];
       const auto eq = assign.find(" = ");
       if (eq == std::string::npos) continue;

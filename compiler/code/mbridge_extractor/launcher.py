@@ -20,6 +20,11 @@ def func_node(m, name):
     return None
 
 
+def passed_names(call):
+    """The plain variables a call passes, by position or by keyword."""
+    return [a for a in list(call.args) + [k.value for k in call.keywords] if isinstance(a, ast.Name)]
+
+
 def launcher_rows(interp, layout):
     """Rows (section, item, attribute, value, at) of the launcher files."""
     rows = []
@@ -98,37 +103,48 @@ def launcher_rows(interp, layout):
         fn = func_node(m, r["extra"]) if m else None
         if fn is None:
             raise InputError(layout.path, r["_line"], "runner function %s not found" % r["extra"], "check the layout")
-        n = 0
+        calls = []  # (the call, the names its statement assigns)
         for s in fn.body:
-            calls = []
             if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call):
-                calls = [s.value]
+                calls.append((s.value, s.targets))
             elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
-                calls = [s.value]
+                calls.append((s.value, []))
             elif isinstance(s, ast.If):
                 for x in s.body:
                     if isinstance(x, ast.Assign) and isinstance(x.value, ast.Call):
-                        calls.append(x.value)
-            for c in calls:
-                if not isinstance(c.func, ast.Name):
-                    continue
-                n += 1
-                item = "%02d" % n
-                rows.append(("runner-step", item, "call", c.func.id, m.loc(c)))
-                if c.func.id in override_fns:
-                    rows.append(("runner-step", item, "applies-overrides", "true", m.loc(c)))
-                target = interp.global_lookup(m, c.func.id, None)
-                chain = []
-                tfn = trace_binding(interp, m, c.func.id, chain) if target is not None else None
-                if isinstance(tfn, FuncV):
-                    doc = ast.get_docstring(tfn.node) or ""
-                    rows.append(("runner-step", item, "doc", doc.split("\n")[0], tfn.mod.loc(tfn.node)))
-                    for x in ast.walk(tfn.node):
-                        if isinstance(x, ast.Assign):
-                            for tg in x.targets:
-                                if isinstance(tg, ast.Attribute):
-                                    rows.append(("runner-step", item, "assigns",
-                                                 "%s = %s" % (ast.unparse(tg), ast.unparse(x.value)), tfn.mod.loc(x)))
+                        calls.append((x.value, x.targets))
+        # The variables that hold the overrides: what the call that applies
+        # them is passed, besides the config it assigns back.
+        override_vars = set()
+        for c, targets in calls:
+            if isinstance(c.func, ast.Name) and c.func.id in override_fns:
+                assigned = {t.id for t in targets if isinstance(t, ast.Name)}
+                override_vars |= {a.id for a in passed_names(c)} - assigned
+        n = 0
+        for c, _ in calls:
+            if not isinstance(c.func, ast.Name):
+                continue
+            n += 1
+            item = "%02d" % n
+            rows.append(("runner-step", item, "call", c.func.id, m.loc(c)))
+            if c.func.id in override_fns:
+                rows.append(("runner-step", item, "applies-overrides", "true", m.loc(c)))
+            else:
+                seen = sorted({a.id for a in passed_names(c)} & override_vars)
+                if seen:
+                    rows.append(("runner-step", item, "reads-overrides", " ".join(seen), m.loc(c)))
+            target = interp.global_lookup(m, c.func.id, None)
+            chain = []
+            tfn = trace_binding(interp, m, c.func.id, chain) if target is not None else None
+            if isinstance(tfn, FuncV):
+                doc = ast.get_docstring(tfn.node) or ""
+                rows.append(("runner-step", item, "doc", doc.split("\n")[0], tfn.mod.loc(tfn.node)))
+                for x in ast.walk(tfn.node):
+                    if isinstance(x, ast.Assign):
+                        for tg in x.targets:
+                            if isinstance(tg, ast.Attribute):
+                                rows.append(("runner-step", item, "assigns",
+                                             "%s = %s" % (ast.unparse(tg), ast.unparse(x.value)), tfn.mod.loc(x)))
     # dataset presets: the --dataset choices
     # benchmark launch script
     for r in layout.all("launch-script"):

@@ -45,7 +45,8 @@ HEADERS = {
         "# mode: each public mode with the task and training loop the launcher maps it to.\n"
         "# runner-step: the calls of the runner's entry function in order, each with its docstring and the\n"
         "#   attribute assignments it makes (e.g. config.model.seq_length = dataset_seq_length); applies-overrides\n"
-        "#   marks the call that applies the command line's KEY=VALUE overrides.\n"
+        "#   marks the call that applies the command line's KEY=VALUE overrides; reads-overrides: another call that is\n"
+        "#   passed them too (it can tell an explicit override from the recipe's value).\n"
         "# launch: what the benchmark launch script executes; name-pattern, family-rule: the launcher's own rules.\n",
         ("section", "item", "attribute", "value", "at")),
     "config-keys.tsv": (
