@@ -793,11 +793,16 @@ TEST_CASE("generate: translation status lists missing, stale and resolved", "[ge
 
 TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the launcher lacks, a GPU count below the layout",
           "[generate][one-compilation][drift]") {
-  // The published commands use only the launchers' flags, and launch no
-  // exported recipe on a world its layout cannot use: no such finding.
+  // The published commands use only the launchers' flags: no such finding.
+  // One launches a recipe on a world its layout cannot use: the CUDA graphs
+  // example runs qwen3_30b_a3b_pretrain_config, an alias of the 16-GPU
+  // function with EP 16 (qwen3_moe.py:173), on 8 GPUs; its overrides set no
+  // layout dimension.
   const std::string& published = file("CHANGES.md");
   CHECK(published.find("is not an option of") == std::string::npos);
-  CHECK(published.find("which is not a multiple of") == std::string::npos);
+  CHECK(published.find("`qwen3_30b_a3b_pretrain_config` launched on 8 GPUs, which is not a multiple of the 16 GPUs its layout needs") !=
+        std::string::npos);
+  CHECK(published.find("with `model.context_parallel_size=4`") == std::string::npos);  // 8 GPUs fit CP 4 at TP 1
   // The quick reference recommends llama3_8b_128k_pretrain_config from 16
   // GPUs; its code (TP 4, PP 2, CP 8) needs 64.
   CHECK(published.find("`llama3_8b_128k_pretrain_config` is recommended from 16 GPUs, but its layout needs at least 64") !=
@@ -805,6 +810,13 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   // A benchmark row's key features state EP 64–128; the exported
   // Qwen3-Next benchmark recipes set EP 32, 64 and 128 (the EP column shows 32–128).
   CHECK(published.find("the notes of Qwen3-Next 80B-A3B state EP 64–128; the code sets 32, 64, 128") != std::string::npos);
+  // The long-context example overrides model.seq_length, which the runner
+  // copies back from the dataset's after the overrides (recipe_runner.py:486);
+  // its explicit train.global_batch_size is kept (run_recipe.py:357): not listed.
+  CHECK(published.find("SKILL.md:288: the override `model.seq_length=32768` does not last: the runner sets `model.seq_length` = "
+                       "`dataset_seq_length` after it applies the overrides (code `scripts/training/recipe_runner.py:486@067f987df`)") !=
+        std::string::npos);
+  CHECK(published.find("SKILL.md:110:") == std::string::npos);
 
   // The first library command of revision 4 with a flag run_recipe.py does
   // not have, and a recipe whose layout needs 64 GPUs on 8.
@@ -821,6 +833,14 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   REQUIRE(comment != std::string::npos);
   const int line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(comment) + 1, '\n')) + 1;
   text.replace(at, was.size(), "    --recipe llama3_8b_128k_pretrain_config \\\n    --gpu_type h100 --dataset mock\n");
+  // The long-context example with CP 16 (llama3_8b_pretrain_config: TP 1,
+  // PP 1) on its 8 GPUs: the layout with the command's overrides needs 16.
+  const std::string cp_was = "'model.context_parallel_size=4'";
+  const auto cp_at = text.find(cp_was);
+  REQUIRE(cp_at != std::string::npos);
+  const auto cp_comment = text.rfind("\n#", cp_at);
+  const int cp_line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(cp_comment) + 1, '\n')) + 1;
+  text.replace(cp_at, cp_was.size(), "'model.context_parallel_size=16'");
   {
     std::ofstream f(skill, std::ios::binary | std::ios::trunc);
     f << text;
@@ -834,7 +854,10 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   CHECK(changes.find(where +
                      "`llama3_8b_128k_pretrain_config` launched on 8 GPUs, which is not a multiple of the 64 GPUs its layout needs") !=
         std::string::npos);
-  CHECK(changes.find("\nfor-a-maintainer: 7\n") != std::string::npos);  // the 5 of the published edition, and these 2
+  CHECK(changes.find("upstream/nemo-mbridge-recipe-recommender/SKILL.md:" + std::to_string(cp_line) +
+                     ": `llama3_8b_pretrain_config` with `model.context_parallel_size=16` launched on 8 GPUs, which is not a multiple "
+                     "of the 16 GPUs that layout needs") != std::string::npos);
+  CHECK(changes.find("\nfor-a-maintainer: 10\n") != std::string::npos);  // the 7 of the published edition, and these 3
 }
 
 TEST_CASE("generate: a planner setting the generator needs is an error when missing or not a count", "[generate]") {

@@ -12,10 +12,15 @@
 //     recipe the row recommends, and each recipe it names is exported;
 //   - the notes of a table row (a library name, a benchmark model): the
 //     parallelism, GPU count and sequence they state (read_cell_facts) are
-//     what the code sets, as the row's columns now show.
+//     what the code sets, as the row's columns now show;
+//   - the drift of prose kbc lint reports (compiler/resolve/drift.cpp): an
+//     override the runner rewrites after the overrides, a key the code's
+//     configuration lacks, a --dataset preset the launcher does not offer, a
+//     name the code does not export.
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "base/text.hpp"
@@ -84,6 +89,21 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
     return m->second;
   };
 
+  // A config key (or one of its aliases) → the layout dimension it sets.
+  std::map<std::string, std::string> key_dimension;
+  const TsvTable& keys = ctx.c.vocab.config_keys;
+  for (const auto& row : keys.rows) {
+    const std::string dim = keys.get(row, "dimension");
+    if (dim.empty()) continue;
+    key_dimension[keys.get(row, "key")] = dim;
+    for (const auto& alias : split(keys.get(row, "aliases"), ','))
+      if (!trim(alias).empty()) key_dimension[trim(alias)] = dim;
+  }
+  auto dimension_of = [&](const std::string& key) {
+    auto it = key_dimension.find(key);
+    return it == key_dimension.end() ? std::string() : it->second;
+  };
+
   for (const auto& e : ctx.c.extracted.entities) {
     if (e.prov.lang != lang || e.prov.revision != newest || (e.kind != "command" && e.kind != "override_example")) continue;
     auto cmd = e.parts.find("command");
@@ -109,15 +129,37 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
            ctx.ui(lang, "prose.flag",
                   {{"flag", flag}, {"script", script_name}, {"parser_at", snap->cite(parser_at.at(parser))}, {"doc_at", at_of(e.prov)}})});
     }
-    // Its GPU count against the recipe's layout (not when overrides change the layout).
+    // Its GPU count against the recipe's layout, with the command's own
+    // layout overrides applied (data/config-keys.tsv dimension).
     auto nproc = e.facts.find("nproc");
-    if (nproc == e.facts.end() || nproc->second.size() != 1 || e.facts.count("override") || recipe.empty()) continue;
-    const auto m = min_gpus(recipe);
+    if (nproc == e.facts.end() || nproc->second.size() != 1 || recipe.empty()) continue;
+    auto m = min_gpus(recipe);
     if (!m) continue;
+    std::vector<std::string> layout_overrides;
+    if (auto ov = e.facts.find("override"); ov != e.facts.end()) {
+      const auto it = ctx.code_library.find(recipe);
+      std::map<std::string, long long> dims;
+      for (const char* d : {"tp", "pp", "cp", "ep", "etp"})
+        if (auto v = it->second.ints.find(d); v != it->second.ints.end()) dims[d] = v->second.first;
+      for (const auto& kv : ov->second) {
+        const auto eq = kv.find('=');
+        const std::string dim = eq == std::string::npos ? std::string() : dimension_of(kv.substr(0, eq));
+        if (dim != "tp" && dim != "pp" && dim != "cp" && dim != "ep" && dim != "etp") continue;  // no layout dimension
+        const long long v = std::atoll(kv.substr(eq + 1).c_str());
+        if (v <= 0) continue;
+        dims[dim] = v;
+        layout_overrides.push_back(kv);
+      }
+      if (!layout_overrides.empty()) {
+        auto get = [&](const char* d) { return dims.count(d) ? dims.at(d) : 1LL; };
+        m->first = get("pp") * std::max(get("tp") * get("cp"), get("ep") * get("etp"));
+      }
+    }
     const long long world = std::atoll(nproc->second.begin()->c_str());
     if (world > 0 && (world < m->first || world % m->first != 0))
-      out.push_back({e.prov, ctx.ui(lang, "prose.world",
+      out.push_back({e.prov, ctx.ui(lang, layout_overrides.empty() ? "prose.world" : "prose.world_overrides",
                                     {{"recipe", recipe},
+                                     {"overrides", join(layout_overrides, " ")},
                                      {"gpus", std::to_string(world)},
                                      {"min_gpus", std::to_string(m->first)},
                                      {"code_at", m->second},
@@ -198,6 +240,37 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
         for (long long v : values) all.push_back(std::to_string(v));
         note_finding(row, row.model.empty() ? row.name : row.model, dim, rg, join(all, ", "), at);
       }
+    }
+  }
+  // The drift of prose (a key, an override, a preset or a name in a sentence
+  // or command, kbc lint's drift lines with no table row): a name the checks
+  // above already list at that line is not listed twice.
+  std::set<std::pair<std::string, int>> listed;
+  for (const auto& f : out) listed.insert({f.doc.file, f.doc.line});
+  const std::string commit = snap->short_commit();
+  for (const auto& d : ctx.c.drift) {
+    if (d.doc.lang != lang || d.doc.revision != newest || !d.row.empty()) continue;
+    const std::string doc_at = at_of(d.doc);
+    switch (d.kind) {
+      case DriftKind::OverwrittenKey:
+        out.push_back(
+            {d.doc,
+             ctx.ui(lang, "prose.overwritten",
+                    {{"override", d.doc_value}, {"key", d.subject}, {"code", d.code_value}, {"code_at", d.code_at}, {"doc_at", doc_at}})});
+        break;
+      case DriftKind::UnknownKey:
+        out.push_back({d.doc, ctx.ui(lang, "prose.unknown_key", {{"key", d.subject}, {"commit", commit}, {"doc_at", doc_at}})});
+        break;
+      case DriftKind::Dataset:
+        out.push_back({d.doc, ctx.ui(lang, "prose.dataset", {{"preset", d.subject}, {"commit", commit}, {"doc_at", doc_at}})});
+        break;
+      case DriftKind::MissingRecipe:
+        if (!listed.count({d.doc.file, d.doc.line}))
+          out.push_back({d.doc, ctx.ui(lang, "prose.named", {{"recipe", d.subject}, {"doc_at", doc_at}})});
+        break;
+      case DriftKind::RecipeFact:
+      case DriftKind::BenchmarkModel:
+        break;
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const ProseFinding& a, const ProseFinding& b) {
