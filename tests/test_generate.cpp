@@ -803,6 +803,13 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   CHECK(published.find("`qwen3_30b_a3b_pretrain_config` launched on 8 GPUs, which is not a multiple of the 16 GPUs its layout needs") !=
         std::string::npos);
   CHECK(published.find("with `model.context_parallel_size=4`") == std::string::npos);  // 8 GPUs fit CP 4 at TP 1
+  // The quick reference recommends gemma3_vl_*_sft_config for 4–8 GPUs; the
+  // 27B member is the 16-GPU function (gemma3_vl.py:259, TP 8 · PP 2). The
+  // 4B and 12B members fit in 8.
+  CHECK(published.find("`gemma3_vl_*_sft_config` is recommended for 4-8 GPUs, but `gemma3_vl_27b_sft_config`, one of the names it "
+                       "stands for, needs at least 16") != std::string::npos);
+  CHECK(published.find("but `gemma3_vl_4b_sft_config`") == std::string::npos);
+  CHECK(published.find("but `gemma3_vl_12b_sft_config`") == std::string::npos);
   // The quick reference recommends llama3_8b_128k_pretrain_config from 16
   // GPUs; its code (TP 4, PP 2, CP 8) needs 64.
   CHECK(published.find("`llama3_8b_128k_pretrain_config` is recommended from 16 GPUs, but its layout needs at least 64") !=
@@ -857,7 +864,7 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   CHECK(changes.find("upstream/nemo-mbridge-recipe-recommender/SKILL.md:" + std::to_string(cp_line) +
                      ": `llama3_8b_pretrain_config` with `model.context_parallel_size=16` launched on 8 GPUs, which is not a multiple "
                      "of the 16 GPUs that layout needs") != std::string::npos);
-  CHECK(changes.find("\nfor-a-maintainer: 10\n") != std::string::npos);  // the 7 of the published edition, and these 3
+  CHECK(changes.find("\nfor-a-maintainer: 11\n") != std::string::npos);  // the 8 of the published edition, and these 3
 }
 
 TEST_CASE("generate: a planner setting the generator needs is an error when missing or not a count", "[generate]") {

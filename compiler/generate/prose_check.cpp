@@ -9,7 +9,8 @@
 //     a command that runs an exported library recipe without overrides must
 //     be a multiple of the smallest world its layout runs on;
 //   - a quick-reference row's GPU count: at least the smallest world of each
-//     recipe the row recommends, and each recipe it names is exported;
+//     recipe the row recommends, and each recipe it names is exported; no
+//     name a pattern it recommends stands for needs more than the row's most;
 //   - the notes of a table row (a library name, a benchmark model): the
 //     parallelism, GPU count and sequence they state (read_cell_facts) are
 //     what the code sets, as the row's columns now show;
@@ -177,9 +178,30 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
       if (x->prov.lang == lang && x->prov.revision == newest) ed = x;
     if (!ed) continue;
     const long long gpus = st.integer(1);
+    // The row's range ("4–8"): a pattern it recommends stands for each
+    // exported name it matches, and none of them may need more GPUs than
+    // the row's most.
+    std::optional<Range> range;
+    if (auto g = ed->facts.find("gpus"); g != ed->facts.end() && g->second.size() == 1)
+      range = parse_range(*g->second.begin(), lang, "gpus", ctx.c.vocab);
     for (auto& r : split(st.text(2), ',')) {
       const std::string name = trim(r);
-      if (name.empty() || name.find('*') != std::string::npos) continue;
+      if (name.empty()) continue;
+      if (name.find('*') != std::string::npos) {
+        if (!range || !range->is_value() || range->open) continue;
+        for (const auto& [member, cv] : ctx.code_library) {
+          const auto m = min_gpus(member);
+          if (!glob_match(name, member) || !m || m->first <= range->hi) continue;
+          out.push_back({ed->prov, ctx.ui(lang, "prose.quick_ref_pattern",
+                                          {{"pattern", name},
+                                           {"recipe", member},
+                                           {"gpus", ctx.range_cell(*range, lang, "gpus")},
+                                           {"min_gpus", std::to_string(m->first)},
+                                           {"code_at", m->second},
+                                           {"doc_at", at_of(ed->prov)}})});
+        }
+        continue;
+      }
       if (!ctx.code_library.count(name)) {
         out.push_back({ed->prov, ctx.ui(lang, "prose.unexported", {{"recipe", name}, {"doc_at", at_of(ed->prov)}})});
         continue;
