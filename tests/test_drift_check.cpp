@@ -354,10 +354,17 @@ TEST_CASE("changelog: CHANGES.md lists every table drift of the published Englis
       listed = listed || (!l.empty() && std::isdigit(static_cast<unsigned char>(l[0])) && l.find(". " + at + ": ") != std::string::npos);
     CHECK(listed);
   }
+  // The table bullets, then one per quick-reference GPU cell set from the
+  // code (front matter quick-reference; tests/test_generate.cpp names them).
+  auto quick_refs = [](const std::string& text) {
+    const auto at = text.find("\nquick-reference: ");
+    return at == std::string::npos ? size_t{0} : static_cast<size_t>(std::stoul(text.substr(at + 18)));
+  };
+  CHECK(quick_refs(changes) == 2);
   std::vector<std::string> bullets;
   for (const auto& l : lines_of(changes))
     if (l.rfind("- ", 0) == 0) bullets.push_back(l);
-  CHECK(bullets.size() == table_drift.size());
+  CHECK(bullets.size() == table_drift.size() + quick_refs(changes));
   CHECK(changes.find("\nchanges: " + std::to_string(table_drift.size()) + "\n") != std::string::npos);
   CHECK(changes.find("\nagainst-revision: 4\n") != std::string::npos);
   // Each lint line, its own bullet: the subject (the recipe, or the benchmark
@@ -404,7 +411,8 @@ TEST_CASE("changelog: CHANGES.md lists every table drift of the published Englis
     const std::string text = kbtest::read_file(kRoot + "/generated/CHANGES." + lang + ".md");
     size_t n = 0;
     for (const auto& l : lines_of(text)) n += l.rfind("- ", 0) == 0 ? 1 : 0;
-    CHECK(n == table_drift.size());
+    CHECK(n == table_drift.size() + quick_refs(text));
+    CHECK(quick_refs(text) == quick_refs(changes));
     CHECK(text.find("\nchanges: " + std::to_string(table_drift.size()) + "\n") != std::string::npos);
   }
 }

@@ -527,16 +527,26 @@ TEST_CASE("generate: round trip, generated editions compile to the same facts", 
   CHECK(patterns_left == 0);
   CHECK(b_gone.empty());  // names the code does not export are dropped
 
+  // A quick-reference row's GPU count is the code's where the documents'
+  // is below what its recipes need (quick_ref_gpus): 16+ → 64+ for the 128K
+  // recipe, 4–8 → 4–16 for gemma3_vl_*_sft_config. Every other fact round-trips.
+  size_t regenerated_gpus = 0;
   for (const char* kind : {"rule", "pitfall", "quick_ref", "checklist", "batch_rule"}) {
     INFO(kind);
-    const auto x = entity_facts(orig, kind), y = entity_facts(*again, kind);
+    auto x = entity_facts(orig, kind);
+    const auto y = entity_facts(*again, kind);
     CHECK(x.size() == y.size());
-    for (const auto& [key, facts] : x) {
+    for (auto& [key, facts] : x) {
       INFO(key);
       REQUIRE(y.count(key));
+      if (std::string(kind) == "quick_ref" && facts.count("gpus") && y.at(key).count("gpus") && facts.at("gpus") != y.at(key).at("gpus")) {
+        ++regenerated_gpus;
+        facts["gpus"] = y.at(key).at("gpus");
+      }
       CHECK(y.at(key) == facts);
     }
   }
+  CHECK(regenerated_gpus == 2);
 }
 
 TEST_CASE("generate: --check names stale files and exits 1", "[generate]") {
@@ -791,8 +801,10 @@ TEST_CASE("generate: translation status lists missing, stale and resolved", "[ge
   for (const auto& r : real().resolved.renames) CHECK(s.find(r.from) != std::string::npos);
 }
 
-TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the launcher lacks, a GPU count below the layout",
-          "[generate][one-compilation][drift]") {
+TEST_CASE(
+    "generate: the changelog lists prose the code contradicts (a flag the launcher lacks, a GPU count below the layout) and "
+    "the quick-reference GPU counts it sets from the code",
+    "[generate][one-compilation][drift]") {
   // The published commands use only the launchers' flags: no such finding.
   // One launches a recipe on a world its layout cannot use: the CUDA graphs
   // example runs qwen3_30b_a3b_pretrain_config, an alias of the 16-GPU
@@ -800,20 +812,25 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   // layout dimension.
   const std::string& published = file("CHANGES.md");
   CHECK(published.find("is not an option of") == std::string::npos);
+  CHECK(published.find("the launcher accepts") == std::string::npos);  // every preset in a mode that takes it
   CHECK(published.find("`qwen3_30b_a3b_pretrain_config` launched on 8 GPUs, which is not a multiple of the 16 GPUs its layout needs") !=
         std::string::npos);
   CHECK(published.find("with `model.context_parallel_size=4`") == std::string::npos);  // 8 GPUs fit CP 4 at TP 1
   // The quick reference recommends gemma3_vl_*_sft_config for 4–8 GPUs; the
-  // 27B member is the 16-GPU function (gemma3_vl.py:259, TP 8 · PP 2). The
-  // 4B and 12B members fit in 8.
-  CHECK(published.find("`gemma3_vl_*_sft_config` is recommended for 4-8 GPUs, but `gemma3_vl_27b_sft_config`, one of the names it "
-                       "stands for, needs at least 16") != std::string::npos);
-  CHECK(published.find("but `gemma3_vl_4b_sft_config`") == std::string::npos);
-  CHECK(published.find("but `gemma3_vl_12b_sft_config`") == std::string::npos);
-  // The quick reference recommends llama3_8b_128k_pretrain_config from 16
-  // GPUs; its code (TP 4, PP 2, CP 8) needs 64.
-  CHECK(published.find("`llama3_8b_128k_pretrain_config` is recommended from 16 GPUs, but its layout needs at least 64") !=
-        std::string::npos);
+  // 27B member is the 16-GPU function (gemma3_vl.py:259, TP 8 · PP 2), so
+  // the regenerated cell is 4–16. The 4B and 12B members fit in 8.
+  CHECK(published.find("- “VLM fine-tuning”: GPUs 4–8 → 4–16: `gemma3_vl_27b_sft_config` needs 16 (document "
+                       "upstream/nemo-mbridge-recipe-recommender/SKILL.md:319; code") != std::string::npos);
+  CHECK(file("skill/SKILL.en.md").find("| `qwen3_vl_8b_sft_config` or `gemma3_vl_*_sft_config` | 4–16 |") != std::string::npos);
+  CHECK(published.find("`gemma3_vl_4b_sft_config` needs") == std::string::npos);
+  CHECK(published.find("`gemma3_vl_12b_sft_config` needs") == std::string::npos);
+  // llama3_8b_128k_pretrain_config from 16 GPUs: its code (TP 4, PP 2, CP 8) needs 64.
+  CHECK(published.find("- “Long-context training”: GPUs 16+ → 64+: `llama3_8b_128k_pretrain_config` needs 64") != std::string::npos);
+  // "Fine-tune a 7-8B model: llama3_8b_sft_config or qwen3_8b_sft_config,
+  // 2–4": llama3_8b_sft_config runs on 2 (TP 2), qwen3_8b_sft_config on 4
+  // (TP 4): the range holds both, no change.
+  CHECK(published.find("Fine-tune a 7-8B model”") == std::string::npos);
+  CHECK(published.find("`qwen3_8b_sft_config` is recommended") == std::string::npos);
   // A benchmark row's key features state EP 64–128; the exported
   // Qwen3-Next benchmark recipes set EP 32, 64 and 128 (the EP column shows 32–128).
   CHECK(published.find("the notes of Qwen3-Next 80B-A3B state EP 64–128; the code sets 32, 64, 128") != std::string::npos);
@@ -848,6 +865,15 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   const auto cp_comment = text.rfind("\n#", cp_at);
   const int cp_line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(cp_comment) + 1, '\n')) + 1;
   text.replace(cp_at, cp_was.size(), "'model.context_parallel_size=16'");
+  // The native 4-GPU Qwen3-MoE PEFT example with the pretraining-only mock
+  // preset: the launcher infers mode lora from the name and rejects mock in
+  // it (dataset_utils.py:542: pretrain only).
+  const std::string peft_was = "    --recipe qwen3_30b_a3b_peft_config \\\n    --dataset tulu3\n";
+  const auto peft_at = text.find(peft_was);
+  REQUIRE(peft_at != std::string::npos);
+  const auto peft_comment = text.rfind("\n#", peft_at);
+  const int peft_line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(peft_comment) + 1, '\n')) + 1;
+  text.replace(peft_at, peft_was.size(), "    --recipe qwen3_30b_a3b_peft_config \\\n    --dataset mock\n");
   {
     std::ofstream f(skill, std::ios::binary | std::ios::trunc);
     f << text;
@@ -864,7 +890,10 @@ TEST_CASE("generate: the changelog lists prose the code contradicts: a flag the 
   CHECK(changes.find("upstream/nemo-mbridge-recipe-recommender/SKILL.md:" + std::to_string(cp_line) +
                      ": `llama3_8b_pretrain_config` with `model.context_parallel_size=16` launched on 8 GPUs, which is not a multiple "
                      "of the 16 GPUs that layout needs") != std::string::npos);
-  CHECK(changes.find("\nfor-a-maintainer: 11\n") != std::string::npos);  // the 8 of the published edition, and these 3
+  CHECK(changes.find("upstream/nemo-mbridge-recipe-recommender/SKILL.md:" + std::to_string(peft_line) +
+                     ": --dataset mock with `qwen3_30b_a3b_peft_config`, which runs in mode lora: the launcher accepts mock only in "
+                     "pretrain (code `src/megatron/bridge/recipes/utils/dataset_utils.py:542@067f987df`)") != std::string::npos);
+  CHECK(changes.find("\nfor-a-maintainer: 9\n") != std::string::npos);  // the 5 of the published edition, and these 4
 }
 
 TEST_CASE("generate: a planner setting the generator needs is an error when missing or not a count", "[generate]") {

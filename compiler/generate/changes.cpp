@@ -8,8 +8,9 @@
 // named recipe row, of the recipes a pattern row stood for, of a benchmark
 // model's row), one bullet each, so their count is lint's table drift. The
 // drift of prose (a name, key or preset in a sentence) and the prose the
-// code contradicts are the "for a maintainer" list, not bullets. Labels
-// from data/ui.tsv (changes.*).
+// code contradicts are the "for a maintainer" list, not bullets. Then a
+// bullet per quick-reference GPU cell the regenerated editions set from the
+// code (front matter quick-reference). Labels from data/ui.tsv (changes.*).
 #include <map>
 #include <tuple>
 
@@ -65,6 +66,26 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
     size_t added_names = 0;
     for (const auto& l : ctx.code_lines) added_names += l.entry ? 0 : 1;
     fm.emplace_back("listed-by-name", std::to_string(added_names));
+    // Quick-reference GPU cells set from the code: one bullet each.
+    std::vector<std::string> quick_ref;
+    for (const Entity* ent : ctx.entities_of("quick_ref"))
+      for (const auto* ed : ent->editions) {
+        if (ed->prov.lang != lang || ed->prov.revision != newest) continue;
+        const auto q = quick_ref_gpus(ctx, *ed);
+        if (!q) continue;
+        auto want = ed->parts.find("want");
+        auto cell = ed->parts.find("gpus");  // as written
+        quick_ref.push_back(
+            "- " + md_text(ctx.ui(lang, "changes.quick_ref",
+                                  {{"want", want == ed->parts.end() ? ent->key : want->second},
+                                   {"document", cell == ed->parts.end() ? ctx.range_cell(q->said, lang, "gpus") : trim(cell->second)},
+                                   {"code", ctx.range_cell(q->code, lang, "gpus")},
+                                   {"recipe", q->recipe},
+                                   {"min_gpus", std::to_string(q->min_gpus)},
+                                   {"doc_at", ed->prov.file + ":" + std::to_string(ed->prov.line)},
+                                   {"code_at", q->code_at}})));
+      }
+    fm.emplace_back("quick-reference", std::to_string(quick_ref.size()));
     const auto prose = prose_findings(ctx, lang);  // prose the code contradicts: kept as written, listed for a person
     fm.emplace_back("for-a-maintainer", std::to_string(prose.size()));
     if (snap) fm.emplace_back("commit", yaml_str(snap->commit));
@@ -108,6 +129,10 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
         if (auto at = text.find('\x01'); at != std::string::npos) text.replace(at, 1, join(names, ", "));
         body += "\n" + text + "\n";
       }
+    }
+    if (!quick_ref.empty()) {
+      body += "\n## " + md_text(ctx.ui(lang, "changes.quick_ref_title")) + "\n\n";
+      for (const auto& l : quick_ref) body += l + "\n";
     }
     if (!prose.empty()) {
       body += "\n## " + md_text(ctx.ui(lang, "changes.prose_title")) + "\n\n" +

@@ -272,6 +272,14 @@ std::vector<std::pair<std::string, std::set<std::string>>> Inputs::datasets() co
 
 // --- entities --------------------------------------------------------------------
 
+std::vector<const Entity*> Inputs::entities_of(const std::string& kind) const {
+  std::vector<const Entity*> out;
+  for (const auto& e : c.resolved.entities)
+    if (e.kind == kind && !e.superseded) out.push_back(&e);
+  std::stable_sort(out.begin(), out.end(), [](const Entity* a, const Entity* b) { return natural_less(a->key, b->key); });
+  return out;
+}
+
 const Entity* Inputs::entity(const std::string& kind, const std::string& key) const {
   auto it = by_key_.find({kind, key});
   return it == by_key_.end() ? nullptr : it->second;

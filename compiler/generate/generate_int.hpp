@@ -188,6 +188,8 @@ class Inputs {
 
   // --- entities ---------------------------------------------------------------
   const Entity* entity(const std::string& kind, const std::string& key) const;
+  // The entities of a kind that are not superseded, in their keys' natural order.
+  std::vector<const Entity*> entities_of(const std::string& kind) const;
   // The edition to show `e` in `lang`: the language's newest usable edition,
   // else en's, else the winner (see docs/generate.md, "Fallback").
   Choice choose(const Entity& e, const std::string& lang) const;
@@ -283,6 +285,18 @@ struct ProseFinding {
 // flags the launcher lacks, GPU counts below a recipe's layout, recipe
 // names the code does not export.
 std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& lang);
+
+// A quick-reference row's GPU cell set as the code has it: from the smallest
+// count whose layout runs one of the recipes it recommends, up to the most
+// any of them needs (a pattern stands for every exported name it matches).
+// `recipe`/`min_gpus`/`code_at`: the recipe that moved a bound.
+struct QuickRefGpus {
+  Range said, code;
+  std::string recipe, code_at;
+  long long min_gpus = 0;
+};
+// nullopt when the edition's cell already says so, or states no count.
+std::optional<QuickRefGpus> quick_ref_gpus(const Inputs& ctx, const EntityEdition& ed);
 
 // --- the documents (one file each) ------------------------------------------------
 void write_index(const Inputs& ctx, OutputFiles& out);

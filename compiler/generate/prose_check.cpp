@@ -5,12 +5,13 @@
 //   - a command's flags: every `-x` / `--flag` after a launch script of
 //     data/launchers.tsv must be an option of that script's parser in the
 //     snapshot's launcher.tsv (or of the parser it forwards the rest to);
+//   - a command's --dataset preset: one the launcher accepts in the mode it
+//     runs (--mode, else the mode it infers from the recipe's name);
 //   - a command's GPU count: `--nproc_per_node` (data/patterns.tsv nproc) of
 //     a command that runs an exported library recipe without overrides must
 //     be a multiple of the smallest world its layout runs on;
-//   - a quick-reference row's GPU count: at least the smallest world of each
-//     recipe the row recommends, and each recipe it names is exported; no
-//     name a pattern it recommends stands for needs more than the row's most;
+//   - each recipe a quick-reference row names is exported (its GPU cell is
+//     set from the code in the regenerated editions: quick_ref_gpus);
 //   - the notes of a table row (a library name, a benchmark model): the
 //     parallelism, GPU count and sequence they state (read_cell_facts) are
 //     what the code sets, as the row's columns now show;
@@ -40,6 +41,17 @@ std::string basename_of(std::string s) {
 }
 
 std::string at_of(const Provenance& p) { return p.file + ":" + std::to_string(p.line); }
+
+// The world an exported library recipe's layout spans (what a GPU count must
+// be a multiple of), not its minimum: the sentences checked speak of the
+// layout.
+std::optional<std::pair<long long, std::string>> layout_world(const Inputs& ctx, const std::string& name) {
+  auto it = ctx.code_library.find(name);
+  if (it == ctx.code_library.end()) return std::nullopt;
+  auto m = it->second.ints.find("layout_gpus");
+  if (m == it->second.ints.end()) return std::nullopt;
+  return m->second;
+}
 
 // The command on one line: continuation backslashes removed.
 std::vector<std::string> tokens_of(const std::string& cmd) {
@@ -77,18 +89,16 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
   std::map<std::string, std::pair<std::string, std::string>> script_parser;  // script → (parser, forwards_to)
   for (const auto& row : launchers.rows)
     script_parser[launchers.get(row, "script")] = {launchers.get(row, "parser"), launchers.get(row, "forwards_to")};
-  std::string recipe_flag;
-  for (const auto& row : ctx.c.vocab.planner.rows)
-    if (ctx.c.vocab.planner.get(row, "key") == "recipe_flag") recipe_flag = ctx.c.vocab.planner.get(row, "value");
-  // The world the layout spans (what a GPU count must be a multiple of), not
-  // the recipe's minimum: these sentences speak of the layout.
-  auto min_gpus = [&](const std::string& name) -> std::optional<std::pair<long long, std::string>> {
-    auto it = ctx.code_library.find(name);
-    if (it == ctx.code_library.end()) return std::nullopt;
-    auto m = it->second.ints.find("layout_gpus");
-    if (m == it->second.ints.end()) return std::nullopt;
-    return m->second;
-  };
+  std::map<std::string, std::string> planner;  // the launch flags of data/planner.tsv
+  for (const auto& row : ctx.c.vocab.planner.rows) planner[ctx.c.vocab.planner.get(row, "key")] = ctx.c.vocab.planner.get(row, "value");
+  const std::string recipe_flag = planner["recipe_flag"], dataset_flag = planner["dataset_flag"], mode_flag = planner["mode_flag"];
+  // A --dataset preset → the modes the launcher accepts it in, and where.
+  std::map<std::string, std::pair<std::set<std::string>, std::string>> preset_modes;
+  for (const auto& row : snap->datasets)
+    if (row.cells.size() >= 4 && row.cells[1] == "modes")
+      for (auto& m : split(row.cells[2], ' '))
+        if (!trim(m).empty()) preset_modes[row.cells[0]].first.insert(trim(m)), preset_modes[row.cells[0]].second = row.cells[3];
+  auto min_gpus = [&](const std::string& name) { return layout_world(ctx, name); };
 
   // A config key (or one of its aliases) → the layout dimension it sets.
   std::map<std::string, std::string> key_dimension;
@@ -118,17 +128,34 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
     const std::string script_name = basename_of(tokens[script]);
     const auto& [parser, forwards] = script_parser.at(script_name);
     if (!options.count(parser)) continue;  // the snapshot does not describe this parser
-    std::string recipe;
+    std::string recipe, dataset, mode;
     for (size_t i = script + 1; i < tokens.size(); ++i) {
       const std::string& t = tokens[i];
       if (t.size() < 2 || t[0] != '-' || std::isdigit(static_cast<unsigned char>(t[1]))) continue;
       const std::string flag = t.substr(0, t.find('='));
-      if (flag == recipe_flag && i + 1 < tokens.size()) recipe = tokens[i + 1];
+      const std::string value = t.find('=') != std::string::npos ? t.substr(t.find('=') + 1) : i + 1 < tokens.size() ? tokens[i + 1] : "";
+      if (flag == recipe_flag) recipe = value;
+      if (flag == dataset_flag) dataset = value;
+      if (flag == mode_flag) mode = value;
       if (options.at(parser).count(flag) || (!forwards.empty() && options.count(forwards) && options.at(forwards).count(flag))) continue;
       out.push_back(
           {e.prov,
            ctx.ui(lang, "prose.flag",
                   {{"flag", flag}, {"script", script_name}, {"parser_at", snap->cite(parser_at.at(parser))}, {"doc_at", at_of(e.prov)}})});
+    }
+    // Its preset in the mode it runs (--mode, else the one the launcher
+    // infers from the recipe's name): the launcher rejects other modes.
+    if (const CodeRecipe* r = recipe.empty() ? nullptr : snap->recipe(recipe, RecipeKind::Library); r && !dataset.empty()) {
+      if (mode.empty()) mode = r->mode;
+      auto pm = preset_modes.find(dataset);
+      if (!mode.empty() && pm != preset_modes.end() && !pm->second.first.count(mode))
+        out.push_back({e.prov, ctx.ui(lang, "prose.dataset_mode",
+                                      {{"preset", dataset},
+                                       {"recipe", recipe},
+                                       {"mode", mode},
+                                       {"modes", join(std::vector<std::string>(pm->second.first.begin(), pm->second.first.end()), ", ")},
+                                       {"code_at", snap->cite(pm->second.second)},
+                                       {"doc_at", at_of(e.prov)}})});
     }
     // Its GPU count against the recipe's layout, with the command's own
     // layout overrides applied (data/config-keys.tsv dimension).
@@ -167,54 +194,18 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
                                      {"doc_at", at_of(e.prov)}})});
   }
 
-  // Quick reference: each row's GPU count against the recipes it names.
-  Db db(ctx.kb_path, Db::Mode::ReadOnly);
-  Stmt st(db, "SELECT row, gpus, recipes FROM quick_ref_picks ORDER BY ordinal");
-  while (st.step()) {
-    const Entity* ent = ctx.entity("quick_ref", st.text(0));
-    if (!ent) continue;
+  // Quick reference: each name a row recommends is exported (its GPU cell is
+  // set from the code in the regenerated editions: quick_ref_gpus).
+  for (const Entity* ent : ctx.entities_of("quick_ref")) {
     const EntityEdition* ed = nullptr;
     for (const auto* x : ent->editions)
       if (x->prov.lang == lang && x->prov.revision == newest) ed = x;
     if (!ed) continue;
-    const long long gpus = st.integer(1);
-    // The row's range ("4–8"): a pattern it recommends stands for each
-    // exported name it matches, and none of them may need more GPUs than
-    // the row's most.
-    std::optional<Range> range;
-    if (auto g = ed->facts.find("gpus"); g != ed->facts.end() && g->second.size() == 1)
-      range = parse_range(*g->second.begin(), lang, "gpus", ctx.c.vocab);
-    for (auto& r : split(st.text(2), ',')) {
-      const std::string name = trim(r);
-      if (name.empty()) continue;
-      if (name.find('*') != std::string::npos) {
-        if (!range || !range->is_value() || range->open) continue;
-        for (const auto& [member, cv] : ctx.code_library) {
-          const auto m = min_gpus(member);
-          if (!glob_match(name, member) || !m || m->first <= range->hi) continue;
-          out.push_back({ed->prov, ctx.ui(lang, "prose.quick_ref_pattern",
-                                          {{"pattern", name},
-                                           {"recipe", member},
-                                           {"gpus", ctx.range_cell(*range, lang, "gpus")},
-                                           {"min_gpus", std::to_string(m->first)},
-                                           {"code_at", m->second},
-                                           {"doc_at", at_of(ed->prov)}})});
-        }
-        continue;
-      }
-      if (!ctx.code_library.count(name)) {
+    auto names = ed->facts.find("recipe");
+    if (names == ed->facts.end()) continue;
+    for (const auto& name : names->second)
+      if (name.find('*') == std::string::npos && !ctx.code_library.count(name))
         out.push_back({ed->prov, ctx.ui(lang, "prose.unexported", {{"recipe", name}, {"doc_at", at_of(ed->prov)}})});
-        continue;
-      }
-      const auto m = min_gpus(name);
-      if (m && gpus > 0 && gpus < m->first)
-        out.push_back({ed->prov, ctx.ui(lang, "prose.quick_ref",
-                                        {{"recipe", name},
-                                         {"gpus", std::to_string(gpus)},
-                                         {"min_gpus", std::to_string(m->first)},
-                                         {"code_at", m->second},
-                                         {"doc_at", at_of(ed->prov)}})});
-    }
   }
   // Notes of table rows against the code's values (the columns beside them).
   auto note_finding = [&](const RecipeRow& row, const std::string& subject, const std::string& field, const Range& said,
@@ -300,6 +291,32 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
   });
   out.erase(std::unique(out.begin(), out.end(), [](const ProseFinding& a, const ProseFinding& b) { return a.text == b.text; }), out.end());
   return out;
+}
+
+std::optional<QuickRefGpus> quick_ref_gpus(const Inputs& ctx, const EntityEdition& ed) {
+  auto cell = ed.facts.find("gpus");
+  auto names = ed.facts.find("recipe");
+  if (cell == ed.facts.end() || cell->second.size() != 1 || names == ed.facts.end()) return std::nullopt;
+  const auto said = parse_range(*cell->second.begin(), ed.prov.lang, "gpus", ctx.c.vocab);
+  if (!said || !said->is_value()) return std::nullopt;
+  // (world, name, where) of each exported name the row stands for
+  std::vector<std::tuple<long long, std::string, std::string>> worlds;
+  for (const auto& name : names->second)
+    for (const auto& [member, cv] : ctx.code_library) {
+      if (name.find('*') == std::string::npos ? member != name : !glob_match(name, member)) continue;
+      if (const auto w = layout_world(ctx, member)) worlds.emplace_back(w->first, member, w->second);
+    }
+  if (worlds.empty()) return std::nullopt;
+  std::sort(worlds.begin(), worlds.end());
+  QuickRefGpus q{*said, *said, {}, {}, 0};
+  q.code.raw.clear();
+  const auto& [fewest, fewest_name, fewest_at] = worlds.front();
+  const auto& [most, most_name, most_at] = worlds.back();
+  if (fewest > said->lo) q.code.lo = fewest, q.recipe = fewest_name, q.code_at = fewest_at, q.min_gpus = fewest;
+  if (!said->open && most > said->hi) q.code.hi = most, q.recipe = most_name, q.code_at = most_at, q.min_gpus = most;
+  if (!said->open) q.code.hi = std::max(q.code.hi, q.code.lo);
+  if (q.code == *said) return std::nullopt;
+  return q;
 }
 
 }  // namespace kb::gen

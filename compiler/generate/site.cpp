@@ -33,14 +33,6 @@ std::string plain_family(const Inputs& ctx, const Family* f, const std::string& 
   return f && f->entity ? ctx.choose(*f->entity, lang).ed->text : std::string();
 }
 
-std::vector<const Entity*> of_kind(const Inputs& ctx, const std::string& kind) {
-  std::vector<const Entity*> out;
-  for (const auto& e : ctx.c.resolved.entities)
-    if (e.kind == kind && !e.superseded) out.push_back(&e);
-  std::stable_sort(out.begin(), out.end(), [](const Entity* a, const Entity* b) { return natural_less(a->key, b->key); });
-  return out;
-}
-
 struct Page {
   std::string title;
   std::vector<std::pair<std::string, std::string>> fm;
@@ -546,7 +538,7 @@ class SiteWriter {
 
   // The sizing rules, on every recipe page.
   std::string rules_section(const std::string& lang) const {
-    const auto rules = of_kind(ctx_, "rule");
+    const auto rules = ctx_.entities_of("rule");
     if (rules.empty()) return {};
     std::string body = "\n## " + md_text(ctx_.heading(lang, "sizing_rules")) + "\n\n";
     std::vector<std::string> items;
@@ -637,12 +629,12 @@ class SiteWriter {
                                 content, "site/" + lang_path("recipes/" + e.slug, lang), name, lang, tags_of(e), ""));
     }
     const std::string skill = "skill/SKILL." + lang + ".md";
-    for (const Entity* r : of_kind(ctx_, "rule")) {
+    for (const Entity* r : ctx_.entities_of("rule")) {
       const Choice ch = ctx_.choose(*r, lang);
       records_.push_back(record("rule-" + r->key + "-" + lang, ctx_.heading(lang, "tuning"), ctx_.heading(lang, "sizing_rules"), "",
                                 normalize_space(ch.ed->text), skill, ctx_.heading(lang, "sizing_rules"), lang, {"rule"}, ch.fallback));
     }
-    for (const Entity* p : of_kind(ctx_, "pitfall")) {
+    for (const Entity* p : ctx_.entities_of("pitfall")) {
       const Choice ch = ctx_.choose(*p, lang);
       auto part = [&](const char* k) {
         auto it = ch.ed->parts.find(k);
@@ -652,7 +644,7 @@ class SiteWriter {
                                 part("pitfall"), joined({label("symptom", part("symptom")), label("fix", part("fix"))}), skill,
                                 ctx_.heading(lang, "pitfalls"), lang, {"pitfall"}, ch.fallback));
     }
-    for (const Entity* q : of_kind(ctx_, "quick_ref")) {
+    for (const Entity* q : ctx_.entities_of("quick_ref")) {
       const Choice ch = ctx_.choose(*q, lang);
       auto part = [&](const char* k) {
         auto it = ch.ed->parts.find(k);
@@ -660,9 +652,11 @@ class SiteWriter {
       };
       std::vector<std::string> tags{"quick_ref"};
       if (auto it = ch.ed->facts.find("recipe"); it != ch.ed->facts.end()) tags.insert(tags.end(), it->second.begin(), it->second.end());
-      records_.push_back(record("quick_ref-" + q->key + "-" + lang, ctx_.heading(lang, "quick_reference"), part("want"), "",
-                                joined({label("start_with", part("start_with")), label("gpus", part("gpus"))}), skill,
-                                ctx_.heading(lang, "quick_reference"), lang, tags, ch.fallback));
+      const auto gpus = quick_ref_gpus(ctx_, *ch.ed);  // as the regenerated skill states it
+      records_.push_back(record(
+          "quick_ref-" + q->key + "-" + lang, ctx_.heading(lang, "quick_reference"), part("want"), "",
+          joined({label("start_with", part("start_with")), label("gpus", gpus ? ctx_.range_cell(gpus->code, lang, "gpus") : part("gpus"))}),
+          skill, ctx_.heading(lang, "quick_reference"), lang, tags, ch.fallback));
     }
   }
 

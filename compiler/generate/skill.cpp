@@ -184,9 +184,12 @@ class SkillWriter {
       }
       const Choice ch = ctx_.choose(*e, lang_);
       st_.use(ch.ed->prov);
+      // A quick-reference row's GPU count is the code's (quick_ref_gpus).
+      const auto gpus = e->kind == "quick_ref" ? quick_ref_gpus(ctx_, *ch.ed) : std::nullopt;
       for (size_t i = 0; i < fields.size(); ++i) {
         auto it = ch.ed->parts.find(fields[i]);
         std::string cell = md_text(it == ch.ed->parts.end() ? std::string() : it->second, true);
+        if (gpus && fields[i] == "gpus") cell = md_text(ctx_.range_cell(gpus->code, lang_, "gpus"), true);
         if (i == 0 && !ch.fallback.empty() && !neutral_row(*e, *ch.ed)) cell = ctx_.marker(lang_, ch.fallback) + " " + cell;
         out.push_back(cell);
       }
