@@ -365,6 +365,26 @@ TEST_CASE("changelog: CHANGES.md lists every table drift of the published Englis
   for (const auto& l : lines_of(changes))
     if (l.rfind("- ", 0) == 0) bullets.push_back(l);
   CHECK(bullets.size() == table_drift.size() + quick_refs(changes));
+  // A pattern's member that is an alias says so when its function has a line
+  // of its own for the same value (the two say one change of one recipe):
+  // `nemotron_3_super_*_config` → nemotron_3_super_sft_config (alias of
+  // nemotron_3_super_sft_16gpu_h100_bf16_config) tp: 4 → 8, beside the
+  // function's own line.
+  size_t aliases = 0;
+  for (const auto& b : bullets) {
+    const auto at = b.find(" (alias of `");
+    if (at == std::string::npos) continue;
+    ++aliases;
+    INFO(b);
+    const auto end = b.find('`', at + 12);
+    REQUIRE(end != std::string::npos);
+    const std::string function = b.substr(at + 12, end - at - 12);
+    const std::string value = b.substr(b.find(") ", end) + 2, b.find(" (document ") - b.find(") ", end) - 2);  // field: a → b
+    bool own = false;
+    for (const auto& o : bullets) own = own || (o.find("→ `" + function + "` " + value) != std::string::npos);
+    CHECK(own);
+  }
+  CHECK(aliases == 8);
   CHECK(changes.find("\nchanges: " + std::to_string(table_drift.size()) + "\n") != std::string::npos);
   CHECK(changes.find("\nagainst-revision: 4\n") != std::string::npos);
   // Each lint line, its own bullet: the subject (the recipe, or the benchmark

@@ -12,6 +12,7 @@
 // bullet per quick-reference GPU cell the regenerated editions set from the
 // code (front matter quick-reference). Labels from data/ui.tsv (changes.*).
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "base/text.hpp"
@@ -32,6 +33,10 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
     // library families first, in their order, then the benchmark ones.
     std::map<std::pair<int, int>, std::pair<std::string, std::vector<std::string>>> by_family;
     size_t n = 0;
+    std::set<std::tuple<std::string, int, std::string, std::string>> value_lines;  // (file, line, recipe, field)
+    for (const auto& d : ctx.c.drift)
+      if (d.doc.lang == lang && d.doc.revision == newest && !d.row.empty() && !d.field.empty())
+        value_lines.insert({d.doc.file, d.doc.line, d.subject, d.field});
     for (const auto& d : ctx.c.drift) {
       if (d.doc.lang != lang || d.doc.revision != newest || d.row.empty()) continue;  // prose: not a table's value
       auto it = rows.find({d.doc.file, d.doc.line, d.row});
@@ -44,6 +49,12 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
         std::map<std::string, std::string> values{{"recipe", d.subject},  {"field", d.field}, {"document", d.doc_cell},
                                                   {"code", d.code_value}, {"doc_at", doc_at}, {"code_at", d.code_at}};
         if (row.pattern) values["pattern"] = row.name;
+        // An alias whose function has a line of its own for the same row and
+        // field names it: the two lines say one change of one recipe.
+        if (auto cv = ctx.code_library.find(d.subject); cv != ctx.code_library.end() && cv->second.recipe &&
+                                                        !cv->second.recipe->alias_of.empty() &&
+                                                        value_lines.count({d.doc.file, d.doc.line, cv->second.recipe->alias_of, d.field}))
+          values["recipe"] += " " + ctx.ui(lang, "changes.alias", {{"function", cv->second.recipe->alias_of}});
         line = ctx.ui(lang, row.pattern ? "changes.pattern_value" : "changes.value", values);
       } else if (benchmark) {  // a benchmark model no exported recipe is of
         line = ctx.ui(lang, "changes.benchmark_dropped", {{"model", d.subject}, {"doc_at", doc_at}});
