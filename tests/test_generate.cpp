@@ -849,31 +849,26 @@ TEST_CASE(
   fs::copy(kSources, src, fs::copy_options::recursive);
   const fs::path skill = src / "upstream/nemo-mbridge-recipe-recommender/SKILL.md";
   std::string text = kbtest::read_file(skill.string());
-  const std::string was = "    --recipe <recipe_function_name> \\\n    --dataset mock\n";
-  const auto at = text.find(was);
-  REQUIRE(at != std::string::npos);
-  // A command is cited at its first comment line ("# Pretrain with mock data").
-  const auto comment = text.rfind("\n#", at);
-  REQUIRE(comment != std::string::npos);
-  const int line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(comment) + 1, '\n')) + 1;
-  text.replace(at, was.size(), "    --recipe llama3_8b_128k_pretrain_config \\\n    --gpu_type h100 --dataset mock\n");
+  // Replaces `was` in a command; returns the line the command is cited at,
+  // its first comment line ("# Pretrain with mock data").
+  auto edit_command = [&](const std::string& was, const std::string& now) {
+    const auto at = text.find(was);
+    REQUIRE(at != std::string::npos);
+    const auto comment = text.rfind("\n#", at);
+    REQUIRE(comment != std::string::npos);
+    text.replace(at, was.size(), now);
+    return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(comment) + 1, '\n')) + 1;
+  };
+  const int line = edit_command("    --recipe <recipe_function_name> \\\n    --dataset mock\n",
+                                "    --recipe llama3_8b_128k_pretrain_config \\\n    --gpu_type h100 --dataset mock\n");
   // The long-context example with CP 16 (llama3_8b_pretrain_config: TP 1,
   // PP 1) on its 8 GPUs: the layout with the command's overrides needs 16.
-  const std::string cp_was = "'model.context_parallel_size=4'";
-  const auto cp_at = text.find(cp_was);
-  REQUIRE(cp_at != std::string::npos);
-  const auto cp_comment = text.rfind("\n#", cp_at);
-  const int cp_line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(cp_comment) + 1, '\n')) + 1;
-  text.replace(cp_at, cp_was.size(), "'model.context_parallel_size=16'");
+  const int cp_line = edit_command("'model.context_parallel_size=4'", "'model.context_parallel_size=16'");
   // The native 4-GPU Qwen3-MoE PEFT example with the pretraining-only mock
   // preset: the launcher infers mode lora from the name and rejects mock in
   // it (dataset_utils.py:542: pretrain only).
-  const std::string peft_was = "    --recipe qwen3_30b_a3b_peft_config \\\n    --dataset tulu3\n";
-  const auto peft_at = text.find(peft_was);
-  REQUIRE(peft_at != std::string::npos);
-  const auto peft_comment = text.rfind("\n#", peft_at);
-  const int peft_line = static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(peft_comment) + 1, '\n')) + 1;
-  text.replace(peft_at, peft_was.size(), "    --recipe qwen3_30b_a3b_peft_config \\\n    --dataset mock\n");
+  const int peft_line = edit_command("    --recipe qwen3_30b_a3b_peft_config \\\n    --dataset tulu3\n",
+                                     "    --recipe qwen3_30b_a3b_peft_config \\\n    --dataset mock\n");
   {
     std::ofstream f(skill, std::ios::binary | std::ios::trunc);
     f << text;
