@@ -237,16 +237,25 @@ json answer_json(const Answer& a) {
 // --- text and Markdown -----------------------------------------------------------------
 
 // "TP 1 · PP 1 · EP 16 · DP 16": the sizes that matter for this recipe.
-std::string sizes(const Result& r) {
+// "TP 4 (recipe: 8) · PP 2 · CP 1 · SP · DP 1": a size the answer changes
+// from the recipe's own says what the recipe sets.
+std::string sizes(const Labels& lb, const Result& r) {
   const Layout& L = r.layout;
-  std::vector<std::string> s{"TP " + std::to_string(L.tp), "PP " + std::to_string(L.pp)};
-  if (L.vp > 0) s.push_back("VP " + std::to_string(L.vp));
-  s.push_back("CP " + std::to_string(L.cp));
-  if (r.recipe.moe) {
-    s.push_back("EP " + std::to_string(L.ep));
-    if (L.etp > 1) s.push_back("ETP " + std::to_string(L.etp));
+  const Recipe& rc = r.recipe;
+  auto dim = [&](const char* name, long long now, const std::optional<long long>& own) {
+    std::string s = std::string(name) + " " + std::to_string(now);
+    if (own && *own != now) s += " " + fill(lb("line.recipe_value"), {{"value", std::to_string(*own)}});
+    return s;
+  };
+  std::vector<std::string> s{dim("TP", L.tp, rc.tp), dim("PP", L.pp, rc.pp)};
+  if (L.vp > 0) s.push_back(dim("VP", L.vp, rc.vp));
+  s.push_back(dim("CP", L.cp, rc.cp));
+  if (rc.moe) {
+    s.push_back(dim("EP", L.ep, rc.ep));
+    if (L.etp > 1) s.push_back(dim("ETP", L.etp, rc.etp));
   }
-  if (L.sp) s.push_back("SP");
+  if (L.sp) s.push_back(rc.sp == false ? "SP " + fill(lb("line.recipe_value"), {{"value", lb("line.no_sp")}}) : "SP");
+  if (!L.sp && rc.sp == true) s.push_back(lb("line.no_sp") + " " + fill(lb("line.recipe_value"), {{"value", "SP"}}));
   if (L.dp > 0) s.push_back("DP " + std::to_string(L.dp));  // none: the sizes do not divide the GPUs (a caveat says so)
   return kb::join(s, " · ");
 }
@@ -397,7 +406,7 @@ class TextWriter {
              kb::md::text(r.why) + "\n\n";
     else
       out += wrapped(st_.bold(title) + " — " + r.why, "", "   ", o_.width) + "\n";
-    field(where(lb_, r) + ": " + sizes(r));
+    field(where(lb_, r) + ": " + sizes(lb_, r));
     memory(r);
     batch(r);
     throughput(r);
@@ -418,7 +427,7 @@ class TextWriter {
   // One line of an alternative result.
   void short_result(const Result& r) {
     const std::string rest =
-        "— " + r.why + " (" + where(lb_, r) + ": " + sizes(r) + (r.runnable ? "" : "; " + lb_("line.not_runnable")) + ")";
+        "— " + r.why + " (" + where(lb_, r) + ": " + sizes(lb_, r) + (r.runnable ? "" : "; " + lb_("line.not_runnable")) + ")";
     if (md_)
       out += "- " + std::to_string(r.score) + ". " + kb::md::code(r.recipe.name) + " " + kb::md::text(rest) + "\n";
     else
