@@ -26,9 +26,7 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
     if (r.mentioned_in.empty()) rows[{r.prov.file, r.prov.line, r.name}] = &r;
   const CodeSnapshot* snap = ctx.c.code.newest();
   for (const auto& lang : ctx.languages) {
-    int newest = 0;
-    for (const auto& d : ctx.c.documents)
-      if (d.meta.lang == lang) newest = std::max(newest, d.meta.revision);
+    const int newest = ctx.newest_revision_of(lang);
     // (index: 0 library, 1 benchmark; family ordinal) → (heading, lines): the
     // library families first, in their order, then the benchmark ones.
     std::map<std::pair<int, int>, std::pair<std::string, std::vector<std::string>>> by_family;
@@ -79,23 +77,22 @@ void write_changelog(const Inputs& ctx, OutputFiles& out) {
     fm.emplace_back("listed-by-name", std::to_string(added_names));
     // Quick-reference GPU cells set from the code: one bullet each.
     std::vector<std::string> quick_ref;
-    for (const Entity* ent : ctx.entities_of("quick_ref"))
-      for (const auto* ed : ent->editions) {
-        if (ed->prov.lang != lang || ed->prov.revision != newest) continue;
-        const auto q = quick_ref_gpus(ctx, *ed);
-        if (!q) continue;
-        auto want = ed->parts.find("want");
-        auto cell = ed->parts.find("gpus");  // as written
-        quick_ref.push_back(
-            "- " + md_text(ctx.ui(lang, "changes.quick_ref",
-                                  {{"want", want == ed->parts.end() ? ent->key : want->second},
-                                   {"document", cell == ed->parts.end() ? ctx.range_cell(q->said, lang, "gpus") : trim(cell->second)},
-                                   {"code", ctx.range_cell(q->code, lang, "gpus")},
-                                   {"recipe", q->recipe},
-                                   {"min_gpus", std::to_string(q->min_gpus)},
-                                   {"doc_at", ed->prov.file + ":" + std::to_string(ed->prov.line)},
-                                   {"code_at", q->code_at}})));
-      }
+    for (const Entity* ent : ctx.entities_of("quick_ref")) {
+      const EntityEdition* ed = ctx.newest_edition(*ent, lang);
+      const auto q = ed ? quick_ref_gpus(ctx, *ed) : std::nullopt;
+      if (!q) continue;
+      auto want = ed->parts.find("want");
+      auto cell = ed->parts.find("gpus");  // as written
+      quick_ref.push_back(
+          "- " + md_text(ctx.ui(lang, "changes.quick_ref",
+                                {{"want", want == ed->parts.end() ? ent->key : want->second},
+                                 {"document", cell == ed->parts.end() ? ctx.range_cell(q->said, lang, "gpus") : trim(cell->second)},
+                                 {"code", ctx.range_cell(q->code, lang, "gpus")},
+                                 {"recipe", q->recipe},
+                                 {"min_gpus", std::to_string(q->min_gpus)},
+                                 {"doc_at", ed->prov.file + ":" + std::to_string(ed->prov.line)},
+                                 {"code_at", q->code_at}})));
+    }
     fm.emplace_back("quick-reference", std::to_string(quick_ref.size()));
     const auto prose = prose_findings(ctx, lang);  // prose the code contradicts: kept as written, listed for a person
     fm.emplace_back("for-a-maintainer", std::to_string(prose.size()));

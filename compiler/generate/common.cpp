@@ -280,6 +280,21 @@ std::vector<const Entity*> Inputs::entities_of(const std::string& kind) const {
   return out;
 }
 
+int Inputs::newest_revision_of(const std::string& lang) const {
+  int newest = 0;
+  for (const auto& d : c.documents)
+    if (d.meta.lang == lang) newest = std::max(newest, d.meta.revision);
+  return newest;
+}
+
+const EntityEdition* Inputs::newest_edition(const Entity& e, const std::string& lang) const {
+  const int newest = newest_revision_of(lang);
+  const EntityEdition* ed = nullptr;
+  for (const auto* x : e.editions)
+    if (x->prov.lang == lang && x->prov.revision == newest) ed = x;
+  return ed;
+}
+
 const Entity* Inputs::entity(const std::string& kind, const std::string& key) const {
   auto it = by_key_.find({kind, key});
   return it == by_key_.end() ? nullptr : it->second;

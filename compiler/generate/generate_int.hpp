@@ -190,6 +190,10 @@ class Inputs {
   const Entity* entity(const std::string& kind, const std::string& key) const;
   // The entities of a kind that are not superseded, in their keys' natural order.
   std::vector<const Entity*> entities_of(const std::string& kind) const;
+  // The newest revision of a language's documents (0 when it has none), and
+  // an entity's edition in it (nullptr when that edition lacks it).
+  int newest_revision_of(const std::string& lang) const;
+  const EntityEdition* newest_edition(const Entity& e, const std::string& lang) const;
   // The edition to show `e` in `lang`: the language's newest usable edition,
   // else en's, else the winner (see docs/generate.md, "Fallback").
   Choice choose(const Entity& e, const std::string& lang) const;

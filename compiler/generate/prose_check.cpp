@@ -8,8 +8,9 @@
 //   - a command's --dataset preset: one the launcher accepts in the mode it
 //     runs (--mode, else the mode it infers from the recipe's name);
 //   - a command's GPU count: `--nproc_per_node` (data/patterns.tsv nproc) of
-//     a command that runs an exported library recipe without overrides must
-//     be a multiple of the smallest world its layout runs on;
+//     a command that runs an exported library recipe must be a multiple of
+//     the smallest world its layout runs on, with the command's own layout
+//     overrides applied;
 //   - each recipe a quick-reference row names is exported (its GPU cell is
 //     set from the code in the regenerated editions: quick_ref_gpus);
 //   - the notes of a table row (a library name, a benchmark model): the
@@ -71,9 +72,7 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
   std::vector<ProseFinding> out;
   const CodeSnapshot* snap = ctx.c.code.newest();
   if (!snap) return out;
-  int newest = 0;
-  for (const auto& d : ctx.c.documents)
-    if (d.meta.lang == lang) newest = std::max(newest, d.meta.revision);
+  const int newest = ctx.newest_revision_of(lang);
 
   // The launchers' flags: parser → options, and where the parser is.
   std::map<std::string, std::set<std::string>> options;
@@ -180,7 +179,7 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
       }
       if (!layout_overrides.empty()) {
         auto get = [&](const char* d) { return dims.count(d) ? dims.at(d) : 1LL; };
-        m->first = get("pp") * std::max(get("tp") * get("cp"), get("ep") * get("etp"));
+        m->first = mesh_world(get("tp"), get("pp"), get("cp"), get("ep"), get("etp"));
       }
     }
     const long long world = std::atoll(nproc->second.begin()->c_str());
@@ -197,9 +196,7 @@ std::vector<ProseFinding> prose_findings(const Inputs& ctx, const std::string& l
   // Quick reference: each name a row recommends is exported (its GPU cell is
   // set from the code in the regenerated editions: quick_ref_gpus).
   for (const Entity* ent : ctx.entities_of("quick_ref")) {
-    const EntityEdition* ed = nullptr;
-    for (const auto* x : ent->editions)
-      if (x->prov.lang == lang && x->prov.revision == newest) ed = x;
+    const EntityEdition* ed = ctx.newest_edition(*ent, lang);
     if (!ed) continue;
     auto names = ed->facts.find("recipe");
     if (names == ed->facts.end()) continue;

@@ -37,6 +37,10 @@ std::map<std::string, std::string> task_of_mode(const CodeSnapshot& s) {
   return out;
 }
 
+long long mesh_world(long long tp, long long pp, long long cp, long long ep, long long etp) {
+  return pp * std::max(tp * cp, ep * std::max(1LL, etp));
+}
+
 CodeValues code_values(const CodeSnapshot& s, const CodeRecipe& r, const std::map<std::string, std::string>& modes) {
   CodeValues cv;
   cv.recipe = &r;
@@ -47,13 +51,9 @@ CodeValues code_values(const CodeSnapshot& s, const CodeRecipe& r, const std::ma
   if (const CodeFact* f = s.fact(r, "sp"); auto b = fact_bool(f)) cv.sp = std::make_pair(*b, s.cite(f->at));
   auto t = modes.find(r.mode);
   cv.task = t == modes.end() ? std::string() : t->second;
-  // The smallest world the layout runs on: the dense mesh, or for MoE the
-  // larger of the dense and expert meshes on each pipeline stage.
   auto get = [&](const char* f) { return cv.ints.count(f) ? cv.ints.at(f).first : 1; };
-  if (cv.ints.count("tp") && cv.ints.count("pp")) {
-    const long long dense = get("tp") * get("cp"), expert = get("ep") * std::max(1LL, get("etp"));
-    cv.ints["layout_gpus"] = {get("pp") * std::max(dense, expert), s.cite(r.defined_at)};
-  }
+  if (cv.ints.count("tp") && cv.ints.count("pp"))
+    cv.ints["layout_gpus"] = {mesh_world(get("tp"), get("pp"), get("cp"), get("ep"), get("etp")), s.cite(r.defined_at)};
   // The GPU count the defining function's name encodes (an alias such as
   // qwen3_8b_pretrain_config names a function ..._16gpu_h100_bf16_config):
   // the world the recipe was written for, cited at that function's def.

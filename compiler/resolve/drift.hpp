@@ -60,6 +60,10 @@ struct CodeValues {
 };
 // The launcher's mode → task (lora, dora → peft) of a snapshot.
 std::map<std::string, std::string> task_of_mode(const CodeSnapshot& s);
+// The smallest world a layout runs on: the dense mesh, or for MoE the larger
+// of the dense and expert meshes on each pipeline stage,
+// PP × max(TP × CP, EP × ETP) (an ETP below 1 counts as 1).
+long long mesh_world(long long tp, long long pp, long long cp, long long ep, long long etp);
 // The values of one recipe of `s`; `modes` from task_of_mode(s).
 CodeValues code_values(const CodeSnapshot& s, const CodeRecipe& r, const std::map<std::string, std::string>& modes);
 
