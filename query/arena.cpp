@@ -1,24 +1,31 @@
 // kbq's allocation policy, the one place it is chosen. The kbq program
 // (not the kbquery library, the tests, kbc or the generator) replaces the
-// global operator new and delete with a bump arena: kbq answers one
-// question and exits (main ends with _Exit and frees nothing), so the C++
-// allocations of an answer need no malloc bookkeeping and delete can do
-// nothing. Nothing calls into this file: linking it is the choice, and
-// CMakeLists.txt links it into the kbq executable alone, and only outside
-// sanitizer and fuzzing builds (their runtimes replace operator new, and
-// ASan should see every allocation).
-//
-// The arena is one region of limits::kArenaBytes, reserved (not committed)
-// up front and faulted in as used, with transparent huge pages requested
-// (one fault per 2 MB). Blocks larger than limits::kArenaMaxAlloc, and
-// every block once the region is used up, come from malloc and are freed
-// by delete, so a large or crafted KB costs what it holds, never an arena
-// that only grows (docs/security.md). An answer allocates a few MB at
-// most; SQLite keeps its own allocator, capped by sqlite3_hard_heap_limit64.
-// What it buys, measured with and without it: docs/performance.md ("A bump
-// arena for kbq's C++ allocations").
+// global operator new and delete with an arena: one region of
+// limits::kArenaBytes, reserved (not committed) up front and faulted in as
+// used, with transparent huge pages requested (one fault per 2 MB). A new
+// block is the last one of its size class that was deleted, else the next
+// bytes of the region (a pointer bump). The classes are multiples of
+// kSmallStep up to kSmallMax and powers of two above it, so a sized delete
+// (what std::allocator and every delete of a complete type call, g++'s
+// -fsized-deallocation) knows the class without a header and puts the
+// block on its class's list. An unsized delete, rare, leaves its block
+// where it is: kbq answers and exits (main ends with _Exit and frees
+// nothing), and a --batch of thousands of answers reuses what each answer
+// gave back instead of running out of the region. Blocks larger than
+// limits::kArenaMaxAlloc, and every block once the region is used up, come
+// from malloc and are freed by delete, so a large or crafted KB costs what
+// it holds, never an arena that only grows (docs/security.md). SQLite
+// keeps its own allocator, capped by sqlite3_hard_heap_limit64. Nothing
+// calls into this file: linking it is the choice, and CMakeLists.txt links
+// it into the kbq executable alone, and only outside sanitizer and fuzzing
+// builds (their runtimes replace operator new, and ASan should see every
+// allocation). What it buys, measured with and without it:
+// docs/performance.md ("A bump arena for kbq's C++ allocations", "Blocks
+// given back").
 #include <sys/mman.h>
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -48,36 +55,96 @@ void reserve() {
 
 bool in_arena(const void* p) { return p >= static_cast<const void*>(arena_begin) && p < static_cast<const void*>(arena_end); }
 
-void* allocate(std::size_t size, std::size_t align) {
-  if (size == 0) size = 1;
-  if (size <= kb::limits::kArenaMaxAlloc) {
-    if (!arena_reserved) reserve();
-    const auto at = (reinterpret_cast<std::uintptr_t>(arena_next) + align - 1) / align * align;
-    if (arena_begin && at + size <= reinterpret_cast<std::uintptr_t>(arena_end)) {
-      arena_next = reinterpret_cast<char*>(at + size);
-      return reinterpret_cast<void*>(at);
-    }
+// The size classes: multiples of kSmallStep up to kSmallMax, then powers
+// of two up to kArenaMaxAlloc.
+constexpr std::size_t kSmallStep = 16;  // alignof(std::max_align_t): every class keeps it
+constexpr std::size_t kSmallMax = 1024;
+constexpr std::size_t kSmallClasses = kSmallMax / kSmallStep;  // classes 1 .. kSmallClasses
+constexpr std::size_t kClasses = kSmallClasses + 1 + 64;
+static_assert(kSmallStep % alignof(std::max_align_t) == 0);
+static_assert(kb::limits::kArenaMaxAlloc >= kSmallMax);
+
+// A block given back: its first bytes link it to the next of its class.
+struct FreeBlock {
+  FreeBlock* next;
+};
+FreeBlock* free_blocks[kClasses] = {};
+
+struct SizeClass {
+  std::size_t index, bytes;
+};
+SizeClass class_of(std::size_t size) {
+  if (size <= kSmallMax) {
+    const std::size_t n = (size + kSmallStep - 1) / kSmallStep;
+    return {n, n * kSmallStep};
   }
+  const auto shift = static_cast<std::size_t>(std::bit_width(size - 1));  // 2^shift >= size
+  return {kSmallClasses + 1 + shift, std::size_t{1} << shift};
+}
+
+void* bump(std::size_t size, std::size_t align) {
+  if (!arena_reserved) reserve();
+  const auto at = (reinterpret_cast<std::uintptr_t>(arena_next) + align - 1) / align * align;
+  if (!arena_begin || at + size > reinterpret_cast<std::uintptr_t>(arena_end)) return nullptr;
+  arena_next = reinterpret_cast<char*>(at + size);
+  return reinterpret_cast<void*>(at);
+}
+
+void* from_malloc(std::size_t size, std::size_t align) {
   void* p = align <= alignof(std::max_align_t) ? std::malloc(size) : std::aligned_alloc(align, (size + align - 1) / align * align);
   if (!p) throw std::bad_alloc();
   return p;
+}
+
+void* allocate(std::size_t size) {
+  if (size == 0) size = 1;
+  if (size > kb::limits::kArenaMaxAlloc) return from_malloc(size, alignof(std::max_align_t));
+  const SizeClass c = class_of(size);
+  if (FreeBlock* b = free_blocks[c.index]) {
+    free_blocks[c.index] = b->next;
+    return b;
+  }
+  if (void* p = bump(c.bytes, kSmallStep)) return p;
+  return from_malloc(size, alignof(std::max_align_t));
+}
+
+// Over-aligned blocks: bumped, never reused (none of kbq's types asks for
+// more than max_align_t; this keeps operator new complete).
+void* allocate_aligned(std::size_t size, std::size_t align) {
+  if (size == 0) size = 1;
+  if (size <= kb::limits::kArenaMaxAlloc)
+    if (void* p = bump(size, align)) return p;
+  return from_malloc(size, align);
 }
 
 void release(void* p) noexcept {
   if (p && !in_arena(p)) std::free(p);
 }
 
+void release_sized(void* p, std::size_t size) noexcept {
+  if (!p) return;
+  if (!in_arena(p)) {
+    std::free(p);
+    return;
+  }
+  const SizeClass c = class_of(size == 0 ? 1 : size);
+  auto* b = static_cast<FreeBlock*>(p);
+  b->next = free_blocks[c.index];
+  free_blocks[c.index] = b;
+}
+
 }  // namespace
 }  // namespace kbq::arena
 
-void* operator new(std::size_t size) { return kbq::arena::allocate(size, alignof(std::max_align_t)); }
-void* operator new[](std::size_t size) { return kbq::arena::allocate(size, alignof(std::max_align_t)); }
-void* operator new(std::size_t size, std::align_val_t a) { return kbq::arena::allocate(size, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t size, std::align_val_t a) { return kbq::arena::allocate(size, static_cast<std::size_t>(a)); }
+void* operator new(std::size_t size) { return kbq::arena::allocate(size); }
+void* operator new[](std::size_t size) { return kbq::arena::allocate(size); }
+void* operator new(std::size_t size, std::align_val_t a) { return kbq::arena::allocate_aligned(size, static_cast<std::size_t>(a)); }
+void* operator new[](std::size_t size, std::align_val_t a) { return kbq::arena::allocate_aligned(size, static_cast<std::size_t>(a)); }
 void operator delete(void* p) noexcept { kbq::arena::release(p); }
 void operator delete[](void* p) noexcept { kbq::arena::release(p); }
-void operator delete(void* p, std::size_t) noexcept { kbq::arena::release(p); }
-void operator delete[](void* p, std::size_t) noexcept { kbq::arena::release(p); }
+void operator delete(void* p, std::size_t size) noexcept { kbq::arena::release_sized(p, size); }
+// An array's sized delete is given the size asked of new[], cookie included.
+void operator delete[](void* p, std::size_t size) noexcept { kbq::arena::release_sized(p, size); }
 void operator delete(void* p, std::align_val_t) noexcept { kbq::arena::release(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { kbq::arena::release(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { kbq::arena::release(p); }

@@ -16,7 +16,8 @@ std::string arch_class(const memory::Architecture& a) {
 
 std::optional<memory::Architecture> architecture_of(const PerfArchSource& a, std::string& why) {
   memory::RecipeFacts facts;
-  for (const auto& [field, f] : a.facts) facts[field] = {f.state, f.value};
+  if (a.facts)
+    for (const auto& [field, f] : *a.facts) facts[field] = {f.state, f.value};
   auto mapped = memory::architecture_from_facts(a.model ? &a.model->row : nullptr, a.arch, facts);
   if (auto* err = std::get_if<memory::InputError>(&mapped)) {
     why = err->message;
@@ -75,10 +76,12 @@ PerfSet build_perf(const PerfTables& t) {
     std::optional<memory::Architecture> arch;
     if (source.recipe) {
       arch = architecture_of(source, why);
-      modes[name] = flops_mode(set, source.facts);
+      if (source.facts) modes[name] = flops_mode(set, *source.facts);
     }
     archs.emplace(name, std::make_pair(arch, why));
   }
+  set.rows.reserve(t.rows.size());
+  set.measurements.reserve(t.rows.size());
   for (const auto& tr : t.rows) {
     MeasuredRow row;
     Measurement& m = row.m;

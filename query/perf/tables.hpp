@@ -39,8 +39,8 @@ struct PerfTableRow {
 // and the model's rows (models.tsv, model-arch.tsv; the model-arch facts of
 // a model without a models.tsv row too).
 struct PerfArchSource {
-  std::optional<Recipe> recipe;  // empty when the KB has no such recipe
-  CodeFacts facts;
+  std::optional<Recipe> recipe;      // empty when the KB has no such recipe
+  const CodeFacts* facts = nullptr;  // the recipe's facts, as the KB reader holds them (set with recipe)
   std::optional<Model> model;
   std::map<std::string, std::string, std::less<>> arch;  // model-arch.tsv facts of its model key
 };
