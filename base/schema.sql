@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 9 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 10 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -62,9 +62,8 @@ CREATE TABLE entity_texts (
   text       TEXT NOT NULL,
   parts      TEXT NOT NULL,   -- JSON object of named parts (symptom, fix, want, title, command, ...)
   facts      TEXT NOT NULL,   -- JSON object: field → sorted array of language-independent values
-  PRIMARY KEY (entity_id, source_id, line)
+  PRIMARY KEY (entity_id, source_id, line)  -- an entity's texts by entity_id (its first column)
 );
-CREATE INDEX entity_texts_lang ON entity_texts(entity_id, lang);
 
 -- Languages an entity has no text in.
 CREATE TABLE missing_translations (
@@ -162,7 +161,6 @@ CREATE TABLE recipes (
   min_gpus         INTEGER,         -- the smallest world its layout runs on: PP × max(TP × CP, EP × ETP)
   UNIQUE (name, kind)
 );
-CREATE INDEX recipes_model ON recipes(model_key);
 
 -- What the launcher does with each recipe (one row per recipes row), derived
 -- by kbc (compiler/derive) from its code facts, data/precisions.tsv,
@@ -476,10 +474,14 @@ CREATE TABLE code_files (
   id   INTEGER PRIMARY KEY,      -- in path order
   path TEXT NOT NULL UNIQUE      -- relative to the checkout
 );
+-- fact_targets: each target stored once, as the key kbq looks it up by
+-- (never by id). The key is the first column: with the NOT NULL id first,
+-- SQLite 3.40's quick_check said "NULL value in fact_targets.id" of a table
+-- that holds none; with the key first it says ok.
 CREATE TABLE fact_targets (
-  id     INTEGER PRIMARY KEY,    -- in target order
-  target TEXT NOT NULL UNIQUE    -- module.function (code_facts.target, recipes.target)
-);
+  target TEXT PRIMARY KEY,       -- module.function (code_facts.target, recipes.target)
+  id     INTEGER NOT NULL        -- 1, 2, ... in target order (kbc numbers them; recipe_facts.target_id)
+) WITHOUT ROWID;
 CREATE TABLE fact_fields (
   id    INTEGER PRIMARY KEY,     -- in field order
   field TEXT NOT NULL UNIQUE
@@ -491,7 +493,7 @@ CREATE TABLE fact_values (
   type  TEXT NOT NULL            -- Python type of the value
 );
 CREATE TABLE recipe_facts (
-  target_id INTEGER NOT NULL REFERENCES fact_targets(id),
+  target_id INTEGER NOT NULL,  -- fact_targets.id
   field_id  INTEGER NOT NULL REFERENCES fact_fields(id),
   value_id  INTEGER NOT NULL REFERENCES fact_values(id),
   file_id   INTEGER REFERENCES code_files(id),  -- the first site: file ...

@@ -15,6 +15,7 @@
 #include "base/escape.hpp"
 #include "base/files.hpp"
 #include "base/kb_schema.hpp"
+#include "base/sql_text.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "compiler/emit/schema_sql.hpp"
@@ -87,7 +88,10 @@ class Writer {
   Writer(Db& db, const EmitInput& in) : db_(db), in_(in) {}
 
   void run() {
-    db_.exec(kSchemaSql);
+    // Without its comments and layout (base/sql_text.hpp): SQLite keeps each
+    // CREATE statement's text in the file, and every reader parses it on
+    // opening (half the size: 26 → 13 KB).
+    db_.exec(kb::normalized_sql(kSchemaSql));
     meta();
     sources();
     sections();
