@@ -52,187 +52,200 @@ struct Style {
 
 // --- JSON -------------------------------------------------------------------------------
 
-json opt_json(const std::optional<long long>& v) { return v ? json(*v) : json(nullptr); }
+// The answer as JSON, over either JSON type: `ordered_json` keeps the
+// fields in the order written here (--format json), `nlohmann::json` sorts
+// every object's keys as it is built (a --batch record), with no copy.
+template <class json>
+struct AnswerJson {
+  static json opt_json(const std::optional<long long>& v) { return v ? json(*v) : json(nullptr); }
 
-json prose_json(const Prose& p) {
-  return {{"text", p.text},
-          {"lang", p.lang},
-          {"fallback", p.fallback},
-          {"source", {{"file", p.source.file}, {"line", p.source.line}, {"revision", p.source.revision}}}};
-}
-
-// A verdict number as JSON: null when none.
-json value_json(const std::monostate&) { return nullptr; }
-json value_json(long long v) { return v; }
-json value_json(double v) { return v; }
-json value_json(const std::string& v) { return v; }
-json value_json(const std::vector<long long>& v) { return v; }
-
-// The words of a command as a POSIX shell splits them (kb::shell_split:
-// quotes removed, line continuations joined, $NAME as written).
-json argv_json(const std::string& command) {
-  json words = json::array();
-  for (auto& w : kb::shell_split(command)) words.push_back(std::move(w));
-  return words;
-}
-
-json result_json(const Result& r) {
-  const Recipe& rc = r.recipe;
-  json j = json::object();
-  j["recipe"] = rc.name;
-  j["kind"] = str(to_string(rc.kind));
-  j["mode"] = rc.mode.empty() ? json(nullptr) : json(rc.mode);
-  j["launch_mode"] = rc.launch_mode;
-  j["model"] = rc.model.empty() ? json(nullptr) : json(rc.model);
-  j["modality"] = rc.modality;
-  j["runnable"] = r.runnable;
-  j["substitute"] = r.substitute;
-  j["why"] = r.why;
-  j["rank"] = r.score;
-  json parts = json::array();
-  for (const auto& p : r.parts) parts.push_back({{"name", p.name}, {"points", p.points}, {"why", p.why}});
-  j["score_parts"] = parts;
-  j["facts"] = {{"target", rc.target},
-                {"commit", rc.commit},
-                {"tp", opt_json(rc.tp)},
-                {"pp", opt_json(rc.pp)},
-                {"vp", opt_json(rc.vp)},
-                {"cp", opt_json(rc.cp)},
-                {"ep", opt_json(rc.ep)},
-                {"etp", opt_json(rc.etp)},
-                {"sp", rc.sp ? json(*rc.sp) : json(nullptr)},
-                {"seq_len", opt_json(rc.seq_len)},
-                {"gbs", opt_json(rc.gbs)},
-                {"mbs", opt_json(rc.mbs)},
-                {"dataset", rc.dataset},
-                {"precision", rc.precision},
-                {"native_gpus", opt_json(rc.native_gpus)},
-                {"native_hardware", rc.native_hardware},
-                {"min_gpus", opt_json(rc.min_gpus)}};
-  const Layout& L = r.layout;
-  j["layout"] = {{"gpus", L.gpus},
-                 {"nodes", L.nodes},
-                 {"nproc_per_node", L.nproc},
-                 {"hardware", L.hardware},
-                 {"hardware_assumed", L.hardware_assumed},
-                 {"tp", L.tp},
-                 {"pp", L.pp},
-                 {"vp", L.vp},
-                 {"cp", L.cp},
-                 {"ep", L.ep},
-                 {"etp", L.etp},
-                 {"sp", L.sp},
-                 {"dp", L.dp},
-                 {"edp", L.edp},
-                 {"seq_len", L.seq}};
-  const Memory& M = r.memory;
-  j["memory"] = {
-      {"known", M.known},
-      {"per_gpu_gib", M.per_gpu_gib},
-      {"capacity_gib", M.capacity_gib},
-      {"fits", M.fits},
-      {"parts",
-       {{"weights", M.weights}, {"grads", M.grads}, {"optimizer", M.optimizer}, {"activations", M.activations}, {"overhead", M.overhead}}},
-      {"unknown_reason", M.unknown_reason.empty() ? json(nullptr) : json(M.unknown_reason)},
-      {"assumptions", M.assumptions}};
-  j["batch"] = {{"gbs", r.batch.gbs}, {"mbs", r.batch.mbs}, {"dp", r.batch.dp}, {"grad_accum", r.batch.grad_accum}};
-  j["dataset"] = r.dataset.empty() ? json(nullptr) : json(r.dataset);
-  j["command"] = r.command;
-  j["argv"] = argv_json(r.command);
-  {  // what each node runs (multi-node library commands)
-    const NodeLaunch& N = r.launch;
-    json vars = json::array(), nodes = json::array();
-    for (const auto& v : N.variables) vars.push_back({{"name", v.name}, {"role", v.role}, {"meaning", v.meaning}});
-    if (!N.variables.empty())
-      for (long long i = 0; i < N.nodes; ++i) {
-        json env = json::object();
-        for (const auto& v : N.variables) env[v.name] = v.role == "node_rank" ? json(std::to_string(i)) : json(nullptr);
-        nodes.push_back({{"node_rank", i}, {"env", env}});
-      }
-    j["launch"] = {{"nodes", N.nodes}, {"nproc_per_node", N.nproc_per_node}, {"ranks", N.ranks}, {"variables", vars}, {"per_node", nodes}};
+  static json prose_json(const Prose& p) {
+    return {{"text", p.text},
+            {"lang", p.lang},
+            {"fallback", p.fallback},
+            {"source", {{"file", p.source.file}, {"line", p.source.line}, {"revision", p.source.revision}}}};
   }
-  json before = json::array();
-  for (const auto& b : r.before_run)
-    before.push_back({{"what", b.what}, {"text", b.text}, {"command", b.command}, {"argv", argv_json(b.command)}, {"source", b.source}});
-  j["before_run"] = before;
-  json ov = json::array();
-  for (const auto& o : r.overrides)
-    ov.push_back({{"key", o.key},
-                  {"value", o.value},
-                  {"recipe_value", o.recipe_value.empty() ? json(nullptr) : json(o.recipe_value)},
-                  {"changed", !o.pinned_only},
-                  {"impact", str(to_string(o.impact))},
-                  {"sentence", o.sentence},
-                  {"source", {{"file", o.source.file}, {"line", o.source.line}}}});
-  j["overrides"] = ov;
-  json rules = json::array();
-  for (const auto& v : r.rules) {
-    // The verdict's numbers by name: what a program reads instead of the words.
-    json numbers = json::object();
-    for (const auto& n : v.numbers) numbers[n.name] = std::visit([](const auto& x) { return value_json(x); }, n.value);
-    rules.push_back({{"id", v.id},
-                     {"enforces", v.enforces.empty() ? json(nullptr) : json(v.enforces)},
-                     {"status", str(to_string(v.status))},
-                     {"numbers", numbers},
-                     {"detail", v.detail},
-                     {"rule", prose_json(v.rule)}});
-  }
-  j["rules"] = rules;
-  json pit = json::array();
-  for (const auto& p : r.pitfalls) pit.push_back(prose_json(p));
-  j["pitfalls"] = pit;
-  j["caveats"] = r.caveats;
-  j["notes"] = r.notes;
-  j["min_gpus"] = r.min_gpus > 0 ? json(r.min_gpus) : json(nullptr);
-  {  // docs/throughput.md
-    const Throughput& T = r.throughput;
-    json tsrc = json::array();
-    for (const auto& s : T.sources) tsrc.push_back({{"file", s.file}, {"line", s.line}, {"what", s.what}});
-    j["throughput"] = {
-        {"basis", str(to_string(T.basis))},
-        {"tokens_per_s_per_gpu", T.tokens_per_s_per_gpu},
-        {"tokens_per_s", T.tokens_per_s},
-        {"tflops_per_gpu", T.tflops_per_gpu},
-        {"mfu", T.mfu},
-        {"step_time_s", T.step_time_s},
-        {"error_band_pct", T.error_band_pct},
-        {"method", T.method},
-        {"bubble_pct", T.bubble_pct},
-        {"how", T.how},
-        {"source", T.sources.empty() ? json(nullptr) : json(T.sources.front().file + ":" + std::to_string(T.sources.front().line))},
-        {"sources", tsrc}};
-    j["time_to_train"] = r.time_to_train ? json{{"tokens", r.time_to_train->tokens}, {"seconds", r.time_to_train->seconds}} : json(nullptr);
-  }
-  json src = json::array();
-  for (const auto& s : r.sources) src.push_back({{"file", s.file}, {"line", s.line}, {"revision", s.revision}, {"what", s.what}});
-  j["sources"] = src;
-  return j;
-}
 
-json answer_json(const Answer& a) {
-  json j = json::object();
-  j["schema_version"] = kAnswerSchemaVersion;
-  j["verdict"] = str(to_string(a.verdict));
-  j["query"] = {{"text", a.query}, {"canonical", a.canonical}, {"lang", a.lang}};
-  j["warnings"] = a.warnings;
-  j["headline"] = a.headline.empty() ? json(nullptr) : json(a.headline);
-  json results = json::array();
-  for (const auto& r : a.results) results.push_back(result_json(r));
-  j["results"] = results;
-  j["min_gpus"] = a.min_gpus > 0 ? json(a.min_gpus) : json(nullptr);
-  json alts = json::array();
-  for (const auto& x : a.alternatives)
-    alts.push_back({{"kind", x.kind},
-                    {"recipe", x.recipe},
-                    {"gpus", x.gpus},
-                    {"hardware", x.hardware},
-                    {"why", x.why},
-                    {"command", x.command},
-                    {"argv", x.command.empty() ? json(nullptr) : argv_json(x.command)}});
-  j["alternatives"] = alts;
-  j["no_match"] = a.no_match.empty() ? json(nullptr) : json(a.no_match);
-  return j;
-}
+  // A verdict number as JSON: null when none.
+  static json value_json(const std::monostate&) { return nullptr; }
+  static json value_json(long long v) { return v; }
+  static json value_json(double v) { return v; }
+  static json value_json(const std::string& v) { return v; }
+  static json value_json(const std::vector<long long>& v) { return v; }
+
+  // The words of a command as a POSIX shell splits them (kb::shell_split:
+  // quotes removed, line continuations joined, $NAME as written).
+  static json argv_json(const std::string& command) {
+    json words = json::array();
+    for (auto& w : kb::shell_split(command)) words.push_back(std::move(w));
+    return words;
+  }
+
+  static json result_json(const Result& r) {
+    const Recipe& rc = r.recipe;
+    json j = json::object();
+    j["recipe"] = rc.name;
+    j["kind"] = str(to_string(rc.kind));
+    j["mode"] = rc.mode.empty() ? json(nullptr) : json(rc.mode);
+    j["launch_mode"] = rc.launch_mode;
+    j["model"] = rc.model.empty() ? json(nullptr) : json(rc.model);
+    j["modality"] = rc.modality;
+    j["runnable"] = r.runnable;
+    j["substitute"] = r.substitute;
+    j["why"] = r.why;
+    j["rank"] = r.score;
+    json parts = json::array();
+    for (const auto& p : r.parts) parts.push_back({{"name", p.name}, {"points", p.points}, {"why", p.why}});
+    j["score_parts"] = parts;
+    j["facts"] = {{"target", rc.target},
+                  {"commit", rc.commit},
+                  {"tp", opt_json(rc.tp)},
+                  {"pp", opt_json(rc.pp)},
+                  {"vp", opt_json(rc.vp)},
+                  {"cp", opt_json(rc.cp)},
+                  {"ep", opt_json(rc.ep)},
+                  {"etp", opt_json(rc.etp)},
+                  {"sp", rc.sp ? json(*rc.sp) : json(nullptr)},
+                  {"seq_len", opt_json(rc.seq_len)},
+                  {"gbs", opt_json(rc.gbs)},
+                  {"mbs", opt_json(rc.mbs)},
+                  {"dataset", rc.dataset},
+                  {"precision", rc.precision},
+                  {"native_gpus", opt_json(rc.native_gpus)},
+                  {"native_hardware", rc.native_hardware},
+                  {"min_gpus", opt_json(rc.min_gpus)}};
+    const Layout& L = r.layout;
+    j["layout"] = {{"gpus", L.gpus},
+                   {"nodes", L.nodes},
+                   {"nproc_per_node", L.nproc},
+                   {"hardware", L.hardware},
+                   {"hardware_assumed", L.hardware_assumed},
+                   {"tp", L.tp},
+                   {"pp", L.pp},
+                   {"vp", L.vp},
+                   {"cp", L.cp},
+                   {"ep", L.ep},
+                   {"etp", L.etp},
+                   {"sp", L.sp},
+                   {"dp", L.dp},
+                   {"edp", L.edp},
+                   {"seq_len", L.seq}};
+    const Memory& M = r.memory;
+    j["memory"] = {{"known", M.known},
+                   {"per_gpu_gib", M.per_gpu_gib},
+                   {"capacity_gib", M.capacity_gib},
+                   {"fits", M.fits},
+                   {"parts",
+                    {{"weights", M.weights},
+                     {"grads", M.grads},
+                     {"optimizer", M.optimizer},
+                     {"activations", M.activations},
+                     {"overhead", M.overhead}}},
+                   {"unknown_reason", M.unknown_reason.empty() ? json(nullptr) : json(M.unknown_reason)},
+                   {"assumptions", M.assumptions}};
+    j["batch"] = {{"gbs", r.batch.gbs}, {"mbs", r.batch.mbs}, {"dp", r.batch.dp}, {"grad_accum", r.batch.grad_accum}};
+    j["dataset"] = r.dataset.empty() ? json(nullptr) : json(r.dataset);
+    j["command"] = r.command;
+    j["argv"] = argv_json(r.command);
+    {  // what each node runs (multi-node library commands)
+      const NodeLaunch& N = r.launch;
+      json vars = json::array(), nodes = json::array();
+      for (const auto& v : N.variables) vars.push_back({{"name", v.name}, {"role", v.role}, {"meaning", v.meaning}});
+      if (!N.variables.empty())
+        for (long long i = 0; i < N.nodes; ++i) {
+          json env = json::object();
+          for (const auto& v : N.variables) env[v.name] = v.role == "node_rank" ? json(std::to_string(i)) : json(nullptr);
+          nodes.push_back({{"node_rank", i}, {"env", env}});
+        }
+      j["launch"] = {
+          {"nodes", N.nodes}, {"nproc_per_node", N.nproc_per_node}, {"ranks", N.ranks}, {"variables", vars}, {"per_node", nodes}};
+    }
+    json before = json::array();
+    for (const auto& b : r.before_run)
+      before.push_back({{"what", b.what}, {"text", b.text}, {"command", b.command}, {"argv", argv_json(b.command)}, {"source", b.source}});
+    j["before_run"] = before;
+    json ov = json::array();
+    for (const auto& o : r.overrides)
+      ov.push_back({{"key", o.key},
+                    {"value", o.value},
+                    {"recipe_value", o.recipe_value.empty() ? json(nullptr) : json(o.recipe_value)},
+                    {"changed", !o.pinned_only},
+                    {"impact", str(to_string(o.impact))},
+                    {"sentence", o.sentence},
+                    {"source", {{"file", o.source.file}, {"line", o.source.line}}}});
+    j["overrides"] = ov;
+    json rules = json::array();
+    for (const auto& v : r.rules) {
+      // The verdict's numbers by name: what a program reads instead of the words.
+      json numbers = json::object();
+      for (const auto& n : v.numbers) numbers[n.name] = std::visit([](const auto& x) { return value_json(x); }, n.value);
+      rules.push_back({{"id", v.id},
+                       {"enforces", v.enforces.empty() ? json(nullptr) : json(v.enforces)},
+                       {"status", str(to_string(v.status))},
+                       {"numbers", numbers},
+                       {"detail", v.detail},
+                       {"rule", prose_json(v.rule)}});
+    }
+    j["rules"] = rules;
+    json pit = json::array();
+    for (const auto& p : r.pitfalls) pit.push_back(prose_json(p));
+    j["pitfalls"] = pit;
+    j["caveats"] = r.caveats;
+    j["notes"] = r.notes;
+    j["min_gpus"] = r.min_gpus > 0 ? json(r.min_gpus) : json(nullptr);
+    {  // docs/throughput.md
+      const Throughput& T = r.throughput;
+      json tsrc = json::array();
+      for (const auto& s : T.sources) tsrc.push_back({{"file", s.file}, {"line", s.line}, {"what", s.what}});
+      j["throughput"] = {
+          {"basis", str(to_string(T.basis))},
+          {"tokens_per_s_per_gpu", T.tokens_per_s_per_gpu},
+          {"tokens_per_s", T.tokens_per_s},
+          {"tflops_per_gpu", T.tflops_per_gpu},
+          {"mfu", T.mfu},
+          {"step_time_s", T.step_time_s},
+          {"error_band_pct", T.error_band_pct},
+          {"method", T.method},
+          {"bubble_pct", T.bubble_pct},
+          {"how", T.how},
+          {"source", T.sources.empty() ? json(nullptr) : json(T.sources.front().file + ":" + std::to_string(T.sources.front().line))},
+          {"sources", tsrc}};
+      j["time_to_train"] =
+          r.time_to_train ? json{{"tokens", r.time_to_train->tokens}, {"seconds", r.time_to_train->seconds}} : json(nullptr);
+    }
+    json src = json::array();
+    for (const auto& s : r.sources) src.push_back({{"file", s.file}, {"line", s.line}, {"revision", s.revision}, {"what", s.what}});
+    j["sources"] = src;
+    return j;
+  }
+
+  static json answer_json(const Answer& a) {
+    json j = json::object();
+    j["schema_version"] = kAnswerSchemaVersion;
+    j["verdict"] = str(to_string(a.verdict));
+    j["query"] = {{"text", a.query}, {"canonical", a.canonical}, {"lang", a.lang}};
+    j["warnings"] = a.warnings;
+    j["headline"] = a.headline.empty() ? json(nullptr) : json(a.headline);
+    json results = json::array();
+    for (const auto& r : a.results) results.push_back(result_json(r));
+    j["results"] = results;
+    j["min_gpus"] = a.min_gpus > 0 ? json(a.min_gpus) : json(nullptr);
+    json alts = json::array();
+    for (const auto& x : a.alternatives)
+      alts.push_back({{"kind", x.kind},
+                      {"recipe", x.recipe},
+                      {"gpus", x.gpus},
+                      {"hardware", x.hardware},
+                      {"why", x.why},
+                      {"command", x.command},
+                      {"argv", x.command.empty() ? json(nullptr) : argv_json(x.command)}});
+    j["alternatives"] = alts;
+    j["no_match"] = a.no_match.empty() ? json(nullptr) : json(a.no_match);
+    return j;
+  }
+};
+
+json answer_json(const Answer& a) { return AnswerJson<json>::answer_json(a); }
 
 // --- text and Markdown -----------------------------------------------------------------
 
@@ -764,42 +777,16 @@ std::string render(const SourcesReport& s, const Labels& /*labels*/, const Rende
 
 namespace {
 
-json error_json(const Error& e) {
-  json j = json::object();
+// The error as JSON: in the order written here, or with sorted keys (J =
+// nlohmann::json) as a --batch record holds it.
+template <class J = json>
+J error_json(const Error& e) {
+  J j = J::object();
   j["schema_version"] = kAnswerSchemaVersion;
   j["error"] = e.message;
-  j["hint"] = e.hint.empty() ? json(nullptr) : json(e.hint);
-  j["position"] = e.col > 0 ? json{{"col", e.col}, {"len", std::max(1, e.len)}} : json(nullptr);
+  j["hint"] = e.hint.empty() ? J(nullptr) : J(e.hint);
+  j["position"] = e.col > 0 ? J{{"col", e.col}, {"len", std::max(1, e.len)}} : J(nullptr);
   return j;
-}
-
-// A JSON value with the keys of every object sorted (nlohmann::json), as a
-// --batch record holds its answer.
-nlohmann::json sorted(const json& j) {
-  switch (j.type()) {
-    case json::value_t::object: {
-      nlohmann::json o = nlohmann::json::object();
-      for (const auto& [k, v] : j.items()) o[k] = sorted(v);
-      return o;
-    }
-    case json::value_t::array: {
-      nlohmann::json a = nlohmann::json::array();
-      for (const auto& v : j) a.push_back(sorted(v));
-      return a;
-    }
-    case json::value_t::string:
-      return j.get<std::string>();
-    case json::value_t::boolean:
-      return j.get<bool>();
-    case json::value_t::number_integer:
-      return j.get<std::int64_t>();
-    case json::value_t::number_unsigned:
-      return j.get<std::uint64_t>();
-    case json::value_t::number_float:
-      return j.get<double>();
-    default:
-      return nullptr;
-  }
 }
 
 }  // namespace
@@ -811,12 +798,12 @@ std::string render_batch_record(const std::string& question, const std::variant<
   ro.color = false;
   if (const auto* err = std::get_if<Error>(&res)) {
     rec["exit"] = kb::kExitError;
-    rec["answer"] = sorted(error_json(*err));
+    rec["answer"] = error_json<nlohmann::json>(*err);
     return rec.dump();
   }
   const Answer& a = std::get<Answer>(res);
   rec["exit"] = a.verdict == Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
-  rec["answer"] = sorted(answer_json(a));
+  rec["answer"] = AnswerJson<nlohmann::json>::answer_json(a);
   ro.format = Format::Text;
   rec["text"] = render(a, labels, ro);
   return rec.dump();
