@@ -133,11 +133,17 @@ check-code-facts: build
 	@if [ -d "$(MBRIDGE)/src/megatron/bridge" ]; then \
 	  $(BUILD)/kbc extract-code --mbridge $(MBRIDGE) $(MBRIDGE_ARGS) --check && echo "check-code-facts: kb-sources/code matches $(MBRIDGE)"; \
 	else echo "check-code-facts: SKIPPED: no Megatron Bridge checkout at $(MBRIDGE)"; fi
+# `make asan ASAN_CMAKE_ARGS=-DKB_FUZZ=ON` also builds the libFuzzer targets
+# in the same folder (its libraries then carry libFuzzer's coverage
+# instrumentation, which the tests run with: the sanitizer runtime has the
+# hooks), and `make fuzz FUZZ_BUILD=build-asan` then runs them without a
+# second instrumented build: CI does that.
 ASAN_BUILD ?= build-asan
+ASAN_CMAKE_ARGS ?=
 
 asan:
 	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKB_SANITIZE=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKB_SANITIZE=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang $(ASAN_CMAKE_ARGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
@@ -200,8 +206,12 @@ FUZZ_ENV     ?=
 
 fuzz:
 	@$(MAKE) --no-print-directory deps EXTRA_DEB_PACKAGES="$(DEB_PACKAGES_HARDEN)"
-	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_FUZZ=ON \
-	  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang $(CMAKE_ARGS)
+	@if grep -qs '^KB_FUZZ:BOOL=ON$$' $(FUZZ_BUILD)/CMakeCache.txt; then \
+	  echo "make fuzz: $(FUZZ_BUILD) is a KB_FUZZ build already: building it as it is configured"; \
+	else \
+	  cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKB_FUZZ=ON \
+	    -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang $(CMAKE_ARGS); \
+	fi
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
 	python3 fuzz/seed_corpus.py $(FUZZ_BUILD)/corpus
 	@mkdir -p $(FUZZ_BUILD)/artifacts
