@@ -258,6 +258,11 @@ inline constexpr KbColumnRef kKbNameColumns[] = {
 // for larger blocks, the ordinary allocator (which frees).
 inline constexpr std::uint64_t kArenaBytes = 64 * kMiB;
 inline constexpr std::uint64_t kArenaMaxAlloc = 256 * 1024;
+// The layout searches an engine keeps for reuse across its answers (about
+// 500 bytes each: at most 8 MiB; the finder grid of one language would keep
+// 97 000): past this many, a search is not kept, so a batch of endless
+// distinct questions cannot grow the process.
+inline constexpr std::size_t kMaxKeptPlacements = 16384;
 // A list read from the KB is sized up front from its row count (no moves
 // while it grows), but never beyond this many rows: a crafted KB's count
 // reserves no more than this, and a longer list grows as it is read.

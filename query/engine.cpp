@@ -21,6 +21,7 @@
 #include "query/kbq.hpp"
 #include "query/perf/listing.hpp"
 #include "query/perf/throughput.hpp"
+#include "query/plan/layout.hpp"
 #include "query/plan/list.hpp"
 #include "query/plan/plan.hpp"
 #include "query/rank/rank.hpp"
@@ -57,7 +58,14 @@ std::string_view to_string(Outcome v) {
 struct Engine::Impl {
   explicit Impl(const std::string& path) : kb(path) {}
   Kb kb;
-  std::optional<perf::PerfSet> perf;  // the measured rows and the estimator's inputs, read at their first use
+  std::optional<perf::PerfSet> perf;                 // the measured rows and the estimator's inputs, read at their first use
+  Sizings sizings;                                   // each recipe's own sizing, computed at its first plan
+  std::map<const Catalog*, NameTokens> name_tokens;  // the words of each catalog's recipe names, read at their first use
+  const NameTokens& name_tokens_of(const Catalog& recipes) {
+    auto [it, fresh] = name_tokens.try_emplace(&recipes);
+    if (fresh) it->second = kbq::name_tokens(recipes);
+    return it->second;
+  }
   const perf::PerfSet& perf_set() {
     if (!perf) perf = perf::build_perf(kb.perf_tables());
     return *perf;
@@ -67,7 +75,7 @@ struct Engine::Impl {
   Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), kb.cited_texts(lang), lang}; }
   // One recipe planned (its facts and model loaded first).
   Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now) {
-    return plan_recipe(c, kb.data_of(r), ask, substitute, fewest);
+    return plan_recipe(c, kb.data_of(r), ask, substitute, fewest, &sizings);
   }
   // One planned recipe checked.
   void check(const Context& c, Planned& p) { kbq::check(c, p.model, kb.drift(p.result.recipe.name), p.result); }
@@ -424,7 +432,8 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   benchmarks_for_benchmark_only_family(
       c, kb.catalog(RecipeKind::Library), [&]() -> const Catalog& { return kb.catalog(RecipeKind::Benchmark); }, ask, a);
   const Catalog& recipes = kb.catalog(ask.kind());
-  resolve_words(c, q, recipes, ask, a);
+  resolve_words(
+      c, q, [&]() -> const NameTokens& { return impl_->name_tokens_of(recipes); }, ask, a);
   // The query language's warnings come first, once the words recipe names
   // carry are known: such a word is no typo.
   std::vector<std::string> parse_warnings;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <tuple>
 
+#include "base/limits.hpp"
 #include "base/text.hpp"
 #include "query/rules/rules.hpp"
 
@@ -95,6 +96,16 @@ Sizing size_recipe(const RecipeData& d) {
     s.why_not = "the model's size is not known";
   }
   return s;
+}
+
+Sizings::Entry& Sizings::of(const RecipeData& d) {
+  const Recipe& r = d.recipe;
+  std::string key = r.name;
+  for (const std::string& part : {r.target, r.model_key, std::to_string(r.min_gpus.value_or(0)), std::string(to_string(r.kind))})
+    key.append(1, '\n').append(part);
+  auto it = by_key_.find(key);
+  if (it == by_key_.end()) it = by_key_.emplace(std::move(key), Entry{size_recipe(d), KeptPlacements{{}, &kept_}}).first;
+  return it->second;
 }
 
 Placement evaluate(const SearchInput& in, const Shape& sh, long long world) {
@@ -326,8 +337,9 @@ std::optional<Placement> search(const SearchInput& in, long long world, bool mem
 
 }  // namespace
 
-std::optional<Placement> place(const SearchInput& in, long long world, bool memory) {
-  if (world < 1) return std::nullopt;
+namespace {
+
+std::optional<Placement> search_world(const SearchInput& in, long long world, bool memory) {
   const long long floor = in.fixed.count(Dim::CP) ? 1 : in.cp_min;
   // The floor is a preference, not a rule: TP with SP splits a rank's
   // tokens as CP does (the code's own 128K-token recipes run TP 4 · CP 8,
@@ -349,6 +361,50 @@ std::optional<Placement> place(const SearchInput& in, long long world, bool memo
   if (relax)
     if (auto room = search(in, world, true, 1, best->shape.cp, true)) return room;
   return best;
+}
+
+// Everything of the search input but the sizing (the memo is the sizing's)
+// and the world, as bytes: equal keys, equal searches.
+std::string place_key(const SearchInput& in, long long world, bool memory) {
+  std::string key;
+  auto put = [&](auto v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (long long v : {world, in.start.tp, in.start.pp, in.start.vp, in.start.cp, in.start.ep, in.start.etp, in.start.mbs, in.seq, in.gbs,
+                      in.threshold, in.cp_min, in.own_world})
+    put(v);
+  for (double v : {in.own_tolerance, in.headroom}) put(v);
+  put(memory);
+  put(in.mbs_fixed);
+  put(in.moe);
+  put(static_cast<const void*>(in.params));
+  key.push_back(static_cast<char>(in.fixed.size()));
+  for (Dim d : in.fixed) put(d);
+  key.push_back(static_cast<char>(in.change_order.size()));
+  for (Dim d : in.change_order) put(d);
+  put(in.gpu != nullptr);
+  if (const Gpu* g = in.gpu) {
+    put(g->memory_gib);
+    put(g->nvlink);
+    put(g->per_node);
+    put(g->fp8_any_layout);
+    key += g->key;
+  }
+  return key;
+}
+
+}  // namespace
+
+std::optional<Placement> place(const SearchInput& in, long long world, bool memory) {
+  if (world < 1) return std::nullopt;
+  if (!in.placed) return search_world(in, world, memory);
+  KeptPlacements& kept = *in.placed;
+  std::string key = place_key(in, world, memory);
+  if (auto it = kept.by_input.find(key); it != kept.by_input.end()) return it->second;
+  auto found = search_world(in, world, memory);
+  if (*kept.kept < kb::limits::kMaxKeptPlacements) {
+    kept.by_input.emplace(std::move(key), found);
+    ++*kept.kept;
+  }
+  return found;
 }
 
 std::optional<LaunchShape> launch_shape(long long world, long long per_node) {

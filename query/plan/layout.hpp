@@ -13,6 +13,7 @@
 // per GPU.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -105,6 +106,17 @@ struct SearchInput {
   // memory_headroom; 0: off).
   double headroom = 0;
   const memory::Params* params = nullptr;
+  // place()'s results so far, when the sizing is a recipe's own (Sizings
+  // keeps them); none: every call searches.
+  struct KeptPlacements* placed = nullptr;
+};
+
+// Placements searched with one recipe's own sizing, by the rest of the
+// search input and the world; `kept` counts those of every recipe (at most
+// kb::limits::kMaxKeptPlacements are kept).
+struct KeptPlacements {
+  std::map<std::string, std::optional<Placement>, std::less<>> by_input;
+  std::size_t* kept = nullptr;
 };
 
 // The memory model and the rules on one layout.
@@ -114,6 +126,26 @@ Placement evaluate(const SearchInput& in, const Shape& s, long long world);
 // a layout only has to pass the rules (what a job that does not fit would
 // run with, to show how much memory it needs).
 std::optional<Placement> place(const SearchInput& in, long long world, bool memory = true);
+
+// The sizings of recipes as their code has them, each computed once: an
+// engine keeps one across its answers (a --batch plans the same recipes
+// for question after question). Keyed by everything size_recipe reads: the
+// recipe's name, function, model, GPU floor and kind (its facts are its
+// function's, its model row its model's).
+// Each also keeps the placements searched with it (SearchInput::placed):
+// the fewest-GPU searches of a batch's answers try the same worlds again.
+class Sizings {
+ public:
+  struct Entry {
+    Sizing sizing;
+    KeptPlacements placed;
+  };
+  Entry& of(const RecipeData& d);
+
+ private:
+  std::map<std::string, Entry, std::less<>> by_key_;
+  std::size_t kept_ = 0;  // placements kept, every entry's together
+};
 
 // The smallest world size in [from, limit] with a placement (world sizes a
 // cluster has: powers of two and whole nodes), or 0.

@@ -70,12 +70,14 @@ struct Ask {
 // words that only the recipe names explain), then, with the recipes of the
 // kind it asks for (Ask::kind), its free words. Warnings go to the answer.
 std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& q);
-void resolve_words(const Context& c, const kbq::dsl::Query& q, const Catalog& recipes, Ask& ask, Answer& a);
 // The '_'-separated words of the recipes' names ("qwen3", "vl", "a3b"), and
-// resolve_words given them (kbq list resolves against several catalogs).
+// resolve_words given them (kbq list resolves against several catalogs);
+// `tokens` gives those of the recipes of the kind asked (name_tokens of the
+// catalog, which the engine keeps), read only when the question has free words.
 using NameTokens = std::set<std::string, std::less<>>;
 NameTokens name_tokens(const Catalog& recipes);
 void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens& tokens, Ask& ask, Answer& a);
+void resolve_words(const Context& c, const kbq::dsl::Query& q, const std::function<const NameTokens&()>& tokens, Ask& ask, Answer& a);
 
 // Checks `check`'s KEY=VALUE overrides and rewrites aliases (training. →
 // train., model.seq_length → dataset.seq_length), with a note for each
@@ -114,6 +116,7 @@ Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask);
 // One recipe planned on the asked GPUs: the result (layout, memory, batch,
 // dataset, overrides, command, notes and sources; check and rank come
 // after) and what the rules read of its model, sized once here.
+class Sizings;        // recipes' own sizings, kept across plans (layout.hpp)
 struct FewestSearch;  // the search of a result's fewest GPUs, kept for later (plan_recipe.cpp)
 struct Planned {
   Result result;
@@ -127,7 +130,9 @@ struct Planned {
 // search over world sizes, the costliest part of a plan) now, or only if the
 // result is shown: nothing ranks by them.
 enum class Fewest : std::uint8_t { Now, Later };
-Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now);
+// `sizings`, when given, keeps each recipe's own sizing for the next plan.
+Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now,
+                    Sizings* sizings = nullptr);
 // The fewest GPUs of a deferred search (what Fewest::Now sets as min_gpus).
 long long fewest_gpus(const Context& c, const FewestSearch& f);
 

@@ -404,7 +404,9 @@ void recipe_values(const RecipeData& d, const Plan& p, Result& res) {
 // recipe's function (model.recompute_granularity=full, the offloading keys)
 // replaces that fact; layout sizes are the search's, not facts. The
 // override's None (planner.tsv none_literal) is the extractor's none.
-Sizing size_as_run(const Context& c, const RecipeData& d, const Ask& ask) {
+// Without such an override it is the recipe's own sizing (from `own`
+// when the caller keeps them, with its placements searched so far).
+Sizing size_as_run(const Context& c, const RecipeData& d, const Ask& ask, Sizings* own, KeptPlacements*& placed) {
   std::optional<CodeFacts> facts;
   const std::string& none = c.settings().none_literal;
   for (const auto& [key, value] : ask.fixed) {
@@ -415,7 +417,11 @@ Sizing size_as_run(const Context& c, const RecipeData& d, const Ask& ask) {
     const std::string v = !none.empty() && kb::fold(value) == kb::fold(none) ? std::string("none") : value;
     (*facts)[fact->first] = CodeFact{kb::FactState::Value, v, fact->second.type, fact->second.at};
   }
-  return facts ? size_recipe(RecipeData{d.recipe, *facts, d.model, d.commit}) : size_recipe(d);
+  if (facts) return size_recipe(RecipeData{d.recipe, *facts, d.model, d.commit});
+  if (!own) return size_recipe(d);
+  Sizings::Entry& e = own->of(d);
+  placed = &e.placed;
+  return e.sizing;
 }
 
 // Whether the job already runs with every setting of the memory lever: the
@@ -430,7 +436,7 @@ bool lever_set(const Context& c, const RecipeData& d, const Ask& ask) {
   });
 }
 
-Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest) {
+Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest, Sizings* sizings) {
   const Recipe& r = d.recipe;
   Planned out;
   Result& res = out.result;
@@ -441,10 +447,12 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   const auto plan = std::make_shared<Plan>();
   Plan& p = *plan;
   p.gpu = planned_gpu(c, r, ask);
-  p.sizing = size_as_run(c, d, ask);
+  KeptPlacements* placed = nullptr;
+  p.sizing = size_as_run(c, d, ask, sizings, placed);
   out.model = p.sizing.rules;
   if (p.sizing.sized) out.arch = p.sizing.arch;
   search_input(c, r, ask, start_shape(c, r, ask, p), p);
+  p.in.placed = placed;
   const Shown shown = place_on_world(c, r, ask, plan, fewest, out);
   if (!c.kb.runs(r.runs_in, p.gpu).value_or(true)) res.runnable = false;  // the check stage says why (precision_runs)
   fill_layout(c, r, ask, p, shown.placement.shape, res);

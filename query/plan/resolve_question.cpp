@@ -187,12 +187,13 @@ NameTokens name_tokens(const Catalog& recipes) {
   return tokens;
 }
 
-void resolve_words(const Context& c, const kbq::dsl::Query& q, const Catalog& recipes, Ask& ask, Answer& a) {
+void resolve_words(const Context& c, const kbq::dsl::Query& q, const std::function<const NameTokens&()>& tokens, Ask& ask, Answer& a) {
   using kbq::dsl::TermKind;
   // Only free and unknown words are looked up among the names' words.
   const bool free_words = std::any_of(q.terms.begin(), q.terms.end(),
                                       [](const auto& t) { return t.kind == TermKind::FreeText || t.kind == TermKind::Unknown; });
-  resolve_words(c, q, free_words ? name_tokens(recipes) : NameTokens{}, ask, a);
+  static const NameTokens kNone;
+  resolve_words(c, q, free_words ? tokens() : kNone, ask, a);
 }
 
 void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens& tokens, Ask& ask, Answer& a) {
