@@ -137,7 +137,9 @@ check-code-facts: build
 # in the same folder (its libraries then carry libFuzzer's coverage
 # instrumentation, which the tests run with: the sanitizer runtime has the
 # hooks), and `make fuzz FUZZ_BUILD=build-asan` then runs them without a
-# second instrumented build: CI does that.
+# second instrumented build (one build for both, at -O1: the fuzzers run
+# slower than in a RelWithDebInfo build-fuzz; CI keeps the two builds,
+# docs/performance.md says why).
 ASAN_BUILD ?= build-asan
 ASAN_CMAKE_ARGS ?=
 
