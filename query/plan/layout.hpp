@@ -83,6 +83,8 @@ struct Placement {
   int changes = 0;            // sizes changed from the recipe's own (micro batch included)
 };
 
+struct KeptPlacements;  // place()'s results kept for one recipe's sizing (below)
+
 struct SearchInput {
   const Sizing* sizing = nullptr;
   Shape start;          // the recipe's own sizes (CP already raised for a longer sequence)
@@ -108,7 +110,7 @@ struct SearchInput {
   const memory::Params* params = nullptr;
   // place()'s results so far, when the sizing is a recipe's own (Sizings
   // keeps them); none: every call searches.
-  struct KeptPlacements* placed = nullptr;
+  KeptPlacements* placed = nullptr;
 };
 
 // Placements searched with one recipe's own sizing, by the rest of the
