@@ -122,6 +122,26 @@ bool has_cjk(const std::string& s) {
   return false;
 }
 
+// Every row's `kbq --batch` record, in order: one process for the whole
+// table instead of one per question and format. The last test of this file
+// holds each record to what one `kbq QUESTION` run prints and exits with,
+// so the other tests read the answers from here.
+std::vector<json> batch_records(const std::vector<Row>& rows, const std::vector<std::string>& extra_args = {}) {
+  std::string input;
+  for (const auto& row : rows) input += row.question + "\n";
+  std::vector<std::string> args{"--batch"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  const auto r = kbtest::run(KBQ_PATH, args, input);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<json> out;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  REQUIRE(out.size() == rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) REQUIRE(out[i]["question"] == rows[i].question);
+  return out;
+}
+
 std::string layout_of(const json& L) {
   return "tp" + std::to_string(L["tp"].get<int>()) + " pp" + std::to_string(L["pp"].get<int>()) + " cp" +
          std::to_string(L["cp"].get<int>()) + " ep" + std::to_string(L["ep"].get<int>());
@@ -132,13 +152,13 @@ std::string layout_of(const json& L) {
 TEST_CASE("questions: every row of tests/questions.tsv gets its checked answer", "[questions]") {
   const auto rows = load_questions();
   REQUIRE(rows.size() >= 60);
+  const auto records = batch_records(rows);
   std::set<std::string> langs;
-  for (const auto& row : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
     INFO("tests/questions.tsv:" << row.line << ": " << row.question);
-    const auto r = kbtest::run(KBQ_PATH, {row.question, "--format", "json"});
-    INFO(r.err);
-    CHECK(r.exit_code == row.exit_code);
-    const json j = json::parse(r.out);
+    CHECK(records[i]["exit"] == row.exit_code);
+    const json& j = records[i]["answer"];
     langs.insert(j["query"]["lang"].get<std::string>());
     CHECK(j["verdict"] == row.verdict);
     if (row.verdict == "no_match") {
@@ -213,17 +233,17 @@ TEST_CASE("questions: the text answers are short, in one language, without inter
   // GPU architectures are named (Hopper, Ampere), never keyed (hopper, blackwell_ws).
   const std::regex internal(
       R"(library_entry|doc_recipe|\b[A-Z]{2} \?|\(h100\?\)|score|fallback|\b(ampere|ada|hopper|blackwell|blackwell_ws|rubin)\b)");
-  for (const auto& row : rows) {
+  const auto records = batch_records(rows), unwrapped = batch_records(rows, {"--width", "0"});
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
     INFO("tests/questions.tsv:" << row.line << ": " << row.question);
-    const auto j = json::parse(kbtest::run(KBQ_PATH, {row.question, "--format", "json"}).out);
+    const json& j = records[i]["answer"];
     const std::string lang = j["query"]["lang"];
     const std::set<std::string> commands = command_lines(j);
-    const auto r = kbtest::run(KBQ_PATH, {row.question});
-    const std::string text = r.out + r.err;
+    const std::string text = records[i]["text"];
     // Short: at most 42 lines before wrapping (--width 0: one line per item): the top result with a
     // two-node launch, and five kinds of what fits instead, the first with both memory levers in its command.
-    const auto unwrapped = kbtest::run(KBQ_PATH, {row.question, "--width", "0"});
-    const std::string one_per_item = unwrapped.out + unwrapped.err;
+    const std::string one_per_item = unwrapped[i]["text"];
     const auto lines = static_cast<size_t>(std::count(one_per_item.begin(), one_per_item.end(), '\n'));
     CHECK(lines <= 42);
     std::istringstream in(text);
@@ -253,6 +273,8 @@ TEST_CASE("questions: the text answers are short, in one language, without inter
   }
 }
 
+// The other tests of this file read their answers from one --batch run;
+// this one holds every record to what one kbq run prints and exits with.
 TEST_CASE("questions: kbq --batch answers every line as kbq would, in order", "[questions]") {
   const auto rows = load_questions();
   std::string input;
