@@ -138,6 +138,9 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   for (const auto& row : v.columns.rows)
     v.columns_by_header_[fold(normalize_space(v.columns.get(row, "header")))].emplace_back(v.columns.get(row, "lang"),
                                                                                            v.columns.get(row, "field"));
+  v.lexicon_values_.clear();
+  for (const auto& row : v.lexicon.rows)
+    v.lexicon_values_.emplace(std::pair{v.lexicon.get(row, "kind"), fold(v.lexicon.get(row, "word"))}, v.lexicon.get(row, "value"));
   for (const auto& row : v.models.rows) v.model_keys_.push_back(v.models.get(row, "model_key"));
   for (const auto& row : v.models_extra.rows) v.model_keys_.push_back(v.models_extra.get(row, "model_key"));
   for (const auto& row : v.editions.rows) {
@@ -208,9 +211,7 @@ std::vector<std::string> Vocab::cell_words(const std::string& lang, const std::s
 }
 
 std::optional<std::string> Vocab::lexicon_value(const std::string& kind, const std::string& word) const {
-  const std::string w = fold(word);
-  for (const auto& row : lexicon.rows)
-    if (lexicon.get(row, "kind") == kind && fold(lexicon.get(row, "word")) == w) return lexicon.get(row, "value");
+  if (auto it = lexicon_values_.find({kind, fold(word)}); it != lexicon_values_.end()) return it->second;
   return std::nullopt;
 }
 

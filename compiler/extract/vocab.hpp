@@ -84,7 +84,9 @@ struct Vocab {
   // columns.tsv by folded header: (lang, field) rows in file order, so a
   // header is looked up in O(log n) however wide the table.
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> columns_by_header_;
-  std::vector<std::string> model_keys_;   // longest first
+  std::vector<std::string> model_keys_;  // longest first
+  // lexicon.tsv by (kind, folded word): the value of the first such row.
+  std::map<std::pair<std::string, std::string>, std::string> lexicon_values_;
   std::vector<EditionRow> edition_rows_;  // every row of editions.tsv, in file order
   HeadingLexicon headings_;
   std::vector<SectionSignature> signatures_;

@@ -95,6 +95,9 @@ Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::s
     if (modes.size() > mode_order.size()) mode_order = modes;
   }
   for (auto& m : mode_order) m = trim(m);
+  for (const auto& row : cells.rows)
+    cell_words_[{cells.get(row, "field"), cells.get(row, "lang")}].emplace_back(split_set(cells.get(row, "value")),
+                                                                                &cells.get(row, "word"));
 
   load_ui();
   build_index();
@@ -123,18 +126,16 @@ std::string fill_placeholders(const std::string& t, const std::map<std::string, 
 void Inputs::load_ui() {
   const std::string path = c.vocab.dir + "/ui.tsv";
   ui_ = load_sourced_tsv(path, diags, {"lang", "key", "text"});
+  for (const auto& row : ui_.rows) ui_texts_.emplace(std::pair{ui_.get(row, "lang"), ui_.get(row, "key")}, &ui_.get(row, "text"));
 }
 
 std::string Inputs::ui(const std::string& lang, const std::string& key, const std::map<std::string, std::string>& args) const {
   const std::string* found = nullptr;
-  for (const std::string& want : {lang, kBase}) {
-    for (const auto& row : ui_.rows)
-      if (ui_.get(row, "lang") == want && ui_.get(row, "key") == key) {
-        found = &ui_.get(row, "text");
-        break;
-      }
-    if (found) break;
-  }
+  for (const std::string& want : {lang, kBase})
+    if (auto it = ui_texts_.find({want, key}); it != ui_texts_.end()) {
+      found = it->second;
+      break;
+    }
   if (!found) {
     diags.error({ui_.path.empty() ? c.vocab.dir + "/ui.tsv" : ui_.path, 0, 0}, "no label '" + key + "' for language " + lang + " (nor en)",
                 "add a row `" + lang + "\t" + key + "\t<text>\t<source>` to data/ui.tsv");
@@ -183,12 +184,12 @@ std::string Inputs::heading(const std::string& lang, const std::string& kind) co
 }
 
 std::string Inputs::cell_word(const std::string& lang, const std::string& field, const std::string& value) const {
-  const auto& t = c.vocab.cells;
   const auto want_values = split_set(value);
   for (const std::string& f : {field, std::string("*")})
     for (const std::string& l : {lang, std::string("*"), kBase})
-      for (const auto& row : t.rows)
-        if (t.get(row, "field") == f && t.get(row, "lang") == l && split_set(t.get(row, "value")) == want_values) return t.get(row, "word");
+      if (auto it = cell_words_.find({f, l}); it != cell_words_.end())
+        for (const auto& [values, word] : it->second)
+          if (values == want_values) return *word;
   return {};
 }
 

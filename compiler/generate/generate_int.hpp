@@ -221,6 +221,12 @@ class Inputs {
   void judge_memory(CodeLine& l);
   EditionUse use_;  // which editions may be shown (shared with the KB: entity_texts.usable)
   TsvTable ui_;
+  // ui.tsv by (lang, key), the first row of a pair winning; cells.tsv rows
+  // by (field, lang), in file order, each with its set of values: built
+  // once, so a label or a cell word is a lookup, not a scan of the table
+  // (a generate asks for millions).
+  std::map<std::pair<std::string, std::string>, const std::string*> ui_texts_;
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<std::set<std::string>, const std::string*>>> cell_words_;
   std::map<std::pair<std::string, std::string>, const Entity*> by_key_;
   std::map<std::pair<std::string, int>, SourceRow> source_rows_;
 };

@@ -57,7 +57,8 @@ std::string toctree(const std::vector<std::string>& docs) {
 
 class SiteWriter {
  public:
-  SiteWriter(const Inputs& ctx, OutputFiles& out) : ctx_(ctx), out_(out), db_(ctx.kb_path, Db::Mode::ReadOnly) {}
+  // Every recipe page runs the same few statements: prepared once.
+  SiteWriter(const Inputs& ctx, OutputFiles& out) : ctx_(ctx), out_(out), db_(ctx.kb_path, Db::Mode::ReadOnly) { db_.cache_statements(); }
 
   void run() {
     for (const auto& lang : ctx_.languages) {
