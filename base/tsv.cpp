@@ -46,13 +46,24 @@ TsvTable parse_tsv(const std::string& path, std::string_view text, Diagnostics& 
   }
   if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
   int line_no = 0;
-  for (auto& raw : split(text, '\n')) {
+  // Lines and cells are views of `text`: each cell is copied once, trimmed
+  // (a code-facts snapshot has some 70 000 rows).
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
     ++line_no;
-    std::string line = raw;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || line[0] == '#') continue;
-    auto cells = split(line, '\t');
-    for (auto& c : cells) c = trim(c);
+    std::vector<std::string> cells;
+    cells.reserve(t.header.empty() ? 8 : t.header.size());
+    for (size_t from = 0;;) {
+      const size_t tab = line.find('\t', from);
+      cells.push_back(trim(line.substr(from, tab == std::string_view::npos ? std::string_view::npos : tab - from)));
+      if (tab == std::string_view::npos) break;
+      from = tab + 1;
+    }
     if (t.header.empty()) {
       t.header = cells;
       continue;

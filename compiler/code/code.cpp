@@ -26,8 +26,9 @@ std::string shown_path(const fs::path& p, const std::string& root) {
   return fs::absolute(p).lexically_normal().lexically_relative(fs::absolute(root).lexically_normal()).generic_string();
 }
 
-// The extractor escapes tab, newline and backslash inside a cell.
-std::string unescape(const std::string& s) {
+// The extractor escapes tab, newline and backslash inside a cell. A cell
+// without a backslash is taken as it is (most are: no copy).
+std::string unescape(std::string s) {
   if (s.find('\\') == std::string::npos) return s;
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -194,33 +195,46 @@ void check_layouts(const TsvTable& t, const CodeSnapshot& s, Diagnostics& diags)
   }
 }
 
-void read_facts(const TsvTable& t, CodeSnapshot& s, Diagnostics& diags) {
-  for (const auto& row : t.rows) {
+// The snapshot's largest file (some 70 000 rows): its columns are looked
+// up once, and the long cells moved into the facts once check_numeric, whose
+// error span counts the cells before `value`, has seen the row.
+void read_facts(TsvTable& t, CodeSnapshot& s, Diagnostics& diags) {
+  const int field = t.column("field"), state_col = t.column("state"), value = t.column("value"), type = t.column("type"),
+            at = t.column("at"), note = t.column("note"), target = t.column("target");
+  // A missing column reads as empty, as TsvTable::get does (parse_tsv said which).
+  const auto take = [](TsvRow& row, int c) { return c < 0 ? std::string() : std::move(row.cells[static_cast<size_t>(c)]); };
+  const auto peek = [](const TsvRow& row, int c) -> const std::string& {
+    static const std::string none;
+    return c < 0 ? none : row.cells[static_cast<size_t>(c)];
+  };
+  for (auto& row : t.rows) {
     CodeFact f;
-    f.field = t.get(row, "field");
-    const auto state = parse_kind<FactState>(t.get(row, "state"));
+    const auto state = parse_kind<FactState>(peek(row, state_col));
     if (!state) {
-      diags.error(t.span(row, "state"), "unknown fact state '" + t.get(row, "state") + "'", "value, default, alternatives or unknown");
+      diags.error(t.span(row, "state"), "unknown fact state '" + peek(row, state_col) + "'", "value, default, alternatives or unknown");
       continue;
     }
     f.state = *state;
-    f.value = unescape(t.get(row, "value"));
-    f.type = t.get(row, "type");
-    f.at = t.get(row, "at");
-    f.note = unescape(t.get(row, "note"));
+    f.field = peek(row, field);
+    f.value = unescape(peek(row, value));
+    f.type = peek(row, type);
     f.line = row.line;
     check_numeric(t, row, f, diags);
-    s.facts[t.get(row, "target")].push_back(std::move(f));
+    f.at = take(row, at);
+    f.note = unescape(take(row, note));
+    s.facts[peek(row, target)].push_back(std::move(f));
   }
   for (auto& [target, facts] : s.facts)
     std::sort(facts.begin(), facts.end(), [](const CodeFact& a, const CodeFact& b) { return a.field < b.field; });
 }
 
-std::vector<CodeRow> rows_of(const TsvTable& t) {
+std::vector<CodeRow> rows_of(TsvTable& t) {
   std::vector<CodeRow> out;
-  for (const auto& row : t.rows) {
+  out.reserve(t.rows.size());
+  for (auto& row : t.rows) {
     CodeRow r;
-    for (const auto& c : row.cells) r.cells.push_back(unescape(c));
+    r.cells.reserve(row.cells.size());
+    for (auto& c : row.cells) r.cells.push_back(unescape(std::move(c)));
     r.line = row.line;
     out.push_back(std::move(r));
   }
