@@ -89,8 +89,13 @@ TEST_CASE("interrupt: SIGTERM or SIGINT during kbc build leaves no FILE.tmp.XXXX
 
 TEST_CASE("interrupt: SIGTERM or SIGINT during kbc generate leaves no kbc-generate folder and no temporary file", "[interrupt]") {
   using namespace std::chrono_literals;
+  // Both signals reach the same handler. A sanitizer build (a generate
+  // there takes some 15 s) sends SIGTERM at each moment and SIGINT once, at
+  // the writes of the output tree; other builds send both every time.
+  const std::vector<int> at_moments = kbtest::kSanitized ? std::vector<int>{SIGTERM} : std::vector<int>{SIGTERM, SIGINT};
+  const std::vector<int> at_writes = kbtest::kSanitized ? std::vector<int>{SIGINT} : std::vector<int>{SIGTERM, SIGINT};
   int interrupted = 0;
-  for (const int sig : {SIGTERM, SIGINT})
+  for (const int sig : at_moments)
     for (const auto delay : {0ms, 100ms, 1000ms}) {
       kbtest::TempDir tmp("kbtests-interrupt");
       fs::create_directories(tmp / "t");
@@ -103,7 +108,7 @@ TEST_CASE("interrupt: SIGTERM or SIGINT during kbc generate leaves no kbc-genera
       CHECK(named(tmp / "gen", ".tmp.").empty());
     }
   // The writes of the output tree: the signal as soon as the folder appears.
-  for (const int sig : {SIGTERM, SIGINT}) {
+  for (const int sig : at_writes) {
     kbtest::TempDir tmp("kbtests-interrupt");
     fs::create_directories(tmp / "t");
     const int ended = interrupt(
@@ -113,5 +118,5 @@ TEST_CASE("interrupt: SIGTERM or SIGINT during kbc generate leaves no kbc-genera
     CHECK(fs::is_empty(tmp / "t"));
     CHECK(named(tmp / "gen", ".tmp.").empty());
   }
-  CHECK(interrupted >= 4);
+  CHECK(interrupted >= static_cast<int>(at_moments.size() + at_writes.size()));  // half the runs, or more
 }

@@ -275,6 +275,8 @@ TEST_CASE("questions: the text answers are short, in one language, without inter
 
 // The other tests of this file read their answers from one --batch run;
 // this one holds every record to what one kbq run prints and exits with.
+// A sanitizer build (each kbq start several times slower) answers the whole
+// table in its batch and compares every fourth record with its single run.
 TEST_CASE("questions: kbq --batch answers every line as kbq would, in order", "[questions]") {
   const auto rows = load_questions();
   std::string input;
@@ -282,9 +284,10 @@ TEST_CASE("questions: kbq --batch answers every line as kbq would, in order", "[
   input += "\npeft qwen3 lang:xx\n";  // a blank line is skipped; an error is a record too
   const auto r = kbtest::run(KBQ_PATH, {"--batch"}, input);
   REQUIRE(r.exit_code == 0);
+  constexpr size_t kSingleRunStride = kbtest::kSanitized ? 4 : 1;
   std::istringstream in(r.out);
   std::string line;
-  size_t i = 0;
+  size_t i = 0, compared = 0;
   while (std::getline(in, line)) {
     const json rec = json::parse(line);
     if (i == rows.size()) {
@@ -299,10 +302,14 @@ TEST_CASE("questions: kbq --batch answers every line as kbq would, in order", "[
     CHECK(rec["question"] == rows[i].question);
     CHECK(rec["exit"] == rows[i].exit_code);
     // The same answer as one kbq run, JSON and text.
-    const auto one = kbtest::run(KBQ_PATH, {rows[i].question, "--format", "json"});
-    CHECK(rec["answer"] == json::parse(one.out));
-    CHECK(rec["text"] == kbtest::run(KBQ_PATH, {rows[i].question}).out);
+    if (i % kSingleRunStride == 0) {
+      const auto one = kbtest::run(KBQ_PATH, {rows[i].question, "--format", "json"});
+      CHECK(rec["answer"] == json::parse(one.out));
+      CHECK(rec["text"] == kbtest::run(KBQ_PATH, {rows[i].question}).out);
+      ++compared;
+    }
     ++i;
   }
   CHECK(i == rows.size() + 1);
+  CHECK(compared == (rows.size() + kSingleRunStride - 1) / kSingleRunStride);
 }
