@@ -199,8 +199,8 @@ void check_layouts(const TsvTable& t, const CodeSnapshot& s, Diagnostics& diags)
 // up once, and the long cells moved into the facts once check_numeric, whose
 // error span counts the cells before `value`, has seen the row.
 void read_facts(TsvTable& t, CodeSnapshot& s, Diagnostics& diags) {
-  const int field = t.column("field"), state_col = t.column("state"), value = t.column("value"), type = t.column("type"),
-            at = t.column("at"), note = t.column("note"), target = t.column("target");
+  const int field_col = t.column("field"), state_col = t.column("state"), value_col = t.column("value"), type_col = t.column("type"),
+            at_col = t.column("at"), note_col = t.column("note"), target_col = t.column("target");
   // A missing column reads as empty, as TsvTable::get does (parse_tsv said which).
   const auto take = [](TsvRow& row, int c) { return c < 0 ? std::string() : std::move(row.cells[static_cast<size_t>(c)]); };
   const auto peek = [](const TsvRow& row, int c) -> const std::string& {
@@ -215,14 +215,14 @@ void read_facts(TsvTable& t, CodeSnapshot& s, Diagnostics& diags) {
       continue;
     }
     f.state = *state;
-    f.field = peek(row, field);
-    f.value = unescape(peek(row, value));
-    f.type = peek(row, type);
+    f.field = peek(row, field_col);
+    f.value = unescape(peek(row, value_col));
+    f.type = peek(row, type_col);
     f.line = row.line;
     check_numeric(t, row, f, diags);
-    f.at = take(row, at);
-    f.note = unescape(take(row, note));
-    s.facts[peek(row, target)].push_back(std::move(f));
+    f.at = take(row, at_col);
+    f.note = unescape(take(row, note_col));
+    s.facts[peek(row, target_col)].push_back(std::move(f));
   }
   for (auto& [target, facts] : s.facts)
     std::sort(facts.begin(), facts.end(), [](const CodeFact& a, const CodeFact& b) { return a.field < b.field; });
