@@ -837,18 +837,29 @@ bool correct_typos(const Lexicon::Impl& lex, Normalized& n, const std::vector<Pi
     fixes.emplace_back(&p, candidates.front());
   }
   if (fixes.empty()) return false;
-  std::vector<Correction> found;
-  for (auto it = fixes.rbegin(); it != fixes.rend(); ++it) {  // from the end: earlier offsets stay valid
-    const Piece& p = *it->first;
-    const std::string& word = lex.words[it->second].word;
-    found.push_back({n.text.substr(p.b, p.e - p.b), word, n.span(p.b, p.e)});
-    std::vector<std::uint32_t> cps(n.cp_of.begin(), n.cp_of.begin() + static_cast<std::ptrdiff_t>(p.b));
+  // One pass in text order (the pieces are): the text and its code-point
+  // map are rebuilt once, not once per correction (a question of n typos
+  // was O(n^2); fuzz_dsl's 64 KiB inputs timed out).
+  std::string text;
+  std::vector<std::uint32_t> cps;
+  text.reserve(n.text.size());
+  cps.reserve(n.cp_of.size());
+  const auto at = [&](std::size_t i) { return n.cp_of.begin() + static_cast<std::ptrdiff_t>(i); };
+  std::size_t done = 0;
+  for (const auto& [piece, word_index] : fixes) {
+    const Piece& p = *piece;
+    const std::string& word = lex.words[word_index].word;
+    out.push_back({n.text.substr(p.b, p.e - p.b), word, n.span(p.b, p.e)});
+    text.append(n.text, done, p.b - done);
+    cps.insert(cps.end(), at(done), at(p.b));
+    text += word;
     cps.insert(cps.end(), word.size(), n.cp_of[p.b]);
-    cps.insert(cps.end(), n.cp_of.begin() + static_cast<std::ptrdiff_t>(p.e), n.cp_of.end());
-    n.text.replace(p.b, p.e - p.b, word);
-    n.cp_of = std::move(cps);
+    done = p.e;
   }
-  out.insert(out.end(), found.rbegin(), found.rend());
+  text.append(n.text, done, std::string::npos);
+  cps.insert(cps.end(), at(done), n.cp_of.end());
+  n.text = std::move(text);
+  n.cp_of = std::move(cps);
   return true;
 }
 
