@@ -513,8 +513,18 @@ std::string render(const PerfListing& p, const Labels& labels, const RenderOptio
 // {"answer": the JSON answer or error object, "exit": kbq's exit code,
 // "question", "text": the text answer (none for an error)}, keys sorted at
 // every level; the answer is built once, never printed and read back.
-std::string render_batch_record(const std::string& question, const std::variant<Answer, Error>& res, const Labels& labels,
-                                RenderOptions ro);
+// With --select, only the parts of the record its JSON Pointers name
+// (docs/kbq.md#--select-the-parts-a-script-reads).
+struct BatchSelect {
+  std::vector<std::vector<std::string>> paths;  // each pointer's reference tokens, unescaped; {} = the whole record
+  bool reaches(std::string_view key) const;     // some path is the whole record or leads into its `key`
+  std::size_t results_read() const;             // how many of the answer's results the paths read (SIZE_MAX: all)
+};
+// --select's pointers (RFC 6901), or the usage error naming the first
+// malformed one.
+std::variant<BatchSelect, Error> parse_select(const std::vector<std::string>& pointers);
+std::string render_batch_record(const std::string& question, const std::variant<Answer, Error>& res, const Labels& labels, RenderOptions ro,
+                                const BatchSelect* select = nullptr);
 std::string render(const RecipeList& l, const Labels& labels, const RenderOptions& o);
 // --format slurm: the sbatch script of the answer's first result (a library
 // recipe with a layout that runs), or the error that says why there is none

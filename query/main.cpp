@@ -110,7 +110,8 @@ struct Args {
   bool version = false, explain = false, batch = false, history = false;
   std::string model;  // kbq perf MODEL
   kbq::ListOptions list;
-  std::string completion;  // --completion-words WHAT
+  std::string completion;           // --completion-words WHAT
+  std::vector<std::string> select;  // --select POINTER,...
 };
 
 int fail(const Output& out, const kbq::Error& e, const std::string& question, const kbq::RenderOptions& ro) {
@@ -227,7 +228,7 @@ bool read_line(std::FILE* in, std::string& line, std::size_t keep, std::size_t& 
 // over the limits, not UTF-8, a KB value kbq cannot use): one line's
 // failure never ends the batch.
 std::string batch_record(kbq::Engine& engine, const std::string& line, std::size_t total, const kbq::AskOptions& ask,
-                         const kbq::RenderOptions& ro, const std::string& where) {
+                         const kbq::RenderOptions& ro, const kbq::BatchSelect* select, const std::string& where) {
   // The question as read; a line that is not UTF-8 with its bytes escaped
   // (\xff: JSON holds only UTF-8 text), one over the length limit cut
   // there, with "…".
@@ -239,7 +240,7 @@ std::string batch_record(kbq::Engine& engine, const std::string& line, std::size
   if (kb::find_invalid_utf8(shown)) shown = kb::escape_controls(shown);
   if (cut) shown += "…";
   static const kbq::Labels no_labels;  // an error's record has no text
-  auto error_record = [&](const kbq::Error& e) { return kbq::render_batch_record(shown, e, no_labels, ro); };
+  auto error_record = [&](const kbq::Error& e) { return kbq::render_batch_record(shown, e, no_labels, ro, select); };
   try {
     if (cut) {
       // The line was read no further than the limit: the error check_input
@@ -252,7 +253,7 @@ std::string batch_record(kbq::Engine& engine, const std::string& line, std::size
     const auto res = engine.ask(line, ask);
     const auto* answer = std::get_if<kbq::Answer>(&res);
     const kbq::Labels& labels = answer ? engine.labels(answer->lang) : no_labels;
-    return kbq::render_batch_record(shown, res, labels, ro);
+    return kbq::render_batch_record(shown, res, labels, ro, select);
   } catch (const kb::KbValueError& e) {
     return error_record({where + ": error: " + e.what(), {}});
   } catch (const kb::SqliteError& e) {
@@ -265,7 +266,8 @@ std::string batch_record(kbq::Engine& engine, const std::string& line, std::size
 }
 
 // --batch: one JSON Lines record per line of standard input, in order.
-int batch(kbq::Engine& engine, const kbq::AskOptions& ask, kbq::RenderOptions ro, const std::string& where) {
+int batch(kbq::Engine& engine, const kbq::AskOptions& ask, kbq::RenderOptions ro, const kbq::BatchSelect* select,
+          const std::string& where) {
   const Output out(Output::Escaping::Json);
   ro.color = false;
   std::string line;
@@ -276,7 +278,7 @@ int batch(kbq::Engine& engine, const kbq::AskOptions& ask, kbq::RenderOptions ro
       --total;
     }
     if (total == 0) continue;
-    out.write(stdout, batch_record(engine, line, total, ask, ro, where) + "\n");
+    out.write(stdout, batch_record(engine, line, total, ask, ro, select, where) + "\n");
   }
   return kb::kExitOk;
 }
@@ -320,6 +322,11 @@ int run(int argc, char** argv, Output& out) {
   app.add_flag("--batch", a.batch,
                "answer the questions of standard input, one per line, with one JSON Lines record each: the question, the exit "
                "code kbq would give, the JSON answer (or error) and the text answer (a documentation site's recipe finder)");
+  auto* select_option =
+      app.add_option("--select", a.select,
+                     "--batch: keep only these parts of each record, as JSON Pointers, e.g. /question,/answer/results/0/command")
+          ->delimiter(',')
+          ->type_name("POINTER,...");
   // For the shell completions (packaging/completions): the words of one
   // kind, one per line, from this command line's own definitions and the KB.
   app.add_option("--completion-words", a.completion, "")->group("");
@@ -379,6 +386,14 @@ int run(int argc, char** argv, Output& out) {
   ro.explain = a.explain;
   ro.width = a.width;
   out.escaping = ro.format == kbq::Format::Json ? Output::Escaping::Json : ro.color ? Output::Escaping::Colour : Output::Escaping::Plain;
+  std::optional<kbq::BatchSelect> select;
+  if (select_option->count() > 0) {
+    if (!a.batch)
+      return fail(out, {"--select keeps parts of --batch records", "add --batch, or read a --format json answer with jq"}, {}, ro);
+    auto parsed = kbq::parse_select(a.select);
+    if (auto* err = std::get_if<kbq::Error>(&parsed)) return fail(out, *err, {}, ro);
+    select = std::get<kbq::BatchSelect>(std::move(parsed));
+  }
   // The KB as errors name it.
   const std::string where =
       a.kb_path.empty() ? std::string("embedded knowledge base") : kb::escape_controls(a.kb_path, kb::EscapeNewlines::Yes);
@@ -459,7 +474,7 @@ int run(int argc, char** argv, Output& out) {
                     {"--batch reads its questions from standard input, one per line",
                      "drop '" + kb::first_code_points(kb::escape_controls(a.question), 60) + "' or pipe it in"},
                     {}, ro);
-      return batch(engine, ask, ro, where);
+      return batch(engine, ask, ro, select ? &*select : nullptr, where);
     }
     const kbq::Response r = kbq::respond(engine, a.question, ask, ro);
     out.write(stderr, r.err);

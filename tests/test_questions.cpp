@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -312,4 +313,51 @@ TEST_CASE("questions: kbq --batch answers every line as kbq would, in order", "[
   }
   CHECK(i == rows.size() + 1);
   CHECK(compared == (rows.size() + kSingleRunStride - 1) / kSingleRunStride);
+}
+
+TEST_CASE("questions: kbq --batch --select keeps exactly the parts its pointers name", "[questions]") {
+  const auto rows = load_questions();
+  const std::vector<std::string> pointers{"/question",
+                                          "/exit",
+                                          "/text",
+                                          "/answer/verdict",
+                                          "/answer/results/0/recipe",
+                                          "/answer/results/0/layout",
+                                          "/answer/results/1/command",
+                                          "/answer/alternatives",
+                                          "/answer/no~1such",
+                                          "/answer/query/canonical"};
+  const auto full = batch_records(rows), selected = batch_records(rows, {"--select", kb::join(pointers, ",")});
+  for (size_t i = 0; i < rows.size(); ++i) {
+    INFO(rows[i].question);
+    const json& f = full[i];
+    const json& s = selected[i];
+    // Every pointer reads the same value in both, or nothing in both.
+    for (const auto& p : pointers) {
+      const json::json_pointer ptr(p);
+      INFO(p);
+      REQUIRE(s.contains(ptr) == f.contains(ptr));
+      if (f.contains(ptr)) CHECK(s.at(ptr) == f.at(ptr));
+    }
+    // And the selection holds nothing else: each of its leaves is under a
+    // pointer.
+    const json leaves = s.flatten();
+    for (const auto& item : leaves.items()) {
+      const std::string& leaf = item.key();
+      INFO(leaf);
+      CHECK(
+          std::any_of(pointers.begin(), pointers.end(), [&](const std::string& p) { return leaf == p || kb::starts_with(leaf, p + "/"); }));
+    }
+  }
+  // An index past the ones named keeps the positions before it, as nulls;
+  // no pointer into the answer or the text, and neither is written.
+  const std::string question = "peft qwen3 1 gpu\n";
+  const json whole = json::parse(kbtest::run(KBQ_PATH, {"--batch"}, question).out);
+  REQUIRE(whole["answer"]["results"].size() >= 3);
+  const auto third = kbtest::run(KBQ_PATH, {"--batch", "--select", "/answer/results/2/recipe,/exit"}, question);
+  REQUIRE(third.exit_code == 0);
+  const json recipe = whole["answer"]["results"][2]["recipe"];
+  CHECK(json::parse(third.out) == json{{"answer", {{"results", {nullptr, nullptr, {{"recipe", recipe}}}}}}, {"exit", 0}});
+  const auto bare = kbtest::run(KBQ_PATH, {"--batch", "--select", "/question,/exit"}, question);
+  CHECK(bare.out == "{\"exit\":0,\"question\":\"peft qwen3 1 gpu\"}\n");
 }

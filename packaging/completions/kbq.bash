@@ -25,7 +25,7 @@ _kbq() {
     --hardware) mapfile -t COMPREPLY < <(compgen -W "$(__kbq_words gpus)" -- "$cur"); return ;;
     --kind) mapfile -t COMPREPLY < <(compgen -W "$(__kbq_words kinds)" -- "$cur"); return ;;
     --kb) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
-    --limit | -n | --gpus | --completion-words) return ;;
+    --limit | -n | --gpus | --select | --completion-words) return ;;
   esac
   # The subcommand of the line, if any (the first word that is one).
   local subs sub="" i

@@ -21,6 +21,7 @@ complete -c kbq -l gpus -x -d "world size"
 complete -c kbq -s e -l explain -d "why each recipe is placed where it is"
 complete -c kbq -l version -d "versions of kbq and its knowledge base"
 complete -c kbq -l batch -d "one JSON Lines record per line of standard input"
+complete -c kbq -l select -x -d "--batch: only these parts of each record (JSON Pointers)"
 complete -c kbq -l history -d "older releases' rows too (perf)"
 
 complete -c kbc -f

@@ -219,16 +219,18 @@ struct AnswerJson {
     return j;
   }
 
-  static json answer_json(const Answer& a) {
+  // With `results`, the first that many results only (a --select that
+  // reads no further).
+  static json answer_json(const Answer& a, std::size_t results = SIZE_MAX) {
     json j = json::object();
     j["schema_version"] = kAnswerSchemaVersion;
     j["verdict"] = str(to_string(a.verdict));
     j["query"] = {{"text", a.query}, {"canonical", a.canonical}, {"lang", a.lang}};
     j["warnings"] = a.warnings;
     j["headline"] = a.headline.empty() ? json(nullptr) : json(a.headline);
-    json results = json::array();
-    for (const auto& r : a.results) results.push_back(result_json(r));
-    j["results"] = results;
+    json shown = json::array();
+    for (std::size_t i = 0; i < a.results.size() && i < results; ++i) shown.push_back(result_json(a.results[i]));
+    j["results"] = shown;
     j["min_gpus"] = a.min_gpus > 0 ? json(a.min_gpus) : json(nullptr);
     json alts = json::array();
     for (const auto& x : a.alternatives)
@@ -791,22 +793,126 @@ J error_json(const Error& e) {
 
 }  // namespace
 
-std::string render_batch_record(const std::string& question, const std::variant<Answer, Error>& res, const Labels& labels,
-                                RenderOptions ro) {
+namespace {
+
+// An array index as RFC 6901 writes it: digits, no leading zero (and few
+// enough to be a size).
+bool is_array_index(std::string_view t) {
+  return !t.empty() && t.size() <= 18 && (t.size() == 1 || t.front() != '0') &&
+         std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+bool BatchSelect::reaches(std::string_view key) const {
+  return std::any_of(paths.begin(), paths.end(), [&](const auto& p) { return p.empty() || p.front() == key; });
+}
+
+std::size_t BatchSelect::results_read() const {
+  std::size_t n = 0;
+  for (const auto& p : paths) {
+    if (p.size() < 3) {
+      if (p.empty() || (p[0] == "answer" && (p.size() == 1 || p[1] == "results"))) return SIZE_MAX;
+    } else if (p[0] == "answer" && p[1] == "results" && is_array_index(p[2])) {
+      n = std::max<std::size_t>(n, std::stoull(p[2]) + 1);
+    }
+  }
+  return n;
+}
+
+std::variant<BatchSelect, Error> parse_select(const std::vector<std::string>& pointers) {
+  BatchSelect s;
+  for (const auto& text : pointers) {
+    try {
+      // nlohmann's parser unescapes the tokens (~1 is /, ~0 is ~).
+      auto ptr = nlohmann::json::json_pointer(text);
+      std::vector<std::string> tokens;
+      for (; !ptr.empty(); ptr.pop_back()) tokens.push_back(ptr.back());
+      std::reverse(tokens.begin(), tokens.end());
+      s.paths.push_back(std::move(tokens));
+    } catch (const nlohmann::json::parse_error& e) {
+      // The parser's two refusals (its ids 107 and 108), in our words.
+      return Error{"--select: '" + kb::first_code_points(kb::escape_controls(text), 60) +
+                       "' is not a JSON Pointer: " + (e.id == 107 ? "it must start with '/'" : "'~' must be followed by 0 or 1"),
+                   "write each part as /key or /index, e.g. --select /question,/answer/results/0/command (RFC 6901; "
+                   "~1 stands for / and ~0 for ~ in a key)"};
+    }
+  }
+  return s;
+}
+
+namespace {
+
+// The value at `path` in `from`, or nullptr when the record lacks it.
+const nlohmann::json* find_path(const nlohmann::json& from, const std::vector<std::string>& path) {
+  const nlohmann::json* at = &from;
+  for (const auto& t : path) {
+    if (at->is_object()) {
+      const auto it = at->find(t);
+      if (it == at->end()) return nullptr;
+      at = &*it;
+    } else if (at->is_array()) {
+      if (!is_array_index(t)) return nullptr;
+      const auto i = std::stoull(t);
+      if (i >= at->size()) return nullptr;
+      at = &(*at)[i];
+    } else {
+      return nullptr;
+    }
+  }
+  return at;
+}
+
+// The record with only what `select` names, on the paths that lead there:
+// objects keep the keys named, arrays the positions (null where a position
+// before a named one is not named), so that every pointer reads the same
+// value in the selection as in the whole record.
+nlohmann::json select_parts(const nlohmann::json& rec, const BatchSelect& select) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& path : select.paths) {
+    const nlohmann::json* value = find_path(rec, path);
+    if (!value) continue;  // a part this record lacks: an error record has no text, an empty answer no results/0
+    const nlohmann::json* from = &rec;
+    nlohmann::json* to = &out;
+    for (const auto& t : path) {
+      if (from->is_object()) {
+        if (!to->is_object()) *to = nlohmann::json::object();
+        from = &(*from)[t];
+        to = &(*to)[t];
+      } else {
+        const auto i = std::stoull(t);
+        if (!to->is_array()) *to = nlohmann::json::array();
+        from = &(*from)[i];
+        to = &(*to)[i];  // grows the array with nulls up to i
+      }
+    }
+    *to = *value;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_batch_record(const std::string& question, const std::variant<Answer, Error>& res, const Labels& labels, RenderOptions ro,
+                                const BatchSelect* select) {
   nlohmann::json rec;
   rec["question"] = question;
   ro.color = false;
+  // Without --select the whole record; with it, only the parts it names are
+  // built (no text answer is rendered when no pointer reads it).
+  const bool answer = !select || select->reaches("answer");
+  const bool text = !select || select->reaches("text");
   if (const auto* err = std::get_if<Error>(&res)) {
     rec["exit"] = kb::kExitError;
-    rec["answer"] = error_json<nlohmann::json>(*err);
-    return rec.dump();
+    if (answer) rec["answer"] = error_json<nlohmann::json>(*err);
+  } else {
+    const Answer& a = std::get<Answer>(res);
+    rec["exit"] = a.verdict == Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
+    if (answer) rec["answer"] = AnswerJson<nlohmann::json>::answer_json(a, select ? select->results_read() : SIZE_MAX);
+    ro.format = Format::Text;
+    if (text) rec["text"] = render(a, labels, ro);
   }
-  const Answer& a = std::get<Answer>(res);
-  rec["exit"] = a.verdict == Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
-  rec["answer"] = AnswerJson<nlohmann::json>::answer_json(a);
-  ro.format = Format::Text;
-  rec["text"] = render(a, labels, ro);
-  return rec.dump();
+  return (select ? select_parts(rec, *select) : rec).dump();
 }
 
 std::string render_error(const Error& e, const std::string& question, const RenderOptions& o) {
