@@ -19,6 +19,14 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 
 
+# The parts of a kbq --batch record the finder reads (trim below), as
+# kbq --select's JSON Pointers: kbq writes only these, a tenth of a record.
+TOP = "/answer/results/0/"
+SELECT = ["/question", "/exit", "/text", "/answer/error", "/answer/verdict", "/answer/no_match", "/answer/min_gpus",
+          "/answer/warnings", "/answer/alternatives"] + [TOP + k for k in (
+              "recipe", "model", "mode", "layout", "memory/per_gpu_gib", "command", "caveats", "throughput")]
+
+
 def trim(rec, pages=None, lang="en"):
     """What the finder shows of one kbq --batch record: kbq's own fields, and
     the link to the recipe's page (relative to the finder's page) when the
@@ -32,7 +40,7 @@ def trim(rec, pages=None, lang="en"):
     out["no_match"] = a.get("no_match")
     out["min_gpus"] = a.get("min_gpus")
     out["warnings"] = a.get("warnings", [])
-    if a["results"]:
+    if a.get("results"):
         top = a["results"][0]
         lay = top["layout"]
         out["recipe"] = top["recipe"]
@@ -41,7 +49,7 @@ def trim(rec, pages=None, lang="en"):
         if pages is not None and top["recipe"] in pages:
             out["page"] = "recipes/" + top["recipe"] + ("" if lang == "en" else "." + lang) + ".html"
         out["layout"] = {k: lay[k] for k in ("gpus", "nodes", "hardware", "tp", "pp", "cp", "ep", "dp")}
-        out["memory_gib"] = top["memory"].get("per_gpu_gib")
+        out["memory_gib"] = top.get("memory", {}).get("per_gpu_gib")
         out["command"] = top["command"]
         out["caveats"] = top.get("caveats", [])
         # The throughput of the layout (docs/throughput.md), as kbq answers it.
@@ -90,7 +98,7 @@ def questions(index):
 
 
 def batch(kbq, lang, qs):
-    p = subprocess.run([kbq, "--batch", "--lang", lang], input="".join(q + "\n" for q in qs),
+    p = subprocess.run([kbq, "--batch", "--lang", lang, "--select", ",".join(SELECT)], input="".join(q + "\n" for q in qs),
                        capture_output=True, text=True, check=True)
     return [json.loads(line) for line in p.stdout.splitlines()]
 
