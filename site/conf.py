@@ -9,6 +9,12 @@ import os
 import pathlib
 import re
 
+import sphinx
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.environment.adapters.toctree import TocTree
+from sphinx.util import url_re
+
 project = "Megatron Bridge recipes"
 author = "kbq"
 # Megatron Bridge's docs/conf.py loads myst_parser, sphinx_copybutton and
@@ -162,6 +168,106 @@ def _switcher(app, pagename, templatename, context, doctree):
     context["kbq_copied"] = _UI.get(_lang, {}).get("theme.copied", "")
 
 
+# The sidebar's navigation: furo asks every page for the whole site's toctree
+# (collapse=False, titles_only=True, maxdepth=-1, includehidden=True), and
+# Sphinx resolves it again for each page, deep-copying the table of contents
+# of every page: some 40% of a language's build, for a tree that differs
+# from page to page only in the marks of the current page and in the
+# relative links. The tree is resolved once per build, its references left as
+# docnames; each page copies it and does what Sphinx 5.3's
+# TocTree.resolve/get_toctree_for do last: mark the page's entries, merge
+# the root's toctrees, make the links relative. Any other call, another
+# Sphinx, and any surprise, go to Sphinx's own toctree.
+_FURO_NAV = {"collapse": False, "titles_only": True, "maxdepth": -1, "includehidden": True}
+_nav_trees = []
+
+
+class _DocnameLinks:
+    """The HTML builder, except that get_relative_uri returns the target
+    docname: the resolved tree keeps its references as docnames."""
+
+    def __init__(self, builder):
+        self._builder = builder
+
+    def __getattr__(self, name):
+        return getattr(self._builder, name)
+
+    def get_relative_uri(self, from_, to, typ=None):
+        return to
+
+
+def _resolve_nav(app):
+    """The root document's toctrees resolved as furo asks, for no page
+    (nothing marked current), references as docnames (url_re tells an
+    external link, left as is by Sphinx, from a page's)."""
+    trees = []
+    for node in app.env.get_doctree(app.config.root_doc).findall(addnodes.toctree):
+        tree = TocTree(app.env).resolve("\0", _DocnameLinks(app.builder), node, prune=True, maxdepth=-1,
+                                        titles_only=True, collapse=False, includehidden=True)
+        if tree:
+            for ref in tree.findall(nodes.reference):
+                # Sphinx made it docname + anchorname.
+                uri, anchor = ref["refuri"], ref["anchorname"]
+                if not url_re.match(uri) and anchor:
+                    if not uri.endswith(anchor):
+                        raise ValueError(uri)
+                    ref["refuri"] = uri[: -len(anchor)]
+            trees.append(tree)
+    return trees
+
+
+def _mark_current(node, docname):
+    """The marks of Sphinx 5.3's _toctree_add_classes (TocTree.resolve) on
+    a tree that has its toctree-l<n> classes: class current on the branch
+    of each entry of `docname`, iscurrent on its items, same traversal."""
+    for sub in node.children:
+        if isinstance(sub, (addnodes.compact_paragraph, nodes.list_item, nodes.bullet_list)):
+            _mark_current(sub, docname)
+        elif isinstance(sub, nodes.reference) and sub["refuri"] == docname:
+            if not sub["anchorname"]:
+                branch = sub
+                while branch:
+                    branch["classes"].append("current")
+                    branch = branch.parent
+            if sub.parent.parent.get("iscurrent"):
+                return
+            while sub:
+                sub["iscurrent"] = True
+                sub = sub.parent
+
+
+def _nav_toctree(app, pagename, templatename, context, doctree):
+    """Before furo's handler (priority 400 < 500): the page's toctree
+    function answers furo's call from the tree resolved once."""
+    if "toctree" not in context:
+        return
+    sphinx_toctree = context["toctree"]
+
+    def toctree(**kwargs):
+        if kwargs != _FURO_NAV or sphinx.version_info[:2] != (5, 3):
+            return sphinx_toctree(**kwargs)
+        try:
+            if not _nav_trees:
+                _nav_trees.append([])  # a failure is not retried on every page
+                _nav_trees[0] = _resolve_nav(app)
+            trees = [t.deepcopy() for t in _nav_trees[0]]
+            if not trees:
+                return sphinx_toctree(**kwargs)
+            for tree in trees:
+                _mark_current(tree, pagename)
+            for tree in trees[1:]:
+                trees[0].extend(tree.children)
+            for ref in trees[0].findall(nodes.reference):
+                if not url_re.match(ref["refuri"]):
+                    ref["refuri"] = app.builder.get_relative_uri(pagename, ref["refuri"]) + ref["anchorname"]
+            return app.builder.render_partial(trees[0])["fragment"]
+        except Exception:
+            return sphinx_toctree(**kwargs)
+
+    context["toctree"] = toctree
+
+
 def setup(app):
     _split_identifiers()
     app.connect("html-page-context", _switcher)
+    app.connect("html-page-context", _nav_toctree, priority=400)
