@@ -791,57 +791,12 @@ J error_json(const Error& e) {
   return j;
 }
 
-}  // namespace
-
-namespace {
-
 // An array index as RFC 6901 writes it: digits, no leading zero (and few
 // enough to be a size).
 bool is_array_index(std::string_view t) {
   return !t.empty() && t.size() <= 18 && (t.size() == 1 || t.front() != '0') &&
          std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
-
-}  // namespace
-
-bool BatchSelect::reaches(std::string_view key) const {
-  return std::any_of(paths.begin(), paths.end(), [&](const auto& p) { return p.empty() || p.front() == key; });
-}
-
-std::size_t BatchSelect::results_read() const {
-  std::size_t n = 0;
-  for (const auto& p : paths) {
-    if (p.size() < 3) {
-      if (p.empty() || (p[0] == "answer" && (p.size() == 1 || p[1] == "results"))) return SIZE_MAX;
-    } else if (p[0] == "answer" && p[1] == "results" && is_array_index(p[2])) {
-      n = std::max<std::size_t>(n, std::stoull(p[2]) + 1);
-    }
-  }
-  return n;
-}
-
-std::variant<BatchSelect, Error> parse_select(const std::vector<std::string>& pointers) {
-  BatchSelect s;
-  for (const auto& text : pointers) {
-    try {
-      // nlohmann's parser unescapes the tokens (~1 is /, ~0 is ~).
-      auto ptr = nlohmann::json::json_pointer(text);
-      std::vector<std::string> tokens;
-      for (; !ptr.empty(); ptr.pop_back()) tokens.push_back(ptr.back());
-      std::reverse(tokens.begin(), tokens.end());
-      s.paths.push_back(std::move(tokens));
-    } catch (const nlohmann::json::parse_error& e) {
-      // The parser's two refusals (its ids 107 and 108), in our words.
-      return Error{"--select: '" + kb::first_code_points(kb::escape_controls(text), 60) +
-                       "' is not a JSON Pointer: " + (e.id == 107 ? "it must start with '/'" : "'~' must be followed by 0 or 1"),
-                   "write each part as /key or /index, e.g. --select /question,/answer/results/0/command (RFC 6901; "
-                   "~1 stands for / and ~0 for ~ in a key)"};
-    }
-  }
-  return s;
-}
-
-namespace {
 
 // The value at `path` in `from`, or nullptr when the record lacks it.
 const nlohmann::json* find_path(const nlohmann::json& from, const std::vector<std::string>& path) {
@@ -892,6 +847,43 @@ nlohmann::json select_parts(const nlohmann::json& rec, const BatchSelect& select
 }
 
 }  // namespace
+
+bool BatchSelect::reaches(std::string_view key) const {
+  return std::any_of(paths.begin(), paths.end(), [&](const auto& p) { return p.empty() || p.front() == key; });
+}
+
+std::size_t BatchSelect::results_read() const {
+  std::size_t n = 0;
+  for (const auto& p : paths) {
+    if (p.size() < 3) {
+      if (p.empty() || (p[0] == "answer" && (p.size() == 1 || p[1] == "results"))) return SIZE_MAX;
+    } else if (p[0] == "answer" && p[1] == "results" && is_array_index(p[2])) {
+      n = std::max<std::size_t>(n, std::stoull(p[2]) + 1);
+    }
+  }
+  return n;
+}
+
+std::variant<BatchSelect, Error> parse_select(const std::vector<std::string>& pointers) {
+  BatchSelect s;
+  for (const auto& text : pointers) {
+    try {
+      // nlohmann's parser unescapes the tokens (~1 is /, ~0 is ~).
+      auto ptr = nlohmann::json::json_pointer(text);
+      std::vector<std::string> tokens;
+      for (; !ptr.empty(); ptr.pop_back()) tokens.push_back(ptr.back());
+      std::reverse(tokens.begin(), tokens.end());
+      s.paths.push_back(std::move(tokens));
+    } catch (const nlohmann::json::parse_error& e) {
+      // The parser's two refusals (its ids 107 and 108), in our words.
+      return Error{"--select: '" + kb::first_code_points(kb::escape_controls(text), 60) +
+                       "' is not a JSON Pointer: " + (e.id == 107 ? "it must start with '/'" : "'~' must be followed by 0 or 1"),
+                   "write each part as /key or /index, e.g. --select /question,/answer/results/0/command (RFC 6901; "
+                   "~1 stands for / and ~0 for ~ in a key)"};
+    }
+  }
+  return s;
+}
 
 std::string render_batch_record(const std::string& question, const std::variant<Answer, Error>& res, const Labels& labels, RenderOptions ro,
                                 const BatchSelect* select) {
