@@ -95,7 +95,7 @@ std::string render(const RecipeList& l, const Labels& labels, const RenderOption
     j["count"] = l.recipes.size();
     json rs = json::array();
     for (const auto& r : l.recipes) rs.push_back(recipe_json(r));
-    j["recipes"] = rs;
+    j["recipes"] = std::move(rs);
     return j.dump(2) + "\n";
   }
   if (l.recipes.empty()) return labels("list.none") + "\n";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "base/markdown.hpp"
 #include "base/text.hpp"
@@ -136,7 +137,7 @@ std::string render(const PerfListing& p, const Labels& lb, const RenderOptions& 
     j["model_key"] = p.model_key;
     j["model"] = p.model;
     j["history"] = p.history;
-    j["rows"] = rows;
+    j["rows"] = std::move(rows);
     return j.dump(2) + "\n";
   }
   const std::string name = p.model.empty() ? p.model_key : p.model + " (" + p.model_key + ")";

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <utility>
 #include <variant>
 
 #include "base/diag.hpp"
@@ -96,7 +97,7 @@ struct AnswerJson {
     j["rank"] = r.score;
     json parts = json::array();
     for (const auto& p : r.parts) parts.push_back({{"name", p.name}, {"points", p.points}, {"why", p.why}});
-    j["score_parts"] = parts;
+    j["score_parts"] = std::move(parts);
     j["facts"] = {{"target", rc.target},
                   {"commit", rc.commit},
                   {"tp", opt_json(rc.tp)},
@@ -155,15 +156,18 @@ struct AnswerJson {
         for (long long i = 0; i < N.nodes; ++i) {
           json env = json::object();
           for (const auto& v : N.variables) env[v.name] = v.role == "node_rank" ? json(std::to_string(i)) : json(nullptr);
-          nodes.push_back({{"node_rank", i}, {"env", env}});
+          nodes.push_back({{"node_rank", i}, {"env", std::move(env)}});
         }
-      j["launch"] = {
-          {"nodes", N.nodes}, {"nproc_per_node", N.nproc_per_node}, {"ranks", N.ranks}, {"variables", vars}, {"per_node", nodes}};
+      j["launch"] = {{"nodes", N.nodes},
+                     {"nproc_per_node", N.nproc_per_node},
+                     {"ranks", N.ranks},
+                     {"variables", std::move(vars)},
+                     {"per_node", std::move(nodes)}};
     }
     json before = json::array();
     for (const auto& b : r.before_run)
       before.push_back({{"what", b.what}, {"text", b.text}, {"command", b.command}, {"argv", argv_json(b.command)}, {"source", b.source}});
-    j["before_run"] = before;
+    j["before_run"] = std::move(before);
     json ov = json::array();
     for (const auto& o : r.overrides)
       ov.push_back({{"key", o.key},
@@ -173,7 +177,7 @@ struct AnswerJson {
                     {"impact", str(to_string(o.impact))},
                     {"sentence", o.sentence},
                     {"source", {{"file", o.source.file}, {"line", o.source.line}}}});
-    j["overrides"] = ov;
+    j["overrides"] = std::move(ov);
     json rules = json::array();
     for (const auto& v : r.rules) {
       // The verdict's numbers by name: what a program reads instead of the words.
@@ -182,14 +186,14 @@ struct AnswerJson {
       rules.push_back({{"id", v.id},
                        {"enforces", v.enforces.empty() ? json(nullptr) : json(v.enforces)},
                        {"status", str(to_string(v.status))},
-                       {"numbers", numbers},
+                       {"numbers", std::move(numbers)},
                        {"detail", v.detail},
                        {"rule", prose_json(v.rule)}});
     }
-    j["rules"] = rules;
+    j["rules"] = std::move(rules);
     json pit = json::array();
     for (const auto& p : r.pitfalls) pit.push_back(prose_json(p));
-    j["pitfalls"] = pit;
+    j["pitfalls"] = std::move(pit);
     j["caveats"] = r.caveats;
     j["notes"] = r.notes;
     j["min_gpus"] = r.min_gpus > 0 ? json(r.min_gpus) : json(nullptr);
@@ -209,13 +213,13 @@ struct AnswerJson {
           {"bubble_pct", T.bubble_pct},
           {"how", T.how},
           {"source", T.sources.empty() ? json(nullptr) : json(T.sources.front().file + ":" + std::to_string(T.sources.front().line))},
-          {"sources", tsrc}};
+          {"sources", std::move(tsrc)}};
       j["time_to_train"] =
           r.time_to_train ? json{{"tokens", r.time_to_train->tokens}, {"seconds", r.time_to_train->seconds}} : json(nullptr);
     }
     json src = json::array();
     for (const auto& s : r.sources) src.push_back({{"file", s.file}, {"line", s.line}, {"revision", s.revision}, {"what", s.what}});
-    j["sources"] = src;
+    j["sources"] = std::move(src);
     return j;
   }
 
@@ -230,7 +234,7 @@ struct AnswerJson {
     j["headline"] = a.headline.empty() ? json(nullptr) : json(a.headline);
     json shown = json::array();
     for (std::size_t i = 0; i < a.results.size() && i < results; ++i) shown.push_back(result_json(a.results[i]));
-    j["results"] = shown;
+    j["results"] = std::move(shown);
     j["min_gpus"] = a.min_gpus > 0 ? json(a.min_gpus) : json(nullptr);
     json alts = json::array();
     for (const auto& x : a.alternatives)
@@ -241,7 +245,7 @@ struct AnswerJson {
                       {"why", x.why},
                       {"command", x.command},
                       {"argv", x.command.empty() ? json(nullptr) : argv_json(x.command)}});
-    j["alternatives"] = alts;
+    j["alternatives"] = std::move(alts);
     j["no_match"] = a.no_match.empty() ? json(nullptr) : json(a.no_match);
     return j;
   }
@@ -721,7 +725,7 @@ std::string render(const Listing& l, const Labels& /*labels*/, const RenderOptio
     j["schema_version"] = kAnswerSchemaVersion;
     j["kind"] = l.kind;
     j["lang"] = l.lang;
-    j["items"] = items;
+    j["items"] = std::move(items);
     return j.dump(2) + "\n";
   }
   std::string out;
@@ -904,7 +908,10 @@ std::string render_batch_record(const std::string& question, const std::variant<
     ro.format = Format::Text;
     if (text) rec["text"] = render(a, labels, ro);
   }
-  return (select ? select_parts(rec, *select) : rec).dump();
+  // Not one `select ? select_parts(...) : rec` expression: its lvalue arm
+  // would copy the whole record before dumping it.
+  if (select) return select_parts(rec, *select).dump();
+  return rec.dump();
 }
 
 std::string render_error(const Error& e, const std::string& question, const RenderOptions& o) {
