@@ -91,6 +91,7 @@
 #include <vector>
 
 #include "base/escape.hpp"
+#include "base/invisible.hpp"
 #include "base/kb_schema.hpp"
 #include "base/limits.hpp"
 #include "base/sqlite.hpp"
@@ -886,6 +887,36 @@ TEST_CASE("hostile: invisible characters are Unicode's class, escaped in text an
   // JSON: \u escapes of UTF-16 code units, a surrogate pair past U+FFFF.
   CHECK(kb::escape_json_controls("\"a\u2029b\U000E0041\"") == "\"a\\u2029b\\udb40\\udc41\"");
   CHECK(kb::find_control("zero\u200Bwidth") == std::optional<size_t>(4));
+}
+
+TEST_CASE("hostile: every control is found at every offset of printable text, and is_control is the table's class", "[hostile]") {
+  // base/escape.cpp tests printable ASCII eight bytes at a time and the
+  // Basic Multilingual Plane through a bit set: each control, at each
+  // offset of a word, after ASCII or after CJK text, is still escaped.
+  const std::string ascii(40, 'x');
+  for (const std::string& prefix : {std::string(), std::string("\xE6\x97\xA5\xE6\x9C\xAC")}) {
+    std::vector<std::pair<std::string, std::string>> controls;  // the raw character, its JSON escape
+    for (int b = 0; b < 0x20; ++b)
+      if (b != '\t' && b != '\n') controls.emplace_back(std::string(1, static_cast<char>(b)), "");
+    controls.emplace_back("\x7f", "\\u007f");
+    controls.emplace_back("\xc2\x85", "\\u0085");
+    controls.emplace_back("\xe2\x80\x8b", "\\u200b");
+    controls.emplace_back("\xef\xbb\xbf", "\\ufeff");
+    for (const auto& [raw, json] : controls)
+      for (std::size_t at = 0; at <= 17; ++at) {
+        const std::string text = prefix + ascii.substr(0, at) + raw + ascii.substr(at);
+        INFO("control " << kb::escape_controls(raw) << " at " << at);
+        CHECK(kb::escape_controls(text) != text);
+        if (!json.empty()) CHECK(kb::escape_json_controls(text) == prefix + ascii.substr(0, at) + json + ascii.substr(at));
+      }
+    CHECK(kb::escape_json_controls(prefix + ascii) == prefix + ascii);
+  }
+  // The whole code space against the ranges the class is generated as.
+  for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) {
+    bool in_table = (cp < 0x20 && cp != '\t' && cp != '\n') || (cp >= 0x7F && cp <= 0x9F);
+    for (const auto& [lo, hi] : kb::kInvisibleRanges) in_table = in_table || (cp >= lo && cp <= hi);
+    if (kb::is_control(cp) != in_table) FAIL("is_control(U+" << std::hex << static_cast<unsigned>(cp) << ") != the table's class");
+  }
 }
 
 TEST_CASE("hostile: a statement past its budget is stopped with a clear error", "[hostile]") {
