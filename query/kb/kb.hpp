@@ -56,8 +56,8 @@ class Kb {
   const std::vector<DriftRow>& drift(const std::string& subject);
   // Document rows naming a recipe the code does not export.
   std::vector<DocRecipe> doc_recipe(const std::string& name);
-  // The quick-reference rows with the recipes they name resolved.
-  std::vector<QuickRefRow> quick_ref_rows();
+  // The quick-reference rows with the recipes they name resolved (read once).
+  const std::vector<QuickRefRow>& quick_ref_rows();
   // The code's config keys (kbq check's override validation; read once).
   const CodeConfigKeys& code_config_keys();
   // The names a str value of config key `key` may take, with the precision
@@ -106,6 +106,7 @@ class Kb {
   std::map<std::string, std::optional<Model>> models_;
   std::map<std::string, std::vector<DriftRow>> drift_;
   std::optional<CodeConfigKeys> code_keys_;
+  std::optional<std::vector<QuickRefRow>> quick_ref_;
   std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;
   std::map<std::string, CitedTexts> cited_texts_;  // by language
   std::unique_ptr<perf::PerfTables> perf_;

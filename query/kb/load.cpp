@@ -227,8 +227,9 @@ const Labels& Kb::labels(const std::string& lang) {
   return labels_.emplace(lang, Labels(lang, std::vector<std::pair<std::string, std::string>>(texts.begin(), texts.end()))).first->second;
 }
 
-std::vector<QuickRefRow> Kb::quick_ref_rows() {
-  std::vector<QuickRefRow> out;
+const std::vector<QuickRefRow>& Kb::quick_ref_rows() {
+  if (quick_ref_) return *quick_ref_;
+  std::vector<QuickRefRow> out;  // kept only once whole: a bad row throws and leaves nothing half read
   kb::Stmt st(db_, "SELECT row, mode, scale, intents, recipes, gpus, single_gpu_count FROM quick_ref_picks ORDER BY ordinal");
   while (st.step()) {
     QuickRefRow row{st.text(0),
@@ -248,7 +249,7 @@ std::vector<QuickRefRow> Kb::quick_ref_rows() {
         pick.model_key = r->model_key;
         pick.mode = r->mode;
       }
-  return out;
+  return quick_ref_.emplace(std::move(out));
 }
 
 namespace {
