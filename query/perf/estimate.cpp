@@ -2,10 +2,13 @@
 #include "query/perf/estimate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <set>
+#include <string_view>
 
 #include "base/kinds.hpp"
 
@@ -15,8 +18,20 @@ namespace {
 
 std::string platform(const std::string& gpu, const std::string& precision) { return gpu + "/" + precision; }
 
+// The estimator asks for a peak per measurement it weighs (tens of
+// thousands per --batch of the finder): the key is put together on the
+// stack, not in a new string each time.
 double peak_of(const Params& p, const std::string& gpu, const std::string& precision) {
-  auto it = p.peak.find(platform(gpu, precision));
+  std::array<char, 64> key{};
+  const std::size_t n = gpu.size() + 1 + precision.size();
+  if (n > key.size()) {
+    auto it = p.peak.find(platform(gpu, precision));
+    return it == p.peak.end() ? 0 : it->second;
+  }
+  std::copy(gpu.begin(), gpu.end(), key.begin());
+  key[gpu.size()] = '/';
+  std::copy(precision.begin(), precision.end(), key.begin() + static_cast<std::ptrdiff_t>(gpu.size() + 1));
+  auto it = p.peak.find(std::string_view(key.data(), n));
   return it == p.peak.end() ? 0 : it->second;
 }
 
@@ -34,6 +49,7 @@ double log_mfu(const Measurement& m, const Params& p) {
   return std::log(m.tokens * m.flops / 1e12 / peak * (1 + bubble_of(m)));
 }
 
+// (Its peak lookup is the dearest test: callers filter on cheaper fields first.)
 bool can_source(const Measurement& m, const Params& p) {
   return m.usable && m.flops > 0 && m.tokens > 0 && peak_of(p, m.gpu, m.precision) > 0;
 }
@@ -378,7 +394,7 @@ Estimate estimate(const Target& t, const std::vector<Measurement>& ms, const Pla
     e.none = NoneReason::NoPeak;
     return e;
   }
-  const bool gpu_measured = std::any_of(ms.begin(), ms.end(), [&](const Measurement& m) { return can_source(m, p) && m.gpu == t.gpu; });
+  const bool gpu_measured = std::any_of(ms.begin(), ms.end(), [&](const Measurement& m) { return m.gpu == t.gpu && can_source(m, p); });
   if (!gpu_measured) {
     e.none = NoneReason::NoMeasurement;
     return e;
@@ -396,7 +412,7 @@ Estimate estimate(const Target& t, const std::vector<Measurement>& ms, const Pla
   const Measurement* best = nullptr;
   double best_d = std::numeric_limits<double>::infinity();
   for (const auto& m : ms) {
-    if (!can_source(m, p) || m.model_key != t.model_key || m.task != t.task) continue;
+    if (m.model_key != t.model_key || m.task != t.task || !can_source(m, p)) continue;
     const double d = distance(m, t, release, p) + (m.variant != t.variant ? p.w_seq : 0);
     if (d < best_d) {
       best_d = d;
@@ -415,8 +431,8 @@ Estimate estimate(const Target& t, const std::vector<Measurement>& ms, const Pla
   // 3. Other models of the same architecture class and task: the nearest row of each, the nearest models averaged.
   std::map<std::string, std::pair<double, const Measurement*>> per_model;
   for (const auto& m : ms) {
-    if (!can_source(m, p) || m.model_key == t.model_key || !task_fits(m.task, t.task) || m.arch_class != t.arch_class ||
-        t.arch_class.empty())
+    if (t.arch_class.empty() || m.arch_class != t.arch_class || m.model_key == t.model_key || !task_fits(m.task, t.task) ||
+        !can_source(m, p))
       continue;
     const double d = distance(m, t, release, p) + p.w_flops * std::fabs(std::log(m.flops / t.flops));
     auto it = per_model.find(m.model_key);

@@ -73,7 +73,7 @@ struct Target {
 // The estimator's constants (data/perf-params.tsv) and the platforms' peaks
 // (data/gpu-peaks.tsv through the precision classes of data/perf-vocab.tsv).
 struct Params {
-  std::map<std::string, double> peak;                        // "gpu/precision" → dense TFLOP/s (precision as the rows spell it)
+  std::map<std::string, double, std::less<>> peak;           // "gpu/precision" → dense TFLOP/s (precision as the rows spell it)
   std::map<std::string, long long> nvlink_domain;            // gpu → GPUs per NVLink domain (data/gpus.tsv)
   std::string reference_platform;                            // "gpu/precision" whose factor is 1
   double w_gpu = 0, w_gpu_fabric = 0, w_gpu_generation = 0;  // distance: another GPU type, across NVLink fabric kinds, across generations
