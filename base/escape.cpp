@@ -58,6 +58,18 @@ void append_escape(std::string& out, const char* format, unsigned value) {
   out += buf;
 }
 
+// The invisible code points of the Basic Multilingual Plane as a bit set,
+// built from the table at compile time: a code point there (all CJK text)
+// is one lookup, not a search.
+constexpr char32_t kBmpEnd = 0x10000;
+constexpr auto kBmpInvisible = [] {
+  std::array<std::uint64_t, kBmpEnd / 64> bits{};
+  for (const auto& [lo, hi] : kInvisibleRanges)
+    for (char32_t cp = lo; cp <= hi && cp < kBmpEnd; ++cp) bits[cp / 64] |= std::uint64_t{1} << (cp % 64);
+  return bits;
+}();
+bool bmp_invisible(char32_t cp) { return (kBmpInvisible[cp / 64] >> (cp % 64)) & 1U; }
+
 // Are the 8 bytes at p all printable ASCII (0x20 to 0x7E)? Most of a JSON
 // record or a text answer is, and a word is tested at once: a byte < 0x20
 // borrows in the subtraction (exact when no byte is below it), 0x7F is a
@@ -86,6 +98,16 @@ bool clean(std::string_view s, EscapeNewlines nl) {
       ++i;
       continue;
     }
+    // A valid three-byte sequence (CJK text) decoded here, not by decode().
+    if (b >= 0xE0 && b < 0xF0 && s.size() - i >= 3) {
+      const auto b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
+      const char32_t cp = (char32_t{b & 0x0Fu} << 12) | (char32_t{b1 & 0x3Fu} << 6) | char32_t{b2 & 0x3Fu};
+      if ((b1 & 0xC0) == 0x80 && (b2 & 0xC0) == 0x80 && cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF)) {
+        if (bmp_invisible(cp)) return false;
+        i += 3;
+        continue;
+      }
+    }
     const Decoded d = decode(s, i);
     if (d.len == 0 || is_control(d.cp)) return false;
     i += d.len;
@@ -93,23 +115,13 @@ bool clean(std::string_view s, EscapeNewlines nl) {
   return true;
 }
 
-// The invisible code points of the Basic Multilingual Plane as a bit set,
-// built from the table at compile time: a code point there (all CJK text)
-// is one lookup, not a search.
-constexpr char32_t kBmpEnd = 0x10000;
-constexpr auto kBmpInvisible = [] {
-  std::array<std::uint64_t, kBmpEnd / 64> bits{};
-  for (const auto& [lo, hi] : kInvisibleRanges)
-    for (char32_t cp = lo; cp <= hi && cp < kBmpEnd; ++cp) bits[cp / 64] |= std::uint64_t{1} << (cp % 64);
-  return bits;
-}();
 }  // namespace
 
 bool is_control(char32_t cp) {
   if (cp < 0x20) return cp != '\t' && cp != '\n';
   if (cp < 0x7F) return false;
   if (cp <= 0x9F) return true;  // DEL and the C1 controls
-  if (cp < kBmpEnd) return (kBmpInvisible[cp / 64] >> (cp % 64)) & 1U;
+  if (cp < kBmpEnd) return bmp_invisible(cp);
   // The last range starting at or before cp.
   auto it = std::upper_bound(kInvisibleRanges.begin(), kInvisibleRanges.end(), cp,
                              [](char32_t c, const std::pair<char32_t, char32_t>& r) { return c < r.first; });

@@ -911,6 +911,12 @@ TEST_CASE("hostile: every control is found at every offset of printable text, an
       }
     CHECK(kb::escape_json_controls(prefix + ascii) == prefix + ascii);
   }
+  // Three-byte sequences are decoded in place: a surrogate, an overlong
+  // form and a cut sequence are still invalid, each byte replaced.
+  CHECK(kb::escape_json_controls("\"a\xED\xA0\x80z\"") == "\"a\\ufffd\\ufffd\\ufffdz\"");
+  CHECK(kb::escape_json_controls("\"a\xE0\x80\x80z\"") == "\"a\\ufffd\\ufffd\\ufffdz\"");
+  CHECK(kb::escape_json_controls("\"a\xE3\x80") == "\"a\\ufffd\\ufffd");
+  CHECK(kb::escape_controls("a\xED\xA0\x80z") == "a\\xed\\xa0\\x80z");
   // The whole code space against the ranges the class is generated as.
   for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) {
     bool in_table = (cp < 0x20 && cp != '\t' && cp != '\n') || (cp >= 0x7F && cp <= 0x9F);
