@@ -321,14 +321,18 @@ const std::string* CodeConfigKeys::type_of(const std::string& key) const {
 // --- texts -----------------------------------------------------------------------------------
 
 std::optional<std::string> EntityText::part(std::string_view name) const {
-  const auto j = nlohmann::json::parse(parts, nullptr, false);
-  if (!j.is_object()) throw kb::KbValueError("entity_texts", "parts", row, "not a JSON object");
-  std::optional<std::string> out;
-  for (const auto& [k, v] : j.items()) {
-    if (!v.is_string()) throw kb::KbValueError("entity_texts", "parts", row, "part '" + k + "' is not a string");
-    if (k == name) out = v.get<std::string>();
+  if (!parsed_parts) {
+    const auto j = nlohmann::json::parse(parts, nullptr, false);
+    if (!j.is_object()) throw kb::KbValueError("entity_texts", "parts", row, "not a JSON object");
+    std::map<std::string, std::string, std::less<>> all;
+    for (const auto& [k, v] : j.items()) {
+      if (!v.is_string()) throw kb::KbValueError("entity_texts", "parts", row, "part '" + k + "' is not a string");
+      all.emplace(k, v.get<std::string>());
+    }
+    parsed_parts = std::move(all);
   }
-  return out;
+  const auto it = parsed_parts->find(name);
+  return it == parsed_parts->end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
 // --- prose -----------------------------------------------------------------------------------

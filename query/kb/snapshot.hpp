@@ -88,6 +88,9 @@ struct EntityText {
   // whole); nullopt when it has none. Throws kb::KbValueError naming
   // entity_texts.parts when `parts` is not a JSON object of strings.
   std::optional<std::string> part(std::string_view name) const;
+  // `parts` once parsed and found good (a command's text is asked for its
+  // part at every plan): filled by part(), like the Kb's own caches.
+  mutable std::optional<std::map<std::string, std::string, std::less<>>> parsed_parts;
 };
 
 // An older revision's value of an entity's field.
