@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -208,9 +209,9 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
-int display_width(char32_t cp) { return utf8proc_charwidth(static_cast<utf8proc_int32_t>(cp)); }
+namespace {
 
-BreakClass break_class(char32_t cp) {
+BreakClass break_class_of(char32_t cp) {
   switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
     case UTF8PROC_CATEGORY_PS:
     case UTF8PROC_CATEGORY_PI:
@@ -224,6 +225,30 @@ BreakClass break_class(char32_t cp) {
       return BreakClass::Other;
   }
 }
+
+// ASCII's widths and classes, asked of utf8proc once: wrapping a text
+// answer asks for both at every character.
+struct AsciiProperties {
+  std::array<int, 128> width{};
+  std::array<BreakClass, 128> breaks{};
+};
+const AsciiProperties& ascii_properties() {
+  static const AsciiProperties props = [] {
+    AsciiProperties p;
+    for (char32_t c = 0; c < 128; ++c) {
+      p.width[c] = utf8proc_charwidth(static_cast<utf8proc_int32_t>(c));
+      p.breaks[c] = break_class_of(c);
+    }
+    return p;
+  }();
+  return props;
+}
+
+}  // namespace
+
+int display_width(char32_t cp) { return cp < 128 ? ascii_properties().width[cp] : utf8proc_charwidth(static_cast<utf8proc_int32_t>(cp)); }
+
+BreakClass break_class(char32_t cp) { return cp < 128 ? ascii_properties().breaks[cp] : break_class_of(cp); }
 
 bool is_kana(char32_t cp) {
   return (cp >= 0x3040 && cp <= 0x30FF && cp != 0x30FB) || (cp >= 0x31F0 && cp <= 0x31FF) || (cp >= 0xFF66 && cp <= 0xFF9F);
