@@ -241,6 +241,11 @@ std::string escape_json_controls(std::string_view json) {
   return out;
 }
 
+std::string escape_json_controls_owned(std::string json) {
+  if (clean(json, EscapeNewlines::No)) return json;
+  return escape_json_controls(std::string_view(json));
+}
+
 std::string first_code_points(std::string_view s, std::size_t n) {
   std::size_t i = 0, count = 0;
   while (i < s.size() && count < n) {

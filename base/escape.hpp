@@ -58,6 +58,9 @@ std::string escape_controls_keeping(std::string_view text, const std::vector<std
 // other control characters inside its strings written as \u escapes too
 // (a surrogate pair past U+FFFF), which leaves the JSON value unchanged.
 std::string escape_json_controls(std::string_view json);
+// The same for a string the caller gives up: returned as it is, without a
+// copy, when nothing needs escaping (a --batch record is ~30 KB).
+std::string escape_json_controls_owned(std::string json);
 
 // A name kbq prints inside code spans and launch commands (a recipe, its
 // function, a model key, a dataset preset, a GPU key): letters, digits,

@@ -21,6 +21,8 @@
 #include <new>
 #include <set>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "base/checked.hpp"
 #include "base/diag.hpp"
@@ -76,19 +78,19 @@ class Output {
   Escaping escaping;
 
   // Writes all of `raw`, made safe, and flushes; throws WriteFailed.
-  void write(std::FILE* to, const std::string& raw) const {
+  void write(std::FILE* to, std::string raw) const {
     if (raw.empty()) return;
-    const std::string text = made_safe(raw);
+    const std::string text = made_safe(std::move(raw));
     if (std::fwrite(text.data(), 1, text.size(), to) != text.size() || std::fflush(to) != 0) throw WriteFailed{errno, to == stderr};
   }
 
  private:
-  std::string made_safe(const std::string& text) const {
+  std::string made_safe(std::string text) const {
     // kbq's own SGR sequences (query/render: bold, reset, the verdict colours).
     static const std::vector<std::string_view> kColourCodes = {"\x1b[1m", "\x1b[0m", "\x1b[31m", "\x1b[32m", "\x1b[33m"};
     switch (escaping) {
       case Escaping::Json:
-        return kb::escape_json_controls(text);
+        return kb::escape_json_controls_owned(std::move(text));
       case Escaping::Colour:
         return kb::escape_controls_keeping(text, kColourCodes);
       case Escaping::Plain:

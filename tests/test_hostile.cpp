@@ -907,9 +907,11 @@ TEST_CASE("hostile: every control is found at every offset of printable text, an
         const std::string text = prefix + ascii.substr(0, at) + raw + ascii.substr(at);
         INFO("control " << kb::escape_controls(raw) << " at " << at);
         CHECK(kb::escape_controls(text) != text);
+        CHECK(kb::escape_json_controls_owned(text) == kb::escape_json_controls(text));
         if (!json.empty()) CHECK(kb::escape_json_controls(text) == prefix + ascii.substr(0, at) + json + ascii.substr(at));
       }
     CHECK(kb::escape_json_controls(prefix + ascii) == prefix + ascii);
+    CHECK(kb::escape_json_controls_owned(prefix + ascii) == prefix + ascii);
   }
   // Three-byte sequences are decoded in place: a surrogate, an overlong
   // form and a cut sequence are still invalid, each byte replaced.
