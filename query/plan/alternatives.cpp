@@ -4,8 +4,10 @@
 // the same GPUs; a GPU with more memory on the same count; a smaller model
 // of the family, same mode, on the same GPUs.
 #include <algorithm>
-#include <map>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "query/plan/plan_int.hpp"
 
@@ -16,9 +18,12 @@ namespace {
 // One name per recipe function: the generic alias over the canonical name.
 // The alternatives are library recipes or of best's kind, and no function is
 // exported under both kinds (their modules differ).
+// Built for every answer's alternatives, so as views into the catalogs
+// (which outlive it) in a hash map: no string is copied.
 class Preferred {
  public:
   Preferred(const Catalog& library, const Catalog& same_kind, RecipeKind best_kind) {
+    name_of_.reserve(library.recipes.size() + (best_kind != RecipeKind::Library ? same_kind.recipes.size() : 0));
     add(library);
     if (best_kind != RecipeKind::Library) add(same_kind);
   }
@@ -34,7 +39,7 @@ class Preferred {
       if (!fresh && plan_int::generic_name_first(r.name, it->second)) it->second = r.name;
     }
   }
-  std::map<std::string, std::string> name_of_;  // target → preferred name
+  std::unordered_map<std::string_view, std::string_view> name_of_;  // target → preferred name
 };
 
 Alternative alternative(const Context& c, const char* kind, const char* label, const Result& res, const std::string& hardware) {

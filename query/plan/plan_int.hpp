@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/checked.hpp"
@@ -35,7 +36,7 @@ inline long long next_pow2(long long v) { return kb::next_pow2(v).value_or(kb::l
 
 // Of two exported names of one recipe function, the one an answer shows:
 // the generic alias (shorter) before the canonical name, then by bytes.
-inline bool generic_name_first(const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; }
+inline bool generic_name_first(std::string_view a, std::string_view b) { return a.size() != b.size() ? a.size() < b.size() : a < b; }
 
 // The override that records a change of the launcher's mode (LoRA to
 // DoRA): keyed by the PEFT mode's id, passed by the launcher's own flag,
