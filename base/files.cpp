@@ -162,9 +162,9 @@ namespace {
 
 // One path to remove if a signal ends the process. `used` is set after the
 // other fields are filled and cleared before they are reused, so the
-// handler never reads half a slot.
-// All zero until used (dirfd is set with the path), so the 64 slots of
-// PATH_MAX bytes lie in .bss, not in every binary's file (260 KB of .data).
+// handler never reads half a slot. A slot is all zero until used (dirfd is
+// set with the path), so the 64 slots of PATH_MAX bytes lie in .bss, not in
+// every binary's file (260 KB of .data).
 struct CleanupSlot {
   std::atomic<bool> used{false};
   int dirfd = 0;

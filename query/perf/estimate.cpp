@@ -22,16 +22,19 @@ std::string platform(const std::string& gpu, const std::string& precision) { ret
 // thousands per --batch of the finder): the key is put together on the
 // stack, not in a new string each time.
 double peak_of(const Params& p, const std::string& gpu, const std::string& precision) {
-  std::array<char, 64> key{};
-  const std::size_t n = gpu.size() + 1 + precision.size();
-  if (n > key.size()) {
-    auto it = p.peak.find(platform(gpu, precision));
-    return it == p.peak.end() ? 0 : it->second;
+  std::array<char, 64> buf{};
+  std::string long_key;  // a key longer than buf (none in the KB)
+  std::string_view key;
+  if (const std::size_t n = gpu.size() + 1 + precision.size(); n <= buf.size()) {
+    std::copy(gpu.begin(), gpu.end(), buf.begin());
+    buf[gpu.size()] = '/';
+    std::copy(precision.begin(), precision.end(), buf.begin() + static_cast<std::ptrdiff_t>(gpu.size() + 1));
+    key = std::string_view(buf.data(), n);
+  } else {
+    long_key = platform(gpu, precision);
+    key = long_key;
   }
-  std::copy(gpu.begin(), gpu.end(), key.begin());
-  key[gpu.size()] = '/';
-  std::copy(precision.begin(), precision.end(), key.begin() + static_cast<std::ptrdiff_t>(gpu.size() + 1));
-  auto it = p.peak.find(std::string_view(key.data(), n));
+  auto it = p.peak.find(key);
   return it == p.peak.end() ? 0 : it->second;
 }
 
