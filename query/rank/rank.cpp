@@ -255,6 +255,7 @@ ScorePart planned_part(const Context& c, const Result& r, const std::string& cri
 std::vector<ScorePart> score_parts(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Result& r) {
   const Why why(c, true);
   std::vector<ScorePart> parts;
+  parts.reserve(c.kb.ranking.size());  // one block per result, not a doubling vector's (kbq's arena keeps each size apart)
   for (const auto& cr : c.kb.ranking)
     if (applies(c, ask, cr))
       parts.push_back(needs_plan(cr) ? planned_part(c, r, cr, why) : recipe_part(c, ask, picks, r.recipe, r.substitute, cr, why));
@@ -264,6 +265,7 @@ std::vector<ScorePart> score_parts(const Context& c, const Ask& ask, const Quick
 std::vector<ScorePart> bound(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Recipe& r, bool substitute) {
   const Why none(c, false);
   std::vector<ScorePart> parts;
+  parts.reserve(c.kb.ranking.size());
   for (const auto& cr : c.kb.ranking)
     if (applies(c, ask, cr)) parts.push_back(needs_plan(cr) ? ScorePart{cr, 0, {}} : recipe_part(c, ask, picks, r, substitute, cr, none));
   return parts;
