@@ -51,6 +51,10 @@ void add_pitfall(const Context& c, Result& r, const std::string& check) {
   r.pitfalls.push_back(std::move(p));
 }
 
+// The verdicts check_verdicts adds after the sizing rules': memory_fits,
+// batch_divisible, precision_runs.
+constexpr std::size_t kVerdictsAfterRules = 3;
+
 // The sizing rules on the layout, with the model numbers the plan sized.
 void rules(const Context& c, const RuleModel& model, Result& r) {
   const Layout& L = r.layout;
@@ -65,7 +69,12 @@ void rules(const Context& c, const RuleModel& model, Result& r) {
   in.etp = L.etp;
   in.sp = L.sp;
   in.seq = L.seq;
-  for (auto& o : evaluate_rules(in)) add_verdict(c, r, o.check, o.status, std::move(o.numbers), o.variant);
+  auto outcomes = evaluate_rules(in);
+  // One block for every verdict of check_verdicts, not a doubling vector's
+  // (kbq's arena keeps each block size apart): these rules' and the
+  // kVerdictsAfterRules that memory_and_batch and precision_runs add.
+  r.rules.reserve(r.rules.size() + outcomes.size() + kVerdictsAfterRules);
+  for (auto& o : outcomes) add_verdict(c, r, o.check, o.status, std::move(o.numbers), o.variant);
 }
 
 // Memory per GPU against capacity, and the batch arithmetic.
