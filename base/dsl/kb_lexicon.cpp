@@ -1,6 +1,10 @@
 // The query lexicon as a knowledge base stores it (see kb_lexicon.hpp).
 #include "base/dsl/kb_lexicon.hpp"
 
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
 #include "base/checked.hpp"
 #include "base/limits.hpp"
 #include "base/text.hpp"
@@ -34,10 +38,19 @@ Lexicon load_lexicon(kb::Db& db) {
   kb::Stmt ds(db, "SELECT DISTINCT preset FROM code_datasets ORDER BY preset");
   while (ds.step()) extras.dataset_presets.push_back(word_at(ds, 0, "code_datasets", "preset", -1));
   // Words of recipe names: free text that narrows the recipes, never corrected as a typo.
-  kb::Stmt names(db, "SELECT DISTINCT name FROM recipes");
-  while (names.step())
-    for (const auto& t : kb::split(names.text(0), '_'))
-      if (!t.empty() && t.size() <= kb::limits::kMaxLexiconWordBytes) extras.name_tokens.insert(t);
+  // A thousand names share a few hundred words: each word is looked up as a
+  // view of its name, and copied into the set once.
+  std::vector<std::string> names;
+  kb::Stmt nm(db, "SELECT DISTINCT name FROM recipes");
+  while (nm.step()) names.push_back(nm.text(0));
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& name : names)
+    for (std::string_view rest = name; !rest.empty();) {
+      const std::size_t cut = rest.find('_');
+      const std::string_view word = rest.substr(0, cut);
+      rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
+      if (!word.empty() && word.size() <= kb::limits::kMaxLexiconWordBytes && seen.insert(word).second) extras.name_tokens.emplace(word);
+    }
   return Lexicon(rows, std::move(extras));
 }
 
