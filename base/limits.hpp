@@ -185,10 +185,10 @@ inline constexpr KbTableLimit kKbTableLimits[] = {
     // cost: 1000 x 1 KiB, the key limit below.
     {"fact_fields", 1000, 256 * 1024},  // 94, 1.5 KB (the same at 1000x: one code snapshot)
     {"code_files", 10000, 1 * kMiB},    // 136, 7 KB
+    {"fact_values", 20000, 4 * kMiB},   // 817, 111 KB (the same at 10x: one code snapshot)
     // Read a key at a time (kKbKeyLimits), a row at a time, or by kbq sources and kbc dump.
     {"recipe_facts", 1000000, 128 * kMiB},  // 69 653, 3 MB (two code snapshots; the same at 1000x)
     {"fact_targets", 100000, 16 * kMiB},    // 741, 69 KB
-    {"fact_values", 100000, 16 * kMiB},     // 805, 111 KB
     {"model_rows", 100000, 16 * kMiB},      // 1 861, 118 KB
     {"model_arch", 100000, 16 * kMiB},      // 327, 34 KB
     {"code_providers", 100000, 16 * kMiB},

@@ -737,6 +737,8 @@ TEST_CASE("hostile: the corpus holds every required case", "[hostile]") {
                                "kb-constraint-changed",
                                "kb-device",
                                "kb-entity-json-not-object",
+                               "kb-fact-state-unknown",
+                               "kb-fact-value-missing",
                                "kb-fifo",
                                "kb-gpus-per-node-zero",
                                "kb-huge-gpu-count",

@@ -255,33 +255,42 @@ std::vector<Kb::RegistryEntry> Kb::registry(const std::string& key) {
 const CodeFacts& Kb::facts(const std::string& target) {
   auto [it, fresh] = facts_.try_emplace(target);
   if (!fresh) return it->second;
-  // The fields' and files' names, read once (a hundred rows each); a
-  // recipe's facts then come from one range of recipe_facts and a row of
-  // fact_values each (schema.sql: the site is the file's path, its line and
-  // the rest of the text, as code_facts.at wrote it).
+  // The fields', files' and values' tables, read once (a hundred to a
+  // thousand rows each, shared by every recipe); a recipe's facts then come
+  // from one range of recipe_facts (schema.sql: the site is the file's path,
+  // its line and the rest of the text, as code_facts.at wrote it).
   if (!fact_dictionaries_) {
     fact_dictionaries_.emplace();
     kb::Stmt f(db_, "SELECT id, field FROM fact_fields ORDER BY id");
     while (f.step()) fact_dictionaries_->fields.emplace(f.integer(0), f.text(1));
     kb::Stmt c(db_, "SELECT id, path FROM code_files ORDER BY id");
     while (c.step()) fact_dictionaries_->files.emplace(c.integer(0), c.text(1));
+    kb::Stmt v(db_, "SELECT id, state, value, type FROM fact_values ORDER BY id");
+    while (v.step()) fact_dictionaries_->values.emplace(v.integer(0), FactValue{v.text(1), v.text(2), v.text(3)});
   }
   const auto& dict = *fact_dictionaries_;
   kb::Stmt st(db_,
-              "SELECT r.field_id, v.state, v.value, v.type, r.file_id, r.line, r.at_more FROM fact_targets t "
-              "JOIN recipe_facts r ON r.target_id = t.id JOIN fact_values v ON v.id = r.value_id WHERE t.target = ?");
+              "SELECT r.field_id, r.value_id, r.file_id, r.line, r.at_more FROM fact_targets t "
+              "JOIN recipe_facts r ON r.target_id = t.id WHERE t.target = ?");
   st.bind(1, target);
   while (st.step()) {
+    const auto value = dict.values.find(st.integer(1));
+    if (value == dict.values.end()) continue;  // no fact_values row: no fact (what a join with it gives)
     const auto field = dict.fields.find(st.integer(0));
     if (field == dict.fields.end()) throw kb::KbValueError("recipe_facts", "field_id", target, "not a fact_fields id");
     std::string at;
-    if (!st.is_null(4) && !st.is_null(5)) {
-      const auto file = dict.files.find(st.integer(4));
+    if (!st.is_null(2) && !st.is_null(3)) {
+      const auto file = dict.files.find(st.integer(2));
       if (file == dict.files.end()) throw kb::KbValueError("recipe_facts", "file_id", target, "not a code_files id");
-      at = file->second + ":" + st.text(5);
+      const std::string_view line = st.view(3);
+      const std::string_view more = st.view(4);
+      at.reserve(file->second.size() + 1 + line.size() + more.size());
+      at.append(file->second).append(1, ':').append(line).append(more);
+    } else {
+      at = st.view(4);
     }
-    at += st.text(6);
-    it->second[field->second] = {read_kind<kb::FactState>(st, 1, "fact state"), st.text(2), st.text(3), std::move(at)};
+    const FactValue& v = value->second;
+    it->second.insert_or_assign(field->second, CodeFact{read_kind<kb::FactState>(v.state, "fact state"), v.value, v.type, std::move(at)});
   }
   return it->second;
 }

@@ -99,8 +99,12 @@ class Kb {
   std::map<std::string, Labels> labels_;
   std::map<RecipeKind, Catalog> catalogs_;
   std::map<std::string, CodeFacts, std::less<>> facts_;
+  struct FactValue {
+    std::string state, value, type;  // a fact_values row as stored (the state is checked where a fact uses it)
+  };
   struct FactDictionaries {
     std::map<long long, std::string> fields, files;  // fact_fields, code_files by id
+    std::map<long long, FactValue> values;           // fact_values by id
   };
   std::optional<FactDictionaries> fact_dictionaries_;
   std::map<std::string, std::optional<Model>> models_;

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/kinds.hpp"
@@ -13,10 +14,13 @@ namespace kbq::kb_int {
 
 // An enum column; a spelling this kbq does not know is a damaged KB.
 template <typename E>
-inline E read_kind(kb::Stmt& st, int c, const char* what) {
-  const auto text = st.view(c);
+inline E read_kind(std::string_view text, const char* what) {
   if (auto v = kb::parse_kind<E>(text)) return *v;
   throw std::runtime_error("knowledge base: unknown " + std::string(what) + " '" + std::string(text) + "' (rebuild it with kbc build)");
+}
+template <typename E>
+inline E read_kind(kb::Stmt& st, int c, const char* what) {
+  return read_kind<E>(st.view(c), what);
 }
 
 // A comma-separated list of the KB, empty items dropped.
