@@ -194,7 +194,7 @@ def text_export(out):
 
 
 def kb(out):
-    """Seeds of fuzz_kb: a flags byte (bit 0: the kb-sources KB instead of
+    """Seeds of fuzz_kb: a flags byte (bit 0: the runtime KB of kb-sources instead of
     the small one; bits 1-6: the questions; bit 7: check, rules, sources),
     then mutations (op % 4: 0 page bytes, 1 a value, 2 a byte flip, 3 a cut)."""
     folder = os.path.join(out, "kb")
