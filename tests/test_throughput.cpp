@@ -28,9 +28,13 @@ namespace {
 
 const std::string kKb = std::string(KB_BINARY_DIR) + "/kb.sqlite";
 
-const kbq::perf::PerfSet& perf_set() {
+kbq::Kb& kb_of_tests() {
   static kbq::Kb kb(kKb);
-  static const kbq::perf::PerfSet set = kbq::perf::build_perf(kb.perf_tables());
+  return kb;
+}
+
+const kbq::perf::PerfSet& perf_set() {
+  static const kbq::perf::PerfSet set = kbq::perf::build_perf(kb_of_tests().perf_tables());
   return set;
 }
 
@@ -125,6 +129,31 @@ TEST_CASE("throughput: our FLOPs per token match the two published columns of ev
   }
   CHECK(checked > 250);
   CHECK(excepted > 0);
+}
+
+// The KB reader gives a benchmark recipe of the tables only the facts
+// arch_source_reads names: a fact the architecture or the FLOPs mode reads
+// and the list leaves out would change them here.
+TEST_CASE("throughput: the benchmark recipes' architecture and FLOPs mode are the same from their few facts as from all", "[throughput]") {
+  auto& kb = kb_of_tests();
+  size_t compared = 0, fewer = 0;
+  for (const auto& [name, source] : kb.perf_tables().archs) {
+    if (!source.recipe) continue;
+    INFO(name);
+    kbq::perf::PerfArchSource whole = source;
+    whole.facts = kb.data_of(*source.recipe).facts;
+    std::string why_few, why_all;
+    const auto few = kbq::perf::architecture_of(source, why_few);
+    const auto all = kbq::perf::architecture_of(whole, why_all);
+    REQUIRE(few.has_value() == all.has_value());
+    if (few) CHECK(*few == *all);
+    CHECK(why_few == why_all);
+    CHECK(kbq::perf::flops_mode(perf_set(), source.facts) == kbq::perf::flops_mode(perf_set(), whole.facts));
+    ++compared;
+    if (source.facts.size() < whole.facts.size()) ++fewer;
+  }
+  CHECK(compared >= 10);
+  CHECK(fewer == compared);
 }
 
 TEST_CASE("throughput: every performance page data/perf-sources.tsv lists is among the sources", "[throughput]") {

@@ -254,7 +254,19 @@ std::vector<Kb::RegistryEntry> Kb::registry(const std::string& key) {
 
 const CodeFacts& Kb::facts(const std::string& target) {
   auto [it, fresh] = facts_.try_emplace(target);
-  if (!fresh) return it->second;
+  if (fresh) read_facts(target, it->second, nullptr);
+  return it->second;
+}
+
+CodeFacts Kb::facts(const std::string& target, bool (*wanted)(std::string_view field)) {
+  CodeFacts out;
+  read_facts(target, out, wanted);
+  return out;
+}
+
+// `wanted` null: every fact. A row the filter leaves out is still checked
+// for what names its field and value, as the whole read checks them.
+void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(std::string_view field)) {
   // The fields', files' and values' tables, read once (a hundred to a
   // thousand rows each, shared by every recipe); a recipe's facts then come
   // from one range of recipe_facts (schema.sql: the site is the file's path,
@@ -278,6 +290,7 @@ const CodeFacts& Kb::facts(const std::string& target) {
     if (value == dict.values.end()) continue;  // no fact_values row: no fact (what a join with it gives)
     const auto field = dict.fields.find(st.integer(0));
     if (field == dict.fields.end()) throw kb::KbValueError("recipe_facts", "field_id", target, "not a fact_fields id");
+    if (wanted && !wanted(field->second)) continue;
     std::string at;
     if (!st.is_null(2) && !st.is_null(3)) {
       const auto file = dict.files.find(st.integer(2));
@@ -290,9 +303,8 @@ const CodeFacts& Kb::facts(const std::string& target) {
       at = st.view(4);
     }
     const FactValue& v = value->second;
-    it->second.insert_or_assign(field->second, CodeFact{read_kind<kb::FactState>(v.state, "fact state"), v.value, v.type, std::move(at)});
+    out.insert_or_assign(field->second, CodeFact{read_kind<kb::FactState>(v.state, "fact state"), v.value, v.type, std::move(at)});
   }
-  return it->second;
 }
 
 std::vector<DocRecipe> Kb::doc_recipe(const std::string& name) {

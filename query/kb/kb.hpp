@@ -87,6 +87,10 @@ class Kb {
 
  private:
   const CodeFacts& facts(const std::string& target);
+  // The facts of `target` whose field `wanted` accepts (not kept: the
+  // throughput tables' benchmark recipes need a few dozen of their hundred).
+  CodeFacts facts(const std::string& target, bool (*wanted)(std::string_view field));
+  void read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(std::string_view field));
   void read_cited(const std::string& kind, const std::string& lang, const std::string& base, CitedTexts& out);
   const Model* model(const std::string& key);
 

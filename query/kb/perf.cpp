@@ -85,7 +85,7 @@ const perf::PerfTables& Kb::perf_tables() {
       perf::PerfArchSource a;
       a.recipe = recipe(r.arch_recipe, RecipeKind::Benchmark);
       if (a.recipe) {
-        a.facts = &facts(a.recipe->target);
+        a.facts = facts(a.recipe->target, perf::arch_source_reads);
         if (const Model* m = model(a.recipe->model_key)) {
           a.model = *m;
           a.arch = m->arch;

@@ -226,6 +226,13 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kRecipeAr
     {"arch.mtp_num_layers", "mtp_layers"},
 }};
 
+// The tokenizer's facts (section 3 of architecture_from_facts); every other
+// recipe fact it reads is an arch.* field.
+constexpr std::string_view kTokenizerVocab = "tokenizer_vocab_size";
+constexpr std::string_view kUseTokenizerVocab = "use_tokenizer_vocab_size";
+constexpr std::string_view kTokenizerType = "tokenizer_type";
+constexpr std::string_view kArchPrefix = "arch.";
+
 // models.tsv columns read as counts.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kRowInts{{
     {"num_layers", "layers"},
@@ -320,12 +327,12 @@ std::variant<Mapped<Architecture>, InputError> architecture_from_facts(const Mod
   }
   // Tokenizer vocabulary: Bridge's setup takes it when use_tokenizer_vocab_size
   // is set (training/setup.py _validate_and_set_vocab_size), and when the model has none.
-  if (auto tv = fact_int(recipe, "tokenizer_vocab_size")) {
-    const bool use = fact_bool(recipe, "use_tokenizer_vocab_size").value_or(false);
+  if (auto tv = fact_int(recipe, kTokenizerVocab)) {
+    const bool use = fact_bool(recipe, kUseTokenizerVocab).value_or(false);
     if (use || a.vocab <= 0) {
       if (a.vocab != *tv)
-        out.assumptions.push_back("vocabulary " + std::to_string(*tv) + " of the recipe's tokenizer (" +
-                                  fact_text(recipe, "tokenizer_type") + "), not the model's " + std::to_string(a.vocab));
+        out.assumptions.push_back("vocabulary " + std::to_string(*tv) + " of the recipe's tokenizer (" + fact_text(recipe, kTokenizerType) +
+                                  "), not the model's " + std::to_string(a.vocab));
       a.vocab = *tv;
     }
   }
@@ -377,6 +384,11 @@ std::variant<Mapped<Architecture>, InputError> architecture_from_facts(const Mod
   if (model == nullptr && a.total_params == 0) out.assumptions.push_back("no published parameter count to cross-check");
   if (auto e = validate(a)) return InputError{"architecture incomplete: " + e->message};
   return out;
+}
+
+bool architecture_reads(std::string_view field) {
+  return field.substr(0, kArchPrefix.size()) == kArchPrefix || field == kTokenizerVocab || field == kUseTokenizerVocab ||
+         field == kTokenizerType;
 }
 
 std::variant<Mapped<Layout>, InputError> layout_from_facts(const RecipeFacts& recipe, std::int64_t world, bool any_layout_fp8_gemm) {

@@ -71,6 +71,11 @@ struct Mapped {
 std::variant<Mapped<Architecture>, InputError> architecture_from_facts(const ModelRow* model, const ArchFacts& arch,
                                                                        const RecipeFacts& recipe);
 
+// Whether architecture_from_facts reads a recipe fact: an arch.* field or
+// one of the tokenizer's. A caller that wants the architecture alone (the
+// throughput tables' benchmark recipes) reads only these facts.
+bool architecture_reads(std::string_view field);
+
 // The recipe's parallel layout on `world` GPUs (tp, pp, vp, cp, ep, etp, sp,
 // first/last pipeline stage layers, pipeline_layout). `any_layout_fp8_gemm`
 // is a property of the GPU (data/gpu-memory.tsv).

@@ -94,6 +94,8 @@ struct Architecture {
 
   double total_params = 0;   // published total parameter count (cross-check only; 0 = unknown)
   double active_params = 0;  // published parameters active per token (cross-check only; 0 = unknown)
+
+  bool operator==(const Architecture&) const = default;
 };
 
 // The parallel layout on the user's GPUs. dp is derived: world / (tp x pp x cp).

@@ -14,10 +14,20 @@ std::string arch_class(const memory::Architecture& a) {
   return std::string(hybrid ? "hybrid" : moe ? "moe" : "dense") + (hybrid && moe ? "-moe" : "");
 }
 
+namespace {
+
+// The facts flops_mode reads.
+constexpr std::string_view kPeft = "peft", kDataset = "dataset_name", kHfId = "hf_id", kOfflinePacking = "offline_packing";
+
+}  // namespace
+
+bool arch_source_reads(std::string_view field) {
+  return memory::architecture_reads(field) || field == kPeft || field == kDataset || field == kHfId || field == kOfflinePacking;
+}
+
 std::optional<memory::Architecture> architecture_of(const PerfArchSource& a, std::string& why) {
   memory::RecipeFacts facts;
-  if (a.facts)
-    for (const auto& [field, f] : *a.facts) facts[field] = {f.state, f.value};
+  for (const auto& [field, f] : a.facts) facts[field] = {f.state, f.value};
   auto mapped = memory::architecture_from_facts(a.model ? &a.model->row : nullptr, a.arch, facts);
   if (auto* err = std::get_if<memory::InputError>(&mapped)) {
     why = err->message;
@@ -27,7 +37,7 @@ std::optional<memory::Architecture> architecture_of(const PerfArchSource& a, std
 }
 
 FlopsMode flops_mode(const PerfSet& set, const CodeFacts& facts) {
-  auto value = [&](const char* field) -> std::string {
+  auto value = [&](std::string_view field) -> std::string {
     auto it = facts.find(field);
     return it == facts.end() || it->second.state == kb::FactState::Unknown ? std::string{} : it->second.value;
   };
@@ -35,8 +45,8 @@ FlopsMode flops_mode(const PerfSet& set, const CodeFacts& facts) {
     auto it = set.raw_params.find(key);
     return it == set.raw_params.end() ? std::string{} : it->second;
   };
-  const std::string peft = value("peft"), dataset = value("dataset_name"), hf = value("hf_id"), id = param("lora_frozen_hf_id_contains");
-  if (peft.find("LoRA") == std::string::npos || value("offline_packing") != "true" || id.empty() || hf.find(id) == std::string::npos)
+  const std::string peft = value(kPeft), dataset = value(kDataset), hf = value(kHfId), id = param("lora_frozen_hf_id_contains");
+  if (peft.find("LoRA") == std::string::npos || value(kOfflinePacking) != "true" || id.empty() || hf.find(id) == std::string::npos)
     return FlopsMode::kFull;
   for (const auto& d : kb::split(param("lora_frozen_datasets"), ','))
     if (!d.empty() && kb::trim(d) == dataset) return FlopsMode::kLoraFrozen;
@@ -76,7 +86,7 @@ PerfSet build_perf(const PerfTables& t) {
     std::optional<memory::Architecture> arch;
     if (source.recipe) {
       arch = architecture_of(source, why);
-      if (source.facts) modes[name] = flops_mode(set, *source.facts);
+      modes[name] = flops_mode(set, source.facts);
     }
     archs.emplace(name, std::make_pair(arch, why));
   }

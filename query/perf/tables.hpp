@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,11 +40,15 @@ struct PerfTableRow {
 // and the model's rows (models.tsv, model-arch.tsv; the model-arch facts of
 // a model without a models.tsv row too).
 struct PerfArchSource {
-  std::optional<Recipe> recipe;      // empty when the KB has no such recipe
-  const CodeFacts* facts = nullptr;  // the recipe's facts, as the KB reader holds them (set with recipe)
+  std::optional<Recipe> recipe;  // empty when the KB has no such recipe
+  CodeFacts facts;               // the recipe's facts that give its architecture and FLOPs mode (perf::arch_source_reads)
   std::optional<Model> model;
   std::map<std::string, std::string, std::less<>> arch;  // model-arch.tsv facts of its model key
 };
+
+// The recipe facts a PerfArchSource holds: those architecture_of and
+// flops_mode read (query/perf/measured.cpp, where they are named).
+bool arch_source_reads(std::string_view field);
 
 // A current row's layout the code's recipe no longer sets (perf_drift).
 struct PerfDriftRow {
