@@ -281,14 +281,25 @@ PlatformFactors fit_platform_factors(const std::vector<Measurement>& ms, const P
     if (can_source(m, p)) groups[{m.model_key, m.variant, m.task, m.release_order, m.seq, m.gpus}].push_back(&m);
   std::map<std::pair<std::string, std::string>, std::vector<double>> ratios;
   PlatformFactors f;
-  for (const auto& [key, rows] : groups)
-    for (const auto* a : rows)
-      for (const auto* b : rows) {
-        const std::string pa = platform(a->gpu, a->precision), pb = platform(b->gpu, b->precision);
-        if (pa < pb) ratios[{pa, pb}].push_back(log_mfu(*a, p) - log_mfu(*b, p));
-        if (precision_class_of(p, a->precision) == "bf16" && precision_class_of(p, b->precision) != "bf16")
-          f.bf16_bridged.insert(a->arch_class);
+  // What the pairs compare, once per row of a group (a group of n rows makes
+  // n² pairs): its platform, its log MFU and whether it trains in BF16.
+  struct Side {
+    std::string platform;
+    double log_mfu;
+    bool bf16;
+  };
+  std::vector<Side> sides;
+  for (const auto& [key, rows] : groups) {
+    sides.clear();
+    for (const auto* m : rows)
+      sides.push_back({platform(m->gpu, m->precision), log_mfu(*m, p), precision_class_of(p, m->precision) == "bf16"});
+    for (size_t i = 0; i < rows.size(); ++i)
+      for (size_t j = 0; j < rows.size(); ++j) {
+        const Side &a = sides[i], &b = sides[j];
+        if (a.platform < b.platform) ratios[{a.platform, b.platform}].push_back(a.log_mfu - b.log_mfu);
+        if (a.bf16 && !b.bf16) f.bf16_bridged.insert(rows[i]->arch_class);
       }
+  }
   struct Eq {
     std::string a, b;
     double median;
