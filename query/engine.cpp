@@ -60,6 +60,7 @@ struct Engine::Impl {
   Kb kb;
   std::optional<perf::PerfSet> perf;                 // the measured rows and the estimator's inputs, read at their first use
   Sizings sizings;                                   // each recipe's own sizing, computed at its first plan
+  bool keep_facts = true;                            // AskOptions::keep_facts of the answer being made
   std::map<const Catalog*, NameTokens> name_tokens;  // the words of each catalog's recipe names, read at their first use
   const NameTokens& name_tokens_of(const Catalog& recipes) {
     auto [it, fresh] = name_tokens.try_emplace(&recipes);
@@ -75,7 +76,9 @@ struct Engine::Impl {
   Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), kb.cited_texts(lang), lang}; }
   // One recipe planned (its facts and model loaded first).
   Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now) {
-    return plan_recipe(c, kb.data_of(r), ask, substitute, fewest, &sizings);
+    Planned p = plan_recipe(c, kb.data_of(r), ask, substitute, fewest, &sizings);
+    if (!keep_facts) kb.release_facts(r.target);  // the plan keeps what it needs of them
+    return p;
   }
   // One planned recipe checked.
   void check(const Context& c, Planned& p) { kbq::check(c, p.model, kb.drift(p.result.recipe.name), p.result); }
@@ -416,6 +419,12 @@ void finish_shown(Engine::Impl& e, const Context& c, const std::map<std::string,
 std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOptions& opts) {
   if (auto err = input_error(question, "the question", true)) return *err;
   Kb& kb = impl_->kb;
+  // For this answer only: show and check keep what they read.
+  struct KeepFacts {
+    bool& keep;
+    ~KeepFacts() { keep = true; }
+  } const restore{impl_->keep_facts};
+  impl_->keep_facts = opts.keep_facts;
   // parse
   const auto parsed = kbq::dsl::parse(kb.lexicon(), question);
   if (parsed.error) return Error{parsed.error->message, parsed.error->hint, parsed.error->span.col, parsed.error->span.len};

@@ -416,6 +416,12 @@ class Labels {
 struct AskOptions {
   int limit = 3;     // number of results
   std::string lang;  // "" = the question's own language, else en
+  // Keep each planned recipe's code facts for later answers (a --batch plans
+  // the same recipes question after question). false: the facts of a
+  // recipe are dropped once it is planned and read again if it is shown,
+  // which keeps the peak memory of a process that answers one question
+  // (a question may plan a hundred recipes and show three).
+  bool keep_facts = true;
 };
 
 class Engine {

@@ -478,6 +478,7 @@ int run(int argc, char** argv, Output& out) {
                     {}, ro);
       return batch(engine, ask, ro, select ? &*select : nullptr, where);
     }
+    ask.keep_facts = false;  // one question: no later answer reads them
     const kbq::Response r = kbq::respond(engine, a.question, ask, ro);
     out.write(stderr, r.err);
     out.write(stdout, r.out);

@@ -4,7 +4,9 @@
 // the stages read into values (query/kb/snapshot.hpp): the snapshot of the
 // small tables and the settings, once; the labels of a language, once per
 // language; the recipes of a kind, once per kind; a recipe function's facts,
-// its model and the documents' drift for a recipe, once each. The engine
+// its model and the documents' drift for a recipe, once each (a process that
+// answers one question releases each recipe's facts once it is planned:
+// AskOptions::keep_facts). The engine
 // loads, the stages compute: no stage includes this header. Every value is
 // bound as a parameter.
 #pragma once
@@ -52,6 +54,9 @@ class Kb {
   // What planning a recipe reads beyond the recipe row: its function's
   // facts and its model (read once per function and model).
   RecipeData data_of(const Recipe& r);
+  // Drops what facts() keeps of a recipe function (the next read reads them
+  // again); a RecipeData of it must not be used after.
+  void release_facts(const std::string& target) { facts_.erase(target); }
   // Where the documents disagree with the code about a recipe (read once per name).
   const std::vector<DriftRow>& drift(const std::string& subject);
   // Document rows naming a recipe the code does not export.
