@@ -10,6 +10,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "base/text.hpp"
+
 namespace kbq::memory {
 
 namespace {
@@ -387,8 +389,7 @@ std::variant<Mapped<Architecture>, InputError> architecture_from_facts(const Mod
 }
 
 bool architecture_reads(std::string_view field) {
-  return field.substr(0, kArchPrefix.size()) == kArchPrefix || field == kTokenizerVocab || field == kUseTokenizerVocab ||
-         field == kTokenizerType;
+  return kb::starts_with(field, kArchPrefix) || field == kTokenizerVocab || field == kUseTokenizerVocab || field == kTokenizerType;
 }
 
 std::variant<Mapped<Layout>, InputError> layout_from_facts(const RecipeFacts& recipe, std::int64_t world, bool any_layout_fp8_gemm) {
