@@ -23,8 +23,10 @@ inline constexpr std::uint64_t kMaxSourceFileBytes = 16 * kMiB;
 inline constexpr std::uint64_t kMaxDataFileBytes = 16 * kMiB;
 // One file of a code snapshot (code/<commit>/*.tsv, written by kbc
 // extract-code): 067f987df's recipe-facts.tsv is 16.9 MB for 741 recipe
-// functions, so room for four times as many.
-inline constexpr std::uint64_t kMaxCodeFileBytes = 64 * kMiB;
+// functions, so room for fifteen times as many (issue 19 asks for answers
+// at ten times the recipes: bench/gen_sources.py --code-scale 10 writes a
+// 176 MB recipe-facts.tsv).
+inline constexpr std::uint64_t kMaxCodeFileBytes = 256 * kMiB;
 // Every file of one build together (1000x synthetic sources: 60 MB).
 inline constexpr std::uint64_t kMaxSourcesBytes = 1024 * kMiB;
 // Files (.md, .txt) one build compiles (1000x: 5 000).

@@ -492,6 +492,66 @@ def scale_bench(kbc, kbq, scales, runs, tmp, timeout, base, query_timeout=60, sl
     return rows
 
 
+def code_scale_bench(kbc, kbq, build, code_scales, runs, tmp):
+    """Per code scale M: the recipes kbq answers from M times (gen_sources.py
+    --code-scale M: the newest snapshot's exported recipes and their facts),
+    compiled as kbq embeds them (kbc build --runtime) and built into a kbq of
+    their own (kbq_bench_kb, cmake -DKBQ_BENCH_KB), so the answer is timed as
+    users run kbq, without --kb's checks of an untrusted file (which read the
+    whole file: section 3-4 times those). The scale suite's queries, each run
+    `runs` times, 1x and every scale interleaved."""
+    programs = [(1, kbq, os.path.getsize(os.path.join(build, "kbq.sqlite")))]
+    try:
+        for m in code_scales:
+            src = os.path.join(tmp, f"code-{m}x")
+            subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_sources.py"), "--scale", "1", "--code-scale", str(m),
+                            "--out", src, "--sources", os.path.join(ROOT, "kb-sources")], check=True, stderr=subprocess.DEVNULL)
+            kb = os.path.join(tmp, f"kb-code-{m}x.sqlite")
+            if spawn([kbc, "build", "--runtime", "--sources", src, "-o", kb, "--quiet"]).status != 0:
+                sys.exit(f"bench: kbc build --runtime failed at code scale {m}")
+            shutil.rmtree(src, ignore_errors=True)
+            subprocess.run(["cmake", f"-DKBQ_BENCH_KB={kb}", build], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(["cmake", "--build", build, "--target", "kbq_bench_kb"], check=True, stdout=subprocess.DEVNULL)
+            prog = os.path.join(tmp, f"kbq-code-{m}x")
+            shutil.copy2(os.path.join(build, "kbq_bench_kb"), prog)
+            drop_cached(prog)
+            programs.append((m, prog, os.path.getsize(kb)))
+            print(f"   code scale {m}x built: runtime KB {os.path.getsize(kb) / 1e6:.1f} MB", file=sys.stderr, flush=True)
+    finally:
+        subprocess.run(["cmake", "-DKBQ_BENCH_KB=", build], stdout=subprocess.DEVNULL)
+    by_query = []
+    for name, args in SUITE:
+        if name not in SCALE_SUITE:
+            continue
+        times = {m: [] for m, _, _ in programs}
+        for _ in range(runs):
+            for m, prog, _ in programs:
+                times[m].append(spawn([prog] + args).seconds)
+        rss = {m: max_rss_kb([prog] + args) for m, prog, _ in programs}
+        by_query.append((name, {m: statistics.median(t) for m, t in times.items()}, rss))
+    return programs, by_query
+
+
+def print_code_scale(programs, by_query, runs):
+    scales = [m for m, _, _ in programs]
+    print(f"== 3c. code scale: the recipes kbq answers from multiplied (bench/gen_sources.py --code-scale), each KB "
+          f"embedded in a kbq of its own; median of {runs} runs per query, interleaved")
+    table([""] + [f"{m}x" for m in scales], [["runtime KB, MB"] + [f"{size / 1e6:.1f}" for _, _, size in programs]])
+    rows, worst = [], {m: 0.0 for m in scales[1:]}
+    for name, med, rss in by_query:
+        cells = [name, ms(med[1])]
+        for m in scales[1:]:
+            ratio = med[m] / med[1]
+            worst[m] = max(worst[m], ratio)
+            cells += [ms(med[m]), f"{ratio:.2f}x", mib(rss[m])]
+        rows.append(cells)
+    table(["query", "1x ms"] + [c for m in scales[1:] for c in (f"{m}x ms", "vs 1x", "RSS MiB")], rows)
+    for m in scales[1:]:
+        print(f"target: an answer at {m}x within 2x of its 1x time: worst {worst[m]:.2f}x "
+              f"({'met' if worst[m] <= 2 else 'MISSED'})")
+    print()
+
+
 def drop_cached(path):
     """Drops a file's pages from the page cache (written back first), so the
     next run reads it from disk as after a reboot. kbq's RSS depends on it:
@@ -512,10 +572,11 @@ def main():
     ap.add_argument("--runs", type=int, default=30, help="runs per kbq query (default 30)")
     ap.add_argument("--build-runs", type=int, default=10, help="kbc builds of kb-sources (default 10)")
     ap.add_argument("--scales", default="10 100 1000", help='scales, e.g. "10 100" (empty: none)')
+    ap.add_argument("--code-scales", default="10", help='code scales (section 3c), e.g. "4 10" (empty: none)')
     ap.add_argument("--scale-timeout", type=float, default=1800, help="seconds per scale for its builds (default 1800)")
     ap.add_argument("--query-timeout", type=float, default=60, help="seconds before a scale kbq run is killed (default 60)")
     ap.add_argument("--question-runs", type=int, default=10, help="runs per question of tests/questions.tsv (default 10)")
-    ap.add_argument("--skip", default="", help="comma-separated sections to skip: latency,build,scale,parser,questions,batch,sizes")
+    ap.add_argument("--skip", default="", help="comma-separated sections to skip: latency,build,scale,codescale,parser,questions,batch,sizes")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     kbc, kbq = os.path.join(build, "kbc"), os.path.join(build, "kbq")
@@ -573,6 +634,9 @@ def main():
             print(f"target: kbq at {last[0]} within 2x of 1x: {last[9].strip()} "
                   f"({'met' if float(last[9].strip().rstrip('x')) <= 2 else 'MISSED'}); build growth: see 'vs 1x' against the scale")
             print()
+        code_scales = [int(s) for s in a.code_scales.split()]
+        if "codescale" not in skip and code_scales:
+            print_code_scale(*code_scale_bench(kbc, kbq, build, code_scales, a.runs, tmp), a.runs)
         dsl_bench = os.path.join(build, "kb_dsl_bench")
         if "parser" not in skip and os.access(dsl_bench, os.X_OK):
             print("== 8. the query parser: kbq::dsl::parse() on one line of each shape and size, best of 3 "

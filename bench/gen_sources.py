@@ -20,7 +20,17 @@ query about a real model touches the same candidates at every scale; a few
 families per unit borrow a real model key (models.tsv) so that name
 lookups and model facts are exercised too.
 
-Usage: gen_sources.py --scale N --out DIR [--sources kb-sources] [--recipes 145]
+--code-scale M multiplies the recipes kbq answers from: those the newest
+Megatron Bridge snapshot exports (kb-sources/code/<commit>/). Each of the
+M - 1 copies holds every exported name of that snapshot (recipes.tsv) and
+every function's facts (recipe-facts.tsv), renamed `syn<c>_<name>`
+(module `...syn<c>_<function>`), with their model and family columns and
+their Hugging Face id marked as the copy's own, so they load no real
+model: a question naming a real model has the same candidates at every
+code scale, one naming none has M times as many. snapshot.tsv's counts
+follow. (The documents' recipes above are not the ones kbq plans.)
+
+Usage: gen_sources.py --scale N --out DIR [--code-scale M] [--sources kb-sources] [--recipes 145]
 Python 3 standard library only; deterministic (same arguments, same bytes).
 """
 
@@ -155,15 +165,83 @@ def edition_text(k, lang, rev, tfrom, families, vocab):
     return "\n".join(out) + "\n"
 
 
+def tsv_parts(path):
+    """A kb-sources/code table: its comment lines, its header row and its rows (lists of cells)."""
+    comments, header, rows = [], None, []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#"):
+                comments.append(line)
+            elif header is None:
+                header = line.split("\t")
+            elif line:
+                rows.append(line.split("\t"))
+    return comments, header, rows
+
+
+def write_tsv(path, comments, header, rows):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(c + "\n" for c in comments))
+        f.write("\t".join(header) + "\n")
+        f.write("".join("\t".join(r) + "\n" for r in sorted(rows)))
+
+
+def newest_snapshot(code_dir):
+    """The snapshot folder with the latest date (snapshot.tsv), the one kbq answers from."""
+    best = None
+    for d in sorted(os.listdir(code_dir)):
+        path = os.path.join(code_dir, d, "snapshot.tsv")
+        if os.path.isfile(path):
+            _, _, rows = tsv_parts(path)
+            date = dict((r[0], r[1]) for r in rows if len(r) > 1).get("date", "")
+            if best is None or date > best[0]:
+                best = (date, os.path.join(code_dir, d))
+    return best[1] if best else None
+
+
+def multiply_code(folder, scale):
+    """SCALE - 1 renamed copies of the snapshot's exported recipes and their facts."""
+    syn = lambda k, v: f"syn{k}_{v}" if v else v
+    fn = lambda k, t: t[: t.rfind(".") + 1] + syn(k, t[t.rfind(".") + 1:])
+    rc, rh, rrows = tsv_parts(os.path.join(folder, "recipes.tsv"))
+    fc, fh, frows = tsv_parts(os.path.join(folder, "recipe-facts.tsv"))
+    col = {n: i for i, n in enumerate(rh)}
+    fcol = {n: i for i, n in enumerate(fh)}
+    out_r, out_f = list(rrows), list(frows)
+    for k in range(1, scale):
+        for r in rrows:
+            c = list(r) + [""] * (len(rh) - len(r))
+            for name in ("name", "alias_of", "model", "family"):
+                c[col[name]] = syn(k, c[col[name]])
+            c[col["target"]] = fn(k, c[col["target"]])
+            out_r.append(c)
+        for r in frows:
+            c = list(r) + [""] * (len(fh) - len(r))
+            c[fcol["target"]] = fn(k, c[fcol["target"]])
+            if c[fcol["field"]] == "hf_id" and c[fcol["value"]]:
+                c[fcol["value"]] = f"synthetic-{k}/" + c[fcol["value"]].replace("/", "-")
+            out_f.append(c)
+    write_tsv(os.path.join(folder, "recipes.tsv"), rc, rh, out_r)
+    write_tsv(os.path.join(folder, "recipe-facts.tsv"), fc, fh, out_f)
+    sc, sh, srows = tsv_parts(os.path.join(folder, "snapshot.tsv"))
+    for r in srows:
+        if r[0] in ("names.benchmark", "names.library", "names.total", "targets"):
+            r[1] = str(int(r[1]) * scale)
+    write_tsv(os.path.join(folder, "snapshot.tsv"), sc, sh, srows)
+    return len(out_r) - len(rrows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scale", type=int, required=True, help="1 = the real sources only")
     ap.add_argument("--out", required=True, help="folder to write (replaced)")
     ap.add_argument("--sources", default="kb-sources", help="the real sources (default kb-sources)")
+    ap.add_argument("--code-scale", type=int, default=1, help="copies of the code's exported recipes (default 1: as they are)")
     ap.add_argument("--recipes", type=int, default=145, help="recipes per synthetic unit (default: the real KB's 145)")
     a = ap.parse_args()
-    if a.scale < 1:
-        sys.exit("gen_sources.py: --scale must be at least 1")
+    if a.scale < 1 or a.code_scale < 1:
+        sys.exit("gen_sources.py: --scale and --code-scale must be at least 1")
     if os.path.exists(a.out):
         shutil.rmtree(a.out)
     shutil.copytree(a.sources, a.out)
@@ -178,8 +256,10 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write(edition_text(k, lang, rev, tfrom, families, vocab))
             docs += 1
+    code = newest_snapshot(os.path.join(a.out, "code")) if os.path.isdir(os.path.join(a.out, "code")) else None
+    names = multiply_code(code, a.code_scale) if code and a.code_scale > 1 else 0
     print(f"gen_sources.py: scale {a.scale}: {a.out}: {docs} synthetic editions, "
-          f"{(a.scale - 1) * a.recipes} synthetic recipes", file=sys.stderr)
+          f"{(a.scale - 1) * a.recipes} synthetic document recipes, {names} synthetic exported recipe names", file=sys.stderr)
 
 
 if __name__ == "__main__":
