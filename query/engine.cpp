@@ -58,14 +58,13 @@ std::string_view to_string(Outcome v) {
 struct Engine::Impl {
   explicit Impl(const std::string& path) : kb(path) {}
   Kb kb;
-  std::optional<perf::PerfSet> perf;                 // the measured rows and the estimator's inputs, read at their first use
-  Sizings sizings;                                   // each recipe's own sizing, computed at its first plan
-  bool keep_facts = true;                            // AskOptions::keep_facts of the answer being made
-  std::map<const Catalog*, NameTokens> name_tokens;  // the words of each catalog's recipe names, read at their first use
-  const NameTokens& name_tokens_of(const Catalog& recipes) {
-    auto [it, fresh] = name_tokens.try_emplace(&recipes);
-    if (fresh) it->second = kbq::name_tokens(recipes);
-    return it->second;
+  std::optional<perf::PerfSet> perf;             // the measured rows and the estimator's inputs, read at their first use
+  Sizings sizings;                               // each recipe's own sizing, computed at its first plan
+  bool keep_facts = true;                        // AskOptions::keep_facts of the answer being made
+  std::map<RecipeKind, NameTokens> name_tokens;  // the words of each kind's recipe names, read at their first use
+  const NameTokens& name_tokens_of(RecipeKind kind) {
+    if (auto it = name_tokens.find(kind); it != name_tokens.end()) return it->second;
+    return name_tokens.emplace(kind, kbq::name_tokens(kb.recipe_names(kind))).first->second;
   }
   const perf::PerfSet& perf_set() {
     if (!perf) perf = perf::build_perf(kb.perf_tables());
@@ -438,11 +437,16 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   auto resolved = resolve_terms(c, q);
   if (auto* err = std::get_if<Error>(&resolved)) return *err;
   Ask& ask = std::get<Ask>(resolved);
+  // A question naming a model reads the recipes of its family (and of
+  // names that start alike); every recipe only where the answer depends on
+  // the others (candidates() says so).
+  const auto recipes = [&](RecipeKind kind) -> const Catalog& {
+    return ask.model.empty() ? kb.catalog(kind) : kb.catalog(kind, ask.model);
+  };
   benchmarks_for_benchmark_only_family(
-      c, kb.catalog(RecipeKind::Library), [&]() -> const Catalog& { return kb.catalog(RecipeKind::Benchmark); }, ask, a);
-  const Catalog& recipes = kb.catalog(ask.kind());
+      c, recipes(RecipeKind::Library), [&]() -> const Catalog& { return recipes(RecipeKind::Benchmark); }, ask, a);
   resolve_words(
-      c, q, [&]() -> const NameTokens& { return impl_->name_tokens_of(recipes); }, ask, a);
+      c, q, [&]() -> const NameTokens& { return impl_->name_tokens_of(ask.kind()); }, ask, a);
   // The query language's warnings come first, once the words recipe names
   // carry are known: such a word is no typo.
   std::vector<std::string> parse_warnings;
@@ -452,7 +456,13 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   a.warnings.insert(a.warnings.begin(), parse_warnings.begin(), parse_warnings.end());
   // plan and check: the candidates on a GPU that runs their precision, then
   // those that can still be shown
-  auto cands = candidates(c, ask, recipes, a);
+  bool family_only = !ask.model.empty();
+  const Answer before = family_only ? a : Answer{};
+  auto cands = candidates(c, ask, recipes(ask.kind()), a, family_only ? &family_only : nullptr);
+  if (!family_only && !ask.model.empty()) {
+    a = before;
+    cands = candidates(c, ask, kb.catalog(ask.kind()), a);
+  }
   if (!cands.empty()) keep_runnable_precision(c, ask, cands, a);
   const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);
   const auto limit = static_cast<size_t>(std::max(opts.limit, 1));

@@ -193,9 +193,12 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap) {
 }  // namespace
 
 const Catalog& Kb::catalog(RecipeKind kind) {
-  auto [it, fresh] = catalogs_.try_emplace(kind);
-  if (!fresh) return it->second;
-  auto& recipes = it->second.recipes;
+  if (auto it = catalogs_.find(kind); it != catalogs_.end()) return it->second;
+  // Kept only once read whole: a row kbq cannot use throws, and the next
+  // answer that needs the catalog meets the same error, never the rows read
+  // before it.
+  Catalog c;
+  auto& recipes = c.recipes;
   const Snapshot& snap = snapshot();
   {
     // Sized first: growing the vector would move every recipe read so far.
@@ -206,7 +209,57 @@ const Catalog& Kb::catalog(RecipeKind kind) {
   kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ? ORDER BY r.name");
   st.bind(1, to_string(kind));
   while (st.step()) recipes.push_back(read_recipe(st, kind, snap));
-  return it->second;
+  return catalogs_.emplace(kind, std::move(c)).first->second;
+}
+
+namespace {
+
+// The least string above every string that starts with `prefix` (bytewise,
+// as SQLite's BINARY collation compares), "" when there is none.
+std::string prefix_end(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xFF) prefix.pop_back();
+  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
+  return prefix;
+}
+
+}  // namespace
+
+const Catalog& Kb::catalog(RecipeKind kind, const std::string& prefix) {
+  if (auto it = prefix_catalogs_.find({kind, prefix}); it != prefix_catalogs_.end()) return it->second;
+  Catalog c;  // kept only once read whole, as catalog(kind)
+  auto& recipes = c.recipes;
+  const auto in = [&](const Recipe& r) { return kb::starts_with(r.name, prefix) || kb::starts_with(r.model_key, prefix); };
+  if (auto whole = catalogs_.find(kind); whole != catalogs_.end()) {
+    for (const auto& r : whole->second.recipes)
+      if (in(r)) recipes.push_back(r);
+  } else {
+    // The rows in table order (the prefix ranges' test reads no other
+    // table), then sorted: the name index would seek every row.
+    const std::string end = prefix_end(prefix);
+    kb::Stmt st(db_, std::string(kRecipeSelect) +
+                         "WHERE r.kind = ?1 AND ((r.name >= ?2 AND (?3 = '' OR r.name < ?3)) OR "
+                         "(r.model_key >= ?2 AND (?3 = '' OR r.model_key < ?3))) ORDER BY +r.name");
+    st.bind(1, to_string(kind)).bind(2, prefix).bind(3, end);
+    const Snapshot& snap = snapshot();
+    while (st.step()) {
+      Recipe r = read_recipe(st, kind, snap);
+      if (in(r)) recipes.push_back(std::move(r));
+    }
+  }
+  return prefix_catalogs_.emplace(std::make_pair(kind, prefix), std::move(c)).first->second;
+}
+
+const std::vector<std::string>& Kb::recipe_names(RecipeKind kind) {
+  if (auto it = recipe_names_.find(kind); it != recipe_names_.end()) return it->second;
+  std::vector<std::string> names;
+  if (auto whole = catalogs_.find(kind); whole != catalogs_.end()) {
+    for (const auto& r : whole->second.recipes) names.push_back(r.name);
+  } else {
+    kb::Stmt st(db_, "SELECT name FROM recipes WHERE kind = ? ORDER BY name");
+    st.bind(1, to_string(kind));
+    while (st.step()) names.push_back(st.text(0));
+  }
+  return recipe_names_.emplace(kind, std::move(names)).first->second;
 }
 
 // One recipe by name: from the list when it is loaded, otherwise one
@@ -252,10 +305,15 @@ std::vector<Kb::RegistryEntry> Kb::registry(const std::string& key) {
   return out;
 }
 
+// Every cache of the reader keeps a value only once it is read whole: a row
+// kbq cannot use throws, and the next answer (--batch) that needs the same
+// value meets the same error, never the rows read before it.
+
 const CodeFacts& Kb::facts(const std::string& target) {
-  auto [it, fresh] = facts_.try_emplace(target);
-  if (fresh) read_facts(target, it->second, nullptr);
-  return it->second;
+  if (auto it = facts_.find(target); it != facts_.end()) return it->second;
+  CodeFacts facts;
+  read_facts(target, facts, nullptr);
+  return facts_.emplace(target, std::move(facts)).first->second;
 }
 
 CodeFacts Kb::facts(const std::string& target, bool (*wanted)(std::string_view field)) {
@@ -272,13 +330,14 @@ void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(st
   // from one range of recipe_facts (schema.sql: the site is the file's path,
   // its line and the rest of the text, as code_facts.at wrote it).
   if (!fact_dictionaries_) {
-    fact_dictionaries_.emplace();
+    FactDictionaries d;
     kb::Stmt f(db_, "SELECT id, field FROM fact_fields ORDER BY id");
-    while (f.step()) fact_dictionaries_->fields.emplace(f.integer(0), f.text(1));
+    while (f.step()) d.fields.emplace(f.integer(0), f.text(1));
     kb::Stmt c(db_, "SELECT id, path FROM code_files ORDER BY id");
-    while (c.step()) fact_dictionaries_->files.emplace(c.integer(0), c.text(1));
+    while (c.step()) d.files.emplace(c.integer(0), c.text(1));
     kb::Stmt v(db_, "SELECT id, state, value, type FROM fact_values ORDER BY id");
-    while (v.step()) fact_dictionaries_->values.emplace(v.integer(0), FactValue{v.text(1), v.text(2), v.text(3)});
+    while (v.step()) d.values.emplace(v.integer(0), FactValue{v.text(1), v.text(2), v.text(3)});
+    fact_dictionaries_ = std::move(d);
   }
   const auto& dict = *fact_dictionaries_;
   kb::Stmt st(db_,
@@ -318,16 +377,16 @@ std::vector<DocRecipe> Kb::doc_recipe(const std::string& name) {
 }
 
 const std::vector<DriftRow>& Kb::drift(const std::string& subject) {
-  auto [it, fresh] = drift_.try_emplace(subject);
-  if (!fresh) return it->second;
+  if (auto it = drift_.find(subject); it != drift_.end()) return it->second;
+  std::vector<DriftRow> rows;
   kb::Stmt st(db_,
               "SELECT d.kind, d.field, d.doc_value, s.path, d.lang, d.code_value, d.code_at, d.note, d.line, d.revision "
               "FROM drift d JOIN sources s ON s.id = d.source_id WHERE d.subject = ? ORDER BY d.field, d.revision DESC, s.path, d.line");
   st.bind(1, subject);
   while (st.step())
-    it->second.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6), st.text(7),
-                          static_cast<int>(st.integer(8)), static_cast<int>(st.integer(9))});
-  return it->second;
+    rows.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6), st.text(7),
+                    static_cast<int>(st.integer(8)), static_cast<int>(st.integer(9))});
+  return drift_.emplace(subject, std::move(rows)).first->second;
 }
 
 // --- models ------------------------------------------------------------------------
@@ -397,16 +456,16 @@ constexpr const char* kEntityTextOrder = "t.is_winner DESC, t.revision DESC, t.l
 
 const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::string& key) {
   // An answer asks for the same rule or pitfall once per recipe shown.
-  auto [cached, fresh] = entity_cache_.try_emplace({kind, key});
-  if (!fresh) return cached->second;
+  if (auto cached = entity_cache_.find({kind, key}); cached != entity_cache_.end()) return cached->second;
+  std::vector<EntityText> texts;
   kb::Stmt st(db_, std::string("SELECT ") + kEntityTextColumns +
                        "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
                        "WHERE e.kind = ? AND e.key = ? ORDER BY " +
                        kEntityTextOrder);
   st.bind(1, kind).bind(2, key);
   const std::string row = kind + " " + key;  // how an error names the rows
-  while (st.step()) cached->second.push_back(read_entity_text(st, 0, row));
-  return cached->second;
+  while (st.step()) texts.push_back(read_entity_text(st, 0, row));
+  return entity_cache_.emplace(std::make_pair(kind, key), std::move(texts)).first->second;
 }
 
 void Kb::read_cited(const std::string& kind, const std::string& lang, const std::string& base, CitedTexts& out) {

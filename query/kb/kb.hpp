@@ -48,6 +48,14 @@ class Kb {
   // --- recipes (from the code) ---------------------------------------------------
   // Every recipe of a kind, by name, and the words of their names (read once).
   const Catalog& catalog(RecipeKind kind);
+  // The recipes of a kind whose name or model key starts with `prefix`, by
+  // name: a model family's and those the planner's family test (stricter)
+  // leaves out ("qwen3" also gives qwen35_*), without reading every recipe
+  // (read once per kind and prefix; taken from the whole catalog when that
+  // is loaded).
+  const Catalog& catalog(RecipeKind kind, const std::string& prefix);
+  // The names of every recipe of a kind, by name (read once).
+  const std::vector<std::string>& recipe_names(RecipeKind kind);
   // A recipe by name: the library one when both packages export the name.
   std::optional<Recipe> recipe(const std::string& name);
   std::optional<Recipe> recipe(const std::string& name, RecipeKind kind);
@@ -107,6 +115,8 @@ class Kb {
   std::unique_ptr<Snapshot> snapshot_;
   std::map<std::string, Labels> labels_;
   std::map<RecipeKind, Catalog> catalogs_;
+  std::map<std::pair<RecipeKind, std::string>, Catalog> prefix_catalogs_;
+  std::map<RecipeKind, std::vector<std::string>> recipe_names_;
   std::map<std::string, CodeFacts, std::less<>> facts_;
   struct FactValue {
     std::string state, value, type;  // a fact_values row as stored (the state is checked where a fact uses it)

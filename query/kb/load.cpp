@@ -271,7 +271,7 @@ std::string literal_type(const std::string& v) {
 
 const CodeConfigKeys& Kb::code_config_keys() {
   if (!code_keys_) {
-    code_keys_.emplace();
+    CodeConfigKeys keys;  // kept only once read whole (kb.cpp, Kb::facts)
     kb::Stmt st(db_, "SELECT key, kind, type, default_value FROM code_config_keys ORDER BY rowid");
     while (st.step()) {
       std::string type = st.text(2);
@@ -279,8 +279,9 @@ const CodeConfigKeys& Kb::code_config_keys() {
       // cited default's literal says its type (False: bool, 1: int, 0.0:
       // float); None or an expression leaves it open.
       if (type.empty() && st.text(1) == "external-field") type = literal_type(st.text(3));
-      code_keys_->rows.push_back({st.text(0), st.text(1), type});
+      keys.rows.push_back({st.text(0), st.text(1), type});
     }
+    code_keys_ = std::move(keys);
   }
   return *code_keys_;
 }

@@ -14,8 +14,8 @@ std::optional<long long> opt(const kb::Stmt& st, int c) { return st.is_null(c) ?
 
 const perf::PerfTables& Kb::perf_tables() {
   if (perf_) return *perf_;
-  perf_ = std::make_unique<perf::PerfTables>();
-  perf::PerfTables& t = *perf_;
+  auto tables = std::make_unique<perf::PerfTables>();  // kept only once read whole (kb.cpp, Kb::facts)
+  perf::PerfTables& t = *tables;
   {
     kb::Stmt st(db_, "SELECT key, value FROM perf_params ORDER BY key");
     while (st.step()) t.params[st.text(0)] = st.text(1);
@@ -100,6 +100,7 @@ const perf::PerfTables& Kb::perf_tables() {
     }
     t.rows.push_back(std::move(r));
   }
+  perf_ = std::move(tables);
   return *perf_;
 }
 

@@ -128,10 +128,15 @@ bool keep_launch_mode(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
 // (b) The size asked; else the same size in a sibling of the family
 // (models.tsv family: "llama3 405b" → Llama 3.1 405B), else the nearest
 // size of the family; both marked as substitutes.
-Pool keep_size(const Context& c, const Ask& ask, const Pool& pool, const Pool& all_of_mode, bool& substitute, Answer& a) {
+Pool keep_size(const Context& c, const Ask& ask, const Pool& pool, const Pool& all_of_mode, bool& substitute, Answer& a,
+               bool* family_only) {
   Pool sized;
   for (const auto* r : pool)
     if (of_size(c, ask, *r)) sized.push_back(r);
+  if (sized.empty() && !pool.empty() && family_only && *family_only) {
+    *family_only = false;  // a sibling family may have the size: every recipe is needed
+    return {};
+  }
   if (sized.empty() && !pool.empty()) {
     std::set<std::string> families;
     for (const auto* r : pool)
@@ -311,7 +316,7 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
   cands = std::move(kept);
 }
 
-std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a) {
+std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a, bool* family_only) {
   // Recipes whose layout the code leaves unknown (one that raises by
   // design, say) are never offered.
   Pool pool;
@@ -351,6 +356,10 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
     Pool kept;
     for (const auto* r : pool)
       if (std::all_of(words.begin(), words.end(), [&](const std::string& w) { return has_token(r->name, w); })) kept.push_back(r);
+    if (kept.empty() && family_only && *family_only) {
+      *family_only = false;  // another family's recipes of the mode may carry the words
+      return {};
+    }
     if (kept.empty()) {
       // The words name recipes of other modes ("deepseek v4 pro sft": Pro
       // pretrains only): said, with the modes it has.
@@ -373,7 +382,8 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
   const Pool all_of_mode = pool;
   if (!ask.model.empty() && !keep_family(c, ask, recipes, pool, a)) return {};
   bool substitute = false;
-  if (!ask.size_token.empty()) pool = keep_size(c, ask, pool, all_of_mode, substitute, a);
+  if (!ask.size_token.empty()) pool = keep_size(c, ask, pool, all_of_mode, substitute, a, family_only);
+  if (family_only && !*family_only) return {};
   if (pool.empty()) {
     const std::string asked = ask.model + (ask.size_token.empty() ? "" : " " + ask.size_token);
     a.no_match = ask.mode.empty() ? c.label("no_match.family", {{"model", asked}})

@@ -76,6 +76,7 @@ std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& 
 // catalog, which the engine keeps), read only when the question has free words.
 using NameTokens = std::set<std::string, std::less<>>;
 NameTokens name_tokens(const Catalog& recipes);
+NameTokens name_tokens(const std::vector<std::string>& names);
 void resolve_words(const Context& c, const kbq::dsl::Query& q, const NameTokens& tokens, Ask& ask, Answer& a);
 void resolve_words(const Context& c, const kbq::dsl::Query& q, const std::function<const NameTokens&()>& tokens, Ask& ask, Answer& a);
 
@@ -93,7 +94,17 @@ struct Candidate {
   const Recipe* recipe = nullptr;
   bool substitute = false;  // the asked model or size has no recipe: the nearest of the family
 };
-std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a);
+//
+// A question naming a model may give only the recipes whose name or model
+// key starts with the family asked (`family_only`: Kb::catalog(kind,
+// prefix)), a superset of the family in the same order. Then where the
+// answer would depend on the other families' recipes (the free words no
+// recipe of the mode in the family carries; an asked size the family lacks,
+// whose substitute may be a sibling family's) candidates stops, sets
+// *family_only to false and returns nothing: the caller asks again with
+// every recipe. Otherwise the candidates and the answer's notes are those
+// every recipe gives.
+std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a, bool* family_only = nullptr);
 
 // A family the question names that only benchmark recipes have (GLM-5.1:
 // the code exports glm51_sft_*gpu_*_config only): the question is answered

@@ -174,16 +174,27 @@ std::variant<Ask, Error> resolve_terms(const Context& c, const kbq::dsl::Query& 
   return ask;
 }
 
+namespace {
+
+void add_name_tokens(std::string_view name, NameTokens& tokens) {
+  for (size_t start = 0, end = 0; end != std::string_view::npos; start = end + 1) {
+    end = name.find('_', start);
+    const std::string_view tok = name.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (tokens.find(tok) == tokens.end()) tokens.emplace(tok);
+  }
+}
+
+}  // namespace
+
 NameTokens name_tokens(const Catalog& recipes) {
   NameTokens tokens;
-  for (const auto& r : recipes.recipes) {
-    const std::string_view name = r.name;
-    for (size_t start = 0, end = 0; end != std::string_view::npos; start = end + 1) {
-      end = name.find('_', start);
-      const std::string_view tok = name.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-      if (tokens.find(tok) == tokens.end()) tokens.emplace(tok);
-    }
-  }
+  for (const auto& r : recipes.recipes) add_name_tokens(r.name, tokens);
+  return tokens;
+}
+
+NameTokens name_tokens(const std::vector<std::string>& names) {
+  NameTokens tokens;
+  for (const auto& n : names) add_name_tokens(n, tokens);
   return tokens;
 }
 
