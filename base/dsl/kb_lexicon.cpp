@@ -39,17 +39,17 @@ Lexicon load_lexicon(kb::Db& db) {
   while (ds.step()) extras.dataset_presets.push_back(word_at(ds, 0, "code_datasets", "preset", -1));
   // Words of recipe names: free text that narrows the recipes, never corrected as a typo.
   // A thousand names share a few hundred words: each word is looked up as a
-  // view of its name, and copied into the set once.
-  std::vector<std::string> names;
+  // view of its row (valid until the next step), and copied into the set
+  // once; `seen` then views the set's own copy.
   kb::Stmt nm(db, "SELECT DISTINCT name FROM recipes");
-  while (nm.step()) names.push_back(nm.text(0));
   std::unordered_set<std::string_view> seen;
-  for (const std::string& name : names)
-    for (std::string_view rest = name; !rest.empty();) {
+  while (nm.step())
+    for (std::string_view rest = nm.view(0); !rest.empty();) {
       const std::size_t cut = rest.find('_');
       const std::string_view word = rest.substr(0, cut);
       rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
-      if (!word.empty() && word.size() <= kb::limits::kMaxLexiconWordBytes && seen.insert(word).second) extras.name_tokens.emplace(word);
+      if (word.empty() || word.size() > kb::limits::kMaxLexiconWordBytes || seen.count(word)) continue;
+      seen.insert(*extras.name_tokens.emplace(word).first);
     }
   return Lexicon(rows, std::move(extras));
 }
