@@ -456,10 +456,11 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   a.warnings.insert(a.warnings.begin(), parse_warnings.begin(), parse_warnings.end());
   // plan and check: the candidates on a GPU that runs their precision, then
   // those that can still be shown
-  bool family_only = !ask.model.empty();
-  const Answer before = family_only ? a : Answer{};
-  auto cands = candidates(c, ask, recipes(ask.kind()), a, family_only ? &family_only : nullptr);
-  if (!family_only && !ask.model.empty()) {
+  const bool by_family = !ask.model.empty();
+  bool family_enough = true;  // candidates() clears it where the answer depends on other families
+  const Answer before = by_family ? a : Answer{};
+  auto cands = candidates(c, ask, recipes(ask.kind()), a, by_family ? &family_enough : nullptr);
+  if (!family_enough) {
     a = before;
     cands = candidates(c, ask, kb.catalog(ask.kind()), a);
   }

@@ -133,11 +133,11 @@ Pool keep_size(const Context& c, const Ask& ask, const Pool& pool, const Pool& a
   Pool sized;
   for (const auto* r : pool)
     if (of_size(c, ask, *r)) sized.push_back(r);
-  if (sized.empty() && !pool.empty() && family_only && *family_only) {
-    *family_only = false;  // a sibling family may have the size: every recipe is needed
-    return {};
-  }
   if (sized.empty() && !pool.empty()) {
+    if (family_only) {
+      *family_only = false;  // a sibling family may have the size: every recipe is needed
+      return {};
+    }
     std::set<std::string> families;
     for (const auto* r : pool)
       if (const auto* m = c.kb.model(r->model_key); m && !m->family.empty()) families.insert(m->family);
@@ -356,11 +356,11 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
     Pool kept;
     for (const auto* r : pool)
       if (std::all_of(words.begin(), words.end(), [&](const std::string& w) { return has_token(r->name, w); })) kept.push_back(r);
-    if (kept.empty() && family_only && *family_only) {
-      *family_only = false;  // another family's recipes of the mode may carry the words
-      return {};
-    }
     if (kept.empty()) {
+      if (family_only) {
+        *family_only = false;  // another family's recipes of the mode may carry the words
+        return {};
+      }
       // The words name recipes of other modes ("deepseek v4 pro sft": Pro
       // pretrains only): said, with the modes it has.
       std::set<std::string> modes, models;
