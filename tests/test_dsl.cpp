@@ -749,6 +749,36 @@ TEST_CASE("dsl: a typo exactly one word is closest to is corrected, an ambiguous
   CHECK(r.query.free_text == std::vector<std::string>{"marlim"});
 }
 
+// The KB's words of recipe names are looked up as the corrector needs them
+// (Extras::is_name_word): asked only of a word it would change, once for it.
+TEST_CASE("dsl: a word of recipe names looked up when needed is never corrected, and only such a word is looked up", "[dsl]") {
+  const std::vector<kbq::dsl::LexiconRow> rows = {
+      {"*", "model", "marlin", "marlin"}, {"*", "model", "merlin", "merlin"}, {"*", "mode", "sft", "sft"}};
+  std::vector<std::string> asked;
+  Lexicon::Extras extras;
+  extras.is_name_word = [&asked](std::string_view w) {
+    asked.emplace_back(w);
+    return w == "marlim";
+  };
+  const Lexicon lex(rows, std::move(extras));
+  auto r = parse(lex, "marlim sft");
+  REQUIRE(r);
+  CHECK(r.query.corrections.empty());
+  CHECK(r.query.free_text == std::vector<std::string>{"marlim"});
+  CHECK(asked == std::vector<std::string>{"marlim"});
+  // A typo of a model: looked up, not a name word, corrected.
+  asked.clear();
+  r = parse(lex, "marlinn sft");
+  REQUIRE(r);
+  CHECK(r.query.model == "marlin");
+  CHECK(asked == std::vector<std::string>{"marlinn"});
+  // Words the corrector leaves anyway (short, ambiguous, no close word) are never looked up.
+  asked.clear();
+  r = parse(lex, "sft mxrlxn abc zzzzzzzz");
+  REQUIRE(r);
+  CHECK(asked.empty());
+}
+
 TEST_CASE("dsl: a training method no recipe has is kept apart, never corrected to a mode", "[dsl]") {
   const Lexicon& lex = test_lexicon();
   auto r = parse(lex, "grpo qwen3 8b");

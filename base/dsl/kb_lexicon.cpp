@@ -2,7 +2,6 @@
 #include "base/dsl/kb_lexicon.hpp"
 
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "base/checked.hpp"
@@ -22,6 +21,13 @@ std::string word_at(const kb::Stmt& st, int c, const char* table, const char* co
 }
 }  // namespace
 
+bool recipe_name_word(kb::Db& db, std::string_view word) {
+  if (word.empty() || word.size() > kb::limits::kMaxLexiconWordBytes || word.find('_') != std::string_view::npos) return false;
+  kb::Stmt st(db, "SELECT EXISTS (SELECT 1 FROM recipes WHERE instr('_' || name || '_', ?1) > 0)");
+  st.bind(1, "_" + std::string(word) + "_");
+  return st.step() && st.integer(0) != 0;
+}
+
 Lexicon load_lexicon(kb::Db& db) {
   std::vector<LexiconRow> rows;
   kb::Stmt lx(db, "SELECT lang, kind, word, value FROM lexicon ORDER BY lang, kind, word");
@@ -37,20 +43,11 @@ Lexicon load_lexicon(kb::Db& db) {
   // The launcher's --dataset presets (the newest snapshot's code).
   kb::Stmt ds(db, "SELECT DISTINCT preset FROM code_datasets ORDER BY preset");
   while (ds.step()) extras.dataset_presets.push_back(word_at(ds, 0, "code_datasets", "preset", -1));
-  // Words of recipe names: free text that narrows the recipes, never corrected as a typo.
-  // A thousand names share a few hundred words: each word is looked up as a
-  // view of its row (valid until the next step), and copied into the set
-  // once; `seen` then views the set's own copy.
-  kb::Stmt nm(db, "SELECT DISTINCT name FROM recipes");
-  std::unordered_set<std::string_view> seen;
-  while (nm.step())
-    for (std::string_view rest = nm.view(0); !rest.empty();) {
-      const std::size_t cut = rest.find('_');
-      const std::string_view word = rest.substr(0, cut);
-      rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
-      if (word.empty() || word.size() > kb::limits::kMaxLexiconWordBytes || seen.count(word)) continue;
-      seen.insert(*extras.name_tokens.emplace(word).first);
-    }
+  // Words of recipe names: free text that narrows the recipes, never
+  // corrected as a typo. Looked up in the recipes table for the word the
+  // corrector would change, not cut from every name for every question (the
+  // names grow with the recipes; a typo is rare).
+  extras.is_name_word = [&db](std::string_view word) { return recipe_name_word(db, word); };
   return Lexicon(rows, std::move(extras));
 }
 

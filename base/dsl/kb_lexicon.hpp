@@ -4,11 +4,19 @@
 // parse questions.
 #pragma once
 
+#include <string_view>
+
 #include "base/dsl/parse.hpp"
 #include "base/sqlite.hpp"
 
 namespace kbq::dsl {
 
+// The lexicon asks `db` for words of recipe names while it parses
+// (recipe_name_word): `db` must outlive it.
 Lexicon load_lexicon(kb::Db& db);
+
+// Whether `word` is one of the `_`-separated words of a recipe name in the
+// recipes table (words longer than limits::kMaxLexiconWordBytes never are).
+bool recipe_name_word(kb::Db& db, std::string_view word);
 
 }  // namespace kbq::dsl

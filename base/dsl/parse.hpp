@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -107,6 +108,10 @@ class Lexicon {
     std::map<std::string, System> systems;     // system key -> its facts
     std::set<std::string> name_tokens;         // words of recipe names: free text that narrows recipes, never a typo
     std::vector<std::string> dataset_presets;  // the launcher's --dataset presets, known as dataset words
+    // Words of recipe names looked up when needed: asked only of a word the
+    // typo corrector would otherwise change (a KB's recipes are read for
+    // that word, not all of them for every question). Empty: name_tokens only.
+    std::function<bool(std::string_view)> is_name_word;
   };
 
   // Builds the symbol tables. `hardware_keys` are gpu keys from the KB that

@@ -823,7 +823,7 @@ bool correct_typos(const Lexicon::Impl& lex, Normalized& n, const std::vector<Pi
   for (const auto& p : pieces) {
     if (p.kind != PieceKind::Free || p.word == kNoWord) continue;
     const std::string_view w = std::string_view(n.text).substr(p.b, p.e - p.b);
-    if (cp_count(w) < 4 || !wordlike(w) || lex.name_tokens.count(std::string(w))) continue;
+    if (cp_count(w) < 4 || !wordlike(w)) continue;
     const auto candidates = lex.suggest_all(to_u32(w));
     if (candidates.size() != 1) continue;
     const WordInfo& c = lex.words[candidates.front()];
@@ -834,6 +834,7 @@ bool correct_typos(const Lexicon::Impl& lex, Normalized& n, const std::vector<Pi
     const bool unit = after_number && (c.meaning(WordKind::GpuUnit) || c.meaning(WordKind::NodeUnit));
     if (!unit && (c.primary < 0 || !correctable_kind(c.meanings[static_cast<std::size_t>(c.primary)].kind))) continue;
     if (digits_of(w) != digits_of(c.word)) continue;
+    if (lex.name_word(w)) continue;  // last: it may read the KB's recipe names
     fixes.emplace_back(&p, candidates.front());
   }
   if (fixes.empty()) return false;
