@@ -438,13 +438,16 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   if (auto* err = std::get_if<Error>(&resolved)) return *err;
   Ask& ask = std::get<Ask>(resolved);
   // A question naming a model reads the recipes of its family (and of
-  // names that start alike); every recipe only where the answer depends on
-  // the others (candidates() says so).
-  const auto recipes = [&](RecipeKind kind) -> const Catalog& {
-    return ask.model.empty() ? kb.catalog(kind) : kb.catalog(kind, ask.model);
+  // names that start alike), one naming none those of its mode; every
+  // recipe where the answer depends on the others (candidates() says so),
+  // or once every recipe is read anyway (--batch).
+  const bool by_family = !ask.model.empty();
+  const auto family = [&](RecipeKind kind) -> const Catalog& {
+    return kb.has_catalog(kind) ? kb.catalog(kind) : kb.catalog(kind, ask.model);
   };
-  benchmarks_for_benchmark_only_family(
-      c, recipes(RecipeKind::Library), [&]() -> const Catalog& { return recipes(RecipeKind::Benchmark); }, ask, a);
+  if (by_family)
+    benchmarks_for_benchmark_only_family(
+        c, family(RecipeKind::Library), [&]() -> const Catalog& { return family(RecipeKind::Benchmark); }, ask, a);
   resolve_words(
       c, q, [&]() -> const NameTokens& { return impl_->name_tokens_of(ask.kind()); }, ask, a);
   // The query language's warnings come first, once the words recipe names
@@ -456,13 +459,15 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   a.warnings.insert(a.warnings.begin(), parse_warnings.begin(), parse_warnings.end());
   // plan and check: the candidates on a GPU that runs their precision, then
   // those that can still be shown
-  const bool by_family = !ask.model.empty();
-  bool family_enough = true;  // candidates() clears it where the answer depends on other families
-  const Answer before = by_family ? a : Answer{};
-  auto cands = candidates(c, ask, recipes(ask.kind()), a, by_family ? &family_enough : nullptr);
-  if (!family_enough) {
+  const RecipeKind kind = ask.kind();
+  const bool whole = kb.has_catalog(kind) || (!by_family && ask.mode.empty());
+  CatalogPart part{by_family ? CatalogPart::Of::Family : CatalogPart::Of::Mode};
+  const Answer before = whole ? Answer{} : a;
+  auto cands = whole ? candidates(c, ask, kb.catalog(kind), a)
+                     : candidates(c, ask, by_family ? kb.catalog(kind, ask.model) : kb.catalog_of_mode(kind, ask.mode), a, &part);
+  if (!part.enough) {
     a = before;
-    cands = candidates(c, ask, kb.catalog(ask.kind()), a);
+    cands = candidates(c, ask, kb.catalog(kind), a);
   }
   if (!cands.empty()) keep_runnable_precision(c, ask, cands, a);
   const QuickRefPicks picks = quick_ref_picks(kb.quick_ref_rows(), ask);

@@ -125,17 +125,34 @@ constexpr const char* kRecipeSelect =
     "SELECT r.name, r.target, r.mode, r.launch_mode, r.model_key, r.modality, r.moe, "
     "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
     "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision, coalesce(l.precision, ''), "
-    "l.precision_at, sp.at, coalesce(l.data, ''), coalesce(l.data_name, ''), l.data_at, sd.at, "
-    "coalesce(l.user_data, 0), coalesce(l.peft_modes, ''), l.peft_at, sf.at, coalesce(l.raises, ''), "
-    "l.raises_at, sr.at, coalesce(l.shadowed, 0), l.shadowed_at, sh.at "
-    "FROM recipes r LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind "
-    "LEFT JOIN launch_sites sp ON sp.id = l.precision_at LEFT JOIN launch_sites sd ON sd.id = l.data_at "
-    "LEFT JOIN launch_sites sf ON sf.id = l.peft_at LEFT JOIN launch_sites sr ON sr.id = l.raises_at "
-    "LEFT JOIN launch_sites sh ON sh.id = l.shadowed_at ";
+    "l.precision_at, coalesce(l.data, ''), coalesce(l.data_name, ''), l.data_at, "
+    "coalesce(l.user_data, 0), coalesce(l.peft_modes, ''), l.peft_at, coalesce(l.raises, ''), "
+    "l.raises_at, coalesce(l.shadowed, 0), l.shadowed_at "
+    "FROM recipes r LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind ";
+
+using SiteOf = std::function<std::optional<std::string>(long long id)>;  // a launch_sites row's at
+
+// A site by id from the table read whole.
+SiteOf site_in(const LaunchSites& sites) {
+  return [&sites](long long id) -> std::optional<std::string> {
+    const auto it = sites.find(id);
+    if (it == sites.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+// Recipes read in table order put in name order (SQLite's BINARY order:
+// bytes, as std::string compares). kbc writes them in that order, so this
+// is one pass; the name index would seek every row, a sorter copy every
+// column.
+void by_name(std::vector<Recipe>& recipes) {
+  const auto less = [](const Recipe& a, const Recipe& b) { return a.name < b.name; };
+  if (!std::is_sorted(recipes.begin(), recipes.end(), less)) std::sort(recipes.begin(), recipes.end(), less);
+}
 
 // A recipe row; the model's display name from the snapshot's models (one
 // map lookup, not a join per row).
-Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap) {
+Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap, const SiteOf& site_of) {
   Recipe r;
   r.name = st.text(0);
   r.kind = kind;
@@ -171,21 +188,22 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap) {
   // A citation: the launch_sites row its id names ("" when it has none).
   auto site = [&](int c, const char* column) {
     if (st.is_null(c)) return std::string();
-    if (st.is_null(c + 1)) throw kb::KbValueError("recipe_launch", column, r.name, "not a launch_sites id");
-    return st.text(c + 1);
+    auto at = site_of(st.integer(c));
+    if (!at) throw kb::KbValueError("recipe_launch", column, r.name, "not a launch_sites id");
+    return std::move(*at);
   };
   r.runs_in = st.text(25);
   r.runs_in_at = site(26, "precision_at");
-  r.data = st.text(28);
-  r.data_name = st.text(29);
-  r.data_at = site(30, "data_at");
-  r.user_data = st.integer(32) != 0;
-  if (const std::string modes = st.text(33); !modes.empty()) r.peft_modes = kb::split(modes, ',');
-  r.peft_at = site(34, "peft_at");
-  r.raises = st.text(36);
-  r.raises_at = site(37, "raises_at");
-  r.shadowed = st.integer(39) != 0;
-  r.shadowed_at = site(40, "shadowed_at");
+  r.data = st.text(27);
+  r.data_name = st.text(28);
+  r.data_at = site(29, "data_at");
+  r.user_data = st.integer(30) != 0;
+  if (const std::string modes = st.text(31); !modes.empty()) r.peft_modes = kb::split(modes, ',');
+  r.peft_at = site(32, "peft_at");
+  r.raises = st.text(33);
+  r.raises_at = site(34, "raises_at");
+  r.shadowed = st.integer(35) != 0;
+  r.shadowed_at = site(36, "shadowed_at");
   r.commit = snap.commit;
   if (const ModelBrief* m = snap.model(r.model_key)) r.model = m->display;
   return r;
@@ -206,9 +224,11 @@ const Catalog& Kb::catalog(RecipeKind kind) {
     n.bind(1, to_string(kind));
     if (n.step()) recipes.reserve(static_cast<size_t>(std::clamp<long long>(n.integer(0), 0, kb::limits::kMaxReservedRows)));
   }
-  kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ? ORDER BY r.name");
+  kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ?");
   st.bind(1, to_string(kind));
-  while (st.step()) recipes.push_back(read_recipe(st, kind, snap));
+  const SiteOf sites = site_in(launch_sites());
+  while (st.step()) recipes.push_back(read_recipe(st, kind, snap, sites));
+  by_name(recipes);
   return catalogs_.emplace(kind, std::move(c)).first->second;
 }
 
@@ -224,29 +244,52 @@ std::string prefix_end(std::string prefix) {
 
 }  // namespace
 
-const Catalog& Kb::catalog(RecipeKind kind, const std::string& prefix) {
-  if (auto it = prefix_catalogs_.find({kind, prefix}); it != prefix_catalogs_.end()) return it->second;
-  Catalog c;  // kept only once read whole, as catalog(kind)
+const LaunchSites& Kb::launch_sites() {
+  if (!launch_sites_) {
+    LaunchSites sites;  // kept only once read whole
+    kb::Stmt st(db_, "SELECT id, at FROM launch_sites");
+    while (st.step()) sites.emplace(st.integer(0), st.text(1));
+    launch_sites_ = std::move(sites);
+  }
+  return *launch_sites_;
+}
+
+Catalog Kb::catalog_part(RecipeKind kind, const std::function<bool(const Recipe&)>& in, const char* where,
+                         const std::vector<std::string>& params) {
+  Catalog c;  // kept by the caller only once read whole, as catalog(kind)
   auto& recipes = c.recipes;
-  const auto in = [&](const Recipe& r) { return kb::starts_with(r.name, prefix) || kb::starts_with(r.model_key, prefix); };
   if (auto whole = catalogs_.find(kind); whole != catalogs_.end()) {
     for (const auto& r : whole->second.recipes)
       if (in(r)) recipes.push_back(r);
-  } else {
-    // The rows in table order (the prefix ranges' test reads no other
-    // table), then sorted: the name index would seek every row.
-    const std::string end = prefix_end(prefix);
-    kb::Stmt st(db_, std::string(kRecipeSelect) +
-                         "WHERE r.kind = ?1 AND ((r.name >= ?2 AND (?3 = '' OR r.name < ?3)) OR "
-                         "(r.model_key >= ?2 AND (?3 = '' OR r.model_key < ?3))) ORDER BY +r.name");
-    st.bind(1, to_string(kind)).bind(2, prefix).bind(3, end);
-    const Snapshot& snap = snapshot();
-    while (st.step()) {
-      Recipe r = read_recipe(st, kind, snap);
-      if (in(r)) recipes.push_back(std::move(r));
-    }
+    return c;
   }
+  kb::Stmt st(db_, std::string(kRecipeSelect) + where);
+  st.bind(1, to_string(kind));
+  for (size_t i = 0; i < params.size(); ++i) st.bind(static_cast<int>(i) + 2, params[i]);
+  const Snapshot& snap = snapshot();
+  const SiteOf sites = site_in(launch_sites());
+  while (st.step()) {
+    Recipe r = read_recipe(st, kind, snap, sites);
+    if (in(r)) recipes.push_back(std::move(r));
+  }
+  by_name(recipes);
+  return c;
+}
+
+const Catalog& Kb::catalog(RecipeKind kind, const std::string& prefix) {
+  if (auto it = prefix_catalogs_.find({kind, prefix}); it != prefix_catalogs_.end()) return it->second;
+  // The prefix ranges' test reads no other table.
+  Catalog c = catalog_part(kind, [&](const Recipe& r) { return kb::starts_with(r.name, prefix) || kb::starts_with(r.model_key, prefix); },
+                           "WHERE r.kind = ?1 AND ((r.name >= ?2 AND (?3 = '' OR r.name < ?3)) OR "
+                           "(r.model_key >= ?2 AND (?3 = '' OR r.model_key < ?3)))",
+                           {prefix, prefix_end(prefix)});
   return prefix_catalogs_.emplace(std::make_pair(kind, prefix), std::move(c)).first->second;
+}
+
+const Catalog& Kb::catalog_of_mode(RecipeKind kind, const std::string& mode) {
+  if (auto it = mode_catalogs_.find({kind, mode}); it != mode_catalogs_.end()) return it->second;
+  Catalog c = catalog_part(kind, [&](const Recipe& r) { return r.mode == mode; }, "WHERE r.kind = ?1 AND r.mode = ?2", {mode});
+  return mode_catalogs_.emplace(std::make_pair(kind, mode), std::move(c)).first->second;
 }
 
 const std::vector<std::string>& Kb::recipe_names(RecipeKind kind) {
@@ -273,7 +316,15 @@ std::optional<Recipe> Kb::recipe(const std::string& name, RecipeKind kind) {
   kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ? AND r.name = ?");
   st.bind(1, to_string(kind));
   st.bind(2, name);
-  if (st.step()) return read_recipe(st, kind, snapshot());
+  // One row cites a few sites: each read by id, not the table.
+  const SiteOf one_site = [this](long long id) -> std::optional<std::string> {
+    if (launch_sites_) return site_in(*launch_sites_)(id);
+    kb::Stmt at(db_, "SELECT at FROM launch_sites WHERE id = ?");
+    at.bind(1, id);
+    if (at.step()) return at.text(0);
+    return std::nullopt;
+  };
+  if (st.step()) return read_recipe(st, kind, snapshot(), one_site);
   return std::nullopt;
 }
 

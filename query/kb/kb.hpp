@@ -11,6 +11,7 @@
 // bound as a parameter.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,11 +27,16 @@
 
 namespace kbq {
 
+using LaunchSites = std::map<long long, std::string>;  // launch_sites: id -> path:line@commit
+
 class Kb {
  public:
   // Opens the KB embedded in the binary (path empty) or a file. Throws
   // std::runtime_error with a one-line message naming the problem.
   explicit Kb(const std::string& path);
+  // Neither copied nor moved: the lexicon reads recipe names through db_.
+  Kb(const Kb&) = delete;
+  Kb& operator=(const Kb&) = delete;
 
   // The query lexicon, built at its first use (show, check, rules,
   // pitfalls and sources never parse a question).
@@ -54,6 +60,11 @@ class Kb {
   // (read once per kind and prefix; taken from the whole catalog when that
   // is loaded).
   const Catalog& catalog(RecipeKind kind, const std::string& prefix);
+  // The recipes of a kind whose mode is `mode`, by name (read once per kind
+  // and mode; taken from the whole catalog when that is loaded).
+  const Catalog& catalog_of_mode(RecipeKind kind, const std::string& mode);
+  // Whether every recipe of a kind is loaded already (a part then costs a copy).
+  bool has_catalog(RecipeKind kind) const { return catalogs_.count(kind) > 0; }
   // The names of every recipe of a kind, by name (read once).
   const std::vector<std::string>& recipe_names(RecipeKind kind);
   // A recipe by name: the library one when both packages export the name.
@@ -106,6 +117,14 @@ class Kb {
   void read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(std::string_view field));
   void read_cited(const std::string& kind, const std::string& lang, const std::string& base, CitedTexts& out);
   const Model* model(const std::string& key);
+  // Where the code decides a recipe's launch facts: launch_sites by id (read
+  // once; a join per citation would seek the table five times a recipe).
+  const LaunchSites& launch_sites();
+  // The recipes of a kind that `in` keeps, in name order: from the whole
+  // catalog when it is loaded, else from the rows `where` selects (?1 the
+  // kind, ?2, ?3 ... `params`).
+  Catalog catalog_part(RecipeKind kind, const std::function<bool(const Recipe&)>& in, const char* where,
+                       const std::vector<std::string>& params);
 
   kb::Db db_;
   std::optional<kbq::dsl::Lexicon> lexicon_;
@@ -116,6 +135,8 @@ class Kb {
   std::map<std::string, Labels> labels_;
   std::map<RecipeKind, Catalog> catalogs_;
   std::map<std::pair<RecipeKind, std::string>, Catalog> prefix_catalogs_;
+  std::map<std::pair<RecipeKind, std::string>, Catalog> mode_catalogs_;
+  std::optional<LaunchSites> launch_sites_;
   std::map<RecipeKind, std::vector<std::string>> recipe_names_;
   std::map<std::string, CodeFacts, std::less<>> facts_;
   struct FactValue {

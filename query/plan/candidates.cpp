@@ -129,13 +129,13 @@ bool keep_launch_mode(const Context& c, const Ask& ask, Pool& pool, Answer& a) {
 // (models.tsv family: "llama3 405b" → Llama 3.1 405B), else the nearest
 // size of the family; both marked as substitutes.
 Pool keep_size(const Context& c, const Ask& ask, const Pool& pool, const Pool& all_of_mode, bool& substitute, Answer& a,
-               bool* family_only) {
+               CatalogPart* part) {
   Pool sized;
   for (const auto* r : pool)
     if (of_size(c, ask, *r)) sized.push_back(r);
   if (sized.empty() && !pool.empty()) {
-    if (family_only) {
-      *family_only = false;  // a sibling family may have the size: every recipe is needed
+    if (part && part->of == CatalogPart::Of::Family) {
+      part->enough = false;  // a sibling family may have the size: every recipe is needed
       return {};
     }
     std::set<std::string> families;
@@ -316,7 +316,7 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
   cands = std::move(kept);
 }
 
-std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a, bool* family_only) {
+std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a, CatalogPart* part) {
   // Recipes whose layout the code leaves unknown (one that raises by
   // design, say) are never offered.
   Pool pool;
@@ -357,8 +357,8 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
     for (const auto* r : pool)
       if (std::all_of(words.begin(), words.end(), [&](const std::string& w) { return has_token(r->name, w); })) kept.push_back(r);
     if (kept.empty()) {
-      if (family_only) {
-        *family_only = false;  // another family's recipes of the mode may carry the words
+      if (part) {
+        part->enough = false;  // the message names the modes whose recipes carry the words: every recipe is needed
         return {};
       }
       // The words name recipes of other modes ("deepseek v4 pro sft": Pro
@@ -382,8 +382,8 @@ std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalo
   const Pool all_of_mode = pool;
   if (!ask.model.empty() && !keep_family(c, ask, recipes, pool, a)) return {};
   bool substitute = false;
-  if (!ask.size_token.empty()) pool = keep_size(c, ask, pool, all_of_mode, substitute, a, family_only);
-  if (family_only && !*family_only) return {};
+  if (!ask.size_token.empty()) pool = keep_size(c, ask, pool, all_of_mode, substitute, a, part);
+  if (part && !part->enough) return {};
   if (pool.empty()) {
     const std::string asked = ask.model + (ask.size_token.empty() ? "" : " " + ask.size_token);
     a.no_match = ask.mode.empty() ? c.label("no_match.family", {{"model", asked}})

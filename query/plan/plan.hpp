@@ -95,16 +95,22 @@ struct Candidate {
   bool substitute = false;  // the asked model or size has no recipe: the nearest of the family
 };
 //
-// A question naming a model may give only the recipes whose name or model
-// key starts with the family asked (`family_only`: Kb::catalog(kind,
-// prefix)), a superset of the family in the same order. Then where the
-// answer would depend on the other families' recipes (the free words no
-// recipe of the mode in the family carries; an asked size the family lacks,
-// whose substitute may be a sibling family's) candidates stops, sets
-// *family_only to false and returns nothing: the caller asks again with
-// every recipe. Otherwise the candidates and the answer's notes are those
-// every recipe gives.
-std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a, bool* family_only = nullptr);
+// The catalog given may hold part of the recipes (`part`):
+// - a question naming a model, those whose name or model key starts with
+//   the family asked (Kb::catalog(kind, prefix)), a superset of the family
+//   in the same order;
+// - a question naming none, those of the mode asked (Kb::catalog_of_mode).
+// Where the answer would depend on the recipes left out (free words no
+// recipe of the mode, in the family, carries; for a family, also an asked
+// size it lacks, whose substitute may be a sibling family's) candidates
+// stops, clears part->enough and returns nothing: the caller asks again
+// with every recipe. Otherwise the candidates and the answer's notes are
+// those every recipe gives.
+struct CatalogPart {
+  enum class Of { Family, Mode } of = Of::Family;
+  bool enough = true;
+};
+std::vector<Candidate> candidates(const Context& c, const Ask& ask, const Catalog& recipes, Answer& a, CatalogPart* part = nullptr);
 
 // A family the question names that only benchmark recipes have (GLM-5.1:
 // the code exports glm51_sft_*gpu_*_config only): the question is answered
