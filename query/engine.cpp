@@ -258,7 +258,17 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   const Result& best = a.results.front();
   // An alternative is offered only if it fits: its fewest GPUs are never searched.
   const PlanFn plan = [&](const Recipe& r, const Ask& asked, Fewest fewest) { return e.plan(c, r, asked, false, fewest); };
-  a.alternatives = alternatives(c, ask, best, e.kb.catalog(RecipeKind::Library), e.kb.catalog(best.recipe.kind), plan);
+  // The alternatives read the recipes of best's model and of its family's
+  // (models.tsv), and of the functions they share (a smaller model, LoRA of
+  // the same model, each function's preferred name): not every recipe, unless loaded already.
+  std::vector<std::string> models{best.recipe.model_key};
+  if (const ModelBrief* m = c.kb.model(best.recipe.model_key); m && !m->family.empty())
+    for (const auto& [key, brief] : c.kb.models)
+      if (brief.family == m->family && key != best.recipe.model_key) models.push_back(key);
+  const auto recipes = [&](RecipeKind kind) -> const Catalog& {
+    return e.kb.has_catalog(kind) ? e.kb.catalog(kind) : e.kb.catalog_of_models(kind, models);  // --batch: loaded
+  };
+  a.alternatives = alternatives(c, ask, best, recipes(RecipeKind::Library), recipes(best.recipe.kind), plan);
 }
 
 // The exported names nearest a name the code does not export (a bounded

@@ -177,3 +177,78 @@ TEST_CASE("catalog: a word of recipe names is found exactly when cutting every n
   CHECK_FALSE(kbq::dsl::recipe_name_word(db, "qwen38b"));
   CHECK(kbq::dsl::recipe_name_word(db, "audio"));  // a name word one edit from a GPU word (gaudi): never corrected
 }
+
+TEST_CASE("catalog: the models' recipes are the whole catalog's of those models and of the functions they share", "[catalog]") {
+  kbq::Kb whole_kb(kKb);
+  kbq::Kb fresh(kKb);
+  // Every family of models.tsv, and a model alone.
+  std::map<std::string, std::vector<std::string>> families;
+  for (const auto& [key, brief] : whole_kb.snapshot().models)
+    if (!brief.family.empty()) families[brief.family].push_back(key);
+  families["(one model)"] = {"llama3_8b"};
+  families["(no such model)"] = {"no_such_model"};
+  REQUIRE(families.size() > 10);
+  for (auto kind : {kb::RecipeKind::Library, kb::RecipeKind::Benchmark}) {
+    const kbq::Catalog& whole = whole_kb.catalog(kind);
+    const kbq::Catalog& other = whole_kb.catalog(kind == kb::RecipeKind::Library ? kb::RecipeKind::Benchmark : kb::RecipeKind::Library);
+    size_t nonempty = 0;
+    for (const auto& [family, models] : families) {
+      INFO(family);
+      const std::set<std::string> keys(models.begin(), models.end());
+      std::set<std::string> targets;
+      for (const auto* c : {&whole, &other})
+        for (const auto& r : c->recipes)
+          if (keys.count(r.model_key)) targets.insert(r.target);
+      std::vector<std::string> want;
+      for (const auto& r : whole.recipes)
+        if (targets.count(r.target)) want.push_back(r.name);
+      CHECK(names(fresh.catalog_of_models(kind, models)) == want);
+      CHECK(names(whole_kb.catalog_of_models(kind, models)) == want);
+      nonempty += want.empty() ? 0 : 1;
+    }
+    CHECK(nonempty > 5);
+    CHECK_FALSE(fresh.has_catalog(kind));
+  }
+}
+
+// The three parts together, through the engine: an answer from the parts a
+// fresh reader reads (a family's, a mode's, the alternatives' models) is
+// the answer from every recipe (an engine that loaded every recipe first,
+// as a --batch does), for questions whose layouts fit and do not.
+TEST_CASE("catalog: an answer is the same whether every recipe was loaded first or only the parts it needs", "[catalog]") {
+  const std::vector<std::string> questions = {"sft llama3 70b 16 gpus",
+                                              "sft llama3 405b 2 gpus",
+                                              "pretrain deepseek v3 8 gpus",
+                                              "SFT, 8×H100, 16K sequence",
+                                              "sft 70b 4 gpus",
+                                              "le plus gros modèle à affiner sur 8 H100",
+                                              "peft qwen3 1 gpu",
+                                              "qwen3 の LoRA を 1 GPU で",
+                                              "pretrain qwen3 235b a22b 8 a100",
+                                              "sft 405b on 8 h100",
+                                              "lora 70b 1 gpu",
+                                              "pretrain thinking",
+                                              "sft gemma3 27b 2 l40s",
+                                              "pretrain nemotron 4 gpus 128k",
+                                              "在 8 张 A100 上微调 qwen3 30b a3b",
+                                              "sft qwen3 600b",
+                                              "biggest model to pretrain on 4 h100",
+                                              "sft qwen3 vl 1 gpu",
+                                              "dora llama3 8b 1 gpu",
+                                              "pretrain mixtral 2 gpus"};
+  size_t with_alternatives = 0;
+  for (const auto& q : questions) {
+    INFO(q);
+    kbq::Engine fresh = kbq::Engine::open(kKb), loaded = kbq::Engine::open(kKb);
+    REQUIRE(std::holds_alternative<kbq::RecipeList>(loaded.list(kbq::ListOptions{})));  // reads every recipe of both kinds
+    const auto a = fresh.ask(q, kbq::AskOptions{}), b = loaded.ask(q, kbq::AskOptions{});
+    REQUIRE(a.index() == b.index());
+    const auto* x = std::get_if<kbq::Answer>(&a);
+    if (!x) continue;
+    const auto* y = std::get_if<kbq::Answer>(&b);
+    const kbq::RenderOptions json{kbq::Format::Json};
+    CHECK(kbq::render(*x, fresh.labels(x->lang), json) == kbq::render(*y, loaded.labels(y->lang), json));
+    with_alternatives += x->alternatives.empty() ? 0 : 1;
+  }
+  CHECK(with_alternatives >= 4);
+}

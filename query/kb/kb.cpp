@@ -292,6 +292,34 @@ const Catalog& Kb::catalog_of_mode(RecipeKind kind, const std::string& mode) {
   return mode_catalogs_.emplace(std::make_pair(kind, mode), std::move(c)).first->second;
 }
 
+const Catalog& Kb::catalog_of_models(RecipeKind kind, const std::vector<std::string>& models) {
+  // A family of more models than a query binds comfortably: every recipe.
+  constexpr size_t kMaxBoundModels = 64;
+  if (models.empty() || models.size() > kMaxBoundModels) return catalog(kind);
+  const auto key = std::make_pair(kind, models);
+  if (auto it = model_catalogs_.find(key); it != model_catalogs_.end()) return it->second;
+  // The models as bound parameters from ?first on (the statement cache
+  // keeps one text per count).
+  const auto keys = [&](size_t first) {
+    std::string out;
+    for (size_t i = 0; i < models.size(); ++i) out += (i ? ", ?" : "?") + std::to_string(first + i);
+    return out;
+  };
+  // Taken from the whole catalog when it is loaded: the functions of the
+  // models' recipes (of either kind) first.
+  std::optional<std::set<std::string, std::less<>>> targets;
+  if (has_catalog(kind)) {
+    targets.emplace();
+    kb::Stmt t(db_, "SELECT DISTINCT target FROM recipes WHERE model_key IN (" + keys(1) + ")");
+    for (size_t i = 0; i < models.size(); ++i) t.bind(static_cast<int>(i) + 1, models[i]);
+    while (t.step()) targets->insert(t.text(0));
+  }
+  const std::string where = "WHERE r.kind = ?1 AND r.target IN (SELECT t.target FROM recipes t WHERE t.model_key IN (" + keys(2) + "))";
+  Catalog c = catalog_part(
+      kind, [&](const Recipe& r) { return !targets || targets->count(r.target) > 0; }, where.c_str(), models);
+  return model_catalogs_.emplace(key, std::move(c)).first->second;
+}
+
 const std::vector<std::string>& Kb::recipe_names(RecipeKind kind) {
   if (auto it = recipe_names_.find(kind); it != recipe_names_.end()) return it->second;
   std::vector<std::string> names;

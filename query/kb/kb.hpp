@@ -63,6 +63,11 @@ class Kb {
   // The recipes of a kind whose mode is `mode`, by name (read once per kind
   // and mode; taken from the whole catalog when that is loaded).
   const Catalog& catalog_of_mode(RecipeKind kind, const std::string& mode);
+  // The recipes of a kind whose model is one of `models`, and every recipe
+  // of the kind that shares a function with a recipe of them (of either
+  // kind), by name (read once per kind and models; taken from the whole
+  // catalog when that is loaded).
+  const Catalog& catalog_of_models(RecipeKind kind, const std::vector<std::string>& models);
   // Whether every recipe of a kind is loaded already (a part then costs a copy).
   bool has_catalog(RecipeKind kind) const { return catalogs_.count(kind) > 0; }
   // The names of every recipe of a kind, by name (read once).
@@ -136,6 +141,7 @@ class Kb {
   std::map<RecipeKind, Catalog> catalogs_;
   std::map<std::pair<RecipeKind, std::string>, Catalog> prefix_catalogs_;
   std::map<std::pair<RecipeKind, std::string>, Catalog> mode_catalogs_;
+  std::map<std::pair<RecipeKind, std::vector<std::string>>, Catalog> model_catalogs_;
   std::optional<LaunchSites> launch_sites_;
   std::map<RecipeKind, std::vector<std::string>> recipe_names_;
   std::map<std::string, CodeFacts, std::less<>> facts_;
