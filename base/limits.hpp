@@ -265,6 +265,11 @@ inline constexpr std::uint64_t kArenaMaxAlloc = 256 * 1024;
 // 97 000): past this many, a search is not kept, so a batch of endless
 // distinct questions cannot grow the process.
 inline constexpr std::size_t kMaxKeptPlacements = 16384;
+// The models an answer's alternatives bind into one query (Kb::
+// catalog_of_models: the best result's models.tsv family; the largest real
+// family has 8): past this many, every recipe is read instead, so a
+// crafted KB's family never builds a statement of thousands of parameters.
+inline constexpr std::size_t kMaxBoundModels = 64;
 // A list read from the KB is sized up front from its row count (no moves
 // while it grows), but never beyond this many rows: a crafted KB's count
 // reserves no more than this, and a longer list grows as it is read.

@@ -12,6 +12,7 @@
 
 #include "base/dsl/kb_lexicon.hpp"
 #include "base/dsl/parse.hpp"
+#include "base/limits.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "query/kb/kb.hpp"
@@ -208,6 +209,9 @@ TEST_CASE("catalog: the models' recipes are the whole catalog's of those models 
     }
     CHECK(nonempty > 5);
     CHECK_FALSE(fresh.has_catalog(kind));
+    // Past limits::kMaxBoundModels models, every recipe (one statement never binds thousands).
+    std::vector<std::string> many(kb::limits::kMaxBoundModels + 1, "llama3_8b");
+    CHECK(&fresh.catalog_of_models(kind, many) == &fresh.catalog(kind));
   }
 }
 

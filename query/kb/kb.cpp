@@ -293,9 +293,8 @@ const Catalog& Kb::catalog_of_mode(RecipeKind kind, const std::string& mode) {
 }
 
 const Catalog& Kb::catalog_of_models(RecipeKind kind, const std::vector<std::string>& models) {
-  // A family of more models than a query binds comfortably: every recipe.
-  constexpr size_t kMaxBoundModels = 64;
-  if (models.empty() || models.size() > kMaxBoundModels) return catalog(kind);
+  // A family of more models than one query binds: every recipe.
+  if (models.empty() || models.size() > kb::limits::kMaxBoundModels) return catalog(kind);
   const auto key = std::make_pair(kind, models);
   if (auto it = model_catalogs_.find(key); it != model_catalogs_.end()) return it->second;
   // The models as bound parameters from ?first on (the statement cache
