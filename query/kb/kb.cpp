@@ -215,20 +215,12 @@ const Catalog& Kb::catalog(RecipeKind kind) {
   // Kept only once read whole: a row kbq cannot use throws, and the next
   // answer that needs the catalog meets the same error, never the rows read
   // before it.
-  Catalog c;
-  auto& recipes = c.recipes;
-  const Snapshot& snap = snapshot();
-  {
-    // Sized first: growing the vector would move every recipe read so far.
-    kb::Stmt n(db_, "SELECT count(*) FROM recipes WHERE kind = ?");
-    n.bind(1, to_string(kind));
-    if (n.step()) recipes.reserve(static_cast<size_t>(std::clamp<long long>(n.integer(0), 0, kb::limits::kMaxReservedRows)));
-  }
-  kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ?");
-  st.bind(1, to_string(kind));
-  const SiteOf sites = site_in(launch_sites());
-  while (st.step()) recipes.push_back(read_recipe(st, kind, snap, sites));
-  by_name(recipes);
+  // Sized first: growing the vector would move every recipe read so far.
+  kb::Stmt n(db_, "SELECT count(*) FROM recipes WHERE kind = ?");
+  n.bind(1, to_string(kind));
+  const size_t rows = n.step() ? static_cast<size_t>(std::clamp<long long>(n.integer(0), 0, kb::limits::kMaxReservedRows)) : 0;
+  Catalog c = catalog_part(
+      kind, [](const Recipe&) { return true; }, "WHERE r.kind = ?1", {}, rows);
   return catalogs_.emplace(kind, std::move(c)).first->second;
 }
 
@@ -255,9 +247,10 @@ const LaunchSites& Kb::launch_sites() {
 }
 
 Catalog Kb::catalog_part(RecipeKind kind, const std::function<bool(const Recipe&)>& in, const char* where,
-                         const std::vector<std::string>& params) {
+                         const std::vector<std::string>& params, size_t rows) {
   Catalog c;  // kept by the caller only once read whole, as catalog(kind)
   auto& recipes = c.recipes;
+  recipes.reserve(rows);
   if (auto whole = catalogs_.find(kind); whole != catalogs_.end()) {
     for (const auto& r : whole->second.recipes)
       if (in(r)) recipes.push_back(r);

@@ -127,9 +127,9 @@ class Kb {
   const LaunchSites& launch_sites();
   // The recipes of a kind that `in` keeps, in name order: from the whole
   // catalog when it is loaded, else from the rows `where` selects (?1 the
-  // kind, ?2, ?3 ... `params`).
+  // kind, ?2, ?3 ... `params`), `rows` of them reserved first.
   Catalog catalog_part(RecipeKind kind, const std::function<bool(const Recipe&)>& in, const char* where,
-                       const std::vector<std::string>& params);
+                       const std::vector<std::string>& params, size_t rows = 0);
 
   kb::Db db_;
   std::optional<kbq::dsl::Lexicon> lexicon_;
