@@ -436,7 +436,7 @@ const Lexicon& test_lexicon() {
     for (const auto& row : presets->rows) preset_names.insert(presets->get(row, "preset"));
     extras.dataset_presets.assign(preset_names.begin(), preset_names.end());
     // Words of recipe names are never corrected as typos (kb_lexicon.cpp reads them from the recipes table).
-    for (const char* token : {"thinking", "packed", "openmathinstruct2", "squad"}) extras.name_tokens.insert(token);
+    extras.is_name_word = [](std::string_view w) { return w == "thinking" || w == "packed" || w == "openmathinstruct2" || w == "squad"; };
     return Lexicon(kbq::dsl::lexicon_rows_from_tsv(*table), std::move(extras));
   }();
   return lex;
@@ -717,7 +717,7 @@ TEST_CASE("dsl: a typo exactly one word is closest to is corrected, an ambiguous
                                                   {"*", "model", "falcon 2", "falcon2"}, {"*", "model", "falcon", "falcon"},
                                                   {"*", "mode", "sft", "sft"},           {"*", "mode", "pretrain", "pretrain"}};
   Lexicon::Extras extras;
-  extras.name_tokens = {"marlim"};
+  extras.is_name_word = [](std::string_view w) { return w == "marlim"; };
   const Lexicon lex(rows, std::move(extras));
   // One closest word: read as that word, and said.
   auto r = parse(lex, "marlinn sft");

@@ -86,16 +86,13 @@ struct Lexicon::Impl {
   std::map<std::pair<int, std::string>, bool> values;           // (kind, value) pairs that exist
   std::vector<std::string> problems;                            // ignored rows
   std::map<std::string, Lexicon::System> systems;               // system key -> its GPU type, GPUs and nodes
-  std::set<std::string> name_tokens;                            // words of recipe names (never corrected as typos)
-  std::function<bool(std::string_view)> is_name_word;           // more of them, looked up when asked (Extras)
+  std::function<bool(std::string_view)> is_name_word;           // a word of recipe names (never corrected as a typo), asked (Extras)
   std::map<std::string, std::string> flagships;                 // model value -> model key a bare family name means
 
   // The id of a folded spelling, or kNoWord.
   std::uint32_t find(std::string_view folded) const;
   // Whether a folded word is a word of recipe names (never corrected).
-  bool name_word(std::string_view folded) const {
-    return name_tokens.count(std::string(folded)) > 0 || (is_name_word && is_name_word(folded));
-  }
+  bool name_word(std::string_view folded) const { return is_name_word && is_name_word(folded); }
   // Closest word (see Lexicon::suggest), as an id or kNoWord; `word` folded.
   // Remembered per (kind, word): one parse asks again for the same word
   // (scan, typo correction, the word's warning) and the printer re-parses;

@@ -558,14 +558,13 @@ void prefer_spellings_like_values(Lexicon::Impl& lx) {
 }  // namespace
 
 Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::string>& hardware_keys)
-    : Lexicon(rows, Extras{hardware_keys, {}, {}, {}, {}}) {}
+    : Lexicon(rows, Extras{hardware_keys, {}, {}, {}}) {}
 
 Lexicon::Lexicon(const std::vector<LexiconRow>& rows, Extras extras) {
   const auto& hardware_keys = extras.hardware_keys;
   auto impl = std::make_shared<Impl>();
   Impl& lx = *impl;
   lx.systems = std::move(extras.systems);
-  lx.name_tokens = std::move(extras.name_tokens);
   lx.is_name_word = std::move(extras.is_name_word);
   WordIds word_ids;  // real words only
   for (const auto& row : rows)

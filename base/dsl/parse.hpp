@@ -106,11 +106,11 @@ class Lexicon {
   struct Extras {
     std::vector<std::string> hardware_keys;    // gpu keys, known as hardware words even without a lexicon row
     std::map<std::string, System> systems;     // system key -> its facts
-    std::set<std::string> name_tokens;         // words of recipe names: free text that narrows recipes, never a typo
     std::vector<std::string> dataset_presets;  // the launcher's --dataset presets, known as dataset words
-    // Words of recipe names looked up when needed: asked only of a word the
-    // typo corrector would otherwise change (a KB's recipes are read for
-    // that word, not all of them for every question). Empty: name_tokens only.
+    // Whether a word is a word of recipe names (free text that narrows the
+    // recipes, never a typo): asked only of a word the typo corrector would
+    // otherwise change, so a KB's recipes are read for that word, not all of
+    // them for every question. Empty: no word is.
     std::function<bool(std::string_view)> is_name_word;
   };
 
