@@ -116,6 +116,33 @@ def _split_identifiers():
 
     cls.split = split
     cls._kbq_split = True
+    # Sphinx 5.3's Chinese search (sphinx/search/zh.py) keeps every Latin
+    # word it met in a list, latin_terms, and asks `word in latin_terms` for
+    # each word it stems: a scan of a list that grows to some 200 000 words
+    # (3 of a Chinese build's 27 s). The same list, with a set beside it
+    # for `in`.
+    if isinstance(getattr(cls, "latin_terms", None), list) and not isinstance(cls.latin_terms, _TermList):
+        cls.latin_terms = _TermList(cls.latin_terms)
+
+
+class _TermList(list):
+    """A list whose `in` is a set's."""
+
+    def __init__(self, items=()):
+        super().__init__(items)
+        self._set = set(self)
+
+    def append(self, item):
+        super().append(item)
+        self._set.add(item)
+
+    def extend(self, items):
+        items = list(items)
+        super().extend(items)
+        self._set.update(items)
+
+    def __contains__(self, item):
+        return item in self._set
 
 
 def _ui():
@@ -267,7 +294,162 @@ def _nav_toctree(app, pagename, templatename, context, doctree):
     context["toctree"] = toctree
 
 
+# furo's sidebar, the rest of it. furo hands the toctree's HTML to
+# BeautifulSoup for every page (furo/navigation.py: a checkbox and a label
+# for every entry with children, "checked" on the current branch,
+# "current-page" on the current entry), which parses and writes some 33 KB a
+# page, each page's HTML different. Here that pass runs once per build, on
+# the tree of no page with placeholder links; each page sets its links
+# (relative to it) and its current branch on the parsed tree, writes it out
+# and undoes what it set. A page the tree lists more than once, an element
+# on its branch that this does not know, another furo or Sphinx, or any
+# error, go to furo's own pass. Every _NAV_CHECK_EVERY-th page is also
+# computed furo's own way, and a difference stops the build.
+_FURO_VERSION = "2022.12.07"
+_NAV_CHECK_EVERY = 16
+_NAV_LINK = "kbq-nav-link:"
+_nav_template = []
+_nav_pages = [0]  # pages written so far: every _NAV_CHECK_EVERY-th is checked, the first too
+
+
+class _NavTemplate:
+    def __init__(self, app):
+        from bs4 import BeautifulSoup
+        from furo.navigation import get_navigation_tree
+
+        trees = _resolve_nav(app)
+        if not trees:
+            raise LookupError("no toctree")
+        for tree in trees[1:]:
+            trees[0].extend(tree.children)
+        targets = []
+        for ref in trees[0].findall(nodes.reference):
+            if not url_re.match(ref["refuri"]):
+                targets.append((ref["refuri"], ref["anchorname"]))
+                ref["refuri"] = f"{_NAV_LINK}{len(targets) - 1}"
+        html = app.builder.render_partial(trees[0])["fragment"]
+        self.soup = BeautifulSoup(get_navigation_tree(html), "html.parser")
+        self.links = []
+        self.by_doc = {}
+        for a in self.soup.find_all("a"):
+            href = a.get("href", "")
+            if href.startswith(_NAV_LINK):
+                doc, anchor = targets[int(href[len(_NAV_LINK):])]
+                self.links.append((a, doc, anchor))
+                if not anchor:
+                    self.by_doc.setdefault(doc, []).append(a)
+        if len(self.links) != len(targets):
+            raise LookupError("links lost")
+        self.checked = 0
+
+    def page(self, app, pagename):
+        """furo's navigation tree for `pagename`, or None for furo's own."""
+        refs = self.by_doc.get(pagename, [])
+        if len(refs) > 1:
+            return None
+        undo = []
+
+        def put(tag, attr, value):
+            undo.append((tag, attr, tag.attrs.get(attr)))
+            tag[attr] = value
+
+        try:
+            for a, doc, anchor in self.links:
+                put(a, "href", (app.builder.get_relative_uri(pagename, doc) + anchor) or "#")
+            if refs:
+                a = refs[0]
+                put(a, "class", ["current"] + list(a.get("class", [])))
+                node, innermost = a.parent, None
+                while node is not None and node is not self.soup:
+                    classes = list(node.get("class", []))
+                    if node.name == "li":
+                        at = classes.index("has-children") if "has-children" in classes else len(classes)
+                        put(node, "class", classes[:at] + ["current"] + classes[at:])
+                        box = node.find("input", recursive=False)
+                        if box is not None:
+                            put(box, "checked", "")
+                        innermost = innermost or node
+                    elif node.name == "ul":
+                        put(node, "class", classes + ["current"])
+                    else:
+                        return None
+                    node = node.parent
+                if innermost is not None:
+                    innermost["class"].append("current-page")
+            return str(self.soup)
+        finally:
+            for tag, attr, value in reversed(undo):
+                if value is None:
+                    del tag[attr]
+                else:
+                    tag[attr] = value
+
+
+def _furo_nav(app, pagename):
+    """The page's navigation tree from the template, or None."""
+    if sphinx.version_info[:2] != (5, 3):
+        return None
+    import furo
+
+    if furo.__version__ != _FURO_VERSION:
+        return None
+    if not _nav_template:
+        _nav_template.append(None)  # a failure is not retried on every page
+        try:
+            _nav_template[0] = _NavTemplate(app)
+        except Exception:
+            return None
+    template = _nav_template[0]
+    if template is None:
+        return None
+    try:
+        return template.page(app, pagename)
+    except Exception:
+        return None
+
+
+def _install_furo_nav():
+    """furo computes the tree in _compute_navigation_tree(context); a page
+    whose context carries kbq_furo_nav is answered from the template."""
+    import furo
+
+    own = furo._compute_navigation_tree
+    if getattr(own, "_kbq", False):
+        return
+
+    def compute(context):
+        fast = context.get("kbq_furo_nav")
+        html = fast() if fast else None
+        if html is None:
+            return own(context)
+        if fast.check:
+            mine = own(context)
+            if mine != html:
+                raise RuntimeError(f"site/conf.py: the sidebar of {fast.page} differs from furo's own")
+        return html
+
+    compute._kbq = True
+    furo._compute_navigation_tree = compute
+
+
+class _PageNav:
+    def __init__(self, app, pagename, check):
+        self.app, self.page, self.check = app, pagename, check
+
+    def __call__(self):
+        return _furo_nav(self.app, self.page)
+
+
+def _furo_nav_context(app, pagename, templatename, context, doctree):
+    if "toctree" not in context:
+        return
+    _nav_pages[0] += 1
+    context["kbq_furo_nav"] = _PageNav(app, pagename, _nav_pages[0] % _NAV_CHECK_EVERY == 1)
+
+
 def setup(app):
     _split_identifiers()
+    _install_furo_nav()
+    app.connect("html-page-context", _furo_nav_context, priority=450)
     app.connect("html-page-context", _switcher)
     app.connect("html-page-context", _nav_toctree, priority=400)
