@@ -7,6 +7,7 @@ usage: site/build.py --kbq build/kbq --src generated --out build/site [--jobs 2]
 """
 import argparse
 import concurrent.futures
+import hashlib
 import html
 import json
 import os
@@ -169,12 +170,60 @@ def build_lang(args, lang, index, examples):
     # The search page's recipe index, this language's part.
     recipes = json.loads((pathlib.Path(args.src) / "site" / "recipe-search.json").read_text(encoding="utf-8"))
     (out / "_static" / "recipe-search.json").write_text(json.dumps(recipes[lang], ensure_ascii=False), encoding="utf-8")
-    # The finder's answers: kbq's, per model.
+    # The finder's answers: kbq's, per model, or the same files kept from
+    # an earlier build with the same inputs (finder_key).
     fdir = out / "_static" / "finder"
+    pages = {p.name[: -len(".md")] for p in (pathlib.Path(args.src) / "site" / "recipes").glob("*.md") if p.name.count(".") == 1}
+    key = finder_key(args, lang, pages)
+    kept = work_dir(args) / "finder" / lang
+    if not args.no_cache and (kept / key / "complete").exists():
+        shutil.copytree(kept / key / "files", fdir, copy_function=link_or_copy)
+        return lang, None, (t_sphinx, time.monotonic() - t0, -1)
     fdir.mkdir(parents=True, exist_ok=True)
+    write_finder(args, lang, index, examples, pages, fdir)
+    if not args.no_cache:
+        keep_finder(kept, key, fdir)
+    return lang, None, (t_sphinx, time.monotonic() - t0, sum(1 for _ in questions(index)))
+
+
+def finder_key(args, lang, pages):
+    """What the finder's files of a language are computed from, hashed: the
+    kbq binary (its knowledge base is embedded), this script, the grid and
+    the examples (generated/site/finder.json, answers/index.json), the
+    recipe pages it links to, and the language."""
+    h = hashlib.sha256()
+    for part in (pathlib.Path(args.kbq), pathlib.Path(__file__), pathlib.Path(args.src) / "site" / "finder.json",
+                 pathlib.Path(args.src) / "site" / "answers" / "index.json"):
+        data = part.read_bytes()
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    for part in [lang] + sorted(pages):
+        h.update(part.encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+def keep_finder(kept, key, fdir):
+    """Keeps the finder's files of a language for the next build with the
+    same inputs, in place of the ones kept before; `complete` is written
+    last, so an interrupted copy is never used."""
+    if kept.exists():
+        shutil.rmtree(kept)
+    shutil.copytree(fdir, kept / key / "files", copy_function=link_or_copy)
+    (kept / key / "complete").write_text("", encoding="utf-8")
+
+
+def link_or_copy(src, dst):
+    """A hard link (the files are written once and never changed in place;
+    the next build removes them), else a copy."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def write_finder(args, lang, index, examples, pages, fdir):
     pairs = list(questions(index))
     recs = batch(args.kbq, lang, [q for _, q in pairs])
-    pages = {p.name[: -len(".md")] for p in (pathlib.Path(args.src) / "site" / "recipes").glob("*.md") if p.name.count(".") == 1}
     trimmed = []
     for (key, q), rec in zip(pairs, recs):
         assert rec["question"] == q, (rec["question"], q)
@@ -190,7 +239,6 @@ def build_lang(args, lang, index, examples):
     ex_recs = [trim(r, pages, lang) for r in (batch(args.kbq, lang, ex) if ex else [])]
     attach_works(args.kbq, lang, ex_recs, pages)
     (fdir / "examples.json").write_text(json.dumps(ex_recs, ensure_ascii=False), encoding="utf-8")
-    return lang, None, (t_sphinx, time.monotonic() - t0, len(pairs))
 
 
 def work_dir(args):
@@ -206,6 +254,7 @@ def main():
     ap.add_argument("--out", default="build/site")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--langs", nargs="*")
+    ap.add_argument("--no-cache", action="store_true", help="compute the finder's answers even when an earlier build kept them")
     args = ap.parse_args()
     index = json.loads((pathlib.Path(args.src) / "site" / "finder.json").read_text(encoding="utf-8"))
     examples = json.loads((pathlib.Path(args.src) / "site" / "answers" / "index.json").read_text(encoding="utf-8"))
@@ -224,7 +273,8 @@ def main():
                 print(err, file=sys.stderr)
                 failed = True
             else:
-                print(f"site: {lang}: sphinx {figures[0]:.1f} s, with the finder's {figures[2]} answers {figures[1]:.1f} s")
+                how = f"the finder's {figures[2]} answers" if figures[2] >= 0 else "the finder's answers kept from an earlier build"
+                print(f"site: {lang}: sphinx {figures[0]:.1f} s, with {how} {figures[1]:.1f} s")
     if failed:
         return 1
     write_landing(ui, args.langs, pathlib.Path(args.out))
