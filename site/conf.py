@@ -340,7 +340,6 @@ class _NavTemplate:
                     self.by_doc.setdefault(doc, []).append(a)
         if len(self.links) != len(targets):
             raise LookupError("links lost")
-        self.checked = 0
 
     def page(self, app, pagename):
         """furo's navigation tree for `pagename`, or None for furo's own."""
@@ -423,8 +422,8 @@ def _install_furo_nav():
         if html is None:
             return own(context)
         if fast.check:
-            mine = own(context)
-            if mine != html:
+            theirs = own(context)
+            if theirs != html:
                 raise RuntimeError(f"site/conf.py: the sidebar of {fast.page} differs from furo's own")
         return html
 
