@@ -306,7 +306,11 @@ def _nav_toctree(app, pagename, templatename, context, doctree):
 # error, go to furo's own pass. Every _NAV_CHECK_EVERY-th page is also
 # computed furo's own way, and a difference stops the build.
 _FURO_VERSION = "2022.12.07"
-_NAV_CHECK_EVERY = 16
+# tests/site/check_nav.py checks every page (1); KBQ_SITE_NAV_STATS names
+# a file the build writes its counts to (pages from the template, from
+# furo's own pass, checked).
+_NAV_CHECK_EVERY = max(1, int(os.environ.get("KBQ_SITE_NAV_CHECK_EVERY", "16") or 16))
+_nav_stats = {"template": 0, "furo": 0, "checked": 0}
 _NAV_LINK = "kbq-nav-link:"
 _nav_template = []
 _nav_pages = [0]  # pages written so far: every _NAV_CHECK_EVERY-th is checked, the first too
@@ -420,8 +424,11 @@ def _install_furo_nav():
         fast = context.get("kbq_furo_nav")
         html = fast() if fast else None
         if html is None:
+            _nav_stats["furo"] += 1
             return own(context)
+        _nav_stats["template"] += 1
         if fast.check:
+            _nav_stats["checked"] += 1
             theirs = own(context)
             if theirs != html:
                 raise RuntimeError(f"site/conf.py: the sidebar of {fast.page} differs from furo's own")
@@ -443,12 +450,19 @@ def _furo_nav_context(app, pagename, templatename, context, doctree):
     if "toctree" not in context:
         return
     _nav_pages[0] += 1
-    context["kbq_furo_nav"] = _PageNav(app, pagename, _nav_pages[0] % _NAV_CHECK_EVERY == 1)
+    context["kbq_furo_nav"] = _PageNav(app, pagename, (_nav_pages[0] - 1) % _NAV_CHECK_EVERY == 0)
+
+
+def _write_nav_stats(app, exception):
+    path = os.environ.get("KBQ_SITE_NAV_STATS")
+    if path and exception is None:
+        pathlib.Path(path).write_text(json.dumps(_nav_stats, sort_keys=True), encoding="utf-8")
 
 
 def setup(app):
     _split_identifiers()
     _install_furo_nav()
+    app.connect("build-finished", _write_nav_stats)
     app.connect("html-page-context", _furo_nav_context, priority=450)
     app.connect("html-page-context", _switcher)
     app.connect("html-page-context", _nav_toctree, priority=400)
