@@ -152,7 +152,7 @@ def write_landing(ui, langs, out):
     (out / "index.html").write_text(page, encoding="utf-8")
 
 
-def build_lang(args, lang, index, examples):
+def build_lang(args, lang, index, examples, inputs_hash):
     t0 = time.monotonic()
     out = pathlib.Path(args.out) / lang
     if out.exists():
@@ -174,29 +174,36 @@ def build_lang(args, lang, index, examples):
     # an earlier build with the same inputs (finder_key).
     fdir = out / "_static" / "finder"
     pages = {p.name[: -len(".md")] for p in (pathlib.Path(args.src) / "site" / "recipes").glob("*.md") if p.name.count(".") == 1}
-    key = finder_key(args, lang, pages)
+    key = finder_key(inputs_hash, lang, pages)
     kept = work_dir(args) / "finder" / lang
     if not args.no_cache and (kept / key / "complete").exists():
         shutil.copytree(kept / key / "files", fdir, copy_function=link_or_copy)
         return lang, None, (t_sphinx, time.monotonic() - t0, -1)
     fdir.mkdir(parents=True, exist_ok=True)
-    write_finder(args, lang, index, examples, pages, fdir)
+    answers = write_finder(args, lang, index, examples, pages, fdir)
     if not args.no_cache:
         keep_finder(kept, key, fdir)
-    return lang, None, (t_sphinx, time.monotonic() - t0, sum(1 for _ in questions(index)))
+    return lang, None, (t_sphinx, time.monotonic() - t0, answers)
 
 
-def finder_key(args, lang, pages):
-    """What the finder's files of a language are computed from, hashed: the
-    kbq binary (its knowledge base is embedded), this script, the grid and
-    the examples (generated/site/finder.json, answers/index.json), the
-    recipe pages it links to, and the language."""
+def inputs_hash(args):
+    """The files every language's finder files are computed from, hashed
+    once: the kbq binary (its knowledge base is embedded), this script,
+    the grid and the examples (generated/site/finder.json,
+    answers/index.json)."""
     h = hashlib.sha256()
     for part in (pathlib.Path(args.kbq), pathlib.Path(__file__), pathlib.Path(args.src) / "site" / "finder.json",
                  pathlib.Path(args.src) / "site" / "answers" / "index.json"):
         data = part.read_bytes()
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
+    return h.hexdigest()
+
+
+def finder_key(inputs, lang, pages):
+    """The key of a language's finder files: the inputs' hash, the
+    language and the recipe pages the answers link to."""
+    h = hashlib.sha256(inputs.encode("ascii"))
     for part in [lang] + sorted(pages):
         h.update(part.encode("utf-8") + b"\0")
     return h.hexdigest()
@@ -222,6 +229,8 @@ def link_or_copy(src, dst):
 
 
 def write_finder(args, lang, index, examples, pages, fdir):
+    """The finder's files of a language, from kbq's answers; returns how
+    many questions of the grid it asked."""
     pairs = list(questions(index))
     recs = batch(args.kbq, lang, [q for _, q in pairs])
     trimmed = []
@@ -239,6 +248,7 @@ def write_finder(args, lang, index, examples, pages, fdir):
     ex_recs = [trim(r, pages, lang) for r in (batch(args.kbq, lang, ex) if ex else [])]
     attach_works(args.kbq, lang, ex_recs, pages)
     (fdir / "examples.json").write_text(json.dumps(ex_recs, ensure_ascii=False), encoding="utf-8")
+    return len(pairs)
 
 
 def work_dir(args):
@@ -268,7 +278,8 @@ def main():
     write_catalogs(ui, work_dir(args) / "locale")
     failed = False
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for lang, err, figures in pool.map(lambda l: build_lang(args, l, index, examples), args.langs):
+        inputs = inputs_hash(args)
+        for lang, err, figures in pool.map(lambda l: build_lang(args, l, index, examples, inputs), args.langs):
             if err:
                 print(err, file=sys.stderr)
                 failed = True

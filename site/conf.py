@@ -263,6 +263,14 @@ def _mark_current(node, docname):
                 sub = sub.parent
 
 
+def _resolved_nav(app):
+    """_resolve_nav's trees, once per build (copy them before a change)."""
+    if not _nav_trees:
+        _nav_trees.append([])  # a failure is not retried on every page
+        _nav_trees[0] = _resolve_nav(app)
+    return _nav_trees[0]
+
+
 def _nav_toctree(app, pagename, templatename, context, doctree):
     """Before furo's handler (priority 400 < 500): the page's toctree
     function answers furo's call from the tree resolved once."""
@@ -274,10 +282,7 @@ def _nav_toctree(app, pagename, templatename, context, doctree):
         if kwargs != _FURO_NAV or sphinx.version_info[:2] != (5, 3):
             return sphinx_toctree(**kwargs)
         try:
-            if not _nav_trees:
-                _nav_trees.append([])  # a failure is not retried on every page
-                _nav_trees[0] = _resolve_nav(app)
-            trees = [t.deepcopy() for t in _nav_trees[0]]
+            trees = [t.deepcopy() for t in _resolved_nav(app)]
             if not trees:
                 return sphinx_toctree(**kwargs)
             for tree in trees:
@@ -321,7 +326,7 @@ class _NavTemplate:
         from bs4 import BeautifulSoup
         from furo.navigation import get_navigation_tree
 
-        trees = _resolve_nav(app)
+        trees = [t.deepcopy() for t in _resolved_nav(app)]
         if not trees:
             raise LookupError("no toctree")
         for tree in trees[1:]:
