@@ -59,6 +59,11 @@ inline constexpr std::string_view kPretrainMode = "pretrain";
 inline constexpr std::string_view kSftMode = "sft";
 inline constexpr std::string_view kPeftMode = "peft";
 
+// The kinds of perf_fit rows (base/schema.sql): kbc writes them
+// (compiler/generate/perf_fit.cpp), kbq reads them (query/kb/perf.cpp).
+inline constexpr std::string_view kPerfFitPlatform = "platform";
+inline constexpr std::string_view kPerfFitBridged = "bf16_bridged";
+
 // The spelling tables. Each enum's spellings, in declaration order.
 inline constexpr std::array<std::pair<RecipeKind, std::string_view>, 2> kRecipeKindNames{{
     {RecipeKind::Library, "library"},

@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 10 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 11 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 10;
+PRAGMA user_version = 11;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -629,9 +629,24 @@ CREATE TABLE perf_rows (
   status            TEXT NOT NULL,     -- current | superseded | copy
   superseded_by     INTEGER,           -- the current row of its configuration (NULL when current)
   recipe            TEXT NOT NULL,     -- the benchmark recipe that runs this configuration ('' none)
-  arch_recipe       TEXT NOT NULL      -- a benchmark recipe of the same model and task (its facts give the architecture)
+  arch_recipe       TEXT NOT NULL,     -- a benchmark recipe of the same model and task (its facts give the architecture)
+  -- Derived by kbc (compiler/derive/perf_fit.cpp) for every row but a copy:
+  arch_class        TEXT NOT NULL DEFAULT '',  -- dense | moe | hybrid | hybrid-moe of arch_recipe's model; '' when not mapped
+  flops             REAL,                      -- our FLOPs per token; NULL when they cannot be counted
+  flops_error       TEXT NOT NULL DEFAULT ''   -- why they cannot be counted ('' when counted)
 );
 CREATE INDEX perf_rows_model ON perf_rows(model_key, status);
+
+-- The throughput estimator's fit over perf_rows, derived by kbc
+-- (compiler/derive/perf_fit.cpp): each platform's achieved-MFU factor and
+-- the architecture classes a BF16/lower-precision pair bridges.
+CREATE TABLE perf_fit (
+  kind       TEXT NOT NULL,  -- platform | bf16_bridged
+  key        TEXT NOT NULL,  -- gpu/precision, or an architecture class
+  pairs      INTEGER,        -- platform: the measured pairs that informed it
+  log_factor REAL,           -- platform: the log of its factor; NULL when no pair reaches the reference
+  PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
 
 -- Two editions' copies of one release disagree (the newer edition wins).
 CREATE TABLE perf_conflicts (

@@ -23,6 +23,7 @@
 #include "compiler/code/extract_code.hpp"
 #include "compiler/generate/drift_check.hpp"
 #include "compiler/generate/generate.hpp"
+#include "compiler/generate/perf_fit.hpp"
 #include "compiler/pipeline.hpp"
 
 namespace {
@@ -220,7 +221,7 @@ int main(int argc, char** argv) {
                    shown(out).c_str());
       return kExitError;
     }
-    const bool ok = build_kb(opts, out, diags, runtime ? KbContents::Runtime : KbContents::Full);
+    const bool ok = build_kb(opts, out, diags, store_perf_derivation, runtime ? KbContents::Runtime : KbContents::Full);
     diags.print(stderr, /*errors_only=*/quiet);
     if (!ok) {
       std::fprintf(stderr, "kbc: %d error(s); %s left unchanged\n", diags.error_count(), shown(out).c_str());

@@ -421,7 +421,7 @@ std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& di
   return c;
 }
 
-void write_kb(const Compilation& c, const std::string& path, KbContents contents) {
+void write_kb(const Compilation& c, const std::string& path, const KbDerive& store_derived, KbContents contents) {
   const EmitInput in{&c.documents, &c.vocab, &c.resolved, &c.extracted.sections, &c.extracted.entities,
                      c.data_files, &c.code,  &c.drift,    c.perf.files};
   write_kb_file(
@@ -431,14 +431,14 @@ void write_kb(const Compilation& c, const std::string& path, KbContents contents
         emit_perf(db, c.perf, c.perf_data);
         derive(db);
       },
-      contents);
+      contents, store_derived);
 }
 
-bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags, KbContents contents) {
+bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags, const KbDerive& store_derived, KbContents contents) {
   auto c = compile(opts, diags);
   if (!c || diags.has_errors()) return false;
   try {
-    write_kb(*c, out, contents);
+    write_kb(*c, out, store_derived, contents);
   } catch (const std::exception& e) {
     diags.error({out, 0, 0}, std::string("cannot write the knowledge base: ") + e.what(),
                 "check that the output folder is writable; the previous KB is unchanged");

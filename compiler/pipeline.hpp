@@ -47,12 +47,16 @@ struct Compilation {
 std::unique_ptr<Compilation> compile(const CompileOptions& opts, Diagnostics& diags);
 
 // Writes the KB of a compilation to `path` atomically: emit, then derive,
-// in one transaction. Throws on a write error.
-void write_kb(const Compilation& c, const std::string& path, KbContents contents = KbContents::Full);
+// in one transaction, then `store_derived` over the committed file (kbc passes
+// store_perf_derivation, compiler/generate/perf_fit.hpp: the throughput
+// estimator's inputs, computed by the query engine, which the compiler's
+// passes do not include). Throws on a write error.
+void write_kb(const Compilation& c, const std::string& path, const KbDerive& store_derived, KbContents contents = KbContents::Full);
 
 // compile() then write_kb(). Returns false (and leaves `out` untouched) on
 // any error.
-bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags, KbContents contents = KbContents::Full);
+bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags, const KbDerive& store_derived,
+              KbContents contents = KbContents::Full);
 
 // Lint lines, `file:line: kind: message`, sorted.
 std::vector<std::string> lint_lines(const Compilation& c);

@@ -38,6 +38,7 @@
 
 #include "base/escape.hpp"
 #include "base/files.hpp"
+#include "compiler/generate/perf_fit.hpp"
 #include "compiler/pipeline.hpp"
 #include "fuzz_common.hpp"
 #include "query/kbq.hpp"
@@ -84,7 +85,7 @@ std::string compile_image(const std::string& sources, const std::string& out, kb
   opts.sources = sources;
   opts.data = kbfuzz::data_dir();
   kb::Diagnostics diags;
-  if (!kb::build_kb(opts, out, diags, contents)) {
+  if (!kb::build_kb(opts, out, diags, kb::store_perf_derivation, contents)) {
     diags.print(stderr);
     std::fprintf(stderr, "fuzz_kb: cannot compile %s\n", sources.c_str());
     std::abort();

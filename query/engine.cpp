@@ -660,6 +660,20 @@ std::variant<PerfListing, Error> Engine::perf(const std::string& model, bool his
   return perf::perf_listing(impl_->kb.perf_tables(), impl_->perf_set(), model, history);
 }
 
+PerfDerivation Engine::derive_perf() {
+  const perf::PerfSet set = perf::build_perf(*impl_->kb.perf_sources());
+  PerfDerivation d;
+  d.rows.reserve(set.rows.size());
+  for (const auto& r : set.rows)
+    d.rows.push_back({r.m.id, r.m.arch_class, r.flops_error.empty() ? std::optional<double>(r.m.flops) : std::nullopt, r.flops_error});
+  for (const auto& [platform, pairs] : set.factors.pairs) {
+    const auto f = set.factors.log_factor.find(platform);
+    d.platforms.push_back({platform, pairs, f == set.factors.log_factor.end() ? std::nullopt : std::optional<double>(f->second)});
+  }
+  d.bf16_bridged.assign(set.factors.bf16_bridged.begin(), set.factors.bf16_bridged.end());
+  return d;
+}
+
 std::variant<RecipeList, Error> Engine::list(const ListOptions& opts) {
   Kb& kb = impl_->kb;
   const std::string text = kb::join(opts.words, " ");

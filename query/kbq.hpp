@@ -424,6 +424,25 @@ struct AskOptions {
   bool keep_facts = true;
 };
 
+// The throughput estimator's inputs that depend on the KB alone
+// (docs/schema.md: perf_rows.arch_class, flops, flops_error; perf_fit).
+struct PerfDerivation {
+  struct Row {
+    long long id = 0;        // perf_rows.id
+    std::string arch_class;  // '' when the architecture cannot be mapped
+    std::optional<double> flops;
+    std::string flops_error;  // why the FLOPs cannot be counted ('' when counted)
+  };
+  struct Platform {
+    std::string platform;  // gpu/precision
+    int pairs = 0;         // measured pairs that informed its factor
+    std::optional<double> log_factor;
+  };
+  std::vector<Row> rows;  // every row but the copies, by id
+  std::vector<Platform> platforms;
+  std::vector<std::string> bf16_bridged;  // architecture classes with a BF16/lower-precision pair
+};
+
 class Engine {
  public:
   // The KB embedded in kbq, or a file. Throw std::runtime_error with a
@@ -471,6 +490,10 @@ class Engine {
   // The recipes the words (mode, model, size) and options allow; unknown words
   // and GPU types are errors naming what the KB has.
   std::variant<RecipeList, Error> list(const ListOptions& opts);
+  // What the throughput estimator computes from the KB alone, from each
+  // measured row's benchmark recipe and model: kbc stores it in the KB it
+  // writes (compiler/generate/perf_fit.cpp), and answers read it stored.
+  PerfDerivation derive_perf();
 
   struct Impl;  // private (query/engine.cpp)
 

@@ -26,6 +26,7 @@
 
 #include "base/process.hpp"
 #include "base/text.hpp"
+#include "compiler/generate/perf_fit.hpp"
 #include "compiler/ingest/ingest.hpp"
 #include "compiler/pipeline.hpp"
 
@@ -92,7 +93,7 @@ const std::string& previous_kb_bytes() {
     opts.data = kData;
     kb::Diagnostics diags;
     const std::string path = tmp / "kb.sqlite";
-    if (!kb::build_kb(opts, path, diags)) throw std::runtime_error("the good fixture does not build");
+    if (!kb::build_kb(opts, path, diags, kb::store_perf_derivation)) throw std::runtime_error("the good fixture does not build");
     return slurp(path);
   }();
   return bytes;

@@ -31,6 +31,7 @@
 #include "base/text.hpp"
 #include "compiler/code/code.hpp"
 #include "compiler/extract/vocab.hpp"
+#include "compiler/generate/perf_fit.hpp"
 #include "compiler/ingest/ingest.hpp"
 #include "compiler/pipeline.hpp"
 
@@ -412,8 +413,8 @@ TEST_CASE("building twice yields byte-identical dumps", "[compiler]") {
   opts.sources = kSources;
   Diagnostics d1, d2;
   const std::string a = tmp / "a/kb.sqlite", b = tmp / "b/other-name.sqlite";
-  REQUIRE(kb::build_kb(opts, a, d1));
-  REQUIRE(kb::build_kb(opts, b, d2));
+  REQUIRE(kb::build_kb(opts, a, d1, kb::store_perf_derivation));
+  REQUIRE(kb::build_kb(opts, b, d2, kb::store_perf_derivation));
   CHECK(render_all(d1) == render_all(d2));
   const std::string sql_a = kb::dump_kb(a, kb::DumpFormat::Sql), sql_b = kb::dump_kb(b, kb::DumpFormat::Sql);
   CHECK(sql_a.size() > 10000);
@@ -555,7 +556,7 @@ TEST_CASE("a kbc build killed midway leaves the previous or the new KB, never a 
     opts.data = kData;
     Diagnostics diags;
     INFO(render_all(diags));
-    REQUIRE(kb::build_kb(opts, old_kb, diags));
+    REQUIRE(kb::build_kb(opts, old_kb, diags, kb::store_perf_derivation));
   }
   // The new KB, built by the kbc process itself; time it.
   const std::string kbc = KBC_PATH;

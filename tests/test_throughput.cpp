@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "base/tsv.hpp"
 #include "query/kb/kb.hpp"
@@ -137,7 +138,8 @@ TEST_CASE("throughput: our FLOPs per token match the two published columns of ev
 TEST_CASE("throughput: the benchmark recipes' architecture and FLOPs mode are the same from their few facts as from all", "[throughput]") {
   auto& kb = kb_of_tests();
   size_t compared = 0, fewer = 0;
-  for (const auto& [name, source] : kb.perf_tables().archs) {
+  const auto sources = kb.perf_sources();
+  for (const auto& [name, source] : sources->archs) {
     if (!source.recipe) continue;
     INFO(name);
     kbq::perf::PerfArchSource whole = source;
@@ -154,6 +156,53 @@ TEST_CASE("throughput: the benchmark recipes' architecture and FLOPs mode are th
   }
   CHECK(compared >= 10);
   CHECK(fewer == compared);
+}
+
+// kbc stores each row's FLOPs and architecture class and the platforms'
+// fit (compiler/generate/perf_fit.cpp); answers read them. Both KBs kbc
+// writes hold exactly what the estimator computes from the rows' benchmark
+// recipes and models.
+TEST_CASE("throughput: the FLOPs and fit kbc stored are what the estimator computes from the sources", "[throughput]") {
+  for (const std::string& file : {kKb, std::string(KB_BINARY_DIR) + "/kbq.sqlite"}) {
+    INFO(file);
+    kbq::Kb kb(file);
+    const kbq::perf::PerfSet stored = kbq::perf::build_perf(kb.perf_tables());
+    const kbq::perf::PerfSet computed = kbq::perf::build_perf(*kb.perf_sources());
+    REQUIRE(stored.error.empty());
+    REQUIRE(stored.rows.size() == computed.rows.size());
+    size_t counted = 0;
+    for (size_t i = 0; i < stored.rows.size(); ++i) {
+      const auto &a = stored.rows[i], &b = computed.rows[i];
+      INFO(a.m.id);
+      CHECK(a.m.id == b.m.id);
+      CHECK(a.m.arch_class == b.m.arch_class);
+      CHECK(a.m.flops == b.m.flops);  // exactly: a REAL holds the double
+      CHECK(a.flops_error == b.flops_error);
+      if (a.m.flops > 0) ++counted;
+    }
+    CHECK(counted > 250);
+    CHECK(stored.factors.log_factor == computed.factors.log_factor);
+    CHECK(stored.factors.pairs == computed.factors.pairs);
+    CHECK(stored.factors.bf16_bridged == computed.factors.bf16_bridged);
+    CHECK(stored.factors.log_factor.size() > 10);
+    CHECK_FALSE(stored.factors.bf16_bridged.empty());
+  }
+}
+
+// An older edition's copies of a release's rows are for lint and generate:
+// the runtime KB (kbq's) leaves them out and keeps every other row as is.
+TEST_CASE("throughput: the runtime KB holds every perf row but the copies, the full KB all of them", "[throughput]") {
+  auto rows = [](const std::string& file, const char* where) {
+    kb::Db db(file, kb::Db::Mode::ReadOnly);
+    kb::Stmt st(db, std::string("SELECT count(*), total(id * tokens_per_gpu) FROM perf_rows WHERE ") + where);
+    REQUIRE(st.step());
+    return std::make_pair(st.integer(0), st.real(1));
+  };
+  const std::string runtime = std::string(KB_BINARY_DIR) + "/kbq.sqlite";
+  CHECK(rows(runtime, "status = 'copy'").first == 0);
+  CHECK(rows(kKb, "status = 'copy'").first > 0);
+  CHECK(rows(runtime, "status != 'copy'") == rows(kKb, "status != 'copy'"));
+  CHECK(rows(runtime, "1").first > 250);
 }
 
 TEST_CASE("throughput: every performance page data/perf-sources.tsv lists is among the sources", "[throughput]") {

@@ -547,11 +547,14 @@ constexpr const char* kBuildOnlyTables[] = {"code_facts", "code_recipes", "code_
 
 void keep_runtime_tables(Db& db) {
   for (const char* t : kBuildOnlyTables) db.exec(std::string("DELETE FROM ") + t);
+  // An older edition's copies of a release's rows: lint and generate read
+  // them, kbq never does (query/kb/perf.cpp).
+  db.exec("DELETE FROM perf_rows WHERE status = 'copy'");
 }
 
 }  // namespace
 
-void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill, KbContents contents) {
+void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill, KbContents contents, const KbDerive& derive) {
   namespace fs = std::filesystem;
   // Only a regular file or a new path is replaced: never a device (kbc run
   // as root once replaced /dev/full with a regular file), a FIFO, a folder,
@@ -576,6 +579,7 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
       }
       if (contents == KbContents::Runtime) keep_runtime_tables(db);
       db.exec("COMMIT");
+      if (derive) derive(db, tmp);
       db.exec(contents == KbContents::Runtime ? "INSERT INTO search(search) VALUES ('rebuild'); VACUUM"
                                               : "INSERT INTO search(search) VALUES ('optimize')");
       // kbq refuses a --kb file past the limits of what a KB may hold

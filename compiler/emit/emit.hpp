@@ -49,9 +49,15 @@ inline constexpr std::array<std::pair<KbContents, std::string_view>, 2> kKbConte
 // Creates a KB file at `path` atomically: a new temporary file beside it,
 // the schema's pragmas, one write transaction in which `fill` writes every
 // table (emit_tables, then the derive stage), then a rename over `path`, so
-// a failed or killed build leaves the previous KB intact. Throws
+// a failed or killed build leaves the previous KB intact. `derive`, when
+// given, runs after that transaction is committed and before the rename,
+// with the temporary file's name: it may read the committed KB through a
+// connection of its own and write in a transaction of its own (kbc's is
+// compiler/generate/perf_fit.hpp, which reads it with kbq's engine). Throws
 // SqliteError / std::runtime_error.
-void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill, KbContents contents = KbContents::Full);
+using KbDerive = std::function<void(Db& db, const std::string& file)>;
+void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill, KbContents contents = KbContents::Full,
+                   const KbDerive& derive = {});
 
 // The emit stage proper: the schema and every table of the resolved facts.
 void emit_tables(Db& db, const EmitInput& in);

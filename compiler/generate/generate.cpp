@@ -20,6 +20,7 @@
 #include "base/limits.hpp"
 #include "base/text.hpp"
 #include "compiler/generate/generate_int.hpp"
+#include "compiler/generate/perf_fit.hpp"
 #include "query/kbq.hpp"
 
 namespace kb {
@@ -82,7 +83,7 @@ void build_files(const Compilation& c, const std::string& out_dir, gen::OutputFi
     // read by the query engine (commands, answers) and dumped (kb.json).
     const TempDir tmp("kbc-generate", {"kb.sqlite"});
     const std::string kb_path = tmp.path() + "/kb.sqlite";
-    write_kb(c, kb_path);
+    write_kb(c, kb_path, store_perf_derivation);
     kbq::Engine engine = kbq::Engine::open(kb_path);
     gen::Inputs ctx(c, local, engine, kb_path);
     if (!local.has_errors()) {

@@ -111,10 +111,15 @@ class Kb {
   std::vector<Engine::CodeSnapshot> code_snapshots();
 
   // --- throughput (query/kb/perf.cpp) ------------------------------------------------
-  // NVIDIA's measured rows and the throughput estimator's data (read once).
+  // NVIDIA's measured rows and the throughput estimator's data, with the
+  // FLOPs and fit kbc derived (read once).
   const perf::PerfTables& perf_tables();
+  // The same rows with each one's benchmark recipe and model, to derive the
+  // FLOPs and fit from (kbc's derive step; the tests compare the two).
+  std::unique_ptr<perf::PerfTables> perf_sources();
 
  private:
+  std::unique_ptr<perf::PerfTables> read_perf_tables(perf::PerfRead read);
   const CodeFacts& facts(const std::string& target);
   // The facts of `target` whose field `wanted` accepts (not kept: the
   // throughput tables' benchmark recipes need a few dozen of their hundred).

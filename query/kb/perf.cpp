@@ -1,6 +1,7 @@
 // The KB reader's part for throughput (Kb::perf_tables, kb.hpp): NVIDIA's
 // measured rows and the estimator's data, read whole once into values
 // (query/perf/tables.hpp). Every value is bound as a parameter.
+#include "base/kinds.hpp"
 #include "base/text.hpp"
 #include "query/kb/kb.hpp"
 
@@ -13,9 +14,17 @@ std::optional<long long> opt(const kb::Stmt& st, int c) { return st.is_null(c) ?
 }  // namespace
 
 const perf::PerfTables& Kb::perf_tables() {
-  if (perf_) return *perf_;
-  auto tables = std::make_unique<perf::PerfTables>();  // kept only once read whole (kb.cpp, Kb::facts)
+  if (!perf_) perf_ = read_perf_tables(perf::PerfRead::Derived);  // kept only once read whole (kb.cpp, Kb::facts)
+  return *perf_;
+}
+
+std::unique_ptr<perf::PerfTables> Kb::perf_sources() { return read_perf_tables(perf::PerfRead::Sources); }
+
+std::unique_ptr<perf::PerfTables> Kb::read_perf_tables(perf::PerfRead read) {
+  auto tables = std::make_unique<perf::PerfTables>();
   perf::PerfTables& t = *tables;
+  t.read = read;
+  const bool derived = read == perf::PerfRead::Derived;
   {
     kb::Stmt st(db_, "SELECT key, value FROM perf_params ORDER BY key");
     while (st.step()) t.params[st.text(0)] = st.text(1);
@@ -47,8 +56,8 @@ const perf::PerfTables& Kb::perf_tables() {
               "SELECT r.id, s.path, r.line, r.col, r.edition, r.release, r.release_order, r.task, r.model_written, r.model_key, "
               "r.recipe_model, r.variant, r.arch_override, r.system, r.gpu, r.precision, r.precision_written, r.gpus, r.gbs, "
               "r.mbs, r.seq, r.fsdp, r.tp, r.pp, r.cp, r.vp, r.ep, r.ga, r.tokens_per_gpu, r.tflops_per_gpu, r.alternate, "
-              "r.note_kind, r.notes, r.status, coalesce(r.superseded_by, 0), r.recipe, r.arch_recipe "
-              "FROM perf_rows r JOIN sources s ON s.id = r.source_id WHERE r.status != 'copy' ORDER BY r.id");
+              "r.note_kind, r.notes, r.status, coalesce(r.superseded_by, 0), r.recipe, r.arch_recipe, r.arch_class, r.flops, "
+              "r.flops_error FROM perf_rows r JOIN sources s ON s.id = r.source_id WHERE r.status != 'copy' ORDER BY r.id");
   while (st.step()) {
     perf::PerfTableRow r;
     int c = 0;
@@ -78,10 +87,15 @@ const perf::PerfTables& Kb::perf_tables() {
     r.recipe = st.text(c++);
     r.arch_recipe = st.text(c++);
     if (!t.model_display.count(r.model_key)) {
-      const Model* m = model(r.model_key);
+      const ModelBrief* m = snapshot().model(r.model_key);
       t.model_display[r.model_key] = m ? m->display : std::string();
     }
-    if (!t.archs.count(r.arch_recipe)) {
+    if (derived) {
+      r.arch_class = st.text(c++);
+      if (!st.is_null(c)) r.flops = st.real(c);
+      ++c;
+      r.flops_error = st.text(c++);
+    } else if (!t.archs.count(r.arch_recipe)) {
       perf::PerfArchSource a;
       a.recipe = recipe(r.arch_recipe, RecipeKind::Benchmark);
       if (a.recipe) {
@@ -100,8 +114,17 @@ const perf::PerfTables& Kb::perf_tables() {
     }
     t.rows.push_back(std::move(r));
   }
-  perf_ = std::move(tables);
-  return *perf_;
+  if (derived) {
+    kb::Stmt fit(db_, "SELECT kind, key, coalesce(pairs, 0), log_factor FROM perf_fit ORDER BY kind, key");
+    while (fit.step()) {
+      const std::string kind = fit.text(0);
+      if (kind == kb::kPerfFitPlatform)
+        t.platforms[fit.text(1)] = {static_cast<int>(fit.integer(2)), fit.is_null(3) ? std::nullopt : std::optional<double>(fit.real(3))};
+      else if (kind == kb::kPerfFitBridged)
+        t.bf16_bridged.insert(fit.text(1));
+    }
+  }
+  return tables;
 }
 
 }  // namespace kbq

@@ -137,7 +137,11 @@ PerfSet build_perf(const PerfTables& t) {
     row.alternate = tr.alternate;
     if (auto e = t.exceptions.find({m.model_key, m.release}); e != t.exceptions.end()) row.flops_exception = e->second;
     const auto a = archs.find(tr.arch_recipe);
-    if (a != archs.end() && a->second.first) {
+    if (t.read == PerfRead::Derived) {
+      m.arch_class = tr.arch_class;
+      m.flops = tr.flops.value_or(0);
+      row.flops_error = tr.flops_error;
+    } else if (a != archs.end() && a->second.first) {
       m.arch_class = arch_class(*a->second.first);
       auto f = flops_of(set, m.model_key, *a->second.first, m.seq, m.tp, modes[tr.arch_recipe], tr.arch_override);
       if (auto* v = std::get_if<double>(&f))
@@ -150,7 +154,16 @@ PerfSet build_perf(const PerfTables& t) {
     set.measurements.push_back(m);
     set.rows.push_back(std::move(row));
   }
-  if (set.error.empty()) set.factors = fit_platform_factors(set.measurements, set.params);
+  if (!set.error.empty()) return set;
+  if (t.read == PerfRead::Sources) {
+    set.factors = fit_platform_factors(set.measurements, set.params);
+    return set;
+  }
+  for (const auto& [platform, fit] : t.platforms) {
+    set.factors.pairs[platform] = fit.pairs;
+    if (fit.log_factor) set.factors.log_factor[platform] = *fit.log_factor;
+  }
+  set.factors.bf16_bridged = t.bf16_bridged;
   return set;
 }
 

@@ -4,8 +4,10 @@
 // `kbq perf`. No database handle here: the stages compute from these values.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,6 +36,12 @@ struct PerfTableRow {
   std::string status;           // current | superseded
   long long superseded_by = 0;  // 0 when current
   std::string recipe, arch_recipe;
+  // What kbc derived from the row (compiler/derive/perf_fit.cpp; read only
+  // with PerfRead::Derived): its architecture class and FLOPs per token, or
+  // why they cannot be counted.
+  std::string arch_class;
+  std::optional<double> flops;
+  std::string flops_error;
 };
 
 // What gives a row's model its architecture: the benchmark recipe's facts
@@ -55,9 +63,23 @@ struct PerfDriftRow {
   std::string field, table_value, code_value, code_at, note, recipe;
 };
 
+// How the rows' FLOPs and the platform factors are had: what kbc derived
+// and stored (kbq), or computed again from each row's benchmark recipe and
+// model (kbc, which stores them; the tests, which compare both).
+enum class PerfRead : std::uint8_t { Derived, Sources };
+
+// The fit kbc stored (perf_fit): platform → pairs and log factor (empty: none).
+struct PerfFitRow {
+  int pairs = 0;
+  std::optional<double> log_factor;
+};
+
 struct PerfTables {
+  PerfRead read = PerfRead::Derived;
   std::vector<PerfTableRow> rows;                                                     // by id
-  std::map<std::string, PerfArchSource> archs;                                        // by arch_recipe
+  std::map<std::string, PerfArchSource> archs;                                        // by arch_recipe (PerfRead::Sources)
+  std::map<std::string, PerfFitRow> platforms;                                        // perf_fit (PerfRead::Derived)
+  std::set<std::string> bf16_bridged;                                                 // perf_fit (PerfRead::Derived)
   std::map<std::string, std::string> params;                                          // perf_params
   std::map<std::string, std::map<std::string, std::string, std::less<>>> flops_arch;  // model → field → value
   std::map<std::pair<std::string, std::string>, double> peaks;                        // (gpu, precision class) → TFLOP/s

@@ -1,0 +1,42 @@
+// The estimator's derived inputs, stored (see perf_fit.hpp).
+#include "compiler/generate/perf_fit.hpp"
+
+#include "base/kinds.hpp"
+#include "query/kbq.hpp"
+
+namespace kb {
+
+void store_perf_derivation(Db& db, const std::string& file) {
+  const kbq::PerfDerivation d = kbq::Engine::open(file).derive_perf();
+  db.exec("BEGIN");
+  {
+    Stmt row(db, "UPDATE perf_rows SET arch_class = ?, flops = ?, flops_error = ? WHERE id = ?");
+    for (const auto& r : d.rows) {
+      row.bind(1, r.arch_class);
+      if (r.flops)
+        row.bind(2, *r.flops);
+      else
+        row.bind_null(2);
+      row.bind(3, r.flops_error).bind(4, r.id);
+      row.run();
+    }
+  }
+  {
+    Stmt fit(db, "INSERT INTO perf_fit(kind, key, pairs, log_factor) VALUES (?, ?, ?, ?)");
+    for (const auto& p : d.platforms) {
+      fit.bind(1, kPerfFitPlatform).bind(2, p.platform).bind(3, static_cast<long long>(p.pairs));
+      if (p.log_factor)
+        fit.bind(4, *p.log_factor);
+      else
+        fit.bind_null(4);
+      fit.run();
+    }
+    for (const auto& cls : d.bf16_bridged) {
+      fit.bind(1, kPerfFitBridged).bind(2, cls).bind_null(3).bind_null(4);
+      fit.run();
+    }
+  }
+  db.exec("COMMIT");
+}
+
+}  // namespace kb
