@@ -206,6 +206,8 @@ void Db::harden(long long max_ticks, bool check_cells) {
   if (check_cells) exec("PRAGMA cell_size_check = ON");
 }
 
+bool use_sqlite_from_one_thread() { return sqlite3_config(SQLITE_CONFIG_SINGLETHREAD) == SQLITE_OK; }
+
 void Db::set_statement_budget(long long max_ticks) {
   if (!progress_) progress_ = std::make_unique<Progress>();
   progress_->max_ticks = max_ticks;

@@ -80,6 +80,13 @@ class Stmt {
   long long ticks_ = 0;       // progress-handler ticks this statement has used since it started
 };
 
+// For a program that calls SQLite from one thread only (kbq): SQLite's
+// mutexes off for the process (SQLITE_CONFIG_SINGLETHREAD; each call took
+// and released several). Memory statistics stay on: the heap limit of
+// open_untrusted needs them. Call before anything else calls SQLite;
+// false when that is too late (nothing changed).
+bool use_sqlite_from_one_thread();
+
 class Db {
  public:
   enum class Mode { ReadOnly, ReadWriteCreate };

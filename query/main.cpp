@@ -519,6 +519,7 @@ int run(int argc, char** argv, Output& out) {
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
+  kb::use_sqlite_from_one_thread();  // kbq has one thread (docs/performance.md)
   int rc = kb::kExitError;
   try {
     Output out;
