@@ -266,7 +266,7 @@ CREATE TABLE gpus (
   fp8_gemm_any_layout INTEGER NOT NULL, -- 1: one FP8 weight copy (Blackwell on), data/gpu-memory.tsv
   source              TEXT NOT NULL,
   arch                TEXT NOT NULL     -- ampere | ada | hopper | blackwell | blackwell_ws | rubin: the precisions it runs (precisions.archs)
-);
+) WITHOUT ROWID;
 -- Systems and racks as people name them: GPUs of one type per system, and nodes (data/systems.tsv).
 CREATE TABLE systems (
   system       TEXT PRIMARY KEY,  -- the value of a lexicon word of kind system
@@ -275,7 +275,7 @@ CREATE TABLE systems (
   gpus         INTEGER NOT NULL,  -- GPUs in one system
   nodes        INTEGER NOT NULL,  -- nodes (torchrun --nnodes) in one system
   source       TEXT NOT NULL
-);
+) WITHOUT ROWID;
 
 -- Every column of every model row (data/models.tsv, data/models-extra.tsv),
 -- and the extra architecture facts of data/model-arch.tsv: what the memory
@@ -301,7 +301,7 @@ CREATE TABLE memory_params (
   value  TEXT NOT NULL,
   unit   TEXT NOT NULL,
   source TEXT NOT NULL
-);
+) WITHOUT ROWID;
 CREATE TABLE steps (
   step     TEXT PRIMARY KEY,
   modality TEXT NOT NULL,   -- text | vision | audio | diffusion | omni
@@ -346,8 +346,9 @@ CREATE TABLE lexicon (
   word   TEXT NOT NULL,
   value  TEXT NOT NULL,
   source TEXT NOT NULL,
+  line   INTEGER NOT NULL,  -- the row's line in data/lexicon.tsv (the file's order)
   PRIMARY KEY (lang, kind, word)
-);
+) WITHOUT ROWID;
 CREATE TABLE columns (
   lang   TEXT NOT NULL,
   header TEXT NOT NULL,
@@ -675,26 +676,26 @@ CREATE TABLE gpu_peaks (           -- data/gpu-peaks.tsv: peak dense TFLOP/s per
   tflops    REAL NOT NULL,
   source    TEXT NOT NULL,
   PRIMARY KEY (gpu_key, precision)
-);
+) WITHOUT ROWID;
 CREATE TABLE perf_params (         -- data/perf-params.tsv: the estimator's constants
   key    TEXT PRIMARY KEY,
   value  TEXT NOT NULL,
   source TEXT NOT NULL
-);
+) WITHOUT ROWID;
 CREATE TABLE flops_arch (          -- data/flops-arch.tsv: architecture facts of the FLOPs count
   model_key TEXT NOT NULL,
   field     TEXT NOT NULL,
   value     TEXT NOT NULL,
   source    TEXT NOT NULL,
   PRIMARY KEY (model_key, field)
-);
+) WITHOUT ROWID;
 CREATE TABLE perf_flops_exceptions (  -- data/perf-flops-exceptions.tsv: rows whose published TFLOP/s count differently
   model_key TEXT NOT NULL,
   release   TEXT NOT NULL,
   cause     TEXT NOT NULL,
   source    TEXT NOT NULL,
   PRIMARY KEY (model_key, release)
-);
+) WITHOUT ROWID;
 CREATE TABLE perf_vocab (          -- data/perf-vocab.tsv: how the tables are read (precision classes, footnotes, ...)
   kind   TEXT NOT NULL,
   word   TEXT NOT NULL,

@@ -457,9 +457,11 @@ class Writer {
 
   void lexicon() {
     const auto& l = in_.vocab->lexicon;
-    Stmt st(db_, "INSERT OR IGNORE INTO lexicon(lang, kind, word, value, source) VALUES (?,?,?,?,?)");
+    Stmt st(db_, "INSERT OR IGNORE INTO lexicon(lang, kind, word, value, source, line) VALUES (?,?,?,?,?,?)");
     for (const auto& row : l.rows)
-      st.bind_all(l.get(row, "lang"), l.get(row, "kind"), l.get(row, "word"), l.get(row, "value"), l.get(row, "source")).run();
+      st.bind_all(l.get(row, "lang"), l.get(row, "kind"), l.get(row, "word"), l.get(row, "value"), l.get(row, "source"),
+                  static_cast<long long>(row.line))
+          .run();
     const auto& c = in_.vocab->columns;
     Stmt cs(db_, "INSERT OR IGNORE INTO columns(lang, header, field, source) VALUES (?,?,?,?)");
     for (const auto& row : c.rows) cs.bind_all(c.get(row, "lang"), c.get(row, "header"), c.get(row, "field"), c.get(row, "source")).run();

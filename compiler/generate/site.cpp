@@ -90,7 +90,7 @@ class SiteWriter {
         std::vector<std::string> mode_words;
         for (const auto& m : e.modes) {
           if (m.empty()) continue;
-          Stmt st(db_, "SELECT word FROM lexicon WHERE kind = 'mode' AND value = ? AND (lang = ? OR lang = '*') ORDER BY rowid");
+          Stmt st(db_, "SELECT word FROM lexicon WHERE kind = 'mode' AND value = ? AND (lang = ? OR lang = '*') ORDER BY line");
           st.bind(1, m).bind(2, lang);
           while (st.step())
             if (std::find(mode_words.begin(), mode_words.end(), fold(st.text(0))) == mode_words.end())
@@ -252,7 +252,7 @@ class SiteWriter {
     std::vector<std::string> words;
     for (const auto& m : e.modes) {
       if (m.empty()) continue;
-      Stmt st(db_, "SELECT word FROM lexicon WHERE kind = 'mode' AND value = ? AND (lang = ? OR lang = '*') ORDER BY rowid");
+      Stmt st(db_, "SELECT word FROM lexicon WHERE kind = 'mode' AND value = ? AND (lang = ? OR lang = '*') ORDER BY line");
       st.bind(1, m).bind(2, lang);
       while (st.step())
         if (std::find(words.begin(), words.end(), st.text(0)) == words.end()) words.push_back(st.text(0));
