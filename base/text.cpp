@@ -139,6 +139,7 @@ std::string nfkc_casefold(std::string_view s) {
 
 bool is_white_space(char32_t cp) {
   if (cp == 0x85 || (cp >= 0x09 && cp <= 0x0D)) return true;
+  if (cp < 0x80) return cp == 0x20;  // the one ASCII character of Zs, Zl or Zp (tests/test_base.cpp)
   const utf8proc_category_t c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
   return c == UTF8PROC_CATEGORY_ZS || c == UTF8PROC_CATEGORY_ZL || c == UTF8PROC_CATEGORY_ZP;
 }

@@ -1,6 +1,7 @@
 // Tests of the shared layer's own helpers (base/): starting and waiting
 // for child processes (process.hpp), the temporary folder (files.hpp), the
 // folds and Unicode classes (text.hpp).
+#include <utf8proc.h>
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -193,6 +194,13 @@ TEST_CASE("normalization: NFKC and NFKC_Casefold as Unicode defines them", "[bas
 TEST_CASE("Unicode classes: white space, letters and digits, marks, invisible characters", "[base][text]") {
   for (char32_t cp : {U' ', U'\t', U'\n', U'\u00A0', U'\u2003', U'\u2028', U'\u3000', U'\u0085'}) CHECK(kb::is_white_space(cp));
   for (char32_t cp : {U'x', U'\u200B', U'\u00AD', U'_'}) CHECK_FALSE(kb::is_white_space(cp));
+  // The ASCII shortcut (no table lookup) says what the Unicode categories say.
+  for (char32_t cp = 0; cp < 0x80; ++cp) {
+    INFO(static_cast<int>(cp));
+    const utf8proc_category_t c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
+    const bool unicode = (cp >= 0x09 && cp <= 0x0D) || c == UTF8PROC_CATEGORY_ZS || c == UTF8PROC_CATEGORY_ZL || c == UTF8PROC_CATEGORY_ZP;
+    CHECK(kb::is_white_space(cp) == unicode);
+  }
   for (char32_t cp : {U'a', U'Z', U'7', U'\u00E9', U'\u4E00', U'\u30AB', U'\u0661'}) CHECK(kb::is_alnum(cp));
   for (char32_t cp : {U'-', U' ', U'\u3001', U'\u00B2'}) CHECK_FALSE(kb::is_alnum(cp));
   CHECK(kb::is_mark(U'\u3099'));
