@@ -180,6 +180,10 @@ inline constexpr KbTableLimit kKbTableLimits[] = {
     {"code_snapshots", 100, 64 * 1024},
     {"search_config", 100, 64 * 1024},
     {"sources", 100000, 16 * kMiB},  // 39, 5 KB; 1000x: 5 300
+    // The throughput stage's measured rows and their fit, read whole at the
+    // first question with a layout.
+    {"perf_rows", 20000, 4 * kMiB},  // 293 (the runtime KB; 568 in the full one), 104 KB
+    {"perf_fit", 1000, 256 * 1024},  // 19, 1 KB
     // The code facts' dictionaries, read whole once an answer needs a
     // recipe's facts. fact_fields also bounds the rows of one recipe in
     // recipe_facts (one per field: its primary key), and so, with each
@@ -300,6 +304,9 @@ inline constexpr long long kMaxSeqLen = 2147483647LL;
 inline constexpr long long kMaxModelCount = 1LL << 20;
 // A line number or a revision.
 inline constexpr long long kMaxLine = 2147483647LL;
+// The measured pairs that informed a platform's factor (perf_fit.pairs;
+// the estimator counts them in an int).
+inline constexpr long long kMaxPerfPairs = 2147483647LL;
 // The words and values of the query lexicon together (lexicon.word,
 // lexicon.value; real: 12.4 KB since the lexicon reads hardware, systems,
 // number words, GPU memory, token budgets, unknown GPUs and models and the

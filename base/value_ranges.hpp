@@ -34,6 +34,7 @@ using limits::kMaxGpus;
 using limits::kMaxLine;
 using limits::kMaxModelCount;
 using limits::kMaxParallel;
+using limits::kMaxPerfPairs;
 using limits::kMaxSeqLen;
 
 inline constexpr IntRange kInt[] = {
@@ -63,6 +64,8 @@ inline constexpr IntRange kInt[] = {
     {"quick_ref_picks", "gpus", 0, kMaxGpus, false},
     {"entity_texts", "line", 0, kMaxLine, false},
     {"entity_texts", "revision", 0, kMaxLine, false},
+    // What kbc derives for the throughput estimate (compiler/generate/perf_fit.cpp).
+    {"perf_fit", "pairs", 0, kMaxPerfPairs, true},
 };
 
 inline constexpr RealRange kReal[] = {
@@ -70,6 +73,10 @@ inline constexpr RealRange kReal[] = {
     {"models", "active_params_b", 0, 1e7},
     {"gpus", "memory_gb", 0, 1e6},
     {"gpus", "bf16_dense_tflops", 0, 1e9},
+    // What kbc derives for the throughput estimate: FLOPs per token, and a
+    // platform factor's log (the factors are within e^±50 of each other).
+    {"perf_rows", "flops", 0, 1e18},
+    {"perf_fit", "log_factor", -50, 50},
 };
 }  // namespace ranges
 

@@ -1,13 +1,33 @@
 // The estimator's derived inputs, stored (see perf_fit.hpp).
 #include "compiler/generate/perf_fit.hpp"
 
+#include <stdexcept>
+
 #include "base/kinds.hpp"
+#include "base/value_ranges.hpp"
 #include "query/kbq.hpp"
 
 namespace kb {
 
+namespace {
+
+// kbc writes no value kbq would refuse (base/value_ranges.hpp).
+void check(const RealRange& r, double v, const std::string& row) {
+  if (std::string problem = range_problem(r, v); !problem.empty())
+    throw std::runtime_error(std::string(r.table) + "." + std::string(r.column) + " of " + row + ": " + problem);
+}
+
+}  // namespace
+
 void store_perf_derivation(Db& db, const std::string& file) {
   const kbq::PerfDerivation d = kbq::Engine::open(file).derive_perf();
+  for (const auto& r : d.rows)
+    if (r.flops) check(real_range("perf_rows", "flops"), *r.flops, "row " + std::to_string(r.id));
+  for (const auto& p : d.platforms) {
+    if (p.log_factor) check(real_range("perf_fit", "log_factor"), *p.log_factor, p.platform);
+    if (std::string problem = range_problem(int_range("perf_fit", "pairs"), p.pairs); !problem.empty())
+      throw std::runtime_error("perf_fit.pairs of " + p.platform + ": " + problem);
+  }
   db.exec("BEGIN");
   {
     Stmt row(db, "UPDATE perf_rows SET arch_class = ?, flops = ?, flops_error = ? WHERE id = ?");

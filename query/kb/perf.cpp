@@ -1,7 +1,9 @@
 // The KB reader's part for throughput (Kb::perf_tables, kb.hpp): NVIDIA's
 // measured rows and the estimator's data, read whole once into values
 // (query/perf/tables.hpp). Every value is bound as a parameter.
+#include "base/checked.hpp"
 #include "base/kinds.hpp"
+#include "base/value_ranges.hpp"
 #include "base/text.hpp"
 #include "query/kb/kb.hpp"
 
@@ -92,7 +94,11 @@ std::unique_ptr<perf::PerfTables> Kb::read_perf_tables(perf::PerfRead read) {
     }
     if (derived) {
       r.arch_class = st.text(c++);
-      if (!st.is_null(c)) r.flops = st.real(c);
+      if (!st.is_null(c)) {
+        r.flops = st.real(c);
+        if (const std::string problem = kb::range_problem(kb::real_range("perf_rows", "flops"), *r.flops); !problem.empty())
+          throw kb::KbValueError("perf_rows", "flops", "row " + std::to_string(r.id), problem);
+      }
       ++c;
       r.flops_error = st.text(c++);
     } else if (!t.archs.count(r.arch_recipe)) {
@@ -118,10 +124,17 @@ std::unique_ptr<perf::PerfTables> Kb::read_perf_tables(perf::PerfRead read) {
     kb::Stmt fit(db_, "SELECT kind, key, coalesce(pairs, 0), log_factor FROM perf_fit ORDER BY kind, key");
     while (fit.step()) {
       const std::string kind = fit.text(0);
-      if (kind == kb::kPerfFitPlatform)
-        t.platforms[fit.text(1)] = {static_cast<int>(fit.integer(2)), fit.is_null(3) ? std::nullopt : std::optional<double>(fit.real(3))};
-      else if (kind == kb::kPerfFitBridged)
+      if (kind == kb::kPerfFitBridged) {
         t.bf16_bridged.insert(fit.text(1));
+        continue;
+      }
+      if (kind != kb::kPerfFitPlatform) continue;
+      perf::PerfFitRow& p = t.platforms[fit.text(1)];
+      p.pairs = static_cast<int>(kb::kb_int(fit, 2, kb::int_range("perf_fit", "pairs"), 1));
+      if (fit.is_null(3)) continue;
+      p.log_factor = fit.real(3);
+      if (const std::string problem = kb::range_problem(kb::real_range("perf_fit", "log_factor"), *p.log_factor); !problem.empty())
+        throw kb::KbValueError("perf_fit", "log_factor", "'" + fit.text(1) + "'", problem);
     }
   }
   return tables;
