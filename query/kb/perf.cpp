@@ -3,8 +3,8 @@
 // (query/perf/tables.hpp). Every value is bound as a parameter.
 #include "base/checked.hpp"
 #include "base/kinds.hpp"
-#include "base/value_ranges.hpp"
 #include "base/text.hpp"
+#include "base/value_ranges.hpp"
 #include "query/kb/kb.hpp"
 
 namespace kbq {
