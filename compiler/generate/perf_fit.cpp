@@ -12,7 +12,8 @@ namespace kb {
 namespace {
 
 // kbc writes no value kbq would refuse (base/value_ranges.hpp).
-void check(const RealRange& r, double v, const std::string& row) {
+template <typename Range, typename Value>
+void check(const Range& r, Value v, const std::string& row) {
   if (std::string problem = range_problem(r, v); !problem.empty())
     throw std::runtime_error(std::string(r.table) + "." + std::string(r.column) + " of " + row + ": " + problem);
 }
@@ -25,8 +26,7 @@ void store_perf_derivation(Db& db, const std::string& file) {
     if (r.flops) check(real_range("perf_rows", "flops"), *r.flops, "row " + std::to_string(r.id));
   for (const auto& p : d.platforms) {
     if (p.log_factor) check(real_range("perf_fit", "log_factor"), *p.log_factor, p.platform);
-    if (std::string problem = range_problem(int_range("perf_fit", "pairs"), p.pairs); !problem.empty())
-      throw std::runtime_error("perf_fit.pairs of " + p.platform + ": " + problem);
+    check(int_range("perf_fit", "pairs"), static_cast<long long>(p.pairs), p.platform);
   }
   db.exec("BEGIN");
   {

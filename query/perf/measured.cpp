@@ -136,12 +136,11 @@ PerfSet build_perf(const PerfTables& t) {
     row.col = tr.col;
     row.alternate = tr.alternate;
     if (auto e = t.exceptions.find({m.model_key, m.release}); e != t.exceptions.end()) row.flops_exception = e->second;
-    const auto a = archs.find(tr.arch_recipe);
     if (t.read == PerfRead::Derived) {
       m.arch_class = tr.arch_class;
       m.flops = tr.flops.value_or(0);
       row.flops_error = tr.flops_error;
-    } else if (a != archs.end() && a->second.first) {
+    } else if (const auto a = archs.find(tr.arch_recipe); a != archs.end() && a->second.first) {
       m.arch_class = arch_class(*a->second.first);
       auto f = flops_of(set, m.model_key, *a->second.first, m.seq, m.tp, modes[tr.arch_recipe], tr.arch_override);
       if (auto* v = std::get_if<double>(&f))
