@@ -106,6 +106,11 @@ inline constexpr std::uint64_t kMaxKbValueBytes = 1024;
 // A value of a column of prose, provenance or JSON (the longest real one:
 // an entity text of 1 959 bytes; a full-text index block, 4 051).
 inline constexpr std::uint64_t kMaxKbTextBytes = 16 * 1024;
+// The query lexicon kbc compiles and kbq reads whole at its first question
+// (lexicon_compiled.bytes; base/dsl/lexicon_store.cpp). Its size bounds the
+// words, meanings and trie nodes kbq builds from it (every item takes at
+// least 5 bytes of it).
+inline constexpr std::uint64_t kMaxCompiledLexiconBytes = 1 * kMiB;
 struct KbColumnRef {
   std::string_view table, column;
 };
@@ -137,6 +142,7 @@ inline constexpr KbColumnLimit kKbColumnLimits[] = {
     // longest word (kMaxLexiconWordBytes below).
     {"lexicon", "word", 256},
     {"lexicon", "value", 256},
+    {"lexicon_compiled", "bytes", kMaxCompiledLexiconBytes},
     {"gpus", "gpu_key", 256},
 };
 
@@ -156,12 +162,13 @@ struct KbTableLimit {
 };
 inline constexpr KbTableLimit kKbTableLimits[] = {
     // Read whole (or one language, one kind, one section of them) for an answer.
-    {"lexicon", 6000, 256 * 1024},  // 1019 rows, 64 KB (its words and values: kMaxLexiconTextBytes)
-    {"labels", 20000, 1 * kMiB},    // 584, 61 KB
-    {"planner", 1000, 256 * 1024},  // 33, 5 KB
-    {"gpus", 1000, 256 * 1024},     // 12, 7 KB
-    {"checks", 1000, 256 * 1024},   // 19, 2 KB
-    {"ranking", 1000, 256 * 1024},  // 10, 3 KB
+    {"lexicon", 6000, 256 * 1024},                          // 1019 rows, 64 KB (its words and values: kMaxLexiconTextBytes)
+    {"lexicon_compiled", 4, kMaxCompiledLexiconBytes + 8},  // 1 row (its key is 1, counted as 8 bytes), 141 KB
+    {"labels", 20000, 1 * kMiB},                            // 584, 61 KB
+    {"planner", 1000, 256 * 1024},                          // 33, 5 KB
+    {"gpus", 1000, 256 * 1024},                             // 12, 7 KB
+    {"checks", 1000, 256 * 1024},                           // 19, 2 KB
+    {"ranking", 1000, 256 * 1024},                          // 10, 3 KB
     {"quick_ref_picks", 1000, 256 * 1024},
     {"datasets", 1000, 256 * 1024},
     {"dataset_renames", 10000, 1 * kMiB},
@@ -311,14 +318,15 @@ inline constexpr long long kMaxPerfPairs = 2147483647LL;
 // lexicon.value; real: 12.4 KB since the lexicon reads hardware, systems,
 // number words, GPU memory, token budgets, unknown GPUs and models and the
 // largest-model intent: 64 KiB keeps the real one under a quarter of it).
-// The lexicon's search trees (every spelling of every word, in one table
-// and in its kind's) cost about 450 bytes of memory per byte of a word: at
-// this limit, about 29 MiB.
+// kbc compiles the lexicon from them (kbq reads the compiled one,
+// kMaxCompiledLexiconBytes); when kbq still built Boost.Spirit's search trees
+// from the rows, they cost about 450 bytes of memory per byte of a word.
 inline constexpr std::uint64_t kMaxLexiconTextBytes = 64 * 1024;
 // A word or value of the query lexicon (lexicon.word, lexicon.value,
-// gpus.gpu_key; data/lexicon.tsv, data/gpus.tsv): the lexicon's search tree
-// is as deep as its longest word, and tearing it down recurses per level
-// (found by fuzz_kb: an 880 KB word overflowed the stack). The longest real
+// gpus.gpu_key; data/lexicon.tsv, data/gpus.tsv): the lexicon's spelling
+// trie is as deep as its longest word, and building it recurses per level
+// (found by fuzz_kb: an 880 KB word overflowed the stack when the search
+// trees of Boost.Spirit, since replaced, were torn down). The longest real
 // word is 30 bytes. (kKbColumnLimits holds the same number for a KB file.)
 inline constexpr std::size_t kMaxLexiconWordBytes = 256;
 

@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 11 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 12 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 11;
+PRAGMA user_version = 12;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -349,6 +349,15 @@ CREATE TABLE lexicon (
   line   INTEGER NOT NULL,  -- the row's line in data/lexicon.tsv (the file's order)
   PRIMARY KEY (lang, kind, word)
 ) WITHOUT ROWID;
+-- The query lexicon as kbq reads it: built by kbc from lexicon, gpus,
+-- systems and code_datasets (base/dsl/kb_lexicon.cpp, store_compiled_lexicon)
+-- and stored ready to use, its words, meanings, spelling trie, printed
+-- spellings and systems in one value (layout: base/dsl/lexicon_store.cpp).
+-- kbq checks every count, length, id and kind of it as it reads it.
+CREATE TABLE lexicon_compiled (
+  id     INTEGER PRIMARY KEY CHECK (id = 1),
+  bytes  BLOB NOT NULL
+);
 CREATE TABLE columns (
   lang   TEXT NOT NULL,
   header TEXT NOT NULL,

@@ -116,6 +116,14 @@ void Stmt::reset() {
   sqlite3_clear_bindings(s_);
   ticks_ = 0;
 }
+Stmt& Stmt::bind_blob(int i, std::string_view bytes) {
+  sqlite3_bind_blob(s_, i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+std::string_view Stmt::blob(int c) const {
+  const auto* p = sqlite3_column_blob(s_, c);
+  return p ? std::string_view(static_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(s_, c))) : std::string_view{};
+}
 std::string_view Stmt::view(int c) const {
   const auto* p = sqlite3_column_text(s_, c);
   return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(s_, c))) : std::string_view{};

@@ -42,6 +42,7 @@ class Stmt {
   Stmt& bind(int i, int v) { return bind(i, static_cast<long long>(v)); }
   Stmt& bind(int i, double v);
   Stmt& bind_null(int i);
+  Stmt& bind_blob(int i, std::string_view bytes);
   Stmt& bind_opt(int i, const std::optional<long long>& v) { return v ? bind(i, *v) : bind_null(i); }
   Stmt& bind(int i, const std::optional<long long>& v) { return bind_opt(i, v); }  // NULL when empty
 
@@ -64,6 +65,8 @@ class Stmt {
   std::string text(int c) const;
   // The column's text without a copy: valid until the next step or reset.
   std::string_view view(int c) const;
+  // The column's bytes as a blob, without a copy (valid as view's).
+  std::string_view blob(int c) const;
   long long integer(int c) const { return sqlite3_column_int64(s_, c); }
   double real(int c) const { return sqlite3_column_double(s_, c); }
   std::optional<long long> opt_int(int c) const { return is_null(c) ? std::nullopt : std::optional<long long>(integer(c)); }

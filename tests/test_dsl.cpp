@@ -405,6 +405,9 @@ const std::vector<DslCase> kDslCases = {
 };
 
 // The lexicon the tests run with, loaded once.
+// Words of recipe names in the test lexicon (kb_lexicon.cpp asks the recipes table).
+bool test_name_word(std::string_view w) { return w == "thinking" || w == "packed" || w == "openmathinstruct2" || w == "squad"; }
+
 const Lexicon& test_lexicon() {
   static const Lexicon lex = [] {
     namespace fs = std::filesystem;
@@ -436,7 +439,7 @@ const Lexicon& test_lexicon() {
     for (const auto& row : presets->rows) preset_names.insert(presets->get(row, "preset"));
     extras.dataset_presets.assign(preset_names.begin(), preset_names.end());
     // Words of recipe names are never corrected as typos (kb_lexicon.cpp reads them from the recipes table).
-    extras.is_name_word = [](std::string_view w) { return w == "thinking" || w == "packed" || w == "openmathinstruct2" || w == "squad"; };
+    extras.is_name_word = test_name_word;
     return Lexicon(kbq::dsl::lexicon_rows_from_tsv(*table), std::move(extras));
   }();
   return lex;
@@ -636,6 +639,118 @@ TEST_CASE("dsl: a lexicon from rows, without any file", "[dsl]") {
   const auto empty = parse(Lexicon(), "sft 8 gpus");
   REQUIRE(empty);
   CHECK(empty.query.free_text == std::vector<std::string>{"sft", "8", "gpus"});
+}
+
+// Questions over the whole lexicon: the table's, its canonical forms, and
+// junk from its words (as the junk test below draws them).
+std::vector<std::string> lexicon_probe_questions() {
+  std::vector<std::string> qs;
+  for (const auto& c : kDslCases) qs.emplace_back(c.query);
+  const std::vector<std::string> bits = {"8",   "x",    "h100", ":",     "-",   "a",   "3b",     "k",     "卡",   "の",
+                                         " ",   "gpus", "tp",   "qwen3", "é",   "sft", "seq",    "ｘ",    "a3b",  "lora",
+                                         "two", "deux", "dgx",  "b200",  "32k", "1t",  "tokens", "qwne3", "llama"};
+  std::uint32_t state = 777;
+  auto next = [&] {
+    state = state * 1103515245u + 12345u;
+    return (state >> 16) & 0x7fff;
+  };
+  for (int i = 0; i < 1500; ++i) {
+    std::string q;
+    for (unsigned k = 0, n = next() % 8; k < n; ++k) q += bits[next() % bits.size()];
+    qs.push_back(q);
+  }
+  return qs;
+}
+
+TEST_CASE("dsl: a stored lexicon reads back as the one built from its rows", "[dsl]") {
+  const Lexicon& lex = test_lexicon();
+  const std::string stored = lex.to_stored();
+  const Lexicon back = Lexicon::from_stored(stored, test_name_word);
+  // The same tables, byte for byte, and the same bytes from a second build.
+  CHECK(back.to_stored() == stored);
+  CHECK(back.size() == lex.size());
+  // The same parse of every question, and the same helpers' answers.
+  for (const auto& q : lexicon_probe_questions()) {
+    INFO("query: \"" << q << "\"");
+    const auto a = parse(lex, q);
+    const auto b = parse(back, q);
+    CHECK(show(a) == show(b));
+    if (a && b) {
+      CHECK(kbq::dsl::describe(a.query) == kbq::dsl::describe(b.query));
+      CHECK(a.query.lang == b.query.lang);
+    }
+  }
+  CHECK(back.value_of(kbq::dsl::WordKind::Model, "llama-3.1") == std::optional<std::string>("llama31"));
+  CHECK(back.spelling(kbq::dsl::WordKind::Intent, "first_try") == "first try");
+  CHECK(back.languages_of("pré-entraînement") == std::vector<std::string>{"fr"});
+  CHECK(back.suggest("qwen4") == "qwen3");
+  CHECK(back.spellings(kbq::dsl::WordKind::Mode, "peft") == lex.spellings(kbq::dsl::WordKind::Mode, "peft"));
+}
+
+TEST_CASE("dsl: a damaged stored lexicon is refused, naming what is wrong", "[dsl]") {
+  // One word: "sft" (mode sft, language en). Its layout (lexicon_store.cpp):
+  // format 4, word count 4, the word 4 + 3, primary 4, languages 4 + (4 + 2),
+  // meanings 4 + (1 + 4 + 3 + 8), then the trie: count 4 and 4 nodes of 13
+  // bytes (the root, s, f, t).
+  const Lexicon one({{"en", "mode", "sft", "sft"}});
+  const std::string good = one.to_stored();
+  constexpr std::size_t kNodes = 4 + 4 + 7 + 4 + 10 + 20 + 4;
+  REQUIRE(good.size() > kNodes + 4 * 13);
+  REQUIRE(good.compare(kNodes - 4, 4, std::string("\x04\0\0\0", 4)) == 0);
+  REQUIRE(parse(Lexicon::from_stored(good, {}), "sft"));
+  const auto refused = [&](std::string bytes, const std::string& what) {
+    INFO("expected: " << what);
+    try {
+      (void)Lexicon::from_stored(bytes, {});
+      FAIL("read back");
+    } catch (const std::runtime_error& e) {
+      CHECK_THAT(e.what(), Catch::Matchers::Contains(what));
+    }
+  };
+  const auto with = [&](std::size_t at, std::string_view b) { return std::string(good).replace(at, b.size(), b); };
+  refused(with(0, std::string("\x02\0\0\0", 4)), "format 2, not 1");
+  refused(with(4, "\xff\xff\xff\xff"), "past the bytes left");
+  refused(with(8, std::string("\x00\x01\0\0", 4)), "the bytes end early");  // 256 bytes: within the limit, past the end
+  refused(with(8, std::string("\x01\x01\0\0", 4)), "a text of 257 bytes");
+  refused(with(12, "\xff"), "not UTF-8");
+  refused(with(15, std::string("\x05\0\0\0", 4)), "bare meaning 5 of 1");
+  refused(with(33, "\x63"), "kind 99 is not a kind");
+  refused(with(41, "\xff\xff\xff\xff\xff\xff\xf0\x7f"), "not finite");
+  refused(with(41, std::string("\0\0\0\0\0\0\xf0\xbf", 8)), "number");
+  refused(with(kNodes, std::string("\0\0\0\0", 4)), "children outside the nodes after it");        // the root's first child: itself
+  refused(with(kNodes + 4, std::string("\x09\0\0\0", 4)), "children outside the nodes after it");  // 9 children of 4 nodes
+  refused(with(kNodes + 3 * 13 + 8, std::string("\x07\0\0\0", 4)), "word id 7 past the words");    // "t" spells word 7
+  refused(with(good.size() - 4, std::string("\x01\0\0\0", 4)), "past the bytes left");             // a flagship that is not there
+  refused(good + "x", "bytes after the flagships");
+  // Every shorter copy is refused (each section is read whole).
+  for (std::size_t n = 0; n < good.size(); ++n) refused(good.substr(0, n), "at byte");
+}
+
+TEST_CASE("dsl: a stored lexicon with any byte changed is refused or reads questions safely", "[dsl]") {
+  // Under the sanitizers (make asan), a read outside the stored bytes or the
+  // trie fails this test.
+  const Lexicon& lex = test_lexicon();
+  const std::string good = lex.to_stored();
+  std::uint32_t state = 4242;
+  auto next = [&] {
+    state = state * 1103515245u + 12345u;
+    return state >> 8;
+  };
+  int refused = 0, read = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::string bytes = good;
+    bytes[next() % bytes.size()] = static_cast<char>(next() & 0xFF);
+    try {
+      const Lexicon damaged = Lexicon::from_stored(bytes, {});
+      ++read;
+      for (const char* q : {"peft qwen3 1 gpu", "SFT, 8×H100, 16K sequence", "qwen3 の LoRA を 1 GPU で", "deux dgx b200 qwne3"})
+        (void)parse(damaged, q);
+    } catch (const std::runtime_error&) {
+      ++refused;
+    }
+  }
+  CHECK(refused + read == 400);
+  CHECK(refused > 0);
 }
 
 TEST_CASE("dsl: junk never crashes and always yields a query or an error", "[dsl]") {

@@ -39,12 +39,58 @@ struct WordInfo {
   bool cjk = false;                // holds a CJK code point
   bool ascii = true;               // only ASCII bytes
   int primary = -1;                // index in meanings of the bare-word meaning, -1 = none
+  std::uint32_t kinds = 0;         // bit k set: a meaning of kind k (kind_bit)
 
   // The meaning of a kind, or nullptr.
   const Meaning* meaning(WordKind kind) const;
 };
 
 inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
+
+// A kind's bit in WordInfo::kinds; every kind has one.
+static_assert(kWordKindCount <= 32);
+inline constexpr std::uint32_t kind_bit(WordKind k) { return std::uint32_t{1} << static_cast<unsigned>(k); }
+inline constexpr std::uint32_t kAnyKind = 0xFFFFFFFFu;  // a look-up over every word
+
+// Every spelling of the lexicon (its words and their variants) with the id
+// of its word, as a trie of bytes: the grammar's look-up of the longest
+// spelling at a place of the text walks it one byte at a time. Its nodes
+// live in one array, each node's children side by side after it in byte
+// order, so it is built without an allocation per spelling and read back
+// from a KB's stored lexicon as it is (Lexicon::from_stored).
+class SpellingIndex {
+ public:
+  struct Node {
+    std::uint32_t first_child = 0;  // index of its first child (children side by side), 0 = none
+    std::uint32_t children = 0;     // how many
+    std::uint32_t id = kNoWord;     // the word the bytes down to here spell, or kNoWord
+    unsigned char byte = 0;         // the byte that leads here from the parent
+  };
+  SpellingIndex() : nodes_(1) {}
+  // From (spelling, id) pairs in strictly increasing order of their
+  // non-empty spellings.
+  explicit SpellingIndex(const std::vector<std::pair<std::string_view, std::uint32_t>>& sorted);
+  // From stored nodes: empty when they are not a trie of this shape (a
+  // node's children after it and inside the array, in increasing byte
+  // order; ids below `words`), with `problem` saying why.
+  static SpellingIndex from_nodes(std::vector<Node> nodes, std::size_t words, std::string& problem);
+  // The kinds of the words at and below every node (a look-up for a kind no
+  // word below has stops there). After building, before the first look-up.
+  void finish(const std::vector<WordInfo>& words);
+  const std::vector<Node>& nodes() const { return nodes_; }
+  // The id of a spelling, or kNoWord.
+  std::uint32_t find(std::string_view spelling) const;
+  // The longest spelling that [first, last) starts with and whose word's
+  // kinds meet `kinds` (WordInfo::kinds of `words`): its id in `id`, and
+  // `first` moved past it. False, and nothing changed, when none does.
+  bool longest(const char*& first, const char* last, const std::vector<WordInfo>& words, std::uint32_t kinds, std::uint32_t& id) const;
+
+ private:
+  // The child of `node` reached by `byte`, or 0.
+  std::uint32_t child(std::uint32_t node, unsigned char byte) const;
+  std::vector<Node> nodes_;           // nodes_[0] is the root (the empty spelling)
+  std::vector<std::uint32_t> kinds_;  // per node: kinds of the words at and below it (finish)
+};
 
 // Words longer than this many code points are never compared for a
 // suggestion (Lexicon::Impl::suggest): no lexicon word is that long, and
@@ -78,10 +124,8 @@ inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep
 }  // namespace field
 
 struct Lexicon::Impl {
-  std::vector<WordInfo> words;                                                    // by word id
-  std::unordered_map<std::string, std::uint32_t> ids;                             // spelling (words and their variants) -> id
-  boost::spirit::x3::symbols<std::uint32_t> all;                                  // every spelling -> id
-  std::array<boost::spirit::x3::symbols<std::uint32_t>, kWordKindCount> by_kind;  // spellings of words with a meaning of that kind
+  std::vector<WordInfo> words;                                  // by word id
+  SpellingIndex index;                                          // every spelling (words and their variants) -> id
   std::map<std::pair<int, std::string>, std::string> spelling;  // (kind, value) -> printed word; value "" = any of the kind
   std::map<std::pair<int, std::string>, bool> values;           // (kind, value) pairs that exist
   std::vector<std::string> problems;                            // ignored rows
@@ -90,7 +134,12 @@ struct Lexicon::Impl {
   std::map<std::string, std::string> flagships;                 // model value -> model key a bare family name means
 
   // The id of a folded spelling, or kNoWord.
-  std::uint32_t find(std::string_view folded) const;
+  std::uint32_t find(std::string_view folded) const { return index.find(folded); }
+  // The longest spelling at `first` of a word with a meaning of one of
+  // `kinds` (kind_bit, or kAnyKind), as SpellingIndex::longest.
+  bool longest(const char*& first, const char* last, std::uint32_t kinds, std::uint32_t& id) const {
+    return index.longest(first, last, words, kinds, id);
+  }
   // Whether a folded word is a word of recipe names (never corrected).
   bool name_word(std::string_view folded) const { return is_name_word && is_name_word(folded); }
   // Closest word (see Lexicon::suggest), as an id or kNoWord; `word` folded.

@@ -1,6 +1,6 @@
 // The grammar of the query language, in Boost.Spirit X3, over the folded
 // query text (see normalize_query). Vocabulary comes only from the
-// lexicon's runtime x3::symbols tables; the grammar itself knows digits,
+// lexicon's spelling index (SpellingIndex); the grammar itself knows digits,
 // separators, the times operators, ':' and '"', and the "-a" notation of
 // MoE sizes.
 //
@@ -212,21 +212,23 @@ struct num_parser : x3::parser<num_parser> {
   }
 };
 
-// A lexicon spelling (longest match in one X3 symbol table), with extent.
+// A lexicon spelling (the longest of the words with a meaning of some
+// kinds), with extent.
 struct Tok {
   std::uint32_t id = kNoWord;  // word id
   std::size_t b = 0, e = 0;    // extent in the text
 };
 struct tok_parser : x3::parser<tok_parser> {
   using attribute_type = x3::unused_type;
-  It base;                                            // start of the text
-  const x3::symbols<std::uint32_t>* table = nullptr;  // the spellings
-  Tok* out = nullptr;                                 // receives the token
+  It base;                             // start of the text
+  const Lexicon::Impl* lex = nullptr;  // the spellings
+  std::uint32_t kinds = kAnyKind;      // of words with a meaning of these kinds (kind_bit)
+  Tok* out = nullptr;                  // receives the token
   template <typename Ctx, typename RCtx, typename Attr>
-  bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr&) const {
+  bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
     It it = first;
     std::uint32_t id = kNoWord;
-    if (!table->parse(it, last, ctx, x3::unused, id)) return false;
+    if (!lex->longest(it, last, kinds, id)) return false;
     // The longest spelling that ends a word, when the longest ends inside
     // one (before a letter or digit): "a100" in "a100 40 gbs", where
     // "a100 40 gb" would end inside "gbs" and leave the GPU unread. Else the
@@ -238,7 +240,7 @@ struct tok_parser : x3::parser<tok_parser> {
       --limit;
       It shorter = first;
       std::uint32_t shorter_id = kNoWord;
-      if (!table->parse(shorter, limit, ctx, x3::unused, shorter_id)) break;
+      if (!lex->longest(shorter, limit, kinds, shorter_id)) break;
       if (at_boundary(base, shorter, last)) {
         it = shorter;
         id = shorter_id;
@@ -260,10 +262,10 @@ struct unit_only_parser : x3::parser<unit_only_parser> {
   const Lexicon::Impl* lex = nullptr;
   WordKind kind = WordKind::GpuUnit;
   template <typename Ctx, typename RCtx, typename Attr>
-  bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr&) const {
+  bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
     It it = first;
     std::uint32_t id = kNoWord;
-    if (!lex->by_kind[static_cast<std::size_t>(kind)].parse(it, last, ctx, x3::unused, id)) return false;
+    if (!lex->longest(it, last, kind_bit(kind), id)) return false;
     if (lex->words[id].meaning(WordKind::Stopword)) return false;
     first = it;
     return true;
@@ -281,7 +283,7 @@ struct numword_parser : x3::parser<numword_parser> {
   bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr&) const {
     It it = first;
     std::uint32_t id = kNoWord;
-    if (!lex->by_kind[static_cast<std::size_t>(WordKind::Number)].parse(it, last, ctx, x3::unused, id)) return false;
+    if (!lex->longest(it, last, kind_bit(WordKind::Number), id)) return false;
     const Meaning* m = lex->words[id].meaning(WordKind::Number);
     if (!m || !at_boundary(base, it, last)) return false;
     if (m->number == 1 && before_plural(it, last, ctx)) return false;
@@ -299,16 +301,15 @@ struct numword_parser : x3::parser<numword_parser> {
   // gpus", "my 24GB cards"): "one" and "my" then count nothing.
   template <typename Ctx>
   bool before_plural(It it, It const& last, Ctx const& ctx) const {
-    const auto table = [this](WordKind k) -> const auto& { return lex->by_kind[static_cast<std::size_t>(k)]; };
     std::uint32_t id = kNoWord;
     if (it != last && *it == ' ') ++it;
-    const auto plural_at = [&](It p) { return table(WordKind::Plural).parse(p, last, ctx, x3::unused, id) && at_boundary(base, p, last); };
+    const auto plural_at = [&](It p) { return lex->longest(p, last, kind_bit(WordKind::Plural), id) && at_boundary(base, p, last); };
     // The plural word itself may start with digits ("my 3090s").
     if (plural_at(it)) return true;
     It p = it;
     if (!num_parser{{}, base, false, false, nullptr}.parse(p, last, ctx, x3::unused, x3::unused)) return false;
     if (p != last && *p == ' ') ++p;
-    if (!table(WordKind::MemoryUnit).parse(p, last, ctx, x3::unused, id)) return false;
+    if (!lex->longest(p, last, kind_bit(WordKind::MemoryUnit), id)) return false;
     if (p != last && *p == ' ') ++p;
     return plural_at(p);
   }
@@ -735,7 +736,7 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   const Lexicon::Impl* const lx = &lex;
   // Token parsers over one kind's table, writing to a scratch slot (or
   // nowhere, for look-aheads).
-  auto tok = [&](WordKind k, Tok* out) { return tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(k)]), out}; };
+  auto tok = [&](WordKind k, Tok* out) { return tok_parser{{}, base, &lex, kind_bit(k), out}; };
   auto num = [&](bool sign, bool p_point, Num* out) { return num_parser{{}, base, sign, p_point, out}; };
   auto grouped_num = [&](bool sign, Num* out) { return num_parser{{}, base, sign, false, out, true}; };
   auto numword = [&](Num* out) { return numword_parser{{}, base, &lex, out}; };
@@ -805,7 +806,7 @@ auto term_alternatives(const Lexicon::Impl& lex, It base, Scratch* s, Scratch* w
   auto const any_gpu_unit = tok(WordKind::GpuUnit, nullptr);
   auto const any_node_unit = tok(WordKind::NodeUnit, nullptr);
   auto const any_seq_unit = tok(WordKind::SeqUnit, nullptr);
-  auto const word = tok_parser{{}, base, std::addressof(lex.all), &s->t1};
+  auto const word = tok_parser{{}, base, &lex, kAnyKind, &s->t1};
   auto const lower_word = +x3::char_('a', 'z');
   auto const value = value_parser{};
   // the active part of a MoE size: "30b-a3b", "30b_a3b", "30b a3b"
@@ -946,7 +947,7 @@ bool parse_seq_value(const Lexicon::Impl& lex, std::string_view v, Num& out, dou
   It first = base;
   Tok mag;
   auto const number = num_parser{{}, base, true, false, &out};
-  auto const seq_mag = tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::SeqMagnitude)]), &mag};
+  auto const seq_mag = tok_parser{{}, base, &lex, kind_bit(WordKind::SeqMagnitude), &mag};
   const bool ok = x3::parse(first, base + v.size(), number >> -seq_mag >> x3::eoi);
   mult = mag.id == kNoWord ? 1 : magnitude(lex, mag.id, WordKind::SeqMagnitude);
   return ok;
@@ -957,7 +958,7 @@ bool parse_budget_value(const Lexicon::Impl& lex, std::string_view v, Num& out, 
   It first = base;
   Tok mag;
   auto const number = num_parser{{}, base, false, true, &out};
-  auto const count_mag = tok_parser{{}, base, std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::CountMagnitude)]), &mag};
+  auto const count_mag = tok_parser{{}, base, &lex, kind_bit(WordKind::CountMagnitude), &mag};
   const bool ok = x3::parse(first, base + v.size(), number >> -count_mag >> x3::eoi);
   mult = mag.id == kNoWord ? 1 : magnitude(lex, mag.id, WordKind::CountMagnitude);
   return ok;
@@ -969,10 +970,10 @@ bool parse_size_value(const Lexicon::Impl& lex, std::string_view v, Piece& out) 
   Num n1, n2;
   Tok t1, t2;
   bool active = false;
-  const auto* table = std::addressof(lex.by_kind[static_cast<std::size_t>(WordKind::ParamMagnitude)]);
-  auto const grammar = num_parser{{}, base, false, true, &n1} >> tok_parser{{}, base, table, &t1} >>
+  const std::uint32_t mag = kind_bit(WordKind::ParamMagnitude);
+  auto const grammar = num_parser{{}, base, false, true, &n1} >> tok_parser{{}, base, &lex, mag, &t1} >>
                        -(((x3::lit('-') | x3::lit('_')) >> x3::lit('a') >> num_parser{{}, base, false, true, &n2} >>
-                          tok_parser{{}, base, table, &t2})[([&](auto&) { active = true; })]) >>
+                          tok_parser{{}, base, &lex, mag, &t2})[([&](auto&) { active = true; })]) >>
                        x3::eoi;
   if (!x3::parse(first, base + v.size(), grammar)) return false;
   out.kind = PieceKind::Size;

@@ -1,6 +1,7 @@
 // The query lexicon as a knowledge base stores it (see kb_lexicon.hpp).
 #include "base/dsl/kb_lexicon.hpp"
 
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +50,33 @@ Lexicon load_lexicon(kb::Db& db) {
   // names grow with the recipes; a typo is rare).
   extras.is_name_word = [&db](std::string_view word) { return recipe_name_word(db, word); };
   return Lexicon(rows, std::move(extras));
+}
+
+void store_compiled_lexicon(kb::Db& db) {
+  const std::string bytes = load_lexicon(db).to_stored();
+  // kbc writes no lexicon kbq would refuse: read back before it is kept.
+  (void)Lexicon::from_stored(bytes, {});
+  if (bytes.size() > kb::limits::kMaxCompiledLexiconBytes)
+    throw std::runtime_error("the compiled query lexicon is " + std::to_string(bytes.size()) + " bytes, over the limit of " +
+                             std::to_string(kb::limits::kMaxCompiledLexiconBytes));
+  db.exec("DELETE FROM lexicon_compiled");
+  kb::Stmt st(db, "INSERT INTO lexicon_compiled(id, bytes) VALUES (1, ?)");
+  st.bind_blob(1, bytes).run();
+}
+
+Lexicon load_compiled_lexicon(kb::Db& db) {
+  kb::Stmt st(db, "SELECT bytes FROM lexicon_compiled WHERE id = 1");
+  if (!st.step()) throw kb::KbValueError("lexicon_compiled", "bytes", "row 1", "missing: kbc writes the compiled lexicon in every KB");
+  const std::string_view bytes = st.blob(0);
+  if (bytes.size() > kb::limits::kMaxCompiledLexiconBytes)
+    throw kb::KbValueError(
+        "lexicon_compiled", "bytes", "row 1",
+        std::to_string(bytes.size()) + " bytes, over the limit of " + std::to_string(kb::limits::kMaxCompiledLexiconBytes));
+  try {
+    return Lexicon::from_stored(bytes, [&db](std::string_view word) { return recipe_name_word(db, word); });
+  } catch (const std::runtime_error& e) {
+    throw kb::KbValueError("lexicon_compiled", "bytes", "row 1", e.what());
+  }
 }
 
 }  // namespace kbq::dsl

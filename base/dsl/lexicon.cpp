@@ -233,9 +233,9 @@ std::vector<std::string> phrase_variants(const std::string& w) {
 auto spelling_rank(const WordInfo& w) { return std::make_tuple(!w.ascii, w.cps.size(), std::string_view(w.word)); }
 
 bool better_spelling(const WordInfo& a, const std::string& current_word, const Lexicon::Impl& lex) {
-  const auto it = lex.ids.find(current_word);
-  if (it == lex.ids.end()) return true;
-  return spelling_rank(a) < spelling_rank(lex.words[it->second]);
+  const std::uint32_t id = lex.find(current_word);
+  if (id == kNoWord) return true;
+  return spelling_rank(a) < spelling_rank(lex.words[id]);
 }
 
 }  // namespace
@@ -258,9 +258,101 @@ const Meaning* WordInfo::meaning(WordKind kind) const {
   return nullptr;
 }
 
-std::uint32_t Lexicon::Impl::find(std::string_view folded) const {
-  const auto it = ids.find(std::string(folded));
-  return it == ids.end() ? kNoWord : it->second;
+// ---------------------------------------------------------------------------
+// The spelling index
+
+SpellingIndex::SpellingIndex(const std::vector<std::pair<std::string_view, std::uint32_t>>& sorted) : nodes_(1) {
+  // [lo, hi) share their first `depth` bytes and lead to `node`; the one
+  // that ends there sorts first.
+  const auto build = [&](const auto& self, std::uint32_t node, std::size_t lo, std::size_t hi, std::size_t depth) -> void {
+    if (lo < hi && sorted[lo].first.size() == depth) nodes_[node].id = sorted[lo++].second;
+    std::vector<std::size_t> starts;  // where each next byte's run begins
+    for (std::size_t i = lo; i < hi; ++i)
+      if (i == lo || sorted[i].first[depth] != sorted[i - 1].first[depth]) starts.push_back(i);
+    if (starts.empty()) return;
+    const auto first = static_cast<std::uint32_t>(nodes_.size());
+    nodes_[node].first_child = first;
+    nodes_[node].children = static_cast<std::uint32_t>(starts.size());
+    for (std::size_t g : starts) nodes_.push_back(Node{0, 0, kNoWord, static_cast<unsigned char>(sorted[g].first[depth])});
+    for (std::size_t g = 0; g < starts.size(); ++g)
+      self(self, first + static_cast<std::uint32_t>(g), starts[g], g + 1 < starts.size() ? starts[g + 1] : hi, depth + 1);
+  };
+  build(build, 0, 0, sorted.size(), 0);
+}
+
+SpellingIndex SpellingIndex::from_nodes(std::vector<Node> nodes, std::size_t words, std::string& problem) {
+  const auto fail = [&](std::size_t i, const std::string& what) {
+    problem = "node " + std::to_string(i) + ": " + what;
+    return SpellingIndex();
+  };
+  if (nodes.empty()) return fail(0, "no root");
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    if (n.id != kNoWord && n.id >= words) return fail(i, "word id " + std::to_string(n.id) + " past the words");
+    if (n.children == 0) continue;
+    if (n.first_child <= i || n.first_child > nodes.size() || n.children > nodes.size() - n.first_child)
+      return fail(i, "children outside the nodes after it");
+    for (std::uint32_t c = n.first_child + 1; c < n.first_child + n.children; ++c)
+      if (nodes[c].byte <= nodes[c - 1].byte) return fail(i, "children not in increasing byte order");
+  }
+  SpellingIndex index;
+  index.nodes_ = std::move(nodes);
+  return index;
+}
+
+void SpellingIndex::finish(const std::vector<WordInfo>& words) {
+  // Children come after their parent: from the last node back, a node's
+  // children are done before it.
+  kinds_.assign(nodes_.size(), 0);
+  for (std::size_t i = nodes_.size(); i-- > 0;) {
+    const Node& n = nodes_[i];
+    std::uint32_t k = n.id == kNoWord ? 0 : words[n.id].kinds;
+    for (std::uint32_t c = n.first_child; c < n.first_child + n.children; ++c) k |= kinds_[c];
+    kinds_[i] = k;
+  }
+}
+
+std::uint32_t SpellingIndex::child(std::uint32_t node, unsigned char byte) const {
+  const Node& n = nodes_[node];
+  std::uint32_t lo = n.first_child, hi = n.first_child + n.children;
+  if (n.children <= 8) {  // most nodes: a few children, read in order
+    for (; lo < hi && nodes_[lo].byte < byte; ++lo) {
+    }
+    return lo < hi && nodes_[lo].byte == byte ? lo : 0;
+  }
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (nodes_[mid].byte < byte)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n.first_child + n.children && nodes_[lo].byte == byte ? lo : 0;
+}
+
+std::uint32_t SpellingIndex::find(std::string_view spelling) const {
+  std::uint32_t node = 0;
+  for (char c : spelling)
+    if ((node = child(node, static_cast<unsigned char>(c))) == 0) return kNoWord;
+  return node == 0 ? kNoWord : nodes_[node].id;
+}
+
+bool SpellingIndex::longest(const char*& first, const char* last, const std::vector<WordInfo>& words, std::uint32_t kinds,
+                            std::uint32_t& id) const {
+  const char* end = nullptr;
+  std::uint32_t node = 0;
+  for (const char* p = first; p != last; ++p) {
+    node = child(node, static_cast<unsigned char>(*p));
+    if (node == 0 || (kinds_[node] & kinds) == 0) break;
+    const std::uint32_t w = nodes_[node].id;
+    if (w != kNoWord && (words[w].kinds & kinds) != 0) {
+      end = p + 1;
+      id = w;
+    }
+  }
+  if (end == nullptr) return false;
+  first = end;
+  return true;
 }
 
 // Edit distance with a tie-break: among equal edit counts, substitutions
@@ -496,6 +588,7 @@ void add_meaning(Lexicon::Impl& lx, WordIds& word_ids, const std::string& word, 
     return;
   }
   w.meanings.push_back(Meaning{kind, std::move(value), number});
+  w.kinds |= kind_bit(kind);
 }
 
 // The meaning each word takes when it stands alone (kBarePriority).
@@ -509,16 +602,15 @@ void pick_bare_meanings(Lexicon::Impl& lx) {
   }
 }
 
-// Every spelling → id, and the X3 tables: real words first, then the
-// variants that are not words themselves.
+// Every spelling → id: real words first, then the variants that are not
+// words themselves (a variant two words share is the first's).
 void index_spellings(Lexicon::Impl& lx, const WordIds& word_ids) {
-  lx.ids = word_ids;
+  WordIds ids = word_ids;
   for (std::uint32_t id = 0; id < lx.words.size(); ++id)
-    for (auto& v : phrase_variants(lx.words[id].word)) lx.ids.try_emplace(std::move(v), id);
-  for (const auto& [spelling, id] : lx.ids) {
-    lx.all.add(spelling, id);
-    for (const auto& m : lx.words[id].meanings) lx.by_kind[static_cast<std::size_t>(m.kind)].add(spelling, id);
-  }
+    for (auto& v : phrase_variants(lx.words[id].word)) ids.try_emplace(std::move(v), id);
+  std::vector<std::pair<std::string_view, std::uint32_t>> sorted(ids.begin(), ids.end());
+  std::sort(sorted.begin(), sorted.end());
+  lx.index = SpellingIndex(sorted);
 }
 
 // The known (kind, value) pairs, and the printed spelling of each (and of
@@ -545,9 +637,9 @@ void pick_printed_spellings(Lexicon::Impl& lx) {
 void prefer_spellings_like_values(Lexicon::Impl& lx) {
   for (auto& [kv, printed] : lx.spelling) {
     if (kv.second.empty()) continue;
-    const auto it = lx.ids.find(kv.second);
-    if (it == lx.ids.end()) continue;
-    const WordInfo& w = lx.words[it->second];
+    const std::uint32_t id = lx.find(kv.second);
+    if (id == kNoWord) continue;
+    const WordInfo& w = lx.words[id];
     const auto kind = static_cast<WordKind>(kv.first);
     for (std::size_t i = 0; i < w.meanings.size(); ++i)
       if (w.meanings[i].kind == kind && w.meanings[i].value == kv.second && (is_rule_kind(kind) || static_cast<int>(i) == w.primary))
@@ -592,6 +684,7 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, Extras extras) {
   }
   pick_bare_meanings(lx);
   index_spellings(lx, word_ids);
+  lx.index.finish(lx.words);
   pick_printed_spellings(lx);
   prefer_spellings_like_values(lx);
   impl_ = std::move(impl);

@@ -156,7 +156,16 @@ class Lexicon {
 
   const Impl& impl() const { return *impl_; }
 
+  // The lexicon as kbc stores it in a KB (table lexicon_compiled): what the
+  // constructor builds from the rows, ready to use, without the problems.
+  std::string to_stored() const;
+  // A stored lexicon back, every count, length, id and kind checked; throws
+  // std::runtime_error naming the first thing wrong. `is_name_word` as in
+  // Extras.
+  static Lexicon from_stored(std::string_view bytes, std::function<bool(std::string_view)> is_name_word);
+
  private:
+  explicit Lexicon(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };
 

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "base/checked.hpp"
+#include "base/dsl/kb_lexicon.hpp"
 #include "base/escape.hpp"
 #include "base/files.hpp"
 #include "base/kb_schema.hpp"
@@ -542,10 +543,11 @@ void emit_tables(Db& db, const EmitInput& in) { Writer(db, in).run(); }
 namespace {
 
 // The tables only kbc reads (lint, generate, dump): emptied in a runtime KB.
-// kbq reads the normalised code facts (recipe_facts), never code_facts, and
-// no full-text index.
-constexpr const char* kBuildOnlyTables[] = {"code_facts", "code_recipes", "code_changes", "code_providers",
-                                            "findings",   "sections",     "fallbacks",    "search"};
+// kbq reads the normalised code facts (recipe_facts), never code_facts, no
+// full-text index, and the compiled lexicon (lexicon_compiled), never the
+// lexicon's rows.
+constexpr const char* kBuildOnlyTables[] = {"code_facts", "code_recipes", "code_changes", "code_providers", "findings",
+                                            "sections",   "fallbacks",    "search",       "lexicon"};
 
 void keep_runtime_tables(Db& db) {
   for (const char* t : kBuildOnlyTables) db.exec(std::string("DELETE FROM ") + t);
@@ -574,6 +576,7 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
       db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096;");
       db.exec("BEGIN");
       fill(db);
+      kbq::dsl::store_compiled_lexicon(db);
       {
         Stmt st(db, "INSERT INTO meta(key, value) VALUES ('contents', ?)");
         for (const auto& [c, name] : kKbContentsNames)
@@ -653,13 +656,14 @@ void check_schema_version(Db& db) {
 // full-text index's shadow tables.
 std::vector<std::string> dumped_tables(Db& db) {
   std::vector<std::string> tables;
-  // Not dumped: the full-text index's own tables, and the code facts as kbq
+  // Not dumped: the full-text index's own tables, the code facts as kbq
   // reads them (recipe_facts and its dictionaries: code_facts again, in
-  // another form; the dump holds code_facts).
+  // another form; the dump holds code_facts) and the compiled lexicon (the
+  // lexicon table again, built ready to use; the dump holds the rows).
   Stmt st(db,
           "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-          "AND name NOT LIKE 'search_%' AND name NOT IN ('recipe_facts', 'fact_targets', 'fact_fields', 'fact_values', 'code_files') "
-          "ORDER BY name");
+          "AND name NOT LIKE 'search_%' AND name NOT IN ('recipe_facts', 'fact_targets', 'fact_fields', 'fact_values', 'code_files', "
+          "'lexicon_compiled') ORDER BY name");
   while (st.step()) tables.push_back(st.text(0));
   return tables;
 }

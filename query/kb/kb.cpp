@@ -109,7 +109,7 @@ Kb::Kb(const std::string& path) : db_(open_db(path)) {
 const kbq::dsl::Lexicon& Kb::lexicon() {
   if (!lexicon_) {
     try {
-      lexicon_ = kbq::dsl::load_lexicon(db_);
+      lexicon_ = kbq::dsl::load_compiled_lexicon(db_);
     } catch (const kb::SqliteError& e) {
       throw std::runtime_error(where_ + ": error: knowledge base is incomplete (" + e.what() + "); rebuild it with kbc build");
     }

@@ -1,0 +1,238 @@
+// The lexicon as kbc stores it (Lexicon::to_stored) and kbq reads it back
+// (Lexicon::from_stored): the words with their meanings and languages, the
+// spelling trie, the printed spellings, the known values, the systems and
+// the flagships, in the order the building left them. Reading it is a copy
+// and a check of every count, length, id and kind, so a crafted KB cannot
+// make kbq read outside it or build a trie whose look-ups leave the array
+// (docs/schema.md, "lexicon_compiled").
+//
+// Layout: little-endian fixed-width integers; a text is a u32 byte length
+// then its bytes; a list is a u32 count then its items.
+//   u32 format (kStoredFormat)
+//   words:      text word, i32 primary, list of text languages,
+//               list of (u8 kind, text value, f64 number)
+//   trie nodes: u32 first child, u32 children, u32 word id, u8 byte
+//   printed:    (u8 kind, text value, text word)
+//   values:     (u8 kind, text value)
+//   systems:    (text system, text gpu key, i32 gpus, i32 nodes)
+//   flagships:  (text model value, text model key)
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "base/dsl/detail.hpp"
+#include "base/limits.hpp"
+#include "base/text.hpp"
+
+namespace kbq::dsl {
+
+namespace {
+
+constexpr std::uint32_t kStoredFormat = 1;
+// A meaning's number (a magnitude's multiplier, a number word's value) is
+// at most this: cast to a 64-bit count where it is read.
+constexpr double kMaxStoredNumber = 1e18;
+
+class Writer {
+ public:
+  void u8(unsigned v) { out_.push_back(static_cast<char>(v)); }
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFFu));
+  }
+  void i32(int v) { u32(static_cast<std::uint32_t>(v)); }
+  void f64(double v) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFFu));
+  }
+  void text(std::string_view s) {
+    u32(static_cast<std::uint32_t>(s.size()));
+    out_.append(s);
+  }
+  void count(std::size_t n) { u32(static_cast<std::uint32_t>(n)); }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// Reads what Writer wrote; every read past the end, and every text that is
+// too long or not UTF-8, throws, naming the byte offset.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error("at byte " + std::to_string(at_) + ": " + what); }
+  unsigned u8() {
+    need(1);
+    return static_cast<unsigned char>(in_[at_++]);
+  }
+  std::uint32_t u32() {
+    need(4);
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(in_[at_++])) << (8 * i);
+    return v;
+  }
+  int i32() { return static_cast<int>(u32()); }
+  double f64() {
+    need(8);
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 8; ++i) bits |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[at_++])) << (8 * i);
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    if (!std::isfinite(v)) fail("a number that is not finite");
+    return v;
+  }
+  std::string_view text() {
+    const std::uint32_t n = u32();
+    if (n > kb::limits::kMaxLexiconWordBytes) fail("a text of " + std::to_string(n) + " bytes");
+    need(n);
+    const std::string_view s = in_.substr(at_, n);
+    if (kb::find_invalid_utf8(s)) fail("a text that is not UTF-8");
+    at_ += n;
+    return s;
+  }
+  // A list's count, each item at least `item_bytes` long: never more items
+  // than the bytes left could hold (no huge reservation).
+  std::size_t count(std::size_t item_bytes) {
+    const std::uint32_t n = u32();
+    if (n > (in_.size() - at_) / item_bytes) fail("a count of " + std::to_string(n) + " past the bytes left");
+    return n;
+  }
+  WordKind kind() {
+    const unsigned k = u8();
+    if (k >= static_cast<unsigned>(kWordKindCount)) fail("kind " + std::to_string(k) + " is not a kind");
+    return static_cast<WordKind>(k);
+  }
+  bool done() const { return at_ == in_.size(); }
+
+ private:
+  void need(std::size_t n) const {
+    if (n > in_.size() - at_) fail("the bytes end early");
+  }
+  std::string_view in_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+std::string Lexicon::to_stored() const {
+  const Impl& lx = *impl_;
+  Writer w;
+  w.u32(kStoredFormat);
+  w.count(lx.words.size());
+  for (const WordInfo& word : lx.words) {
+    w.text(word.word);
+    w.i32(word.primary);
+    w.count(word.langs.size());
+    for (const auto& lang : word.langs) w.text(lang);
+    w.count(word.meanings.size());
+    for (const Meaning& m : word.meanings) {
+      w.u8(static_cast<unsigned>(m.kind));
+      w.text(m.value);
+      w.f64(m.number);
+    }
+  }
+  const auto& nodes = lx.index.nodes();
+  w.count(nodes.size());
+  for (const auto& n : nodes) {
+    w.u32(n.first_child);
+    w.u32(n.children);
+    w.u32(n.id);
+    w.u8(n.byte);
+  }
+  w.count(lx.spelling.size());
+  for (const auto& [kv, printed] : lx.spelling) {
+    w.u8(static_cast<unsigned>(kv.first));
+    w.text(kv.second);
+    w.text(printed);
+  }
+  w.count(lx.values.size());
+  for (const auto& [kv, known] : lx.values) {
+    w.u8(static_cast<unsigned>(kv.first));
+    w.text(kv.second);
+  }
+  w.count(lx.systems.size());
+  for (const auto& [key, sys] : lx.systems) {
+    w.text(key);
+    w.text(sys.gpu_key);
+    w.i32(sys.gpus);
+    w.i32(sys.nodes);
+  }
+  w.count(lx.flagships.size());
+  for (const auto& [value, key] : lx.flagships) {
+    w.text(value);
+    w.text(key);
+  }
+  return w.take();
+}
+
+Lexicon Lexicon::from_stored(std::string_view bytes, std::function<bool(std::string_view)> is_name_word) {
+  Reader r(bytes);
+  if (const std::uint32_t format = r.u32(); format != kStoredFormat)
+    r.fail("format " + std::to_string(format) + ", not " + std::to_string(kStoredFormat));
+  auto impl = std::make_shared<Impl>();
+  Impl& lx = *impl;
+  lx.is_name_word = std::move(is_name_word);
+  lx.words.resize(r.count(16));
+  for (WordInfo& word : lx.words) {
+    word.word = std::string(r.text());
+    if (word.word.empty()) r.fail("an empty word");
+    word.cps = to_u32(word.word);
+    for (char32_t c : word.cps) {
+      if (is_cjk_cp(c)) word.cjk = true;
+      if (c >= 0x80) word.ascii = false;
+    }
+    word.primary = r.i32();
+    word.langs.resize(r.count(4));
+    for (auto& lang : word.langs) lang = std::string(r.text());
+    word.meanings.resize(r.count(13));
+    for (Meaning& m : word.meanings) {
+      m.kind = r.kind();
+      m.value = std::string(r.text());
+      m.number = r.f64();
+      // Read as a count or a multiplier (an integer cast among them).
+      if (m.number < 0 || m.number > kMaxStoredNumber) r.fail("word '" + word.word + "': number " + std::to_string(m.number));
+      word.kinds |= kind_bit(m.kind);
+    }
+    if (word.primary < -1 || word.primary >= static_cast<int>(word.meanings.size()))
+      r.fail("word '" + word.word + "': bare meaning " + std::to_string(word.primary) + " of " + std::to_string(word.meanings.size()));
+  }
+  std::vector<SpellingIndex::Node> nodes(r.count(13));
+  for (auto& n : nodes) {
+    n.first_child = r.u32();
+    n.children = r.u32();
+    n.id = r.u32();
+    n.byte = static_cast<unsigned char>(r.u8());
+  }
+  std::string problem;
+  lx.index = SpellingIndex::from_nodes(std::move(nodes), lx.words.size(), problem);
+  if (!problem.empty()) r.fail("spelling trie " + problem);
+  lx.index.finish(lx.words);
+  for (std::size_t n = r.count(9); n-- > 0;) {
+    const int kind = static_cast<int>(r.kind());
+    std::string value(r.text());
+    lx.spelling.emplace_hint(lx.spelling.end(), std::make_pair(kind, std::move(value)), std::string(r.text()));
+  }
+  for (std::size_t n = r.count(5); n-- > 0;) {
+    const int kind = static_cast<int>(r.kind());
+    lx.values.emplace_hint(lx.values.end(), std::make_pair(kind, std::string(r.text())), true);
+  }
+  for (std::size_t n = r.count(16); n-- > 0;) {
+    std::string key(r.text());
+    System sys;
+    sys.gpu_key = std::string(r.text());
+    sys.gpus = r.i32();
+    sys.nodes = r.i32();
+    if (sys.gpus < 1 || sys.gpus > kMaxCount || sys.nodes < 1 || sys.nodes > kMaxCount)
+      r.fail("system '" + key + "': " + std::to_string(sys.gpus) + " GPUs, " + std::to_string(sys.nodes) + " nodes");
+    lx.systems.emplace_hint(lx.systems.end(), std::move(key), std::move(sys));
+  }
+  for (std::size_t n = r.count(8); n-- > 0;) {
+    std::string value(r.text());
+    lx.flagships.emplace_hint(lx.flagships.end(), std::move(value), std::string(r.text()));
+  }
+  if (!r.done()) r.fail("bytes after the flagships");
+  return Lexicon(std::move(impl));
+}
+
+}  // namespace kbq::dsl
