@@ -717,6 +717,10 @@ TEST_CASE("dsl: a damaged stored lexicon is refused, naming what is wrong", "[ds
   refused(with(33, "\x63"), "kind 99 is not a kind");
   refused(with(41, "\xff\xff\xff\xff\xff\xff\xf0\x7f"), "not finite");
   refused(with(41, std::string("\0\0\0\0\0\0\xf0\xbf", 8)), "number");
+  // A magnitude's multiplier of 0 (one word "k", a sequence magnitude of 1024).
+  const Lexicon k({{"en", "seq_magnitude", "k", "1024"}});
+  REQUIRE(Lexicon::from_stored(k.to_stored(), {}).size() == 1);
+  refused(std::string(k.to_stored()).replace(40, 8, std::string(8, '\0')), "number 0");
   refused(with(kNodes, std::string("\0\0\0\0", 4)), "children outside the nodes after it");        // the root's first child: itself
   refused(with(kNodes + 4, std::string("\x09\0\0\0", 4)), "children outside the nodes after it");  // 9 children of 4 nodes
   refused(with(kNodes + 3 * 13 + 8, std::string("\x07\0\0\0", 4)), "word id 7 past the words");    // "t" spells word 7

@@ -47,6 +47,10 @@ struct WordInfo {
 
 inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
 
+// Kinds whose values are ids (compared after lower-casing); the others are
+// numbers, a multiplier or a number word's value, always above 0.
+bool is_id_kind(WordKind k);
+
 // A kind's bit in WordInfo::kinds; every kind has one.
 static_assert(kWordKindCount <= 32);
 inline constexpr std::uint32_t kind_bit(WordKind k) { return std::uint32_t{1} << static_cast<unsigned>(k); }

@@ -117,6 +117,11 @@ std::string_view Normalized::original(std::string_view orig, Span s) const {
 // ---------------------------------------------------------------------------
 // Kinds
 
+bool is_id_kind(WordKind k) {
+  return k != WordKind::ParamMagnitude && k != WordKind::SeqMagnitude && k != WordKind::Number && k != WordKind::MemoryUnit &&
+         k != WordKind::CountMagnitude;
+}
+
 namespace {
 
 struct KindName {
@@ -166,13 +171,6 @@ bool is_rule_kind(WordKind k) {
          k == WordKind::SeqMagnitude || k == WordKind::Filter || k == WordKind::Number || k == WordKind::System ||
          k == WordKind::MemoryUnit || k == WordKind::TokenUnit || k == WordKind::EpochUnit || k == WordKind::HardwareFamily ||
          k == WordKind::CountMagnitude || k == WordKind::Plural;
-}
-
-// Kinds whose values are ids (compared after lower-casing); the others are
-// numbers (multipliers, a number word's value).
-bool is_id_kind(WordKind k) {
-  return k != WordKind::ParamMagnitude && k != WordKind::SeqMagnitude && k != WordKind::Number && k != WordKind::MemoryUnit &&
-         k != WordKind::CountMagnitude;
 }
 
 // Unit kinds may have an empty value.

@@ -190,8 +190,10 @@ Lexicon Lexicon::from_stored(std::string_view bytes, std::function<bool(std::str
       m.kind = r.kind();
       m.value = std::string(r.text());
       m.number = r.f64();
-      // Read as a count or a multiplier (an integer cast among them).
-      if (m.number < 0 || m.number > kMaxStoredNumber) r.fail("word '" + word.word + "': number " + std::to_string(m.number));
+      // Read as a count or a multiplier (an integer cast among them); the
+      // number kinds' are above 0, as the rows' are (read_row).
+      if (m.number < 0 || m.number > kMaxStoredNumber || (!is_id_kind(m.kind) && !(m.number > 0)))
+        r.fail("word '" + word.word + "': number " + std::to_string(m.number));
       word.kinds |= kind_bit(m.kind);
     }
     if (word.primary < -1 || word.primary >= static_cast<int>(word.meanings.size()))
