@@ -641,8 +641,21 @@ TEST_CASE("dsl: a lexicon from rows, without any file", "[dsl]") {
   CHECK(empty.query.free_text == std::vector<std::string>{"sft", "8", "gpus"});
 }
 
-// Questions over the whole lexicon: the table's, its canonical forms, and
-// junk from its words (as the junk test below draws them).
+// A question of up to 7 pieces of `bits`, drawn with a fixed linear
+// congruential sequence (`state` carries it from one question to the next).
+std::string junk_question(const std::vector<std::string>& bits, std::uint32_t& state) {
+  auto next = [&] {
+    state = state * 1103515245u + 12345u;
+    return (state >> 16) & 0x7fff;
+  };
+  std::string q;
+  const auto n = next() % 8;
+  for (unsigned k = 0; k < n; ++k) q += bits[next() % bits.size()];
+  return q;
+}
+
+// Questions over the whole lexicon: the table's, and junk from its words
+// (as the junk test below draws them).
 std::vector<std::string> lexicon_probe_questions() {
   std::vector<std::string> qs;
   for (const auto& c : kDslCases) qs.emplace_back(c.query);
@@ -650,15 +663,7 @@ std::vector<std::string> lexicon_probe_questions() {
                                          " ",   "gpus", "tp",   "qwen3", "é",   "sft", "seq",    "ｘ",    "a3b",  "lora",
                                          "two", "deux", "dgx",  "b200",  "32k", "1t",  "tokens", "qwne3", "llama"};
   std::uint32_t state = 777;
-  auto next = [&] {
-    state = state * 1103515245u + 12345u;
-    return (state >> 16) & 0x7fff;
-  };
-  for (int i = 0; i < 1500; ++i) {
-    std::string q;
-    for (unsigned k = 0, n = next() % 8; k < n; ++k) q += bits[next() % bits.size()];
-    qs.push_back(q);
-  }
+  for (int i = 0; i < 1500; ++i) qs.push_back(junk_question(bits, state));
   return qs;
 }
 
@@ -764,14 +769,8 @@ TEST_CASE("dsl: junk never crashes and always yields a query or an error", "[dsl
       "、",  "\"", ".", "1.",   "+", "gpus", "tp", "qwen3", "é",  "\t", "。", "!",  "sft", "9999999999999999999999",
       "seq", "ｘ", "/", "a3b"};
   std::uint32_t state = 12345;
-  auto next = [&] {
-    state = state * 1103515245u + 12345u;
-    return (state >> 16) & 0x7fff;
-  };
   for (int i = 0; i < 3000; ++i) {
-    std::string q;
-    const auto n = next() % 8;
-    for (unsigned k = 0; k < n; ++k) q += bits[next() % bits.size()];
+    const std::string q = junk_question(bits, state);
     const auto r = parse(lex, q);
     if (r) {
       // The canonical form of anything valid reads back the same.

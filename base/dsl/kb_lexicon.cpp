@@ -54,11 +54,10 @@ Lexicon load_lexicon(kb::Db& db) {
 
 void store_compiled_lexicon(kb::Db& db) {
   const std::string bytes = load_lexicon(db).to_stored();
-  // kbc writes no lexicon kbq would refuse: read back before it is kept.
+  // kbc writes no lexicon kbq would refuse: read back before it is kept
+  // (its size, kMaxCompiledLexiconBytes, is a column limit: write_kb_file
+  // checks the file against every limit before it keeps it).
   (void)Lexicon::from_stored(bytes, {});
-  if (bytes.size() > kb::limits::kMaxCompiledLexiconBytes)
-    throw std::runtime_error("the compiled query lexicon is " + std::to_string(bytes.size()) + " bytes, over the limit of " +
-                             std::to_string(kb::limits::kMaxCompiledLexiconBytes));
   db.exec("DELETE FROM lexicon_compiled");
   kb::Stmt st(db, "INSERT INTO lexicon_compiled(id, bytes) VALUES (1, ?)");
   st.bind_blob(1, bytes).run();
@@ -67,11 +66,9 @@ void store_compiled_lexicon(kb::Db& db) {
 Lexicon load_compiled_lexicon(kb::Db& db) {
   kb::Stmt st(db, "SELECT bytes FROM lexicon_compiled WHERE id = 1");
   if (!st.step()) throw kb::KbValueError("lexicon_compiled", "bytes", "row 1", "missing: kbc writes the compiled lexicon in every KB");
+  // Its size is bounded when a --kb file is opened (kKbColumnLimits), and
+  // kbc checked the embedded one against the same limits.
   const std::string_view bytes = st.blob(0);
-  if (bytes.size() > kb::limits::kMaxCompiledLexiconBytes)
-    throw kb::KbValueError(
-        "lexicon_compiled", "bytes", "row 1",
-        std::to_string(bytes.size()) + " bytes, over the limit of " + std::to_string(kb::limits::kMaxCompiledLexiconBytes));
   try {
     return Lexicon::from_stored(bytes, [&db](std::string_view word) { return recipe_name_word(db, word); });
   } catch (const std::runtime_error& e) {
