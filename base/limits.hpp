@@ -273,9 +273,16 @@ inline constexpr std::uint64_t kArenaBytes = 64 * kMiB;
 inline constexpr std::uint64_t kArenaMaxAlloc = 256 * 1024;
 // The layout searches an engine keeps for reuse across its answers (about
 // 500 bytes each: at most 8 MiB; the finder grid of one language would keep
-// 97 000): past this many, a search is not kept, so a batch of endless
-// distinct questions cannot grow the process.
+// 97 000): when this many are kept, they are all forgotten and keeping
+// starts again, so a batch of endless distinct questions cannot grow the
+// process.
 inline constexpr std::size_t kMaxKeptPlacements = 16384;
+// The sizings an engine keeps of recipes with facts replaced by overrides
+// (Sizings::of): the memory levers of data/planner.tsv, which every answer
+// whose layout does not fit plans again for its alternatives, and a `check`'s
+// own overrides. Past this many, such a recipe is sized afresh each time,
+// so what is kept stays bounded whatever the KB and the questions hold.
+inline constexpr std::size_t kMaxKeptSizings = 1024;
 // The models an answer's alternatives bind into one query (Kb::
 // catalog_of_models: the best result's models.tsv family; the largest real
 // family has 8): past this many, every recipe is read instead, so a

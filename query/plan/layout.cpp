@@ -98,14 +98,49 @@ Sizing size_recipe(const RecipeData& d) {
   return s;
 }
 
-Sizings::Entry& Sizings::of(const RecipeData& d) {
-  const Recipe& r = d.recipe;
+namespace {
+
+// A recipe's key in Sizings: its name, function, model, GPU floor and kind,
+// a line each (none of them holds a line break).
+std::string own_key(const Recipe& r) {
   std::string key = r.name;
   for (const std::string& part : {r.target, r.model_key, std::to_string(r.min_gpus.value_or(0)), std::string(to_string(r.kind))})
     key.append(1, '\n').append(part);
+  return key;
+}
+
+}  // namespace
+
+Sizings::Entry& Sizings::entry(std::string key, const RecipeData& d) {
   auto it = by_key_.find(key);
-  if (it == by_key_.end()) it = by_key_.emplace(std::move(key), Entry{size_recipe(d), KeptPlacements{{}, &kept_}}).first;
+  if (it == by_key_.end()) it = by_key_.emplace(std::move(key), Entry{size_recipe(d), KeptPlacements{{}, this}}).first;
   return it->second;
+}
+
+Sizings::Entry& Sizings::of(const RecipeData& d) { return entry(own_key(d.recipe), d); }
+
+Sizings::Entry* Sizings::of(const RecipeData& as_run, const std::vector<std::pair<std::string, std::string>>& replaced) {
+  // After the recipe's own key, a line holding each replaced field and
+  // value, each with its length first (an override's value may hold any
+  // byte): no two lists give the same key, and no own key has that line.
+  std::string key = own_key(as_run.recipe);
+  key.append(1, '\n');
+  for (const auto& [field, value] : replaced)
+    for (const std::string* part : {&field, &value}) key.append(std::to_string(part->size())).append(1, ':').append(*part);
+  if (by_key_.find(key) == by_key_.end()) {
+    if (kept_overridden_ >= kb::limits::kMaxKeptSizings) return nullptr;
+    ++kept_overridden_;
+  }
+  return &entry(std::move(key), as_run);
+}
+
+void Sizings::keep(KeptPlacements& in, std::string key, const std::optional<Placement>& found) {
+  if (kept_ >= kb::limits::kMaxKeptPlacements) {
+    for (auto& [k, e] : by_key_) e.placed.by_input.clear();
+    kept_ = 0;
+  }
+  in.by_input.emplace(std::move(key), found);
+  ++kept_;
 }
 
 Placement evaluate(const SearchInput& in, const Shape& sh, long long world) {
@@ -400,10 +435,7 @@ std::optional<Placement> place(const SearchInput& in, long long world, bool memo
   std::string key = place_key(in, world, memory);
   if (auto it = kept.by_input.find(key); it != kept.by_input.end()) return it->second;
   auto found = search_world(in, world, memory);
-  if (*kept.kept < kb::limits::kMaxKeptPlacements) {
-    kept.by_input.emplace(std::move(key), found);
-    ++*kept.kept;
-  }
+  kept.sizings->keep(kept, std::move(key), found);
   return found;
 }
 

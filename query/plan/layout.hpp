@@ -113,12 +113,13 @@ struct SearchInput {
   KeptPlacements* placed = nullptr;
 };
 
-// Placements searched with one recipe's own sizing, by the rest of the
-// search input and the world; `kept` counts those of every recipe (at most
-// kb::limits::kMaxKeptPlacements are kept).
+class Sizings;
+
+// Placements searched with one kept sizing, by the rest of the search input
+// and the world; `sizings` keeps them all (Sizings::keep).
 struct KeptPlacements {
   std::map<std::string, std::optional<Placement>, std::less<>> by_input;
-  std::size_t* kept = nullptr;
+  Sizings* sizings = nullptr;
 };
 
 // The memory model and the rules on one layout.
@@ -129,11 +130,11 @@ Placement evaluate(const SearchInput& in, const Shape& s, long long world);
 // run with, to show how much memory it needs).
 std::optional<Placement> place(const SearchInput& in, long long world, bool memory = true);
 
-// The sizings of recipes as their code has them, each computed once: an
-// engine keeps one across its answers (a --batch plans the same recipes
-// for question after question). Keyed by everything size_recipe reads: the
-// recipe's name, function, model, GPU floor and kind (its facts are its
-// function's, its model row its model's).
+// The sizings of recipes, each computed once: an engine keeps one across
+// its answers (a --batch plans the same recipes for question after
+// question). Keyed by everything size_recipe reads: the recipe's name,
+// function, model, GPU floor and kind (its facts are its function's, its
+// model row its model's), and the facts an override replaced.
 // Each also keeps the placements searched with it (SearchInput::placed):
 // the fewest-GPU searches of a batch's answers try the same worlds again.
 class Sizings {
@@ -142,11 +143,25 @@ class Sizings {
     Sizing sizing;
     KeptPlacements placed;
   };
+  // The recipe's own sizing.
   Entry& of(const RecipeData& d);
+  // Its sizing with some of its facts replaced by overrides (the memory
+  // lever's model.recompute_granularity=full, which the alternatives of a
+  // layout that does not fit plan, or a check's own): `replaced` names
+  // them, field and value, in the order they were applied; `as_run` is
+  // the recipe with them replaced. At most kb::limits::kMaxKeptSizings such
+  // sizings are kept; past them, null (the caller sizes it afresh).
+  Entry* of(const RecipeData& as_run, const std::vector<std::pair<std::string, std::string>>& replaced);
+  // Keeps a search's result. When kb::limits::kMaxKeptPlacements are kept,
+  // every kept search is forgotten first: a batch moves on from model to
+  // model, and the newest searches are the ones its next answers repeat.
+  void keep(KeptPlacements& in, std::string key, const std::optional<Placement>& found);
 
  private:
+  Entry& entry(std::string key, const RecipeData& d);
   std::map<std::string, Entry, std::less<>> by_key_;
-  std::size_t kept_ = 0;  // placements kept, every entry's together
+  std::size_t kept_ = 0;             // placements kept, every entry's together
+  std::size_t kept_overridden_ = 0;  // entries with replaced facts
 };
 
 // The smallest world size in [from, limit] with a placement (world sizes a

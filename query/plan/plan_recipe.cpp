@@ -404,24 +404,27 @@ void recipe_values(const RecipeData& d, const Plan& p, Result& res) {
 // recipe's function (model.recompute_granularity=full, the offloading keys)
 // replaces that fact; layout sizes are the search's, not facts. The
 // override's None (planner.tsv none_literal) is the extractor's none.
-// Without such an override it is the recipe's own sizing (from `own`
-// when the caller keeps them, with its placements searched so far).
+// Without such an override it is the recipe's own sizing. Either is taken
+// from `own` when the caller keeps them, with its placements searched so
+// far.
 Sizing size_as_run(const Context& c, const RecipeData& d, const Ask& ask, Sizings* own, KeptPlacements*& placed) {
   std::optional<CodeFacts> facts;
+  std::vector<std::pair<std::string, std::string>> replaced;  // field, value: in the order applied
   const std::string& none = c.settings().none_literal;
   for (const auto& [key, value] : ask.fixed) {
     if (const ConfigKey* ck = c.kb.config_key(key); ck && !ck->dimension.empty()) continue;
     const auto* fact = fact_of_key(d, key);
     if (!fact) continue;
     if (!facts) facts = d.facts;
-    const std::string v = !none.empty() && kb::fold(value) == kb::fold(none) ? std::string("none") : value;
+    std::string v = !none.empty() && kb::fold(value) == kb::fold(none) ? std::string("none") : value;
     (*facts)[fact->first] = CodeFact{kb::FactState::Value, v, fact->second.type, fact->second.at};
+    replaced.emplace_back(fact->first, std::move(v));
   }
-  if (facts) return size_recipe(RecipeData{d.recipe, *facts, d.model, d.commit});
-  if (!own) return size_recipe(d);
-  Sizings::Entry& e = own->of(d);
-  placed = &e.placed;
-  return e.sizing;
+  const RecipeData as_run = facts ? RecipeData{d.recipe, *facts, d.model, d.commit} : d;
+  Sizings::Entry* e = !own ? nullptr : facts ? own->of(as_run, replaced) : &own->of(d);
+  if (!e) return size_recipe(as_run);
+  placed = &e->placed;
+  return e->sizing;
 }
 
 // Whether the job already runs with every setting of the memory lever: the
