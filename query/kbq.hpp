@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -547,7 +548,10 @@ std::string render(const PerfListing& p, const Labels& labels, const RenderOptio
 struct BatchSelect {
   std::vector<std::vector<std::string>> paths;  // each pointer's reference tokens, unescaped; {} = the whole record
   bool reaches(std::string_view key) const;     // some path is the whole record or leads into its `key`
-  std::size_t results_read() const;             // how many of the answer's results the paths read (SIZE_MAX: all)
+  // Some path leads into `part` ({"answer", "results", "0", "layout"}) or
+  // to a piece of it: the record must hold it.
+  bool reads(std::initializer_list<std::string_view> part) const;
+  std::size_t results_read() const;  // how many of the answer's results the paths read (SIZE_MAX: all)
 };
 // --select's pointers (RFC 6901), or the usage error naming the first
 // malformed one.

@@ -317,16 +317,12 @@ TEST_CASE("questions: kbq --batch answers every line as kbq would, in order", "[
 
 TEST_CASE("questions: kbq --batch --select keeps exactly the parts its pointers name", "[questions]") {
   const auto rows = load_questions();
-  const std::vector<std::string> pointers{"/question",
-                                          "/exit",
-                                          "/text",
-                                          "/answer/verdict",
-                                          "/answer/results/0/recipe",
-                                          "/answer/results/0/layout",
-                                          "/answer/results/1/command",
-                                          "/answer/alternatives",
-                                          "/answer/no~1such",
-                                          "/answer/query/canonical"};
+  const std::vector<std::string> pointers{"/question", "/exit", "/text", "/answer/verdict", "/answer/results/0/recipe",
+                                          "/answer/results/0/layout", "/answer/results/1/command", "/answer/alternatives",
+                                          "/answer/no~1such", "/answer/query/canonical",
+                                          // parts of a result, and a whole one: the record builds what they read
+                                          "/answer/results/0/memory/per_gpu_gib", "/answer/results/0/throughput/how",
+                                          "/answer/results/1/rules", "/answer/results/2", "/answer/min_gpus"};
   const auto full = batch_records(rows), selected = batch_records(rows, {"--select", kb::join(pointers, ",")});
   for (size_t i = 0; i < rows.size(); ++i) {
     INFO(rows[i].question);

@@ -82,7 +82,10 @@ struct AnswerJson {
     return words;
   }
 
-  static json result_json(const Result& r) {
+  // `want(key)`: whether the record needs the result's part `key` (a
+  // --select that reads none of it leaves it out).
+  template <typename Want>
+  static json result_json(const Result& r, const Want& want) {
     const Recipe& rc = r.recipe;
     json j = json::object();
     j["recipe"] = rc.name;
@@ -95,60 +98,65 @@ struct AnswerJson {
     j["substitute"] = r.substitute;
     j["why"] = r.why;
     j["rank"] = r.score;
-    json parts = json::array();
-    for (const auto& p : r.parts) parts.push_back({{"name", p.name}, {"points", p.points}, {"why", p.why}});
-    j["score_parts"] = std::move(parts);
-    j["facts"] = {{"target", rc.target},
-                  {"commit", rc.commit},
-                  {"tp", opt_json(rc.tp)},
-                  {"pp", opt_json(rc.pp)},
-                  {"vp", opt_json(rc.vp)},
-                  {"cp", opt_json(rc.cp)},
-                  {"ep", opt_json(rc.ep)},
-                  {"etp", opt_json(rc.etp)},
-                  {"sp", rc.sp ? json(*rc.sp) : json(nullptr)},
-                  {"seq_len", opt_json(rc.seq_len)},
-                  {"gbs", opt_json(rc.gbs)},
-                  {"mbs", opt_json(rc.mbs)},
-                  {"dataset", rc.dataset},
-                  {"precision", rc.precision},
-                  {"native_gpus", opt_json(rc.native_gpus)},
-                  {"native_hardware", rc.native_hardware},
-                  {"min_gpus", opt_json(rc.min_gpus)}};
+    if (want("score_parts")) {
+      json parts = json::array();
+      for (const auto& p : r.parts) parts.push_back({{"name", p.name}, {"points", p.points}, {"why", p.why}});
+      j["score_parts"] = std::move(parts);
+    }
+    if (want("facts"))
+      j["facts"] = {{"target", rc.target},
+                    {"commit", rc.commit},
+                    {"tp", opt_json(rc.tp)},
+                    {"pp", opt_json(rc.pp)},
+                    {"vp", opt_json(rc.vp)},
+                    {"cp", opt_json(rc.cp)},
+                    {"ep", opt_json(rc.ep)},
+                    {"etp", opt_json(rc.etp)},
+                    {"sp", rc.sp ? json(*rc.sp) : json(nullptr)},
+                    {"seq_len", opt_json(rc.seq_len)},
+                    {"gbs", opt_json(rc.gbs)},
+                    {"mbs", opt_json(rc.mbs)},
+                    {"dataset", rc.dataset},
+                    {"precision", rc.precision},
+                    {"native_gpus", opt_json(rc.native_gpus)},
+                    {"native_hardware", rc.native_hardware},
+                    {"min_gpus", opt_json(rc.min_gpus)}};
     const Layout& L = r.layout;
-    j["layout"] = {{"gpus", L.gpus},
-                   {"nodes", L.nodes},
-                   {"nproc_per_node", L.nproc},
-                   {"hardware", L.hardware},
-                   {"hardware_assumed", L.hardware_assumed},
-                   {"tp", L.tp},
-                   {"pp", L.pp},
-                   {"vp", L.vp},
-                   {"cp", L.cp},
-                   {"ep", L.ep},
-                   {"etp", L.etp},
-                   {"sp", L.sp},
-                   {"dp", L.dp},
-                   {"edp", L.edp},
-                   {"seq_len", L.seq}};
+    if (want("layout"))
+      j["layout"] = {{"gpus", L.gpus},
+                     {"nodes", L.nodes},
+                     {"nproc_per_node", L.nproc},
+                     {"hardware", L.hardware},
+                     {"hardware_assumed", L.hardware_assumed},
+                     {"tp", L.tp},
+                     {"pp", L.pp},
+                     {"vp", L.vp},
+                     {"cp", L.cp},
+                     {"ep", L.ep},
+                     {"etp", L.etp},
+                     {"sp", L.sp},
+                     {"dp", L.dp},
+                     {"edp", L.edp},
+                     {"seq_len", L.seq}};
     const Memory& M = r.memory;
-    j["memory"] = {{"known", M.known},
-                   {"per_gpu_gib", M.per_gpu_gib},
-                   {"capacity_gib", M.capacity_gib},
-                   {"fits", M.fits},
-                   {"parts",
-                    {{"weights", M.weights},
-                     {"grads", M.grads},
-                     {"optimizer", M.optimizer},
-                     {"activations", M.activations},
-                     {"overhead", M.overhead}}},
-                   {"unknown_reason", M.unknown_reason.empty() ? json(nullptr) : json(M.unknown_reason)},
-                   {"assumptions", M.assumptions}};
+    if (want("memory"))
+      j["memory"] = {{"known", M.known},
+                     {"per_gpu_gib", M.per_gpu_gib},
+                     {"capacity_gib", M.capacity_gib},
+                     {"fits", M.fits},
+                     {"parts",
+                      {{"weights", M.weights},
+                       {"grads", M.grads},
+                       {"optimizer", M.optimizer},
+                       {"activations", M.activations},
+                       {"overhead", M.overhead}}},
+                     {"unknown_reason", M.unknown_reason.empty() ? json(nullptr) : json(M.unknown_reason)},
+                     {"assumptions", M.assumptions}};
     j["batch"] = {{"gbs", r.batch.gbs}, {"mbs", r.batch.mbs}, {"dp", r.batch.dp}, {"grad_accum", r.batch.grad_accum}};
     j["dataset"] = r.dataset.empty() ? json(nullptr) : json(r.dataset);
     j["command"] = r.command;
-    j["argv"] = argv_json(r.command);
-    {  // what each node runs (multi-node library commands)
+    if (want("argv")) j["argv"] = argv_json(r.command);
+    if (want("launch")) {  // what each node runs (multi-node library commands)
       const NodeLaunch& N = r.launch;
       json vars = json::array(), nodes = json::array();
       for (const auto& v : N.variables) vars.push_back({{"name", v.name}, {"role", v.role}, {"meaning", v.meaning}});
@@ -164,41 +172,25 @@ struct AnswerJson {
                      {"variables", std::move(vars)},
                      {"per_node", std::move(nodes)}};
     }
-    json before = json::array();
-    for (const auto& b : r.before_run)
-      before.push_back({{"what", b.what}, {"text", b.text}, {"command", b.command}, {"argv", argv_json(b.command)}, {"source", b.source}});
-    j["before_run"] = std::move(before);
-    json ov = json::array();
-    for (const auto& o : r.overrides)
-      ov.push_back({{"key", o.key},
-                    {"value", o.value},
-                    {"recipe_value", o.recipe_value.empty() ? json(nullptr) : json(o.recipe_value)},
-                    {"changed", !o.pinned_only},
-                    {"impact", str(to_string(o.impact))},
-                    {"sentence", o.sentence},
-                    {"source", {{"file", o.source.file}, {"line", o.source.line}}}});
-    j["overrides"] = std::move(ov);
-    json rules = json::array();
-    for (const auto& v : r.rules) {
-      // The verdict's numbers by name: what a program reads instead of the words.
-      json numbers = json::object();
-      for (const auto& n : v.numbers) numbers[n.name] = std::visit([](const auto& x) { return value_json(x); }, n.value);
-      rules.push_back({{"id", v.id},
-                       {"enforces", v.enforces.empty() ? json(nullptr) : json(v.enforces)},
-                       {"status", str(to_string(v.status))},
-                       {"numbers", std::move(numbers)},
-                       {"detail", v.detail},
-                       {"rule", prose_json(v.rule)}});
+    if (want("before_run")) {
+      json before = json::array();
+      for (const auto& b : r.before_run)
+        before.push_back(
+            {{"what", b.what}, {"text", b.text}, {"command", b.command}, {"argv", argv_json(b.command)}, {"source", b.source}});
+      j["before_run"] = std::move(before);
     }
-    j["rules"] = std::move(rules);
-    json pit = json::array();
-    for (const auto& p : r.pitfalls) pit.push_back(prose_json(p));
-    j["pitfalls"] = std::move(pit);
+    if (want("overrides")) j["overrides"] = overrides_json(r);
+    if (want("rules")) j["rules"] = rules_json(r);
+    if (want("pitfalls")) {
+      json pit = json::array();
+      for (const auto& p : r.pitfalls) pit.push_back(prose_json(p));
+      j["pitfalls"] = std::move(pit);
+    }
     j["caveats"] = r.caveats;
     j["notes"] = r.notes;
     j["min_gpus"] = r.min_gpus > 0 ? json(r.min_gpus) : json(nullptr);
-    {  // docs/throughput.md
-      const Throughput& T = r.throughput;
+    const Throughput& T = r.throughput;  // docs/throughput.md
+    if (want("throughput")) {
       json tsrc = json::array();
       for (const auto& s : T.sources) tsrc.push_back({{"file", s.file}, {"line", s.line}, {"what", s.what}});
       j["throughput"] = {
@@ -214,18 +206,50 @@ struct AnswerJson {
           {"how", T.how},
           {"source", T.sources.empty() ? json(nullptr) : json(T.sources.front().file + ":" + std::to_string(T.sources.front().line))},
           {"sources", std::move(tsrc)}};
-      j["time_to_train"] =
-          r.time_to_train ? json{{"tokens", r.time_to_train->tokens}, {"seconds", r.time_to_train->seconds}} : json(nullptr);
     }
-    json src = json::array();
-    for (const auto& s : r.sources) src.push_back({{"file", s.file}, {"line", s.line}, {"revision", s.revision}, {"what", s.what}});
-    j["sources"] = std::move(src);
+    j["time_to_train"] = r.time_to_train ? json{{"tokens", r.time_to_train->tokens}, {"seconds", r.time_to_train->seconds}} : json(nullptr);
+    if (want("sources")) {
+      json src = json::array();
+      for (const auto& s : r.sources) src.push_back({{"file", s.file}, {"line", s.line}, {"revision", s.revision}, {"what", s.what}});
+      j["sources"] = std::move(src);
+    }
     return j;
   }
 
-  // With `results`, the first that many results only (a --select that
-  // reads no further).
-  static json answer_json(const Answer& a, std::size_t results = SIZE_MAX) {
+  static json overrides_json(const Result& r) {
+    json ov = json::array();
+    for (const auto& o : r.overrides)
+      ov.push_back({{"key", o.key},
+                    {"value", o.value},
+                    {"recipe_value", o.recipe_value.empty() ? json(nullptr) : json(o.recipe_value)},
+                    {"changed", !o.pinned_only},
+                    {"impact", str(to_string(o.impact))},
+                    {"sentence", o.sentence},
+                    {"source", {{"file", o.source.file}, {"line", o.source.line}}}});
+    return ov;
+  }
+
+  static json rules_json(const Result& r) {
+    json rules = json::array();
+    for (const auto& v : r.rules) {
+      // The verdict's numbers by name: what a program reads instead of the words.
+      json numbers = json::object();
+      for (const auto& n : v.numbers) numbers[n.name] = std::visit([](const auto& x) { return value_json(x); }, n.value);
+      rules.push_back({{"id", v.id},
+                       {"enforces", v.enforces.empty() ? json(nullptr) : json(v.enforces)},
+                       {"status", str(to_string(v.status))},
+                       {"numbers", std::move(numbers)},
+                       {"detail", v.detail},
+                       {"rule", prose_json(v.rule)}});
+    }
+    return rules;
+  }
+
+  // With a --select, only the parts its pointers read (BatchSelect::reads):
+  // the first results_read() results, and of each only its parts they read.
+  static json answer_json(const Answer& a, const BatchSelect* select = nullptr) {
+    const std::size_t results = select ? select->results_read() : SIZE_MAX;
+    auto want = [&](std::string_view key) { return !select || select->reads({"answer", key}); };
     json j = json::object();
     j["schema_version"] = kAnswerSchemaVersion;
     j["verdict"] = str(to_string(a.verdict));
@@ -233,18 +257,24 @@ struct AnswerJson {
     j["warnings"] = a.warnings;
     j["headline"] = a.headline.empty() ? json(nullptr) : json(a.headline);
     json shown = json::array();
-    for (std::size_t i = 0; i < a.results.size() && i < results; ++i) shown.push_back(result_json(a.results[i]));
+    for (std::size_t i = 0; i < a.results.size() && i < results; ++i) {
+      const std::string index = std::to_string(i);
+      shown.push_back(result_json(a.results[i], [&](std::string_view key) {
+        return !select || select->reads({"answer", "results", index, key});
+      }));
+    }
     j["results"] = std::move(shown);
     j["min_gpus"] = a.min_gpus > 0 ? json(a.min_gpus) : json(nullptr);
     json alts = json::array();
-    for (const auto& x : a.alternatives)
-      alts.push_back({{"kind", x.kind},
-                      {"recipe", x.recipe},
-                      {"gpus", x.gpus},
-                      {"hardware", x.hardware},
-                      {"why", x.why},
-                      {"command", x.command},
-                      {"argv", x.command.empty() ? json(nullptr) : argv_json(x.command)}});
+    if (want("alternatives"))
+      for (const auto& x : a.alternatives)
+        alts.push_back({{"kind", x.kind},
+                        {"recipe", x.recipe},
+                        {"gpus", x.gpus},
+                        {"hardware", x.hardware},
+                        {"why", x.why},
+                        {"command", x.command},
+                        {"argv", x.command.empty() ? json(nullptr) : argv_json(x.command)}});
     j["alternatives"] = std::move(alts);
     j["no_match"] = a.no_match.empty() ? json(nullptr) : json(a.no_match);
     return j;
@@ -856,6 +886,14 @@ bool BatchSelect::reaches(std::string_view key) const {
   return std::any_of(paths.begin(), paths.end(), [&](const auto& p) { return p.empty() || p.front() == key; });
 }
 
+bool BatchSelect::reads(std::initializer_list<std::string_view> part) const {
+  return std::any_of(paths.begin(), paths.end(), [&](const auto& p) {
+    // One leads into the other: the path reads the part, or a piece of it.
+    const std::size_t n = std::min(p.size(), part.size());
+    return std::equal(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(n), part.begin());
+  });
+}
+
 std::size_t BatchSelect::results_read() const {
   std::size_t n = 0;
   for (const auto& p : paths) {
@@ -904,7 +942,7 @@ std::string render_batch_record(const std::string& question, const std::variant<
   } else {
     const Answer& a = std::get<Answer>(res);
     rec["exit"] = a.verdict == Outcome::Ok ? kb::kExitOk : kb::kExitNoMatch;
-    if (answer) rec["answer"] = AnswerJson<nlohmann::json>::answer_json(a, select ? select->results_read() : SIZE_MAX);
+    if (answer) rec["answer"] = AnswerJson<nlohmann::json>::answer_json(a, select);
     ro.format = Format::Text;
     if (text) rec["text"] = render(a, labels, ro);
   }
