@@ -23,8 +23,10 @@ prints, never through the file). What is compared, per class:
              override of the wrong type; text and JSON
   finder     the documentation site's recipe finder: every question of its
              grid (generated/site/finder.json: models x modes x GPU counts x
-             GPU types) through --batch in each of its languages, and the
-             site's example questions (generated/site/answers/index.json)
+             GPU types) through --batch in each of its languages, as whole
+             records and with the site's --select (site/build.py SELECT: a
+             record built from the parts its pointers read), and the site's
+             example questions (generated/site/answers/index.json)
   generated  N questions drawn with a fixed seed from the KB's own lexicon
              (modes, models, sizes, GPU counts and units, hardware, intents,
              sequences, precisions, filters, stopwords and stray words in
@@ -191,8 +193,11 @@ def batch_cases(klass, name, qs, args, chunk=2000):
 def case_finder():
     qs, langs = grid_questions()
     cases = []
+    sys.path.insert(0, str(ROOT / "site"))
+    from build import SELECT  # the parts of a record the site reads
     for lang in langs:
         cases += batch_cases("finder", f"grid --lang {lang}", qs, ["--lang", lang])
+        cases += batch_cases("finder", f"grid --lang {lang} --select", qs, ["--lang", lang, "--select", ",".join(SELECT)])
     ex = json.loads((ROOT / "generated" / "site" / "answers" / "index.json").read_text(encoding="utf-8"))
     for lang in langs:
         eq = [e["question"] for e in ex if e["lang"] == lang and "error" not in e]
