@@ -547,9 +547,8 @@ std::string render(const PerfListing& p, const Labels& labels, const RenderOptio
 // (docs/kbq.md#--select-the-parts-a-script-reads).
 struct BatchSelect {
   std::vector<std::vector<std::string>> paths;  // each pointer's reference tokens, unescaped; {} = the whole record
-  bool reaches(std::string_view key) const;     // some path is the whole record or leads into its `key`
-  // Some path leads into `part` ({"answer", "results", "0", "layout"}) or
-  // to a piece of it: the record must hold it.
+  // Some path is the whole record, leads into `part` ({"answer", "results",
+  // "0", "layout"}) or to a piece of it: the record must hold it.
   bool reads(std::initializer_list<std::string_view> part) const;
   std::size_t results_read() const;  // how many of the answer's results the paths read (SIZE_MAX: all)
 };

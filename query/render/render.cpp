@@ -882,10 +882,6 @@ nlohmann::json select_parts(const nlohmann::json& rec, const BatchSelect& select
 
 }  // namespace
 
-bool BatchSelect::reaches(std::string_view key) const {
-  return std::any_of(paths.begin(), paths.end(), [&](const auto& p) { return p.empty() || p.front() == key; });
-}
-
 bool BatchSelect::reads(std::initializer_list<std::string_view> part) const {
   return std::any_of(paths.begin(), paths.end(), [&](const auto& p) {
     // One leads into the other: the path reads the part, or a piece of it.
@@ -934,8 +930,8 @@ std::string render_batch_record(const std::string& question, const std::variant<
   ro.color = false;
   // Without --select the whole record; with it, only the parts it names are
   // built (no text answer is rendered when no pointer reads it).
-  const bool answer = !select || select->reaches("answer");
-  const bool text = !select || select->reaches("text");
+  const bool answer = !select || select->reads({"answer"});
+  const bool text = !select || select->reads({"text"});
   if (const auto* err = std::get_if<Error>(&res)) {
     rec["exit"] = kb::kExitError;
     if (answer) rec["answer"] = error_json<nlohmann::json>(*err);
