@@ -15,7 +15,9 @@ prints, never through the file). What is compared, per class:
              --limit 10, in its own language and with --lang of every other
   argv       every argument list of tests/golden/answers/*.test and
              tests/bad-queries/*.test (their `arg:` lines)
-  lists      rules, pitfalls and sources in every language and format
+  lists      rules, pitfalls and sources in every language and format; `kbq
+             perf` of every model NVIDIA measured (and of a name it did not),
+             with and without --history, in every language and format
   show       `kbq show` of every recipe name the KB exports, as text, Markdown
              and JSON (the language turns with the name)
   check      `kbq check` of every name: on its own GPU count, on 8 GPUs with
@@ -119,12 +121,20 @@ def case_argv():
     return cases
 
 
-def case_lists():
+def case_lists(kb_path):
     cases = []
     for sub in ("rules", "pitfalls", "sources"):
         for lang in LANGS:
             for f in FORMATS:
                 cases.append(("lists", f"{sub} {lang} {f}", [sub, "--format", f, "--lang", lang], b"", 1))
+    p = subprocess.run(["sqlite3", "-readonly", kb_path, "SELECT DISTINCT model_key FROM perf_rows ORDER BY model_key"],
+                       capture_output=True, text=True, check=True)
+    for model in [m for m in p.stdout.splitlines() if m] + ["no_such_model"]:
+        for history in ([], ["--history"]):
+            for lang in LANGS:
+                for f in FORMATS:
+                    args = ["perf", model, *history, "--format", f, "--lang", lang]
+                    cases.append(("lists", " ".join(args), args, b"", 1))
     return cases
 
 
@@ -403,7 +413,7 @@ def main():
     if "argv" in want:
         cases += case_argv()
     if "lists" in want:
-        cases += case_lists()
+        cases += case_lists(old_kb)
     if want & {"show", "check"}:
         names = recipe_names(old_kb)
         if "show" in want:
