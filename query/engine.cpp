@@ -343,8 +343,14 @@ void keep_distinct(const Context& c, size_t limit, std::vector<Result>& results)
 // taken best bound first (rank.hpp: the key a candidate can at best reach,
 // without a plan); once `limit` distinct results are planned, a candidate
 // whose bound ranks after the last of them cannot be shown, nor can any
-// after it. The results planned are every candidate that ranks before that
-// last one: ranked, they give the answer planning all would. Each gets its
+// after it. Nor can a candidate whose bound ranks after a planned result of
+// its own distinct key (rank.hpp, shadowed; keep_distinct keeps the first of
+// a key): it is skipped, as are most of a model's benchmarks on a throughput
+// question (one per GPU type, count and precision, few keys). The results
+// planned are every candidate that ranks before that last one, less those
+// skipped: ranked, they give the answer planning all would (a skipped one
+// is neither the first of its key nor of its model, so neither what counts
+// toward `last` nor the headline's runner-up). Each gets its
 // verdicts (what ranking reads); the fewest GPUs of one that does not fit
 // are searched, and its pitfalls, caveats and citations written, only if it
 // is shown, and so is its throughput (finish_shown; `later` keeps what
@@ -369,6 +375,7 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
   const Result* last = nullptr;  // the limit-th distinct planned result
   for (const auto& b : order) {
     if (last && ranks_before(last->parts, last->recipe.name, b.parts, b.cand->recipe->name)) break;
+    if (shadowed(planned, *b.cand->recipe, b.parts, c.settings().default_precision)) continue;
     Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later);
     later.emplace(p.result.recipe.name, Later{p.fewest, p.arch});
     check_verdicts(c, p.model, p.result);

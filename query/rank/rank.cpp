@@ -289,6 +289,14 @@ std::string distinct_key(const Recipe& rc, const std::string& default_precision)
          (low_precision(rc, default_precision) ? "low" : "") + "|" + std::string(to_string(rc.kind));
 }
 
+bool shadowed(const std::vector<Result>& planned, const Recipe& r, const std::vector<ScorePart>& bound,
+              const std::string& default_precision) {
+  const std::string key = distinct_key(r, default_precision);
+  const auto first =
+      std::find_if(planned.begin(), planned.end(), [&](const Result& x) { return distinct_key(x.recipe, default_precision) == key; });
+  return first != planned.end() && ranks_before(first->parts, first->recipe.name, bound, r.name);
+}
+
 std::string no_model_headline(const Context& c, const std::vector<Result>& ranked) {
   if (ranked.empty()) return {};
   const Result& top = ranked.front();

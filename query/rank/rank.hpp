@@ -66,6 +66,13 @@ bool ranks_before(const std::vector<ScorePart>& a, const std::string& a_name, co
 // precision word away); the name when the recipe has no model.
 std::string distinct_key(const Recipe& r, const std::string& default_precision);
 
+// Whether a candidate not planned yet, of bound `bound`, cannot be shown
+// because a planned result of its own distinct key ranks before it
+// (`planned` in rank order): an answer keeps only the first of a key. Never
+// for a recipe without a model, whose key is its own name.
+bool shadowed(const std::vector<Result>& planned, const Recipe& r, const std::vector<ScorePart>& bound,
+              const std::string& default_precision);
+
 // A question that names no model: one line saying which model the ranked
 // results start with, the first criterion (data/ranking.tsv) that put it
 // before the best result of another model, and that runner-up; "" when the
