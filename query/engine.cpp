@@ -664,7 +664,8 @@ Listing Engine::pitfalls(const std::string& lang) { return listing(impl_->kb, "p
 SourcesReport Engine::sources() { return impl_->kb.sources_report(); }
 
 std::variant<PerfListing, Error> Engine::perf(const std::string& model, bool history) {
-  return perf::perf_listing(impl_->kb.perf_tables(), impl_->perf_set(), model, history);
+  const auto tables = impl_->kb.perf_listing_tables();
+  return perf::perf_listing(*tables, perf::build_perf(*tables), model, history);
 }
 
 PerfDerivation Engine::derive_perf() {

@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
@@ -35,7 +36,8 @@ kbq::Kb& kb_of_tests() {
 }
 
 const kbq::perf::PerfSet& perf_set() {
-  static const kbq::perf::PerfSet set = kbq::perf::build_perf(kb_of_tests().perf_tables());
+  // The whole read: the FLOPs test reads the published-FLOPs exceptions.
+  static const kbq::perf::PerfSet set = kbq::perf::build_perf(*kb_of_tests().perf_listing_tables());
   return set;
 }
 
@@ -166,7 +168,7 @@ TEST_CASE("throughput: the FLOPs and fit kbc stored are what the estimator compu
   for (const std::string& file : {kKb, std::string(KB_BINARY_DIR) + "/kbq.sqlite"}) {
     INFO(file);
     kbq::Kb kb(file);
-    const kbq::perf::PerfSet stored = kbq::perf::build_perf(kb.perf_tables());
+    const kbq::perf::PerfSet stored = kbq::perf::build_perf(*kb.perf_listing_tables());
     const kbq::perf::PerfSet computed = kbq::perf::build_perf(*kb.perf_sources());
     REQUIRE(stored.error.empty());
     REQUIRE(stored.rows.size() == computed.rows.size());
@@ -186,6 +188,46 @@ TEST_CASE("throughput: the FLOPs and fit kbc stored are what the estimator compu
     CHECK(stored.factors.bf16_bridged == computed.factors.bf16_bridged);
     CHECK(stored.factors.log_factor.size() > 10);
     CHECK_FALSE(stored.factors.bf16_bridged.empty());
+  }
+}
+
+// An answer reads the rows without what only `kbq perf` lists
+// (PerfRead::Estimate): the estimator's inputs are those of the whole read,
+// field by field, and the listing's own columns were not read.
+TEST_CASE("throughput: the estimator's read of the rows gives what the whole read gives it, and no more", "[throughput]") {
+  for (const std::string& file : {kKb, std::string(KB_BINARY_DIR) + "/kbq.sqlite"}) {
+    INFO(file);
+    kbq::Kb kb(file);
+    const auto whole_tables = kb.perf_listing_tables();
+    const kbq::perf::PerfSet light = kbq::perf::build_perf(kb.perf_tables()), whole = kbq::perf::build_perf(*whole_tables);
+    REQUIRE(light.error.empty());
+    REQUIRE(light.rows.size() == whole.rows.size());
+    REQUIRE(light.measurements.size() == whole.measurements.size());
+    const auto fields = [](const kbq::perf::Measurement& m) {
+      return std::tie(m.id, m.model_key, m.variant, m.arch_class, m.task, m.gpu, m.precision, m.gpus, m.gbs, m.mbs, m.seq, m.tp, m.pp, m.cp,
+                      m.vp, m.ep, m.release, m.release_order, m.file, m.line, m.tokens, m.tflops, m.flops, m.usable);
+    };
+    size_t listed = 0;
+    for (size_t i = 0; i < light.rows.size(); ++i) {
+      const auto &a = light.rows[i], &b = whole.rows[i];
+      INFO(b.m.id);
+      CHECK(fields(a.m) == fields(b.m));
+      CHECK(fields(light.measurements[i]) == fields(whole.measurements[i]));
+      // What an answer's sources say of a row (query/perf/throughput.cpp, described).
+      CHECK(std::tie(a.model_written, a.system, a.precision_written) == std::tie(b.model_written, b.system, b.precision_written));
+      CHECK(a.status.empty());
+      CHECK(a.notes.empty());
+      CHECK(a.edition.empty());
+      if (!b.status.empty() && !b.edition.empty()) ++listed;
+    }
+    CHECK(listed == whole.rows.size());
+    CHECK(light.factors.log_factor == whole.factors.log_factor);
+    CHECK(light.factors.pairs == whole.factors.pairs);
+    CHECK(light.factors.bf16_bridged == whole.factors.bf16_bridged);
+    CHECK(light.raw_params == whole.raw_params);
+    CHECK(light.flops_arch == whole.flops_arch);
+    CHECK(kb.perf_tables().drift.empty());
+    CHECK_FALSE(whole_tables->drift.empty());
   }
 }
 

@@ -112,8 +112,10 @@ class Kb {
 
   // --- throughput (query/kb/perf.cpp) ------------------------------------------------
   // NVIDIA's measured rows and the throughput estimator's data, with the
-  // FLOPs and fit kbc derived (read once).
+  // FLOPs and fit kbc derived: what an answer's estimate reads (read once).
   const perf::PerfTables& perf_tables();
+  // The same with what `kbq perf` lists too (not kept: one listing reads it once).
+  std::unique_ptr<perf::PerfTables> perf_listing_tables();
   // The same rows with each one's benchmark recipe and model, to derive the
   // FLOPs and fit from (kbc's derive step; the tests compare the two).
   std::unique_ptr<perf::PerfTables> perf_sources();

@@ -1,8 +1,11 @@
 // The KB reader's part for throughput (Kb::perf_tables, kb.hpp): NVIDIA's
-// measured rows and the estimator's data, read whole once into values
+// measured rows and the estimator's data, read once into values
 // (query/perf/tables.hpp). Every value is bound as a parameter.
+#include <algorithm>
+
 #include "base/checked.hpp"
 #include "base/kinds.hpp"
+#include "base/limits.hpp"
 #include "base/text.hpp"
 #include "base/value_ranges.hpp"
 #include "query/kb/kb.hpp"
@@ -16,17 +19,84 @@ std::optional<long long> opt(const kb::Stmt& st, int c) { return st.is_null(c) ?
 }  // namespace
 
 const perf::PerfTables& Kb::perf_tables() {
-  if (!perf_) perf_ = read_perf_tables(perf::PerfRead::Derived);  // kept only once read whole (kb.cpp, Kb::facts)
+  if (!perf_) perf_ = read_perf_tables(perf::PerfRead::Estimate);  // kept only once read whole (kb.cpp, Kb::facts)
   return *perf_;
 }
 
+std::unique_ptr<perf::PerfTables> Kb::perf_listing_tables() { return read_perf_tables(perf::PerfRead::Derived); }
+
 std::unique_ptr<perf::PerfTables> Kb::perf_sources() { return read_perf_tables(perf::PerfRead::Sources); }
+
+namespace {
+
+// The columns of a perf_rows row, in PerfTableRow's order; those only
+// `kbq perf` lists read as NULL for the estimator (PerfRead::Estimate).
+struct RowColumn {
+  const char* expr;
+  bool listing_only;
+};
+constexpr RowColumn kRowColumns[] = {
+    {"r.id", false},
+    {"s.path", false},
+    {"r.line", false},
+    {"r.col", true},
+    {"r.edition", true},
+    {"r.release", false},
+    {"r.release_order", false},
+    {"r.task", false},
+    {"r.model_written", false},
+    {"r.model_key", false},
+    {"r.recipe_model", true},
+    {"r.variant", false},
+    {"r.arch_override", false},
+    {"r.system", false},
+    {"r.gpu", false},
+    {"r.precision", false},
+    {"r.precision_written", false},
+    {"r.gpus", false},
+    {"r.gbs", false},
+    {"r.mbs", false},
+    {"r.seq", false},
+    {"r.fsdp", true},
+    {"r.tp", false},
+    {"r.pp", false},
+    {"r.cp", false},
+    {"r.vp", false},
+    {"r.ep", false},
+    {"r.ga", true},
+    {"r.tokens_per_gpu", false},
+    {"r.tflops_per_gpu", false},
+    {"r.alternate", true},
+    {"r.note_kind", false},
+    {"r.notes", true},
+    {"r.status", true},
+    {"coalesce(r.superseded_by, 0)", true},
+    {"r.recipe", true},
+    {"r.arch_recipe", true},
+    {"r.arch_class", false},
+    {"r.flops", false},
+    {"r.flops_error", true},
+};
+
+std::string rows_query(perf::PerfRead read) {
+  std::string sql = "SELECT ";
+  bool first = true;
+  for (const auto& col : kRowColumns) {
+    if (!first) sql += ", ";
+    first = false;
+    sql += col.listing_only && read == perf::PerfRead::Estimate ? "NULL" : col.expr;
+  }
+  return sql + " FROM perf_rows r JOIN sources s ON s.id = r.source_id WHERE r.status != 'copy' ORDER BY r.id";
+}
+
+}  // namespace
 
 std::unique_ptr<perf::PerfTables> Kb::read_perf_tables(perf::PerfRead read) {
   auto tables = std::make_unique<perf::PerfTables>();
   perf::PerfTables& t = *tables;
   t.read = read;
-  const bool derived = read == perf::PerfRead::Derived;
+  const bool derived = read != perf::PerfRead::Sources;
+  const bool listing = read != perf::PerfRead::Estimate;
   {
     kb::Stmt st(db_, "SELECT key, value FROM perf_params ORDER BY key");
     while (st.step()) t.params[st.text(0)] = st.text(1);
@@ -44,24 +114,23 @@ std::unique_ptr<perf::PerfTables> Kb::read_perf_tables(perf::PerfRead read) {
     while (st.step()) t.precision_class[st.text(0)] = st.text(1);
   }
   for (const auto& g : snapshot().gpus) t.nvlink[g.key] = g.nvlink;
-  {
+  if (listing) {
     kb::Stmt st(db_, "SELECT model_key, release, cause FROM perf_flops_exceptions ORDER BY model_key, release");
     while (st.step()) t.exceptions[{st.text(0), st.text(1)}] = st.text(2);
   }
-  {
+  if (listing) {
     kb::Stmt st(db_,
                 "SELECT d.row_id, d.field, d.table_value, d.code_value, d.code_at, d.note, r.recipe FROM perf_drift d "
                 "JOIN perf_rows r ON r.id = d.row_id ORDER BY d.row_id, d.field");
     while (st.step()) t.drift[st.integer(0)].push_back({st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6)});
   }
-  kb::Stmt st(db_,
-              "SELECT r.id, s.path, r.line, r.col, r.edition, r.release, r.release_order, r.task, r.model_written, r.model_key, "
-              "r.recipe_model, r.variant, r.arch_override, r.system, r.gpu, r.precision, r.precision_written, r.gpus, r.gbs, "
-              "r.mbs, r.seq, r.fsdp, r.tp, r.pp, r.cp, r.vp, r.ep, r.ga, r.tokens_per_gpu, r.tflops_per_gpu, r.alternate, "
-              "r.note_kind, r.notes, r.status, coalesce(r.superseded_by, 0), r.recipe, r.arch_recipe, r.arch_class, r.flops, "
-              "r.flops_error FROM perf_rows r JOIN sources s ON s.id = r.source_id WHERE r.status != 'copy' ORDER BY r.id");
+  {
+    kb::Stmt count(db_, "SELECT count(*) FROM perf_rows");  // at least the rows read: each is built in place
+    if (count.step()) t.rows.reserve(static_cast<size_t>(std::clamp<long long>(count.integer(0), 0, kb::limits::kMaxReservedRows)));
+  }
+  kb::Stmt st(db_, rows_query(read));
   while (st.step()) {
-    perf::PerfTableRow r;
+    perf::PerfTableRow& r = t.rows.emplace_back();
     int c = 0;
     r.id = st.integer(c++);
     r.file = st.text(c++);
@@ -88,7 +157,7 @@ std::unique_ptr<perf::PerfTables> Kb::read_perf_tables(perf::PerfRead read) {
     r.superseded_by = st.integer(c++);
     r.recipe = st.text(c++);
     r.arch_recipe = st.text(c++);
-    if (!t.model_display.count(r.model_key)) {
+    if (listing && !t.model_display.count(r.model_key)) {
       const ModelBrief* m = snapshot().model(r.model_key);
       t.model_display[r.model_key] = m ? m->display : std::string();
     }
@@ -118,7 +187,6 @@ std::unique_ptr<perf::PerfTables> Kb::read_perf_tables(perf::PerfRead read) {
       }
       t.archs.emplace(r.arch_recipe, std::move(a));
     }
-    t.rows.push_back(std::move(r));
   }
   if (derived) {
     kb::Stmt fit(db_, "SELECT kind, key, coalesce(pairs, 0), log_factor FROM perf_fit ORDER BY kind, key");

@@ -136,7 +136,7 @@ PerfSet build_perf(const PerfTables& t) {
     row.col = tr.col;
     row.alternate = tr.alternate;
     if (auto e = t.exceptions.find({m.model_key, m.release}); e != t.exceptions.end()) row.flops_exception = e->second;
-    if (t.read == PerfRead::Derived) {
+    if (t.read != PerfRead::Sources) {  // Derived or Estimate: what kbc stored
       m.arch_class = tr.arch_class;
       m.flops = tr.flops.value_or(0);
       row.flops_error = tr.flops_error;

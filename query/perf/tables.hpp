@@ -37,7 +37,7 @@ struct PerfTableRow {
   long long superseded_by = 0;  // 0 when current
   std::string recipe, arch_recipe;
   // What kbc derived from the row (compiler/derive/perf_fit.cpp; read only
-  // with PerfRead::Derived): its architecture class and FLOPs per token, or
+  // with PerfRead::Derived and Estimate): its architecture class and FLOPs per token, or
   // why they cannot be counted.
   std::string arch_class;
   std::optional<double> flops;
@@ -65,8 +65,12 @@ struct PerfDriftRow {
 
 // How the rows' FLOPs and the platform factors are had: what kbc derived
 // and stored (kbq), or computed again from each row's benchmark recipe and
-// model (kbc, which stores them; the tests, which compare both).
-enum class PerfRead : std::uint8_t { Derived, Sources };
+// model (kbc, which stores them; the tests, which compare both). Estimate
+// is Derived without what only `kbq perf` lists (a row's column, edition,
+// FSDP and GA, notes, status and successor, recipes, why its FLOPs cannot be
+// counted; the drift, the published-FLOPs exceptions, the models' display
+// names): what an answer's throughput reads.
+enum class PerfRead : std::uint8_t { Derived, Sources, Estimate };
 
 // The fit kbc stored (perf_fit): platform → pairs and log factor (empty: none).
 struct PerfFitRow {
@@ -78,8 +82,8 @@ struct PerfTables {
   PerfRead read = PerfRead::Derived;
   std::vector<PerfTableRow> rows;                                                     // by id
   std::map<std::string, PerfArchSource> archs;                                        // by arch_recipe (PerfRead::Sources)
-  std::map<std::string, PerfFitRow> platforms;                                        // perf_fit (PerfRead::Derived)
-  std::set<std::string> bf16_bridged;                                                 // perf_fit (PerfRead::Derived)
+  std::map<std::string, PerfFitRow> platforms;                                        // perf_fit (PerfRead::Derived, Estimate)
+  std::set<std::string> bf16_bridged;                                                 // perf_fit (PerfRead::Derived, Estimate)
   std::map<std::string, std::string> params;                                          // perf_params
   std::map<std::string, std::map<std::string, std::string, std::less<>>> flops_arch;  // model → field → value
   std::map<std::pair<std::string, std::string>, double> peaks;                        // (gpu, precision class) → TFLOP/s
