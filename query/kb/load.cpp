@@ -242,13 +242,22 @@ const std::vector<QuickRefRow>& Kb::quick_ref_rows() {
     for (auto& name : comma_list(st.text(4))) row.recipes.push_back({std::move(name), false, {}, {}});
     out.push_back(std::move(row));
   }
+  // Each pick's model and mode, as recipe(name) finds it (a library
+  // recipe before a benchmark of the name): one indexed row each, not the
+  // whole recipe and its launch facts.
+  kb::Stmt pick_of(db_, "SELECT kind = ?2, model_key, mode FROM recipes WHERE name = ?1");
+  pick_of.bind(2, to_string(RecipeKind::Library));
   for (auto& row : out)
-    for (auto& pick : row.recipes)
-      if (auto r = recipe(pick.name)) {
-        pick.exported = true;
-        pick.model_key = r->model_key;
-        pick.mode = r->mode;
-      }
+    for (auto& pick : row.recipes) {
+      pick_of.reset();
+      pick_of.bind(1, pick.name);
+      while (pick_of.step())
+        if (!pick.exported || pick_of.integer(0) != 0) {
+          pick.exported = true;
+          pick.model_key = pick_of.text(1);
+          pick.mode = pick_of.text(2);
+        }
+    }
   return quick_ref_.emplace(std::move(out));
 }
 
