@@ -218,13 +218,34 @@ const CitedTexts& Kb::cited_texts(const std::string& lang) {
 }
 
 const Labels& Kb::labels(const std::string& lang) {
-  // All labels of a language (and the English fallback) in one scan.
+  // All labels of a language and the English fallback: each in key order
+  // (the primary key's), merged, the language's own text winning.
   if (auto it = labels_.find(lang); it != labels_.end()) return it->second;
-  std::map<std::string, std::string> texts;
-  kb::Stmt st(db_, "SELECT key, text FROM labels WHERE lang = ? OR lang = 'en' ORDER BY lang = ?");
-  st.bind(1, lang).bind(2, lang);
-  while (st.step()) texts[st.text(0)] = st.text(1);  // the language's own text comes last and wins
-  return labels_.emplace(lang, Labels(lang, std::vector<std::pair<std::string, std::string>>(texts.begin(), texts.end()))).first->second;
+  using Texts = std::vector<std::pair<std::string, std::string>>;
+  const auto read = [&](const std::string& of) {
+    Texts out;
+    kb::Stmt st(db_, "SELECT key, text FROM labels WHERE lang = ? ORDER BY key");
+    st.bind(1, of);
+    while (st.step()) out.emplace_back(st.text(0), st.text(1));
+    return out;
+  };
+  const std::string fallback = "en";
+  Texts texts = read(fallback);
+  if (lang != fallback) {
+    Texts own = read(lang), merged;
+    merged.reserve(texts.size() + own.size());
+    auto a = texts.begin(), b = own.begin();
+    while (a != texts.end() || b != own.end()) {
+      if (b == own.end() || (a != texts.end() && a->first < b->first)) {
+        merged.push_back(std::move(*a++));
+        continue;
+      }
+      if (a != texts.end() && a->first == b->first) ++a;
+      merged.push_back(std::move(*b++));
+    }
+    texts = std::move(merged);
+  }
+  return labels_.emplace(lang, Labels(lang, std::move(texts))).first->second;
 }
 
 const std::vector<QuickRefRow>& Kb::quick_ref_rows() {

@@ -958,7 +958,7 @@ std::string render_error(const Error& e, const std::string& question, const Rend
 
 Labels::Labels(std::string lang, std::vector<std::pair<std::string, std::string>> texts)
     : lang_(std::move(lang)), texts_(std::move(texts)) {
-  std::sort(texts_.begin(), texts_.end());
+  if (!std::is_sorted(texts_.begin(), texts_.end())) std::sort(texts_.begin(), texts_.end());
 }
 
 std::string Labels::operator()(const std::string& key) const {
