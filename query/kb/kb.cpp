@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <stdexcept>
 #include <tuple>
@@ -395,6 +396,19 @@ CodeFacts Kb::facts(const std::string& target, bool (*wanted)(std::string_view f
 
 // `wanted` null: every fact. A row the filter leaves out is still checked
 // for what names its field and value, as the whole read checks them.
+namespace {
+
+// The value of `id` in rows sorted by id; null when none.
+template <typename V>
+const V* by_id(const std::vector<std::pair<long long, V>>& rows, long long id) {
+  if (id >= 1 && static_cast<unsigned long long>(id) <= rows.size() && rows[static_cast<size_t>(id - 1)].first == id)
+    return &rows[static_cast<size_t>(id - 1)].second;
+  const auto it = std::lower_bound(rows.begin(), rows.end(), id, [](const auto& row, long long v) { return row.first < v; });
+  return it != rows.end() && it->first == id ? &it->second : nullptr;
+}
+
+}  // namespace
+
 void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(std::string_view field)) {
   // The fields', files' and values' tables, read once (a hundred to a
   // thousand rows each, shared by every recipe); a recipe's facts then come
@@ -403,11 +417,11 @@ void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(st
   if (!fact_dictionaries_) {
     FactDictionaries d;
     kb::Stmt f(db_, "SELECT id, field FROM fact_fields ORDER BY id");
-    while (f.step()) d.fields.emplace(f.integer(0), f.text(1));
+    while (f.step()) d.fields.emplace_back(f.integer(0), f.text(1));
     kb::Stmt c(db_, "SELECT id, path FROM code_files ORDER BY id");
-    while (c.step()) d.files.emplace(c.integer(0), c.text(1));
+    while (c.step()) d.files.emplace_back(c.integer(0), c.text(1));
     kb::Stmt v(db_, "SELECT id, state, value, type FROM fact_values ORDER BY id");
-    while (v.step()) d.values.emplace(v.integer(0), FactValue{v.text(1), v.text(2), v.text(3)});
+    while (v.step()) d.values.emplace_back(v.integer(0), FactValue{v.text(1), v.text(2), v.text(3)});
     fact_dictionaries_ = std::move(d);
   }
   const auto& dict = *fact_dictionaries_;
@@ -416,24 +430,35 @@ void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(st
               "JOIN recipe_facts r ON r.target_id = t.id WHERE t.target = ?");
   st.bind(1, target);
   while (st.step()) {
-    const auto value = dict.values.find(st.integer(1));
-    if (value == dict.values.end()) continue;  // no fact_values row: no fact (what a join with it gives)
-    const auto field = dict.fields.find(st.integer(0));
-    if (field == dict.fields.end()) throw kb::KbValueError("recipe_facts", "field_id", target, "not a fact_fields id");
-    if (wanted && !wanted(field->second)) continue;
+    const FactValue* value = by_id(dict.values, st.integer(1));
+    if (!value) continue;  // no fact_values row: no fact (what a join with it gives)
+    const std::string* field = by_id(dict.fields, st.integer(0));
+    if (!field) throw kb::KbValueError("recipe_facts", "field_id", target, "not a fact_fields id");
+    if (wanted && !wanted(*field)) continue;
     std::string at;
     if (!st.is_null(2) && !st.is_null(3)) {
-      const auto file = dict.files.find(st.integer(2));
-      if (file == dict.files.end()) throw kb::KbValueError("recipe_facts", "file_id", target, "not a code_files id");
-      const std::string_view line = st.view(3);
+      const std::string* file = by_id(dict.files, st.integer(2));
+      if (!file) throw kb::KbValueError("recipe_facts", "file_id", target, "not a code_files id");
+      // The line as SQLite would print it: an integer's digits (no text
+      // conversion inside SQLite), another value's text.
+      char digits[24];
+      std::string_view line;
+      if (st.type(3) == SQLITE_INTEGER) {
+        const auto r = std::to_chars(std::begin(digits), std::end(digits), st.integer(3));
+        line = std::string_view(digits, static_cast<size_t>(r.ptr - digits));
+      } else {
+        line = st.view(3);
+      }
       const std::string_view more = st.view(4);
-      at.reserve(file->second.size() + 1 + line.size() + more.size());
-      at.append(file->second).append(1, ':').append(line).append(more);
+      at.reserve(file->size() + 1 + line.size() + more.size());
+      at.append(*file).append(1, ':').append(line).append(more);
     } else {
       at = st.view(4);
     }
-    const FactValue& v = value->second;
-    out.insert_or_assign(field->second, CodeFact{read_kind<kb::FactState>(v.state, "fact state"), v.value, v.type, std::move(at)});
+    // Rows come in field id order, which kbc gives in field name order: each
+    // new field then goes at the end (any other order is still right).
+    out.insert_or_assign(out.end(), *field,
+                         CodeFact{read_kind<kb::FactState>(value->state, "fact state"), value->value, value->type, std::move(at)});
   }
 }
 

@@ -155,9 +155,13 @@ class Kb {
   struct FactValue {
     std::string state, value, type;  // a fact_values row as stored (the state is checked where a fact uses it)
   };
+  // Each table's rows in id order (kbc numbers them from 1, so the row of
+  // id n is at n - 1; a KB numbered otherwise is searched).
+  template <typename V>
+  using ById = std::vector<std::pair<long long, V>>;
   struct FactDictionaries {
-    std::map<long long, std::string> fields, files;  // fact_fields, code_files by id
-    std::map<long long, FactValue> values;           // fact_values by id
+    ById<std::string> fields, files;  // fact_fields, code_files
+    ById<FactValue> values;           // fact_values
   };
   std::optional<FactDictionaries> fact_dictionaries_;
   std::map<std::string, std::optional<Model>> models_;
