@@ -23,6 +23,7 @@
 #include "base/markdown.hpp"
 #include "base/text.hpp"
 #include "query/kbq.hpp"
+#include "query/render/json_write.hpp"
 
 namespace kbq {
 namespace {
@@ -944,8 +945,8 @@ std::string render_batch_record(const std::string& question, const std::variant<
   }
   // Not one `select ? select_parts(...) : rec` expression: its lvalue arm
   // would copy the whole record before dumping it.
-  if (select) return select_parts(rec, *select).dump();
-  return rec.dump();
+  if (select) return compact(select_parts(rec, *select));
+  return compact(rec);
 }
 
 std::string render_error(const Error& e, const std::string& question, const RenderOptions& o) {

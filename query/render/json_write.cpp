@@ -1,0 +1,154 @@
+// Compact JSON as nlohmann's dump() writes it (see json_write.hpp).
+#include "query/render/json_write.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "base/text.hpp"
+
+namespace kbq {
+
+namespace {
+
+// Whether none of 8 bytes needs a look: none is a control character, '"',
+// '\\' or the start or part of a multi-byte UTF-8 sequence (bit tricks
+// after "Bit Twiddling Hacks": any byte below n, any byte zero; exact for
+// "any", which is all this asks).
+bool plain8(const char* p) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
+  std::uint64_t x = 0;
+  std::memcpy(&x, p, sizeof x);
+  const auto below = [](std::uint64_t v, std::uint64_t n) { return (v - kOnes * n) & ~v & kHighs; };
+  return ((x & kHighs) | below(x, 0x20) | below(x ^ (kOnes * '"'), 1) | below(x ^ (kOnes * '\\'), 1)) == 0;
+}
+
+void write_string(std::string_view s, std::string& out) {
+  const size_t start = out.size();
+  out += '"';
+  bool checked = false;  // the bytes from the first non-ASCII one on are valid UTF-8
+  size_t run = 0;        // the first byte not copied yet
+  size_t i = 0;
+  while (i < s.size()) {
+    if (i + 8 <= s.size() && plain8(s.data() + i)) {
+      i += 8;
+      continue;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80 && !checked) {
+      if (kb::find_invalid_utf8(s.substr(i))) {
+        out.resize(start);
+        out += nlohmann::json(std::string(s)).dump();  // nlohmann's own refusal, as dump() gives it
+        return;
+      }
+      checked = true;
+    }
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
+    out.append(s.data() + run, i - run);
+    run = ++i;
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default: {
+        char u[8];
+        std::snprintf(u, sizeof u, "\\u%04x", static_cast<unsigned>(c));
+        out += u;
+      }
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
+template <typename T>
+void write_integer(T v, std::string& out) {
+  char digits[24];
+  const auto r = std::to_chars(std::begin(digits), std::end(digits), v);
+  out.append(digits, static_cast<size_t>(r.ptr - digits));
+}
+
+}  // namespace
+
+void write_compact(const nlohmann::json& j, std::string& out) {
+  using V = nlohmann::json::value_t;
+  switch (j.type()) {
+    case V::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, value] : j.get_ref<const nlohmann::json::object_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        write_string(key, out);
+        out += ':';
+        write_compact(value, out);
+      }
+      out += '}';
+      return;
+    }
+    case V::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& value : j.get_ref<const nlohmann::json::array_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        write_compact(value, out);
+      }
+      out += ']';
+      return;
+    }
+    case V::string:
+      write_string(j.get_ref<const std::string&>(), out);
+      return;
+    case V::boolean:
+      out += j.get<bool>() ? "true" : "false";
+      return;
+    case V::number_integer:
+      write_integer(j.get<nlohmann::json::number_integer_t>(), out);
+      return;
+    case V::number_unsigned:
+      write_integer(j.get<nlohmann::json::number_unsigned_t>(), out);
+      return;
+    case V::null:
+      out += "null";
+      return;
+    case V::number_float:  // nlohmann's shortest round-trip form ("0.5", "1e+20", "null" when not finite)
+    case V::binary:
+    case V::discarded:
+      out += j.dump();
+      return;
+  }
+  out += j.dump();
+}
+
+std::string compact(const nlohmann::json& j) {
+  std::string out;
+  out.reserve(1 << 15);  // a whole --batch record is about 23 KB: grown rarely, not doubled from nothing
+  write_compact(j, out);
+  return out;
+}
+
+}  // namespace kbq
