@@ -394,8 +394,6 @@ CodeFacts Kb::facts(const std::string& target, bool (*wanted)(std::string_view f
   return out;
 }
 
-// `wanted` null: every fact. A row the filter leaves out is still checked
-// for what names its field and value, as the whole read checks them.
 namespace {
 
 // The value of `id` in rows sorted by id; null when none.
@@ -409,6 +407,8 @@ const V* by_id(const std::vector<std::pair<long long, V>>& rows, long long id) {
 
 }  // namespace
 
+// `wanted` null: every fact. A row the filter leaves out is still checked
+// for what names its field and value, as the whole read checks them.
 void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(std::string_view field)) {
   // The fields', files' and values' tables, read once (a hundred to a
   // thousand rows each, shared by every recipe); a recipe's facts then come
