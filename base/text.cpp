@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -21,6 +22,15 @@ std::optional<size_t> find_invalid_utf8(std::string_view s) {
   while (i < n) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
+      // ASCII eight bytes at a time: none has its high bit set.
+      std::uint64_t block = 0;
+      if (n - i >= sizeof block) {
+        std::memcpy(&block, s.data() + i, sizeof block);
+        if ((block & 0x8080808080808080ULL) == 0) {
+          i += sizeof block;
+          continue;
+        }
+      }
       ++i;
       continue;
     }

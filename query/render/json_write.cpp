@@ -13,16 +13,19 @@ namespace kbq {
 
 namespace {
 
-// Whether none of 8 bytes needs a look: none is a control character, '"',
-// '\\' or the start or part of a multi-byte UTF-8 sequence (bit tricks
-// after "Bit Twiddling Hacks": any byte below n, any byte zero; exact for
-// "any", which is all this asks).
-bool plain8(const char* p) {
+// Whether none of 8 bytes needs a look: none is a control character, '"'
+// or '\\', and, until the string is known to be UTF-8 (`utf8_checked`),
+// none is the start or part of a multi-byte sequence. Bit tricks after "Bit
+// Twiddling Hacks" (any byte below n, any byte zero): exact for "any",
+// which is all this asks, and a byte of 0x80 or more is below neither 0x20
+// nor 1, so the tests hold with such bytes among the 8.
+bool plain8(const char* p, bool utf8_checked) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
   std::uint64_t x = 0;
   std::memcpy(&x, p, sizeof x);
   const auto below = [](std::uint64_t v, std::uint64_t n) { return (v - kOnes * n) & ~v & kHighs; };
-  return ((x & kHighs) | below(x, 0x20) | below(x ^ (kOnes * '"'), 1) | below(x ^ (kOnes * '\\'), 1)) == 0;
+  const std::uint64_t multibyte = utf8_checked ? 0 : x & kHighs;
+  return (multibyte | below(x, 0x20) | below(x ^ (kOnes * '"'), 1) | below(x ^ (kOnes * '\\'), 1)) == 0;
 }
 
 void write_string(std::string_view s, std::string& out) {
@@ -32,7 +35,7 @@ void write_string(std::string_view s, std::string& out) {
   size_t run = 0;        // the first byte not copied yet
   size_t i = 0;
   while (i < s.size()) {
-    if (i + 8 <= s.size() && plain8(s.data() + i)) {
+    if (i + 8 <= s.size() && plain8(s.data() + i, checked)) {
       i += 8;
       continue;
     }
