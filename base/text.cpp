@@ -237,12 +237,10 @@ BreakClass break_class_of(char32_t cp) {
   }
 }
 
+}  // namespace
+
 // ASCII's widths and classes, asked of utf8proc once: wrapping a text
 // answer asks for both at every character.
-struct AsciiProperties {
-  std::array<int, 128> width{};
-  std::array<BreakClass, 128> breaks{};
-};
 const AsciiProperties& ascii_properties() {
   static const AsciiProperties props = [] {
     AsciiProperties p;
@@ -254,8 +252,6 @@ const AsciiProperties& ascii_properties() {
   }();
   return props;
 }
-
-}  // namespace
 
 int display_width(char32_t cp) { return cp < 128 ? ascii_properties().width[cp] : utf8proc_charwidth(static_cast<utf8proc_int32_t>(cp)); }
 

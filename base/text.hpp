@@ -6,6 +6,7 @@
 // CPU and ~95 page faults per run; docs/dependencies.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +35,13 @@ int display_width(char32_t cp);
 // of a line, an opening mark (Ps, Pi: "（", "「") not the last.
 enum class BreakClass : unsigned char { Other, Opening, Closing };
 BreakClass break_class(char32_t cp);
+// Both for every ASCII code point, as the two functions give them: read
+// from the table, a loop over mostly ASCII text makes no call per byte.
+struct AsciiProperties {
+  std::array<int, 128> width{};
+  std::array<BreakClass, 128> breaks{};
+};
+const AsciiProperties& ascii_properties();
 
 // Number of code points in s[0, byte_offset): a 0-based column.
 int code_point_column(std::string_view s, size_t byte_offset);

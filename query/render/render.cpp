@@ -342,6 +342,7 @@ std::string wrapped(std::string_view text, std::string_view first, std::string_v
   };
   std::vector<Unit> units;
   bool space = false;
+  const kb::AsciiProperties& ascii = kb::ascii_properties();
   for (size_t i = 0; i < text.size();) {
     if (text[i] == ' ') {
       space = true;
@@ -361,9 +362,17 @@ std::string wrapped(std::string_view text, std::string_view first, std::string_v
         continue;
       }
       size_t j = i;
-      const char32_t cp = kb::next_code_point(text, j);
-      const int w = kb::display_width(cp);
-      const kb::BreakClass bc = kb::break_class(cp);
+      int w;
+      kb::BreakClass bc;
+      if (const auto b = static_cast<unsigned char>(text[i]); b < 0x80) {
+        w = ascii.width[b];
+        bc = ascii.breaks[b];
+        ++j;
+      } else {
+        const char32_t cp = kb::next_code_point(text, j);
+        w = kb::display_width(cp);
+        bc = kb::break_class(cp);
+      }
       if (i > begin && !opener && bc != kb::BreakClass::Closing && (w == 2 || wide_before)) break;
       cols += w;
       i = j;
