@@ -28,6 +28,7 @@
 #include <boost/spirit/home/x3.hpp>
 #include <memory>
 #include <tuple>
+#include <type_traits>
 
 #include "base/dsl/detail.hpp"
 #include "base/text.hpp"
@@ -463,6 +464,20 @@ struct longest_parser : x3::parser<longest_parser<Tuple>> {
 };
 // The alternatives are held by value, as X3 holds its subjects: the
 // grammar is assembled by term_alternatives() and outlives it in scan().
+
+// A parser used through a pointer. X3 holds the subjects of what it
+// composes by value, so the term grammar (some KB of parsers) composed into
+// scan()'s query directly would be copied at each composition, every scan.
+// (std::addressof: X3's unary & is its and-predicate.)
+template <typename P>
+struct ref_parser : x3::parser<ref_parser<P>> {
+  using attribute_type = x3::unused_type;
+  const P* subject;
+  template <typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const& ctx, RCtx& rctx, Attr& attr) const {
+    return subject->parse(first, last, ctx, rctx, attr);
+  }
+};
 template <typename... P>
 longest_parser<std::tuple<P...>> longest(Scratch* s, Scratch* w, P const&... p) {
   return {{}, std::tuple<P...>(p...), s, w};
@@ -920,7 +935,7 @@ std::vector<Piece> scan(const Lexicon::Impl& lex, std::string_view text) {
   })];
   auto const fallback = fallback_parser{{}, base, &lex, &fallback_piece};
 
-  auto const term = alternatives[([&](auto&) {
+  auto const term = ref_parser<std::remove_const_t<decltype(alternatives)>>{{}, std::addressof(alternatives)}[([&](auto&) {
                       for (int i = 0; i < win.count; ++i) pieces.push_back(win.out[i]);
                     })] |
                     quoted | fallback[([&](auto&) { pieces.push_back(fallback_piece); })];
