@@ -271,11 +271,17 @@ std::string shell_quote(std::string_view v) {
 }
 
 namespace {
-bool plain_shell_char(char ch) {
-  const auto u = static_cast<unsigned char>(ch);
-  return (u >= '0' && u <= '9') || (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || ch == '_' || ch == '.' || ch == '/' || ch == ':' ||
-         ch == '=' || ch == '-' || ch == ',' || ch == '+';
-}
+// The bytes a shell word may hold unquoted, as a table: commands are
+// checked byte by byte (shell_problem), every answer.
+constexpr std::array<bool, 256> kPlainShell = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c = '0'; c <= '9'; ++c) t[c] = true;
+  for (unsigned char c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  for (unsigned char c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (const unsigned char c : std::string_view("_./:=-,+")) t[c] = true;
+  return t;
+}();
+bool plain_shell_char(char ch) { return kPlainShell[static_cast<unsigned char>(ch)]; }
 bool name_start(char ch) { return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '_'; }
 }  // namespace
 
