@@ -62,6 +62,7 @@ struct Engine::Impl {
   Sizings sizings;                               // each recipe's own sizing, computed at its first plan
   bool keep_facts = true;                        // AskOptions::keep_facts of the answer being made
   std::map<RecipeKind, NameTokens> name_tokens;  // the words of each kind's recipe names, read at their first use
+  std::map<std::string, ConfigLayers> layers;    // by language: the config keys' layers classified so far
   const NameTokens& name_tokens_of(RecipeKind kind) {
     if (auto it = name_tokens.find(kind); it != name_tokens.end()) return it->second;
     return name_tokens.emplace(kind, kbq::name_tokens(kb.recipe_names(kind))).first->second;
@@ -72,7 +73,7 @@ struct Engine::Impl {
   }
 
   // What every stage of an answer in `lang` shares.
-  Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), kb.cited_texts(lang), lang}; }
+  Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), kb.cited_texts(lang), lang, &layers[lang]}; }
   // One recipe planned (its facts and model loaded first).
   Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now) {
     Planned p = plan_recipe(c, kb.data_of(r), ask, substitute, fewest, &sizings);

@@ -4,6 +4,7 @@
 // they compute from what it holds and never read the database.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -15,11 +16,24 @@
 
 namespace kbq {
 
+// What a config key's change does and the sentence that says so, in one
+// language (the plan stage's classify, query/plan/changes.cpp).
+struct ConfigLayer {
+  Impact impact = Impact::Unknown;
+  std::string sentence;
+  SourceRef source;
+};
+using ConfigLayers = std::map<std::string, ConfigLayer, std::less<>>;  // config key → its layer
+
 struct Context {
   const Snapshot& kb;       // the small tables and the settings
   const Labels& labels;     // the answer's language, English where it has none
   const CitedTexts& texts;  // the texts of the entities the stages cite, in the answer's language
   std::string lang;         // language of the answer's prose
+  // The layers of the KB's config keys found so far in this language, kept
+  // across answers (every answer classifies each size it pins, for every
+  // result and alternative); null: none kept.
+  ConfigLayers* layers = nullptr;
   const Settings& settings() const { return kb.settings; }
   // A label with its {name} fields filled in.
   std::string label(const std::string& key, const std::vector<std::pair<std::string, std::string>>& vars = {}) const {

@@ -13,8 +13,7 @@ namespace kbq::plan_int {
 namespace {
 
 // The first sentence of a paragraph (the one that names its layer): up to
-// the earliest ". " or ideographic full stop. Each stop's first byte is
-// found with memchr (find), not compared at every byte.
+// the earliest ". " or ideographic full stop.
 std::string first_sentence(const std::string& text) {
   constexpr std::string_view kIdeographicStop = "\xE3\x80\x82";
   const std::string_view t = text;
@@ -25,8 +24,11 @@ std::string first_sentence(const std::string& text) {
       stop = at;
       break;
     }
-  for (size_t at = t.find(kIdeographicStop[0]); at < stop; at = t.find(kIdeographicStop[0], at + 1))
-    if (t.substr(at, kIdeographicStop.size()) == kIdeographicStop) {
+  // '.' is found with memchr (find); the ideographic stop is compared at
+  // each byte: its lead byte starts every kana, so looking for that byte
+  // alone would stop at each character of Japanese text.
+  for (size_t at = 0; at < stop && t.size() - at >= kIdeographicStop.size(); ++at)
+    if (t[at] == kIdeographicStop[0] && t[at + 1] == kIdeographicStop[1] && t[at + 2] == kIdeographicStop[2]) {
       end = at + kIdeographicStop.size();
       break;
     }
@@ -35,22 +37,40 @@ std::string first_sentence(const std::string& text) {
 
 // The impact class of a config key, with the sentence that says so in the
 // answer's language.
+ConfigLayer layer_of(const Context& c, const ConfigKey& k) {
+  ConfigLayer l{k.layer, k.sentence, {k.file, k.line, 0, "config layer of " + k.key}};
+  if (auto e = parse_entity_ref(k.entity)) {
+    const Prose p = c.prose(*e);
+    if (!p.text.empty() && p.lang == c.lang) {
+      l.sentence = first_sentence(p.text);
+      l.source = p.source;
+      l.source.what = "config layer of " + k.key;
+    } else {
+      l.source.revision = p.source.revision;
+    }
+  }
+  return l;
+}
+
+// A key the KB has no config_keys row for keeps its unknown impact. The
+// layers are kept (c.layers) by the KB's own key, the one an alias names
+// too: never more of them than the KB has rows.
 void classify(const Context& c, Override& o) {
   const ConfigKey* k = c.kb.config_key(o.key);
   if (!k) return;
-  o.impact = k->layer;
-  o.sentence = k->sentence;
-  o.source = {k->file, k->line, 0, "config layer of " + k->key};
-  if (auto e = parse_entity_ref(k->entity)) {
-    const Prose p = c.prose(*e);
-    if (!p.text.empty() && p.lang == c.lang) {
-      o.sentence = first_sentence(p.text);
-      o.source = p.source;
-      o.source.what = "config layer of " + k->key;
-    } else {
-      o.source.revision = p.source.revision;
-    }
+  const ConfigLayer* l = nullptr;
+  ConfigLayer fresh;
+  if (c.layers) {
+    auto it = c.layers->find(k->key);
+    if (it == c.layers->end()) it = c.layers->emplace(k->key, layer_of(c, *k)).first;
+    l = &it->second;
+  } else {
+    fresh = layer_of(c, *k);
+    l = &fresh;
   }
+  o.impact = l->impact;
+  o.sentence = l->sentence;
+  o.source = l->source;
 }
 
 Override make_override(const Context& c, const std::string& key, const std::string& value, const std::string& recipe_value) {
