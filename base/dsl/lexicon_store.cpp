@@ -66,17 +66,21 @@ class Reader {
     need(1);
     return static_cast<unsigned char>(in_[at_++]);
   }
+  // Little-endian, from a local pointer: written so, the compiler reads
+  // the bytes as one load (at_, a member, would be reloaded after each).
   std::uint32_t u32() {
     need(4);
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(in_[at_++])) << (8 * i);
-    return v;
+    const auto* p = reinterpret_cast<const unsigned char*>(in_.data() + at_);
+    at_ += 4;
+    return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
   }
   int i32() { return static_cast<int>(u32()); }
   double f64() {
     need(8);
+    const auto* p = reinterpret_cast<const unsigned char*>(in_.data() + at_);
+    at_ += 8;
     std::uint64_t bits = 0;
-    for (int i = 0; i < 8; ++i) bits |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[at_++])) << (8 * i);
+    for (int i = 0; i < 8; ++i) bits |= static_cast<std::uint64_t>(p[i]) << (8 * i);
     double v = 0;
     std::memcpy(&v, &bits, sizeof v);
     if (!std::isfinite(v)) fail("a number that is not finite");
