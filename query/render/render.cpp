@@ -972,8 +972,8 @@ Labels::Labels(std::string lang, std::vector<std::pair<std::string, std::string>
 }
 
 std::string Labels::operator()(const std::string& key) const {
-  auto it = std::lower_bound(texts_.begin(), texts_.end(), std::pair<std::string, std::string>{key, {}},
-                             [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Compared with the key itself: no pair (and no copy of the key) per look-up.
+  auto it = std::lower_bound(texts_.begin(), texts_.end(), key, [](const auto& a, const std::string& k) { return a.first < k; });
   return it != texts_.end() && it->first == key ? it->second : key;
 }
 
