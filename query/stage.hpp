@@ -1,7 +1,9 @@
 // What every stage of one answer shares (private to the engine): the
 // knowledge base as values (query/kb/snapshot.hpp), the labels and the
 // cited texts of the answer's language, and the language. Stages take it as `const Context&`:
-// they compute from what it holds and never read the database.
+// they compute from what it holds and never read the database. The one
+// thing they write through it is the engine's ConfigLayers, a cache of
+// values computed from the rest.
 #pragma once
 
 #include <map>

@@ -462,9 +462,6 @@ struct longest_parser : x3::parser<longest_parser<Tuple>> {
     }
   }
 };
-// The alternatives are held by value, as X3 holds its subjects: the
-// grammar is assembled by term_alternatives() and outlives it in scan().
-
 // A parser used through a pointer. X3 holds the subjects of what it
 // composes by value, so the term grammar (some KB of parsers) composed into
 // scan()'s query directly would be copied at each composition, every scan.
@@ -478,6 +475,8 @@ struct ref_parser : x3::parser<ref_parser<P>> {
     return subject->parse(first, last, ctx, rctx, attr);
   }
 };
+// The alternatives are held by value, as X3 holds its subjects: the
+// grammar is assembled by term_alternatives() and outlives it in scan().
 template <typename... P>
 longest_parser<std::tuple<P...>> longest(Scratch* s, Scratch* w, P const&... p) {
   return {{}, std::tuple<P...>(p...), s, w};
