@@ -278,7 +278,7 @@ constexpr std::array<bool, 256> kPlainShell = [] {
   for (unsigned char c = '0'; c <= '9'; ++c) t[c] = true;
   for (unsigned char c = 'A'; c <= 'Z'; ++c) t[c] = true;
   for (unsigned char c = 'a'; c <= 'z'; ++c) t[c] = true;
-  for (const unsigned char c : std::string_view("_./:=-,+")) t[c] = true;
+  for (const char c : std::string_view("_./:=-,+")) t[static_cast<unsigned char>(c)] = true;
   return t;
 }();
 bool plain_shell_char(char ch) { return kPlainShell[static_cast<unsigned char>(ch)]; }
