@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/bytes8.hpp"
 #include "base/files.hpp"
 
 namespace kb {
@@ -23,13 +24,9 @@ std::optional<size_t> find_invalid_utf8(std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       // ASCII eight bytes at a time: none has its high bit set.
-      std::uint64_t block = 0;
-      if (n - i >= sizeof block) {
-        std::memcpy(&block, s.data() + i, sizeof block);
-        if ((block & 0x8080808080808080ULL) == 0) {
-          i += sizeof block;
-          continue;
-        }
+      if (n - i >= 8 && bytes8::high(bytes8::load(s.data() + i)) == 0) {
+        i += 8;
+        continue;
       }
       ++i;
       continue;

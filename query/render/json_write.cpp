@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "base/bytes8.hpp"
 #include "base/text.hpp"
 
 namespace kbq {
@@ -15,17 +16,11 @@ namespace {
 
 // Whether none of 8 bytes needs a look: none is a control character, '"'
 // or '\\', and, until the string is known to be UTF-8 (`utf8_checked`),
-// none is the start or part of a multi-byte sequence. Bit tricks after "Bit
-// Twiddling Hacks" (any byte below n, any byte zero): exact for "any",
-// which is all this asks, and a byte of 0x80 or more is below neither 0x20
-// nor 1, so the tests hold with such bytes among the 8.
+// none is the start or part of a multi-byte sequence.
 bool plain8(const char* p, bool utf8_checked) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
-  std::uint64_t x = 0;
-  std::memcpy(&x, p, sizeof x);
-  const auto below = [](std::uint64_t v, std::uint64_t n) { return (v - kOnes * n) & ~v & kHighs; };
-  const std::uint64_t multibyte = utf8_checked ? 0 : x & kHighs;
-  return (multibyte | below(x, 0x20) | below(x ^ (kOnes * '"'), 1) | below(x ^ (kOnes * '\\'), 1)) == 0;
+  const std::uint64_t x = kb::bytes8::load(p);
+  const std::uint64_t multibyte = utf8_checked ? 0 : kb::bytes8::high(x);
+  return (multibyte | kb::bytes8::below(x, 0x20) | kb::bytes8::has(x, '"') | kb::bytes8::has(x, '\\')) == 0;
 }
 
 void write_string(std::string_view s, std::string& out) {
