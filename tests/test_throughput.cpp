@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <variant>
 
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
@@ -348,4 +349,31 @@ TEST_CASE("throughput: a dense model in BF16 takes the sourced FP8-over-BF16 gai
   const Estimate em = estimate(m, set.measurements, set.factors, set.params);
   REQUIRE(em.basis == Basis::Estimated);
   CHECK(em.precision_gain == 0);
+}
+
+TEST_CASE("throughput: a whole-number parameter past int's range or with a fraction is refused, not cast", "[throughput][hostile]") {
+  // A crafted KB's perf_params reach params_from_rows as text; the two whole
+  // numbers are cast to int, which a value like 1e300 would make undefined.
+  using namespace kbq::perf;
+  const auto tables = kb_of_tests().perf_listing_tables();
+  const auto params = [&](const std::string& key, const std::string& value) {
+    auto rows = tables->params;
+    REQUIRE(rows.count(key));
+    rows[key] = value;
+    return params_from_rows(rows, tables->peaks, tables->precision_class, tables->nvlink);
+  };
+  REQUIRE(std::holds_alternative<Params>(params_from_rows(tables->params, tables->peaks, tables->precision_class, tables->nvlink)));
+  for (const std::string key : {"neighbours", "gpu_generation.h100"}) {
+    for (const std::string bad : {"1e300", "2147483648", "2.5"}) {
+      INFO(key << " = " << bad);
+      const auto p = params(key, bad);
+      REQUIRE(std::holds_alternative<std::string>(p));
+      CHECK_THAT(std::get<std::string>(p), Catch::Matchers::Contains(key) && Catch::Matchers::Contains("whole number"));
+    }
+    const auto fine = params(key, "2147483647");
+    REQUIRE(std::holds_alternative<Params>(fine));
+  }
+  CHECK(std::get<Params>(params("neighbours", "2147483647")).neighbours == 2147483647);
+  CHECK(std::get<Params>(params("gpu_generation.h100", "12")).generation.at("h100") == 12);
+  CHECK(std::holds_alternative<std::string>(params("neighbours", "0")));
 }

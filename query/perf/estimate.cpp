@@ -240,9 +240,13 @@ std::variant<Params, std::string> params_from_rows(const std::map<std::string, s
                              {"slow_plan_ratio", &Params::slow_plan_ratio}};
   for (const auto& k : keys)
     if (auto err = num(k.name, p.*(k.member)); !err.empty()) return err;
+  // The two whole numbers are cast to int: a value past int's range (a
+  // crafted KB's perf_params) is refused, never cast.
+  constexpr double kMaxWhole = std::numeric_limits<int>::max();
   double n = 0;
   if (auto err = num("neighbours", n); !err.empty()) return err;
-  if (n < 1 || n != std::floor(n)) return std::string("perf-params.tsv: neighbours is not a whole number >= 1");
+  if (n < 1 || n > kMaxWhole || n != std::floor(n))
+    return "perf-params.tsv: neighbours is not a whole number from 1 to " + std::to_string(std::numeric_limits<int>::max());
   p.neighbours = static_cast<int>(n);
   auto ref = rows.find("reference_platform");
   if (ref == rows.end()) return std::string("perf-params.tsv has no 'reference_platform'");
@@ -252,6 +256,8 @@ std::variant<Params, std::string> params_from_rows(const std::map<std::string, s
     if (key.rfind(kGen, 0) != 0) continue;
     double g = 0;
     if (auto err = num(key.c_str(), g); !err.empty()) return err;
+    if (g > kMaxWhole || g != std::floor(g))
+      return "perf-params.tsv: " + key + " is not a whole number from 0 to " + std::to_string(std::numeric_limits<int>::max());
     p.generation[key.substr(kGen.size())] = static_cast<int>(g);
   }
   for (const auto& [key, value] : rows) {
