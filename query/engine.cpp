@@ -103,6 +103,7 @@ const std::vector<std::string>& Engine::languages() const { return impl_->kb.lan
 int Engine::schema_version() const { return kb::kSchemaVersion; }
 std::vector<std::string> Engine::source_files() const { return impl_->kb.source_files(); }
 const Labels& Engine::labels(const std::string& lang) { return impl_->kb.labels(lang); }
+const std::string& Engine::base_language() { return impl_->kb.settings().base_language; }
 std::vector<Engine::CodeSnapshot> Engine::code_snapshots() { return impl_->kb.code_snapshots(); }
 std::vector<std::string> Engine::gpu_keys() {
   std::vector<std::string> out;
@@ -450,7 +451,7 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   a.request = Request::Ask;
   a.query = q.text;
   a.canonical = kbq::dsl::to_canonical(q);
-  a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : "en";
+  a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : impl_->kb.settings().base_language;
   const Context c = impl_->context(a.lang);
   auto resolved = resolve_terms(c, q);
   if (auto* err = std::get_if<Error>(&resolved)) return *err;
@@ -692,7 +693,7 @@ std::variant<RecipeList, Error> Engine::list(const ListOptions& opts) {
     if (parsed.error) return Error{parsed.error->message, parsed.error->hint, parsed.error->span.col, parsed.error->span.len};
     q = std::move(parsed.query);
   }
-  const Context c = impl_->context(opts.lang.empty() ? "en" : opts.lang);
+  const Context c = impl_->context(opts.lang.empty() ? impl_->kb.settings().base_language : opts.lang);
   return list_recipes(c, q, opts, kb.catalog(RecipeKind::Library), kb.catalog(RecipeKind::Benchmark));
 }
 

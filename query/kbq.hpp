@@ -469,6 +469,9 @@ class Engine {
   // The GPU types the KB knows, by key (h100, gb200, ...).
   std::vector<std::string> gpu_keys();
   const Labels& labels(const std::string& lang);  // read once per language
+  // The language of an answer that names none, and of a label a language
+  // lacks (data/planner.tsv base_language).
+  const std::string& base_language();
 
   // parse → plan → check → rank.
   std::variant<Answer, Error> ask(const std::string& question, const AskOptions& opts);

@@ -415,7 +415,7 @@ int run(int argc, char** argv, Output& out) {
                   {"unknown --lang '" + kb::first_code_points(kb::escape_controls(a.lang), 60) + "'",
                    "the knowledge base has " + kb::join(langs, ", ")},
                   {}, ro);
-    const std::string lang = a.lang.empty() ? "en" : a.lang;
+    const std::string lang = a.lang.empty() ? engine.base_language() : a.lang;
 
     if (*show || *check) {
       std::vector<std::pair<std::string, std::string>> overrides;

@@ -46,7 +46,10 @@ class Kb {
 
   // The small tables and the settings as values (loaded at the first answer).
   const Snapshot& snapshot();
-  // All labels of a language, English where it has none (loaded once per language).
+  // data/planner.tsv's settings alone (the snapshot's; labels() reads the
+  // base language from them without the rest).
+  const Settings& settings();
+  // All labels of a language, the base language's where it has none (loaded once per language).
   const Labels& labels(const std::string& lang);
   // The texts an answer in a language cites (loaded once per language).
   const CitedTexts& cited_texts(const std::string& lang);
@@ -144,6 +147,7 @@ class Kb {
   std::vector<std::string> languages_;
   std::string commit_;
   std::unique_ptr<Snapshot> snapshot_;
+  std::optional<Settings> settings_;
   std::map<std::string, Labels> labels_;
   std::map<RecipeKind, Catalog> catalogs_;
   std::map<std::pair<RecipeKind, std::string>, Catalog> prefix_catalogs_;

@@ -118,15 +118,20 @@ void read_superseded(kb::Db& db, const std::string& kind, std::map<EntityRef, st
 
 }  // namespace
 
-const Snapshot& Kb::snapshot() {
-  if (snapshot_) return *snapshot_;
-  auto s = std::make_unique<Snapshot>();
-  {
+const Settings& Kb::settings() {
+  if (!settings_) {
     std::map<std::string, std::string> rows;
     kb::Stmt st(db_, "SELECT key, value FROM planner");
     while (st.step()) rows[st.text(0)] = st.text(1);
-    s->settings = read_settings(rows);
+    settings_ = read_settings(rows);
   }
+  return *settings_;
+}
+
+const Snapshot& Kb::snapshot() {
+  if (snapshot_) return *snapshot_;
+  auto s = std::make_unique<Snapshot>();
+  s->settings = settings();
   s->commit = commit_;
   s->gpus = read_gpus(db_);
   {
@@ -218,8 +223,9 @@ const CitedTexts& Kb::cited_texts(const std::string& lang) {
 }
 
 const Labels& Kb::labels(const std::string& lang) {
-  // All labels of a language and the English fallback: each in key order
-  // (the primary key's), merged, the language's own text winning.
+  // All labels of a language and of the base language (data/planner.tsv
+  // base_language, the one a missing translation falls back to): each in
+  // key order (the primary key's), merged, the language's own text winning.
   if (auto it = labels_.find(lang); it != labels_.end()) return it->second;
   using Texts = std::vector<std::pair<std::string, std::string>>;
   const auto read = [&](const std::string& of) {
@@ -229,7 +235,7 @@ const Labels& Kb::labels(const std::string& lang) {
     while (st.step()) out.emplace_back(st.text(0), st.text(1));
     return out;
   };
-  const std::string fallback = "en";
+  const std::string& fallback = settings().base_language;
   Texts texts = read(fallback);
   if (lang != fallback) {
     Texts own = read(lang), merged;
