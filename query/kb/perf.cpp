@@ -2,6 +2,7 @@
 // measured rows and the estimator's data, read once into values
 // (query/perf/tables.hpp). Every value is bound as a parameter.
 #include <algorithm>
+#include <array>
 
 #include "base/checked.hpp"
 #include "base/kinds.hpp"
@@ -13,8 +14,6 @@
 namespace kbq {
 
 namespace {
-
-std::optional<long long> opt(const kb::Stmt& st, int c) { return st.is_null(c) ? std::nullopt : std::optional<long long>(st.integer(c)); }
 
 }  // namespace
 
@@ -78,16 +77,43 @@ constexpr RowColumn kRowColumns[] = {
     {"r.flops_error", true},
 };
 
+// Whether a read selects a column of kRowColumns: the estimator's leaves out
+// those only `kbq perf` lists, and reads them as SQL NULL would read ("",
+// 0, none). Selecting them as NULL cost a column each, in the statement and
+// in every row.
+bool selects(const RowColumn& col, perf::PerfRead read) { return !(col.listing_only && read == perf::PerfRead::Estimate); }
+
 std::string rows_query(perf::PerfRead read) {
   std::string sql = "SELECT ";
   bool first = true;
   for (const auto& col : kRowColumns) {
+    if (!selects(col, read)) continue;
     if (!first) sql += ", ";
     first = false;
-    sql += col.listing_only && read == perf::PerfRead::Estimate ? "NULL" : col.expr;
+    sql += col.expr;
   }
   return sql + " FROM perf_rows r JOIN sources s ON s.id = r.source_id WHERE r.status != 'copy' ORDER BY r.id";
 }
+
+// A row of rows_query read by kRowColumns' index: a column left out reads
+// as NULL.
+class RowReader {
+ public:
+  RowReader(const kb::Stmt& st, perf::PerfRead read) : st_(st) {
+    int at = 0;
+    for (size_t i = 0; i < std::size(kRowColumns); ++i) at_[i] = selects(kRowColumns[i], read) ? at++ : -1;
+  }
+  bool is_null(int c) const { return at_[idx(c)] < 0 || st_.is_null(at_[idx(c)]); }
+  std::string text(int c) const { return at_[idx(c)] < 0 ? std::string() : st_.text(at_[idx(c)]); }
+  long long integer(int c) const { return at_[idx(c)] < 0 ? 0 : st_.integer(at_[idx(c)]); }
+  double real(int c) const { return at_[idx(c)] < 0 ? 0.0 : st_.real(at_[idx(c)]); }
+  std::optional<long long> opt(int c) const { return is_null(c) ? std::nullopt : std::optional<long long>(st_.integer(at_[idx(c)])); }
+
+ private:
+  static size_t idx(int c) { return static_cast<size_t>(c); }
+  const kb::Stmt& st_;
+  std::array<int, std::size(kRowColumns)> at_{};
+};
 
 }  // namespace
 
@@ -129,47 +155,48 @@ std::unique_ptr<perf::PerfTables> Kb::read_perf_tables(perf::PerfRead read) {
     if (count.step()) t.rows.reserve(static_cast<size_t>(std::clamp<long long>(count.integer(0), 0, kb::limits::kMaxReservedRows)));
   }
   kb::Stmt st(db_, rows_query(read));
+  const RowReader row(st, read);
   while (st.step()) {
     perf::PerfTableRow& r = t.rows.emplace_back();
     int c = 0;
-    r.id = st.integer(c++);
-    r.file = st.text(c++);
-    r.line = static_cast<int>(st.integer(c++));
-    r.col = static_cast<int>(st.integer(c++));
-    r.edition = st.text(c++);
-    r.release = st.text(c++);
-    r.release_order = static_cast<int>(st.integer(c++));
+    r.id = row.integer(c++);
+    r.file = row.text(c++);
+    r.line = static_cast<int>(row.integer(c++));
+    r.col = static_cast<int>(row.integer(c++));
+    r.edition = row.text(c++);
+    r.release = row.text(c++);
+    r.release_order = static_cast<int>(row.integer(c++));
     for (std::string* s : {&r.task, &r.model_written, &r.model_key, &r.recipe_model, &r.variant, &r.arch_override, &r.system, &r.gpu,
                            &r.precision, &r.precision_written})
-      *s = st.text(c++);
-    r.gpus = st.integer(c++);
-    r.gbs = st.integer(c++);
-    r.mbs = st.integer(c++);
-    r.seq = st.integer(c++);
-    for (auto* v : {&r.fsdp, &r.tp, &r.pp, &r.cp, &r.vp, &r.ep, &r.ga}) *v = opt(st, c++);
-    r.tokens = st.real(c++);
-    r.tflops = st.real(c++);
-    r.alternate = st.integer(c++) != 0;
-    r.note_kind = st.text(c++);
-    for (const auto& n : kb::split(st.text(c++), '\n'))
+      *s = row.text(c++);
+    r.gpus = row.integer(c++);
+    r.gbs = row.integer(c++);
+    r.mbs = row.integer(c++);
+    r.seq = row.integer(c++);
+    for (auto* v : {&r.fsdp, &r.tp, &r.pp, &r.cp, &r.vp, &r.ep, &r.ga}) *v = row.opt(c++);
+    r.tokens = row.real(c++);
+    r.tflops = row.real(c++);
+    r.alternate = row.integer(c++) != 0;
+    r.note_kind = row.text(c++);
+    for (const auto& n : kb::split(row.text(c++), '\n'))
       if (!n.empty()) r.notes.push_back(n);
-    r.status = st.text(c++);
-    r.superseded_by = st.integer(c++);
-    r.recipe = st.text(c++);
-    r.arch_recipe = st.text(c++);
+    r.status = row.text(c++);
+    r.superseded_by = row.integer(c++);
+    r.recipe = row.text(c++);
+    r.arch_recipe = row.text(c++);
     if (listing && !t.model_display.count(r.model_key)) {
       const ModelBrief* m = snapshot().model(r.model_key);
       t.model_display[r.model_key] = m ? m->display : std::string();
     }
     if (derived) {
-      r.arch_class = st.text(c++);
-      if (!st.is_null(c)) {
-        r.flops = st.real(c);
+      r.arch_class = row.text(c++);
+      if (!row.is_null(c)) {
+        r.flops = row.real(c);
         if (const std::string problem = kb::range_problem(kb::real_range("perf_rows", "flops"), *r.flops); !problem.empty())
           throw kb::KbValueError("perf_rows", "flops", "row " + std::to_string(r.id), problem);
       }
       ++c;
-      r.flops_error = st.text(c++);
+      r.flops_error = row.text(c++);
     } else if (!t.archs.count(r.arch_recipe)) {
       perf::PerfArchSource a;
       a.recipe = recipe(r.arch_recipe, RecipeKind::Benchmark);
