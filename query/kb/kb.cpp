@@ -121,24 +121,34 @@ const kbq::dsl::Lexicon& Kb::lexicon() {
 // --- recipes ---------------------------------------------------------------------
 
 namespace {
-// The columns of a Recipe, in the order read_recipe reads them.
+// The columns of a Recipe, in the order read_recipe reads them. A recipe
+// without a recipe_launch row reads its columns as NULL: "" and 0 as read
+// (kb::Stmt), what coalesce() gave at the price of a function per column.
 constexpr const char* kRecipeSelect =
     "SELECT r.name, r.target, r.mode, r.launch_mode, r.model_key, r.modality, r.moe, "
     "r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, "
-    "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision, coalesce(l.precision, ''), "
-    "l.precision_at, coalesce(l.data, ''), coalesce(l.data_name, ''), l.data_at, "
-    "coalesce(l.user_data, 0), coalesce(l.peft_modes, ''), l.peft_at, coalesce(l.raises, ''), "
-    "l.raises_at, coalesce(l.shadowed, 0), l.shadowed_at "
+    "r.native_hardware, r.native_precision, r.variant, r.min_gpus, r.low_precision, l.precision, "
+    "l.precision_at, l.data, l.data_name, l.data_at, l.user_data, l.peft_modes, l.peft_at, l.raises, "
+    "l.raises_at, l.shadowed, l.shadowed_at "
     "FROM recipes r LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind ";
+
+// The value of `id` in rows sorted by id; null when none.
+template <typename V>
+const V* by_id(const std::vector<std::pair<long long, V>>& rows, long long id) {
+  if (id >= 1 && static_cast<unsigned long long>(id) <= rows.size() && rows[static_cast<size_t>(id - 1)].first == id)
+    return &rows[static_cast<size_t>(id - 1)].second;
+  const auto it = std::lower_bound(rows.begin(), rows.end(), id, [](const auto& row, long long v) { return row.first < v; });
+  return it != rows.end() && it->first == id ? &it->second : nullptr;
+}
 
 using SiteOf = std::function<std::optional<std::string>(long long id)>;  // a launch_sites row's at
 
 // A site by id from the table read whole.
 SiteOf site_in(const LaunchSites& sites) {
   return [&sites](long long id) -> std::optional<std::string> {
-    const auto it = sites.find(id);
-    if (it == sites.end()) return std::nullopt;
-    return it->second;
+    const std::string* at = by_id(sites, id);
+    if (!at) return std::nullopt;
+    return *at;
   };
 }
 
@@ -240,8 +250,8 @@ std::string prefix_end(std::string prefix) {
 const LaunchSites& Kb::launch_sites() {
   if (!launch_sites_) {
     LaunchSites sites;  // kept only once read whole
-    kb::Stmt st(db_, "SELECT id, at FROM launch_sites");
-    while (st.step()) sites.emplace(st.integer(0), st.text(1));
+    kb::Stmt st(db_, "SELECT id, at FROM launch_sites ORDER BY id");  // the rowid's order: no sort
+    while (st.step()) sites.emplace_back(st.integer(0), st.text(1));
     launch_sites_ = std::move(sites);
   }
   return *launch_sites_;
@@ -394,19 +404,6 @@ CodeFacts Kb::facts(const std::string& target, bool (*wanted)(std::string_view f
   return out;
 }
 
-namespace {
-
-// The value of `id` in rows sorted by id; null when none.
-template <typename V>
-const V* by_id(const std::vector<std::pair<long long, V>>& rows, long long id) {
-  if (id >= 1 && static_cast<unsigned long long>(id) <= rows.size() && rows[static_cast<size_t>(id - 1)].first == id)
-    return &rows[static_cast<size_t>(id - 1)].second;
-  const auto it = std::lower_bound(rows.begin(), rows.end(), id, [](const auto& row, long long v) { return row.first < v; });
-  return it != rows.end() && it->first == id ? &it->second : nullptr;
-}
-
-}  // namespace
-
 // `wanted` null: every fact. A row the filter leaves out is still checked
 // for what names its field and value, as the whole read checks them.
 void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(std::string_view field)) {
@@ -421,7 +418,11 @@ void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(st
     kb::Stmt c(db_, "SELECT id, path FROM code_files ORDER BY id");
     while (c.step()) d.files.emplace_back(c.integer(0), c.text(1));
     kb::Stmt v(db_, "SELECT id, state, value, type FROM fact_values ORDER BY id");
-    while (v.step()) d.values.emplace_back(v.integer(0), FactValue{v.text(1), v.text(2), v.text(3)});
+    while (v.step()) {
+      FactValue value{v.text(1), v.text(2), v.text(3), std::nullopt};
+      value.kind = kb::parse_kind<kb::FactState>(value.state);
+      d.values.emplace_back(v.integer(0), std::move(value));
+    }
     fact_dictionaries_ = std::move(d);
   }
   const auto& dict = *fact_dictionaries_;
@@ -458,7 +459,8 @@ void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(st
     // Rows come in field id order, which kbc gives in field name order: each
     // new field then goes at the end (any other order is still right).
     out.insert_or_assign(out.end(), *field,
-                         CodeFact{read_kind<kb::FactState>(value->state, "fact state"), value->value, value->type, std::move(at)});
+                         CodeFact{value->kind ? *value->kind : read_kind<kb::FactState>(value->state, "fact state"), value->value,
+                                  value->type, std::move(at)});
   }
 }
 

@@ -27,7 +27,7 @@
 
 namespace kbq {
 
-using LaunchSites = std::map<long long, std::string>;  // launch_sites: id -> path:line@commit
+using LaunchSites = std::vector<std::pair<long long, std::string>>;  // launch_sites in id order: id, path:line@commit
 
 class Kb {
  public:
@@ -158,6 +158,7 @@ class Kb {
   std::map<std::string, CodeFacts, std::less<>> facts_;
   struct FactValue {
     std::string state, value, type;  // a fact_values row as stored (the state is checked where a fact uses it)
+    std::optional<kb::FactState> kind;  // `state` parsed once; none when kbq does not know it
   };
   // Each table's rows in id order (kbc numbers them from 1, so the row of
   // id n is at n - 1; a KB numbered otherwise is searched).
