@@ -249,8 +249,9 @@ std::string prefix_end(std::string prefix) {
 
 const LaunchSites& Kb::launch_sites() {
   if (!launch_sites_) {
-    LaunchSites sites;  // kept only once read whole
-    kb::Stmt st(db_, "SELECT id, at FROM launch_sites ORDER BY id");  // the rowid's order: no sort
+    // Kept only once read whole; in the rowid's order, which needs no sort.
+    LaunchSites sites;
+    kb::Stmt st(db_, "SELECT id, at FROM launch_sites ORDER BY id");
     while (st.step()) sites.emplace_back(st.integer(0), st.text(1));
     launch_sites_ = std::move(sites);
   }

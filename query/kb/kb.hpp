@@ -157,7 +157,7 @@ class Kb {
   std::map<RecipeKind, std::vector<std::string>> recipe_names_;
   std::map<std::string, CodeFacts, std::less<>> facts_;
   struct FactValue {
-    std::string state, value, type;  // a fact_values row as stored (the state is checked where a fact uses it)
+    std::string state, value, type;     // a fact_values row as stored (the state is checked where a fact uses it)
     std::optional<kb::FactState> kind;  // `state` parsed once; none when kbq does not know it
   };
   // Each table's rows in id order (kbc numbers them from 1, so the row of

@@ -13,10 +13,6 @@
 
 namespace kbq {
 
-namespace {
-
-}  // namespace
-
 const perf::PerfTables& Kb::perf_tables() {
   if (!perf_) perf_ = read_perf_tables(perf::PerfRead::Estimate);  // kept only once read whole (kb.cpp, Kb::facts)
   return *perf_;
