@@ -43,6 +43,8 @@ struct WordInfo {
 
   // The meaning of a kind, or nullptr.
   const Meaning* meaning(WordKind kind) const;
+  // Sets `word` and what is derived from it: cps, cjk, ascii.
+  void set_word(std::string w);
 };
 
 inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"

@@ -34,6 +34,19 @@ std::u32string to_u32(std::string_view s) {
 
 bool is_space_cp(char32_t cp) { return kb::is_white_space(cp); }
 
+void WordInfo::set_word(std::string w) {
+  word = std::move(w);
+  // Most words are ASCII: each byte is its code point, and none is CJK.
+  ascii = std::all_of(word.begin(), word.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  cjk = false;
+  if (ascii) {
+    cps.assign(word.begin(), word.end());
+    return;
+  }
+  cps = to_u32(word);
+  cjk = std::any_of(cps.begin(), cps.end(), is_cjk_cp);
+}
+
 bool is_cjk_cp(char32_t cp) { return kb::is_cjk(cp); }
 
 int cp_count(std::string_view s) { return kb::code_point_column(s, s.size()); }
@@ -567,12 +580,7 @@ void add_meaning(Lexicon::Impl& lx, WordIds& word_ids, const std::string& word, 
   auto [it, fresh] = word_ids.try_emplace(word, static_cast<std::uint32_t>(lx.words.size()));
   if (fresh) {
     WordInfo w;
-    w.word = word;
-    w.cps = to_u32(word);
-    for (char32_t c : w.cps) {
-      if (is_cjk_cp(c)) w.cjk = true;
-      if (c >= 0x80) w.ascii = false;
-    }
+    w.set_word(word);
     lx.words.push_back(std::move(w));
   }
   WordInfo& w = lx.words[it->second];

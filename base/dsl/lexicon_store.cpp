@@ -179,13 +179,8 @@ Lexicon Lexicon::from_stored(std::string_view bytes, std::function<bool(std::str
   lx.is_name_word = std::move(is_name_word);
   lx.words.resize(r.count(16));
   for (WordInfo& word : lx.words) {
-    word.word = std::string(r.text());
+    word.set_word(std::string(r.text()));
     if (word.word.empty()) r.fail("an empty word");
-    word.cps = to_u32(word.word);
-    for (char32_t c : word.cps) {
-      if (is_cjk_cp(c)) word.cjk = true;
-      if (c >= 0x80) word.ascii = false;
-    }
     word.primary = r.i32();
     word.langs.resize(r.count(4));
     for (auto& lang : word.langs) lang = std::string(r.text());
