@@ -161,10 +161,9 @@ void by_name(std::vector<Recipe>& recipes) {
   if (!std::is_sorted(recipes.begin(), recipes.end(), less)) std::sort(recipes.begin(), recipes.end(), less);
 }
 
-// A recipe row; the model's display name from the snapshot's models (one
-// map lookup, not a join per row).
-Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap, const SiteOf& site_of) {
-  Recipe r;
+// A recipe row, read into `r` (a new Recipe); the model's display name from
+// the snapshot's models (one map lookup, not a join per row).
+void read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap, const SiteOf& site_of, Recipe& r) {
   r.name = st.text(0);
   r.kind = kind;
   r.target = st.text(1);
@@ -217,7 +216,6 @@ Recipe read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap, const Si
   r.shadowed_at = site(36, "shadowed_at");
   r.commit = snap.commit;
   if (const ModelBrief* m = snap.model(r.model_key)) r.model = m->display;
-  return r;
 }
 }  // namespace
 
@@ -274,8 +272,10 @@ Catalog Kb::catalog_part(RecipeKind kind, const std::function<bool(const Recipe&
   const Snapshot& snap = snapshot();
   const SiteOf sites = site_in(launch_sites());
   while (st.step()) {
-    Recipe r = read_recipe(st, kind, snap, sites);
-    if (in(r)) recipes.push_back(std::move(r));
+    // Read where it is kept: a Recipe's forty fields are not moved once more.
+    Recipe& r = recipes.emplace_back();
+    read_recipe(st, kind, snap, sites, r);
+    if (!in(r)) recipes.pop_back();
   }
   by_name(recipes);
   return c;
@@ -356,7 +356,11 @@ std::optional<Recipe> Kb::recipe(const std::string& name, RecipeKind kind) {
     if (at.step()) return at.text(0);
     return std::nullopt;
   };
-  if (st.step()) return read_recipe(st, kind, snapshot(), one_site);
+  if (st.step()) {
+    Recipe r;
+    read_recipe(st, kind, snapshot(), one_site, r);
+    return r;
+  }
   return std::nullopt;
 }
 
