@@ -130,7 +130,7 @@ const Calibration& calibration() {
       for (const auto& r : facts_t.rows) {
         auto st = kb::parse_kind<kb::FactState>(r[static_cast<std::size_t>(sc)]);
         if (!st) FAIL("recipe-facts.tsv: state " << r[static_cast<std::size_t>(sc)]);
-        facts[r[static_cast<std::size_t>(tc)]][r[static_cast<std::size_t>(fc)]] = {*st, r[static_cast<std::size_t>(vc)]};
+        facts[r[static_cast<std::size_t>(tc)]][r[static_cast<std::size_t>(fc)]] = {*st, r[static_cast<std::size_t>(vc)], {}, {}};
       }
     }
     // Models by hf_id and by key, from models.tsv and models-extra.tsv.

@@ -12,9 +12,9 @@ namespace mem = kbq::memory;
 
 namespace {
 
-mem::Fact v(std::string value) { return {kb::FactState::Value, std::move(value)}; }
-mem::Fact d(std::string value) { return {kb::FactState::Default, std::move(value)}; }
-mem::Fact u() { return {kb::FactState::Unknown, ""}; }
+mem::Fact v(std::string value) { return {kb::FactState::Value, std::move(value), {}, {}}; }
+mem::Fact d(std::string value) { return {kb::FactState::Default, std::move(value), {}, {}}; }
+mem::Fact u() { return {kb::FactState::Unknown, "", {}, {}}; }
 
 template <typename T>
 const T& ok(const std::variant<mem::Mapped<T>, mem::InputError>& r) {
@@ -159,7 +159,7 @@ TEST_CASE("memory facts: pipeline layouts give the first and last stage", "[memo
   CHECK(m.first_stage_layers == 2);  // stages 0 and 2
   CHECK(m.last_stage_layers == 3);   // stages 1 and 3
   // A layout the extractor could not decide leaves the even split.
-  mem::RecipeFacts h = {{"pp", v("2")}, {"pipeline_layout", {kb::FactState::Alternatives, "[[?], [?]]|none"}}};
+  mem::RecipeFacts h = {{"pp", v("2")}, {"pipeline_layout", {kb::FactState::Alternatives, "[[?], [?]]|none", {}, {}}}};
   const auto r = mem::layout_from_facts(h, 2, false);
   CHECK(std::get<mem::Mapped<mem::Layout>>(r).value.first_stage_layers == 0);
   CHECK_FALSE(std::get<mem::Mapped<mem::Layout>>(r).assumptions.empty());

@@ -20,6 +20,7 @@
 
 #include "base/kinds.hpp"
 #include "query/kbq.hpp"
+#include "query/memory/from_facts.hpp"
 #include "query/memory/memory.hpp"
 
 namespace kbq {
@@ -213,12 +214,10 @@ struct Model {
   std::string source;
 };
 
-// A fact of a recipe function, as the code extractor found it.
-struct CodeFact {
-  kb::FactState state = kb::FactState::Unknown;
-  std::string value, type, at;
-};
-using CodeFacts = std::map<std::string, CodeFact, std::less<>>;  // field → fact
+// A fact of a recipe function, as the code extractor found it: the memory
+// model's own type (query/memory/from_facts.hpp), read by it as it is.
+using CodeFact = memory::Fact;
+using CodeFacts = memory::RecipeFacts;  // field → fact
 
 // What planning one recipe reads: the recipe, its function's facts and its
 // model (nullptr when the KB has none).

@@ -33,9 +33,14 @@ using kb::FactState;
 // One fact of a recipe: its state and the value cell as recipe-facts.tsv writes
 // it (Python spellings: true/false/none, lists as ["a", "b"]; in a layout
 // string a literal '|' is written "\|").
+//
+// It is also the KB reader's fact (kbq::CodeFact, query/kb/snapshot.hpp):
+// one type, so the sizing reads a recipe's facts where the reader put them
+// rather than from a copy of every one.
 struct Fact {
   FactState state = FactState::Unknown;  // how it was found
   std::string value;                     // the `value` cell, empty when unknown
+  std::string type, at;                  // its Python type and "path:line..." (the KB's; read by kbq, not here)
 };
 
 // One recipe's facts, by field name (the rows of its target function).

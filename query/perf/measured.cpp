@@ -26,9 +26,7 @@ bool arch_source_reads(std::string_view field) {
 }
 
 std::optional<memory::Architecture> architecture_of(const PerfArchSource& a, std::string& why) {
-  memory::RecipeFacts facts;
-  for (const auto& [field, f] : a.facts) facts[field] = {f.state, f.value};
-  auto mapped = memory::architecture_from_facts(a.model ? &a.model->row : nullptr, a.arch, facts);
+  auto mapped = memory::architecture_from_facts(a.model ? &a.model->row : nullptr, a.arch, a.facts);
   if (auto* err = std::get_if<memory::InputError>(&mapped)) {
     why = err->message;
     return std::nullopt;

@@ -41,8 +41,7 @@ std::vector<long long> powers(long long limit, long long also) {
 Sizing size_recipe(const RecipeData& d) {
   const Recipe& r = d.recipe;
   Sizing s;
-  memory::RecipeFacts facts;
-  for (const auto& [field, f] : d.facts) facts[field] = {f.state, f.value};
+  const memory::RecipeFacts& facts = d.facts;
   const Model* model = d.model;
   const memory::ModelRow* row = model ? &model->row : nullptr;
   static const memory::ArchFacts kNoArch;
