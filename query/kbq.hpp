@@ -396,8 +396,9 @@ struct Error {
   int len = 0;  // code points under the caret
 };
 
-// The labels of one language (data/answer-labels.tsv), English where the
-// language has none. Render reads every word it prints from here.
+// The labels of one language (data/answer-labels.tsv), the base language's
+// (planner.tsv base_language) where it has none. Render reads every word it
+// prints from here.
 class Labels {
  public:
   Labels() = default;

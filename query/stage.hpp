@@ -29,7 +29,7 @@ using ConfigLayers = std::map<std::string, ConfigLayer, std::less<>>;  // config
 
 struct Context {
   const Snapshot& kb;       // the small tables and the settings
-  const Labels& labels;     // the answer's language, English where it has none
+  const Labels& labels;     // the answer's language, the base language's where it has none
   const CitedTexts& texts;  // the texts of the entities the stages cite, in the answer's language
   std::string lang;         // language of the answer's prose
   // The layers of the KB's config keys found so far in this language, kept
