@@ -8,10 +8,15 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -46,43 +51,30 @@ std::string shown(const std::string& s) { return kb::escape_controls(s, kb::Esca
 // private temporary sources root (its data/ a link to the real one, its
 // code/ holding only this snapshot), become the KB's code facts; the
 // checkout's commit is recorded as any snapshot's (code_snapshots). The
-// temporary folder is removed on every path; the KB is written only when
+// temporary folder (base/files.hpp TempDir, made only for --mbridge) is
+// removed on every path, and on SIGTERM, SIGINT or SIGHUP when the
+// extraction has not yet written into it; the KB is written only when
 // extraction and compilation both succeed.
-class TempSources {
- public:
-  TempSources() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kbc-mbridge-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempSources() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempSources(const TempSources&) = delete;
-  TempSources& operator=(const TempSources&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-bool extract_for_build(kb::ExtractOptions xo, kb::CompileOptions& opts, const TempSources& tmp, kb::Diagnostics& diags) {
+bool extract_for_build(kb::ExtractOptions xo, kb::CompileOptions& opts, std::optional<kb::TempDir>& tmp, kb::Diagnostics& diags) {
   namespace fs = std::filesystem;
-  if (tmp.path().empty()) {
-    diags.error({fs::temp_directory_path().string(), 0, 0}, std::string("cannot create a temporary folder: ") + std::strerror(errno),
-                "set TMPDIR to a writable folder");
+  try {
+    tmp.emplace("kbc-mbridge", std::vector<std::string>{"data"});
+  } catch (const std::runtime_error& e) {
+    // Named as set: temp_directory_path() itself throws when $TMPDIR is no folder.
+    const char* where = std::getenv("TMPDIR");
+    diags.error({where && *where ? where : "/tmp", 0, 0}, e.what(), "set TMPDIR to a writable folder");
     return false;
   }
   std::error_code ec;
   const fs::path data = fs::absolute(opts.data.empty() ? fs::path(opts.sources) / "data" : fs::path(opts.data), ec);
-  fs::create_directory_symlink(data, fs::path(tmp.path()) / "data", ec);
+  fs::create_directory_symlink(data, fs::path(tmp->path()) / "data", ec);
   if (ec) {
     diags.error({data.string(), 0, 0}, "cannot link the data folder: " + ec.message(), "check --sources / --data");
     return false;
   }
-  xo.sources = tmp.path();
+  xo.sources = tmp->path();
   if (kb::extract_code(xo, diags) != kb::kExitOk) return false;
-  opts.code = (fs::path(tmp.path()) / "code").string();
+  opts.code = (fs::path(tmp->path()) / "code").string();
   return true;
 }
 }  // namespace
@@ -214,7 +206,7 @@ int main(int argc, char** argv) {
     return rc;
   }
   if (*build) {
-    const TempSources tmp;
+    std::optional<TempDir> tmp;  // --mbridge's sources root; a build without it makes none
     if (!xo.checkout.empty() && !extract_for_build(xo, opts, tmp, diags)) {
       diags.print(stderr);
       std::fprintf(stderr, "kbc: error: cannot read the Megatron Bridge checkout %s; %s left unchanged\n", shown(xo.checkout).c_str(),

@@ -93,6 +93,26 @@ TEST_CASE("kbc build --mbridge extracts a checkout and builds from it in one ste
   CHECK(has(bad.err, "hint: "));
   CHECK(has(bad.err, "left unchanged"));
   CHECK(kbtest::read_file(kb) == before);
+
+  // $TMPDIR no folder: --mbridge, which needs one, says so (it aborted on
+  // an uncaught filesystem_error); a build without --mbridge needs none.
+  kbtest::Limits no_tmp = in_root;
+  no_tmp.env = {"TMPDIR=" + tmp / "no-such-folder"};
+  std::vector<std::string> again{"build", "--mbridge", checkout, "-o", kb, "--quiet"};
+  again.insert(again.end(), commit_args.begin(), commit_args.end());
+  const auto no_folder = kbtest::run_limited(KBC_PATH, again, no_tmp);
+  CHECK(no_folder.exit_code == 2);
+  CHECK(has(no_folder.err, tmp / "no-such-folder" + ": error: "));
+  CHECK(has(no_folder.err, "hint: set TMPDIR to a writable folder"));
+  CHECK(has(no_folder.err, "left unchanged"));
+  CHECK(kbtest::read_file(kb) == before);
+  const std::string plain_kb = tmp / "plain.kb";
+  const auto plain = kbtest::run_limited(
+      KBC_PATH,
+      {"build", "--sources", kRoot + "/tests/fixtures/good/minimal", "--data", kRoot + "/kb-sources/data", "-o", plain_kb, "--quiet"},
+      no_tmp);
+  CHECK(plain.exit_code == 0);
+  CHECK(fs::exists(plain_kb));
 }
 
 TEST_CASE("kbq --version names the KB's Megatron Bridge commits, skill revisions and schema version", "[own-checkout]") {
