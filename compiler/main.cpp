@@ -18,8 +18,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "base/escape.hpp"
 #include "base/files.hpp"
 #include "base/schema_version.hpp"

@@ -451,7 +451,7 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   a.request = Request::Ask;
   a.query = q.text;
   a.canonical = kbq::dsl::to_canonical(q);
-  a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : impl_->kb.settings().base_language;
+  a.lang = !opts.lang.empty() ? opts.lang : !q.lang.empty() ? q.lang : base_language();
   const Context c = impl_->context(a.lang);
   auto resolved = resolve_terms(c, q);
   if (auto* err = std::get_if<Error>(&resolved)) return *err;
@@ -693,7 +693,7 @@ std::variant<RecipeList, Error> Engine::list(const ListOptions& opts) {
     if (parsed.error) return Error{parsed.error->message, parsed.error->hint, parsed.error->span.col, parsed.error->span.len};
     q = std::move(parsed.query);
   }
-  const Context c = impl_->context(opts.lang.empty() ? impl_->kb.settings().base_language : opts.lang);
+  const Context c = impl_->context(opts.lang.empty() ? base_language() : opts.lang);
   return list_recipes(c, q, opts, kb.catalog(RecipeKind::Library), kb.catalog(RecipeKind::Benchmark));
 }
 

@@ -533,9 +533,19 @@ const Model* Kb::model(const std::string& key) {
 
 namespace {
 
-// One row of an entity's texts (the columns of kEntityTextColumns from `first`).
-EntityText read_entity_text(kb::Stmt& st, int first, const std::string& row) {
-  EntityText t;
+// The columns of an entity's text, then its source's id (what the order
+// below compares, not kept).
+constexpr const char* kEntityTextColumns = "t.lang, t.text, s.path, t.line, t.revision, t.is_winner, t.parts, t.usable, t.source_id ";
+
+// A row of an entity's texts (kEntityTextColumns from `first`) and its
+// source's id.
+struct TextRow {
+  EntityText text;
+  long long source_id = 0;
+};
+TextRow read_entity_text(kb::Stmt& st, int first, const std::string& row) {
+  TextRow r;
+  EntityText& t = r.text;
   t.lang = st.text(first);
   t.text = st.text(first + 1);
   t.file = st.text(first + 2);
@@ -547,66 +557,68 @@ EntityText read_entity_text(kb::Stmt& st, int first, const std::string& row) {
   t.parts = st.text(first + 6);
   t.row = row;
   t.usable = st.integer(first + 7) != 0;
-  return t;
+  r.source_id = st.integer(first + 8);
+  return r;
 }
 
-constexpr const char* kEntityTextColumns = "t.lang, t.text, s.path, t.line, t.revision, t.is_winner, t.parts, t.usable ";
-constexpr int kEntityTextColumnCount = 8;
-// The winner first, then newer revisions, then by language (and by file and
-// line, so that two editions of one language and revision keep one order).
-constexpr const char* kEntityTextOrder = "t.is_winner DESC, t.revision DESC, t.lang, t.source_id, t.line";
+// An entity's texts in the order prose() reads them: the winner first, then
+// newer revisions, then by language (and by source and line, so that two
+// editions of one language and revision keep one order). Sorted here, not
+// by SQL: an ORDER BY copied every row, its text included, into a sorter.
+std::vector<EntityText> in_text_order(std::vector<TextRow> rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const TextRow& a, const TextRow& b) {
+    const EntityText &x = a.text, &y = b.text;
+    if (x.winner != y.winner) return x.winner;
+    if (x.revision != y.revision) return x.revision > y.revision;
+    if (x.lang != y.lang) return x.lang < y.lang;
+    if (a.source_id != b.source_id) return a.source_id < b.source_id;
+    return x.line < y.line;
+  });
+  std::vector<EntityText> out;
+  out.reserve(rows.size());
+  for (auto& r : rows) out.push_back(std::move(r.text));
+  return out;
+}
 
 }  // namespace
 
 const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::string& key) {
   // An answer asks for the same rule or pitfall once per recipe shown.
   if (auto cached = entity_cache_.find({kind, key}); cached != entity_cache_.end()) return cached->second;
-  std::vector<EntityText> texts;
+  std::vector<TextRow> rows;
   kb::Stmt st(db_, std::string("SELECT ") + kEntityTextColumns +
                        "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
-                       "WHERE e.kind = ? AND e.key = ? ORDER BY " +
-                       kEntityTextOrder);
+                       "WHERE e.kind = ? AND e.key = ?");
   st.bind(1, kind).bind(2, key);
   const std::string row = kind + " " + key;  // how an error names the rows
-  while (st.step()) texts.push_back(read_entity_text(st, 0, row));
-  return entity_cache_.emplace(std::make_pair(kind, key), std::move(texts)).first->second;
+  while (st.step()) rows.push_back(read_entity_text(st, 0, row));
+  return entity_cache_.emplace(std::make_pair(kind, key), in_text_order(std::move(rows))).first->second;
 }
 
 void Kb::read_cited(const std::string& kind, const std::string& lang, const std::string& base, CitedTexts& out) {
   // The editions prose() may pick of every entity of a kind: the language's
-  // own, the base language's, the winner (base/choose.hpp), winner first.
-  // Each entity's few texts are put in kEntityTextOrder here: in SQL, that
-  // order sorted every row's text once more (a third of the read).
+  // own, the base language's, the winner (base/choose.hpp), in_text_order.
   kb::Stmt st(db_, std::string("SELECT e.key, ") + kEntityTextColumns +
-                       ", t.source_id FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
+                       "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
                        "WHERE e.kind = ? AND (t.lang = ? OR t.lang = ? OR t.is_winner = 1)");
   st.bind(1, kind).bind(2, lang).bind(3, base);
   struct Read {
-    EntityText text;
-    long long source_id;
+    std::vector<EntityText>* to = nullptr;  // the cited entity's texts; null: no stage cites it
+    std::vector<TextRow> rows;
   };
-  std::map<std::string, std::vector<Read>, std::less<>> read;  // by key: the order kEntityTextOrder begins with
+  std::map<std::string, Read, std::less<>> read;  // each key looked up in `out` once
   while (st.step()) {
     const std::string_view key = st.view(0);
     auto it = read.find(key);
     if (it == read.end()) {
-      if (out.texts.find(EntityRef{kind, std::string(key)}) == out.texts.end()) continue;  // an entity of the kind no stage cites
-      it = read.emplace(std::string(key), std::vector<Read>()).first;
+      const auto cited = out.texts.find(EntityRef{kind, std::string(key)});
+      it = read.emplace(std::string(key), Read{cited == out.texts.end() ? nullptr : &cited->second, {}}).first;
     }
-    it->second.push_back({read_entity_text(st, 1, kind + " " + it->first), st.integer(kEntityTextColumnCount + 1)});
+    if (it->second.to) it->second.rows.push_back(read_entity_text(st, 1, kind + " " + it->first));
   }
-  for (auto& [key, texts] : read) {
-    std::stable_sort(texts.begin(), texts.end(), [](const Read& a, const Read& b) {
-      const EntityText &x = a.text, &y = b.text;
-      if (x.winner != y.winner) return x.winner;
-      if (x.revision != y.revision) return x.revision > y.revision;
-      if (x.lang != y.lang) return x.lang < y.lang;
-      if (a.source_id != b.source_id) return a.source_id < b.source_id;
-      return x.line < y.line;
-    });
-    auto& to = out.texts.find(EntityRef{kind, key})->second;
-    for (auto& t : texts) to.push_back(std::move(t.text));
-  }
+  for (auto& [key, r] : read)
+    if (r.to)
+      for (auto& t : in_text_order(std::move(r.rows))) r.to->push_back(std::move(t));
 }
 
 std::vector<std::string> Kb::entity_keys(const std::string& kind) {
