@@ -60,6 +60,12 @@ exclude_patterns = sorted(
 ) + ["site/answers/**", "**/kb.json"]
 
 myst_heading_anchors = 3
+# The pages' text as kbc wrote it: docutils' "smart quotes" would turn the
+# flags written in prose ("--recipe", "--dataset squad") into an en dash
+# and a word, and quoted code (NotImplementedError('...')) into curly
+# quotes, which a reader copies and the launcher or a search rejects. It
+# also cost a tenth of each language's Sphinx time (docs/performance.md).
+smartquotes = False
 myst_enable_extensions = ["colon_fence"]
 html_theme = "furo"
 # The announcement bar holds the language switcher (site/templates/page.html).

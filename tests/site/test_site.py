@@ -15,7 +15,8 @@ five choices (one impossible) and one example question, what `kbq --format
 json` answers to the same question. Without a browser: every launch command
 of every generated recipe page equals `kbq show` for that recipe in that
 language, and every recipe row of the built recipe index, in every language,
-shows the TP, PP, CP and GPU count the code sets (kbq show's facts).
+shows the TP, PP, CP and GPU count the code sets (kbq show's facts); every
+flag and quote of a generated page is shown as written (no smart quotes).
 Screenshots go to <site>/screenshots/.
 
 usage: tests/site/test_site.py --kbq build/kbq --site build/site --generated generated
@@ -237,6 +238,67 @@ def recipe_index_values(kbq, site):
           f"and GPUs ({wrong} differ)")
 
 
+# A flag as a reader copies it: "--recipe", "--srun-arg=ARG" (not inside a longer word).
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9_-]*")
+
+
+class BodyText(html.parser.HTMLParser):
+    """The text of a page's <article> (what the reader reads), entities decoded."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.parts = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "article" or self.depth:
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.parts.append(data)
+
+
+def text_as_written(site, generated):
+    """Without a browser: every page shows its text as kbc wrote it. Each
+    flag of a generated page ("--dataset squad" in prose, "--srun-arg") is
+    in the built page's text as written, not turned into an en dash and a
+    word, and the page has no curly quote its source lacks (quoted code such
+    as NotImplementedError('...') stays as the code prints it)."""
+    pages, flags, wrong = 0, 0, 0
+    for md in sorted(generated.rglob("*.md")):
+        rel = md.relative_to(generated)
+        if rel.parts[0] == "site" and rel.parts[1:2] == ("answers",):
+            continue
+        m = re.match(r".*?\.(fr|ja|zh|en)\.md$", md.name)
+        langs = [m.group(1)] if m else ["en"]
+        if not m and not any(md.with_name(md.name[:-3] + f".{l}.md").exists() for l in ("fr", "ja", "zh")):
+            langs = ["en", "fr", "ja", "zh"]  # a page written once for every language (translation-status.md)
+        source = md.read_text(encoding="utf-8")
+        want = sorted(set(FLAG.findall(source)))
+        for lang in langs:
+            built = site / lang / rel.with_suffix(".html")
+            if not built.exists():
+                continue
+            parser = BodyText()
+            parser.feed(built.read_text(encoding="utf-8"))
+            text = "".join(parser.parts)
+            pages += 1
+            flags += len(want)
+            missing = [f for f in want if f not in text]
+            if missing:
+                check(False, f"{lang}/{rel.with_suffix('.html')}: the flags {missing[:5]} of its source are not shown as written")
+            curly = [q for q in "\u2018\u2019\u201c\u201d" if text.count(q) > source.count(q)]
+            if curly:
+                check(False, f"{lang}/{rel.with_suffix('.html')}: curly quotes {curly} its source does not have")
+            wrong += bool(missing or curly)
+    check(pages > 400 and flags > 100, f"{pages} built pages compared with their sources ({flags} flags)")
+    print(f"site-test: {pages} built pages show their sources' {flags} flags and quotes as written ({wrong} do not)")
+
+
 def ui_strings(sources):
     """data/ui.tsv: {lang: {key: text}}."""
     out = {}
@@ -446,6 +508,7 @@ def main():
     shots.mkdir(parents=True, exist_ok=True)
     pages_commands(args.kbq, pathlib.Path(args.generated))
     recipe_index_values(args.kbq, site)
+    text_as_written(site, pathlib.Path(args.generated))
 
     httpd = serve(site)
     root = f"http://127.0.0.1:{httpd.server_address[1]}"
