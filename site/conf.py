@@ -114,16 +114,24 @@ def _split_identifiers():
     if getattr(cls, "_kbq_split", False):
         return
     plain = cls.split
+    # The words of each text, kept: the same cell text comes again and
+    # again (recipe names, values, the same notes), and the Japanese
+    # splitter (Sphinx's TinySegmenter, pure Python) cost a third of a
+    # Japanese build; 4 290 distinct texts among 35 591 (docs/performance.md).
+    done = {}
 
     def split(self, text):
         # The language's own words, then every run of word characters as
         # written (a Japanese query "事前学習" is one word of the query, while
         # the segmenter indexes 事前 and 学習), then the parts of identifiers.
+        if text in done:
+            return list(done[text])
         out = list(plain(self, text))
         for w in re.findall(r"\w+", text):
             out.append(w)
             if "_" in w:
                 out.extend(p for p in w.split("_") if p)
+        done[text] = tuple(out)
         return out
 
     cls.split = split
