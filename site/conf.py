@@ -484,8 +484,44 @@ def _write_nav_stats(app, exception):
         pathlib.Path(path).write_text(json.dumps(_nav_stats, sort_keys=True), encoding="utf-8")
 
 
+def _keep_doctrees():
+    """Each page's doctree kept in memory from its reading to its writing,
+    as Sphinx 7 does (its _write_doc_doctree_cache): Sphinx 5.3 pickles
+    every doctree when it reads the page and loads the pickle back to write
+    it, about a second of each language's build. The pickle is still
+    written (a second build reads it); the page is written from the tree
+    the reading made, once, and every other reader (the sidebar's root
+    document) still loads the pickle."""
+    from sphinx.builders import Builder
+    from sphinx.environment import BuildEnvironment
+    from sphinx.util.docutils import LoggingReporter
+
+    if hasattr(BuildEnvironment, "_write_doc_doctree_cache") or getattr(Builder.write_doctree, "_kbq", False):
+        return  # Sphinx 7 keeps them itself
+    write = Builder.write_doctree
+    resolve = BuildEnvironment.get_and_resolve_doctree
+
+    def write_doctree(self, docname, doctree):
+        write(self, docname, doctree)
+        # On the builder: the environment is pickled whole after the reading.
+        self.__dict__.setdefault("_kbq_doctrees", {})[docname] = doctree
+
+    def get_and_resolve_doctree(self, docname, builder, doctree=None, *args, **kwargs):
+        if doctree is None:
+            doctree = builder.__dict__.get("_kbq_doctrees", {}).pop(docname, None)
+            if doctree is not None:
+                doctree.settings.env = self
+                doctree.reporter = LoggingReporter(self.doc2path(docname))
+        return resolve(self, docname, builder, doctree, *args, **kwargs)
+
+    write_doctree._kbq = True
+    Builder.write_doctree = write_doctree
+    BuildEnvironment.get_and_resolve_doctree = get_and_resolve_doctree
+
+
 def setup(app):
     _split_identifiers()
+    _keep_doctrees()
     _install_furo_nav()
     app.connect("build-finished", _write_nav_stats)
     app.connect("html-page-context", _furo_nav_context, priority=450)
