@@ -68,7 +68,7 @@ struct Engine::Impl {
     return name_tokens.emplace(kind, kbq::name_tokens(kb.recipe_names(kind))).first->second;
   }
   const perf::PerfSet& perf_set() {
-    if (!perf) perf = perf::build_perf(kb.perf_tables());
+    if (!perf) perf = perf::build_perf(std::move(*kb.perf_estimate_tables()));
     return *perf;
   }
 
@@ -671,7 +671,7 @@ std::variant<PerfListing, Error> Engine::perf(const std::string& model, bool his
 }
 
 PerfDerivation Engine::derive_perf() {
-  const perf::PerfSet set = perf::build_perf(*impl_->kb.perf_sources());
+  const perf::PerfSet set = perf::build_perf(std::move(*impl_->kb.perf_sources()));
   PerfDerivation d;
   d.rows.reserve(set.rows.size());
   for (const auto& r : set.rows)

@@ -115,8 +115,9 @@ class Kb {
 
   // --- throughput (query/kb/perf.cpp) ------------------------------------------------
   // NVIDIA's measured rows and the throughput estimator's data, with the
-  // FLOPs and fit kbc derived: what an answer's estimate reads (read once).
-  const perf::PerfTables& perf_tables();
+  // FLOPs and fit kbc derived: what an answer's estimate reads (not kept:
+  // the engine builds its estimator's set from them once, moving them in).
+  std::unique_ptr<perf::PerfTables> perf_estimate_tables();
   // The same with what `kbq perf` lists too (not kept: one listing reads it once).
   std::unique_ptr<perf::PerfTables> perf_listing_tables();
   // The same rows with each one's benchmark recipe and model, to derive the
@@ -175,7 +176,6 @@ class Kb {
   std::optional<std::vector<QuickRefRow>> quick_ref_;
   std::map<std::pair<std::string, std::string>, std::vector<EntityText>> entity_cache_;
   std::map<std::string, CitedTexts> cited_texts_;  // by language
-  std::unique_ptr<perf::PerfTables> perf_;
 };
 
 }  // namespace kbq

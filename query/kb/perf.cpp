@@ -13,10 +13,7 @@
 
 namespace kbq {
 
-const perf::PerfTables& Kb::perf_tables() {
-  if (!perf_) perf_ = read_perf_tables(perf::PerfRead::Estimate);  // kept only once read whole (kb.cpp, Kb::facts)
-  return *perf_;
-}
+std::unique_ptr<perf::PerfTables> Kb::perf_estimate_tables() { return read_perf_tables(perf::PerfRead::Estimate); }
 
 std::unique_ptr<perf::PerfTables> Kb::perf_listing_tables() { return read_perf_tables(perf::PerfRead::Derived); }
 

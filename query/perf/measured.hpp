@@ -46,7 +46,9 @@ struct PerfSet {
   std::map<std::string, std::string> raw_params;
 };
 
-PerfSet build_perf(const PerfTables& tables);
+// By value: a caller done with the tables moves them in (their rows'
+// strings are moved into the set), one that still lists them copies.
+PerfSet build_perf(PerfTables tables);
 
 // The FLOPs mode of a recipe's facts: LoRA counted at 2/3 for the
 // checkpoints and datasets data/perf-params.tsv names (the code's rule).
