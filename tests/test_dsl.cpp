@@ -440,6 +440,17 @@ const Lexicon& test_lexicon() {
     extras.dataset_presets.assign(preset_names.begin(), preset_names.end());
     // Words of recipe names are never corrected as typos (kb_lexicon.cpp reads them from the recipes table).
     extras.is_name_word = test_name_word;
+    // The languages a question is guessed in (kb_lexicon.cpp reads the KB's planner rows the same way).
+    const auto planner = kb::load_tsv((root / "kb-sources" / "data" / "planner.tsv").string(), diags, {"key", "value"});
+    REQUIRE(planner);
+    for (const auto& row : planner->rows) {
+      if (planner->get(row, "key") == "base_language") extras.base_language = planner->get(row, "value");
+      if (planner->get(row, "key") != "script_languages") continue;
+      for (const auto& pair : kb::split(planner->get(row, "value"), ','))
+        extras.script_languages[pair.substr(0, pair.find(':'))] = pair.substr(pair.find(':') + 1);
+    }
+    REQUIRE_FALSE(extras.base_language.empty());
+    REQUIRE(extras.script_languages.size() == 2);
     return Lexicon(kbq::dsl::lexicon_rows_from_tsv(*table), std::move(extras));
   }();
   return lex;
@@ -713,7 +724,7 @@ TEST_CASE("dsl: a damaged stored lexicon is refused, naming what is wrong", "[ds
     }
   };
   const auto with = [&](std::size_t at, std::string_view b) { return std::string(good).replace(at, b.size(), b); };
-  refused(with(0, std::string("\x02\0\0\0", 4)), "format 2, not 1");
+  refused(with(0, std::string("\x03\0\0\0", 4)), "format 3, not 2");
   refused(with(4, "\xff\xff\xff\xff"), "past the bytes left");
   refused(with(8, std::string("\x00\x01\0\0", 4)), "the bytes end early");  // 256 bytes: within the limit, past the end
   refused(with(8, std::string("\x01\x01\0\0", 4)), "a text of 257 bytes");
@@ -729,8 +740,20 @@ TEST_CASE("dsl: a damaged stored lexicon is refused, naming what is wrong", "[ds
   refused(with(kNodes, std::string("\0\0\0\0", 4)), "children outside the nodes after it");        // the root's first child: itself
   refused(with(kNodes + 4, std::string("\x09\0\0\0", 4)), "children outside the nodes after it");  // 9 children of 4 nodes
   refused(with(kNodes + 3 * 13 + 8, std::string("\x07\0\0\0", 4)), "word id 7 past the words");    // "t" spells word 7
-  refused(with(good.size() - 4, std::string("\x01\0\0\0", 4)), "past the bytes left");             // a flagship that is not there
-  refused(good + "x", "bytes after the flagships");
+  refused(with(good.size() - 4, std::string("\x01\0\0\0", 4)), "past the bytes left");             // a script that is not there
+  refused(good + "x", "bytes after the script languages");
+  // The languages a question is guessed in: a script the parser does not
+  // tell apart is refused ("kana" made "kanb").
+  Lexicon::Extras langs;
+  langs.base_language = "en";
+  langs.script_languages = {{"kana", "ja"}};
+  const std::string scripted = Lexicon({{"en", "mode", "sft", "sft"}}, std::move(langs)).to_stored();
+  REQUIRE(scripted.size() > 8);
+  REQUIRE(scripted.compare(scripted.size() - 10, 4, "kana") == 0);
+  const Lexicon back = Lexicon::from_stored(scripted, {});
+  CHECK(parse(back, "sft").query.lang == "en");
+  CHECK(parse(back, "sft の").query.lang == "ja");
+  refused(std::string(scripted).replace(scripted.size() - 7, 1, "b"), "script 'kanb' is not one the parser tells apart");
   // Every shorter copy is refused (each section is read whole).
   for (std::size_t n = 0; n < good.size(); ++n) refused(good.substr(0, n), "at byte");
 }

@@ -751,6 +751,7 @@ TEST_CASE("hostile: the corpus holds every required case", "[hostile]") {
                                "kb-lexicon-compiled-count-huge",
                                "kb-lexicon-compiled-missing",
                                "kb-lexicon-compiled-not-a-lexicon",
+                               "kb-lexicon-compiled-old-format",
                                "kb-lexicon-compiled-truncated",
                                "kb-lexicon-long-phrases",
                                "kb-lexicon-million-rows",

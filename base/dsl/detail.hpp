@@ -49,6 +49,13 @@ struct WordInfo {
 
 inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
 
+// The scripts the code tells apart in a question (Unicode classes, not
+// languages): data/planner.tsv script_languages says which language each
+// is written in. Kana is written in one language only: a question with any
+// is in its language; Han is shared, so words of the lexicon can outweigh it.
+inline constexpr std::string_view kScriptKana = "kana";
+inline constexpr std::string_view kScriptHan = "han";
+
 // Kinds whose values are ids (compared after lower-casing); the others are
 // numbers, a multiplier or a number word's value, always above 0.
 bool is_id_kind(WordKind k);
@@ -138,6 +145,14 @@ struct Lexicon::Impl {
   std::map<std::string, Lexicon::System> systems;               // system key -> its GPU type, GPUs and nodes
   std::function<bool(std::string_view)> is_name_word;           // a word of recipe names (never corrected as a typo), asked (Extras)
   std::map<std::string, std::string> flagships;                 // model value -> model key a bare family name means
+  std::string base_language;                                    // Extras::base_language
+  std::map<std::string, std::string> script_languages;          // Extras::script_languages (kScripts)
+
+  // The language of a script of kScripts, or nullptr when the data names none.
+  const std::string* script_language(std::string_view script) const {
+    auto it = script_languages.find(std::string(script));
+    return it == script_languages.end() ? nullptr : &it->second;
+  }
 
   // The id of a folded spelling, or kNoWord.
   std::uint32_t find(std::string_view folded) const { return index.find(folded); }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/checked.hpp"
+#include "base/dsl/detail.hpp"
 #include "base/limits.hpp"
 #include "base/text.hpp"
 
@@ -49,6 +50,26 @@ Lexicon load_lexicon(kb::Db& db) {
   // corrector would change, not cut from every name for every question (the
   // names grow with the recipes; a typo is rare).
   extras.is_name_word = [&db](std::string_view word) { return recipe_name_word(db, word); };
+  // The language of a question no word places, and of each script
+  // (data/planner.tsv base_language, script_languages "kana:ja,han:zh").
+  kb::Stmt pl(db, "SELECT key, value FROM planner WHERE key IN ('base_language', 'script_languages') ORDER BY key");
+  while (pl.step()) {
+    const std::string key = pl.text(0), value = word_at(pl, 1, "planner", "value", 0);
+    if (key == "base_language") {
+      extras.base_language = kb::trim(value);
+      continue;
+    }
+    for (const auto& pair : kb::split(value, ',')) {
+      const auto colon = pair.find(':');
+      if (kb::trim(pair).empty()) continue;
+      const std::string script = colon == std::string::npos ? std::string() : kb::trim(pair.substr(0, colon));
+      if (script != kScriptKana && script != kScriptHan)
+        throw kb::KbValueError("planner", "value", key,
+                               "'" + pair + "' is not script:language with a script the parser tells apart (" + std::string(kScriptKana) +
+                                   ", " + std::string(kScriptHan) + ")");
+      extras.script_languages[script] = kb::trim(pair.substr(colon + 1));
+    }
+  }
   return Lexicon(rows, std::move(extras));
 }
 

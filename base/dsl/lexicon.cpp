@@ -656,7 +656,7 @@ void prefer_spellings_like_values(Lexicon::Impl& lx) {
 }  // namespace
 
 Lexicon::Lexicon(const std::vector<LexiconRow>& rows, const std::vector<std::string>& hardware_keys)
-    : Lexicon(rows, Extras{hardware_keys, {}, {}, {}}) {}
+    : Lexicon(rows, Extras{hardware_keys, {}, {}, {}, {}, {}}) {}
 
 Lexicon::Lexicon(const std::vector<LexiconRow>& rows, Extras extras) {
   const auto& hardware_keys = extras.hardware_keys;
@@ -664,6 +664,13 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, Extras extras) {
   Impl& lx = *impl;
   lx.systems = std::move(extras.systems);
   lx.is_name_word = std::move(extras.is_name_word);
+  lx.base_language = std::move(extras.base_language);
+  for (auto& [script, lang] : extras.script_languages)
+    if (script == kScriptKana || script == kScriptHan)
+      lx.script_languages.emplace(script, std::move(lang));
+    else
+      lx.problems.push_back("script '" + script + "' is not one the parser tells apart (" + std::string(kScriptKana) + ", " +
+                            std::string(kScriptHan) + ")");
   WordIds word_ids;  // real words only
   for (const auto& row : rows)
     if (auto m = read_row(row, lx.problems)) {

@@ -16,6 +16,8 @@
 //   values:     (u8 kind, text value)
 //   systems:    (text system, text gpu key, i32 gpus, i32 nodes)
 //   flagships:  (text model value, text model key)
+//   text base language
+//   scripts:    (text script, text language)
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -28,7 +30,7 @@ namespace kbq::dsl {
 
 namespace {
 
-constexpr std::uint32_t kStoredFormat = 1;
+constexpr std::uint32_t kStoredFormat = 2;  // 2: the base and script languages
 // A meaning's number (a magnitude's multiplier, a number word's value) is
 // at most this: cast to a 64-bit count where it is read.
 constexpr double kMaxStoredNumber = 1e18;
@@ -167,6 +169,12 @@ std::string Lexicon::to_stored() const {
     w.text(value);
     w.text(key);
   }
+  w.text(lx.base_language);
+  w.count(lx.script_languages.size());
+  for (const auto& [script, lang] : lx.script_languages) {
+    w.text(script);
+    w.text(lang);
+  }
   return w.take();
 }
 
@@ -232,7 +240,13 @@ Lexicon Lexicon::from_stored(std::string_view bytes, std::function<bool(std::str
     std::string value(r.text());
     lx.flagships.emplace_hint(lx.flagships.end(), std::move(value), std::string(r.text()));
   }
-  if (!r.done()) r.fail("bytes after the flagships");
+  lx.base_language = std::string(r.text());
+  for (std::size_t n = r.count(8); n-- > 0;) {
+    std::string script(r.text());
+    if (script != kScriptKana && script != kScriptHan) r.fail("script '" + script + "' is not one the parser tells apart");
+    lx.script_languages.emplace_hint(lx.script_languages.end(), std::move(script), std::string(r.text()));
+  }
+  if (!r.done()) r.fail("bytes after the script languages");
   return Lexicon(std::move(impl));
 }
 

@@ -112,6 +112,12 @@ class Lexicon {
     // otherwise change, so a KB's recipes are read for that word, not all of
     // them for every question. Empty: no word is.
     std::function<bool(std::string_view)> is_name_word;
+    // The language of a question no word of the lexicon places
+    // (data/planner.tsv base_language), and the language of each script the
+    // code tells apart (script_languages: "kana", "han"): what
+    // Query::lang guesses from.
+    std::string base_language;
+    std::map<std::string, std::string> script_languages;
   };
 
   // Builds the symbol tables. `hardware_keys` are gpu keys from the KB that

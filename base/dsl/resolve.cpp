@@ -762,11 +762,14 @@ std::string Resolver::guess_language() const {
     han = han || kb::is_han(cp);
     i += static_cast<std::size_t>(len);
   }
-  // Kana is written in Japanese only: a question with any is Japanese,
-  // whatever Han words it shares with Chinese ("gpt oss 20b の性能").
-  if (kana) return "ja";
+  // Kana is written in one language only (data/planner.tsv
+  // script_languages): a question with any is in it, whatever Han words it
+  // shares with another ("gpt oss 20b の性能").
+  const std::string& base = lex_.base_language;
+  if (const std::string* l = lex_.script_language(kScriptKana); kana && l) return *l;
   const bool cjk = han;
-  const std::string script = han ? "zh" : "en";
+  const std::string* han_lang = lex_.script_language(kScriptHan);
+  const std::string script = han && han_lang ? *han_lang : base;
   // Words listed under fewer languages, and longer words, weigh more; in a
   // CJK query only CJK words count, in others only non-CJK words.
   std::map<std::string, double> score;
@@ -783,7 +786,7 @@ std::string Resolver::guess_language() const {
   for (const auto& [l, s] : score)
     if (s >= best - 1e-9) top.push_back(l);
   if (std::find(top.begin(), top.end(), script) != top.end()) return script;
-  if (std::find(top.begin(), top.end(), "en") != top.end()) return "en";
+  if (std::find(top.begin(), top.end(), base) != top.end()) return base;
   return top.front();
 }
 
@@ -900,7 +903,7 @@ ParseResult parse(const Lexicon& lexicon, std::string_view text) {
   Query& q = r.query;
   q.text = std::string(text);
   q.lexicon = lexicon;
-  q.lang = "en";
+  q.lang = lexicon.impl().base_language;
   if (const auto bad = kb::find_invalid_utf8(text)) {
     r.error = ParseError{"the query is not valid UTF-8", "re-type the query", Span{kb::code_point_column(text, *bad) + 1, 1}};
     return r;
