@@ -43,7 +43,7 @@ const char* type_name(int type) {
 }  // namespace
 
 KbValueError::KbValueError(std::string_view table, std::string_view column, std::string_view row, std::string_view problem)
-    : std::runtime_error(message(table, column, row, problem)) {}
+    : std::runtime_error(message(table, column, row, problem)), table_(table), row_(row) {}
 
 std::string row_name(const Stmt& st, const ValueAt& at) {
   const int row_col = at.row_col;

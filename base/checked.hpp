@@ -45,6 +45,13 @@ std::optional<long long> next_pow2(long long v);
 class KbValueError : public std::runtime_error {
  public:
   KbValueError(std::string_view table, std::string_view column, std::string_view row, std::string_view problem);
+  // The table and the row as the message names them (kbc maps a planner
+  // row back to its line of data/planner.tsv).
+  const std::string& table() const { return table_; }
+  const std::string& row() const { return row_; }
+
+ private:
+  std::string table_, row_;
 };
 
 // Where a value is read: its table and column, and the statement column

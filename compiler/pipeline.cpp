@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <regex>
 
+#include <re2/re2.h>
+
+#include "base/checked.hpp"
 #include "base/escape.hpp"
 #include "base/files.hpp"
 #include "base/limits.hpp"
@@ -164,10 +166,10 @@ bool check_data_folder(const fs::path& real_root, const std::string& data_dir, b
 // language tag (en, fr, ja, zh, pt-BR); the query lexicon's words and GPU
 // keys set the depth of its search tree (at most kMaxLexiconWordBytes).
 bool check_vocab_values(const Vocab& v, Diagnostics& diags) {
-  static const std::regex tag("[a-z]{2,3}(-[A-Za-z0-9]{1,8})*");
+  static const RE2 tag("[a-z]{2,3}(-[A-Za-z0-9]{1,8})*");
   const int before = diags.error_count();
   for (const auto& lang : v.languages) {
-    if (std::regex_match(lang, tag)) continue;
+    if (RE2::FullMatch(lang, tag)) continue;
     Span at{v.sections.path, 0, 0};
     for (const auto& row : v.sections.rows)
       if (v.sections.get(row, "lang") == lang) {
@@ -434,11 +436,41 @@ void write_kb(const Compilation& c, const std::string& path, const KbDerive& sto
       contents, store_derived);
 }
 
+namespace {
+
+// Where data/planner.tsv sets `key`: its value's cell, or nullopt when the
+// file has no such row.
+std::optional<Span> planner_line(const CompileOptions& opts, const std::string& key) {
+  const std::string path = ((opts.data.empty() ? fs::path(opts.sources) / "data" : fs::path(opts.data)) / "planner.tsv").generic_string();
+  const auto bytes = read_file(path);
+  if (!bytes || key.empty()) return std::nullopt;
+  const std::string row = key + "\t";
+  for (size_t at = 0; at < bytes->size();) {
+    if (bytes->compare(at, row.size(), row) == 0) return span_of_byte(path, *bytes, at + row.size());
+    const size_t end = bytes->find('\n', at);
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& diags, const KbDerive& store_derived, KbContents contents) {
   auto c = compile(opts, diags);
   if (!c || diags.has_errors()) return false;
   try {
     write_kb(*c, out, store_derived, contents);
+  } catch (const KbValueError& e) {
+    // A value of data/planner.tsv the readers refuse (a setting that is not
+    // a number, a script the parser does not tell apart): its line there.
+    if (const auto at = planner_line(opts, e.row()); e.table() == "planner" && at) {
+      diags.error(*at, e.what(), "fix the value (its source column says what it means); " + out + " is unchanged");
+      return false;
+    }
+    diags.error({out, 0, 0}, std::string("cannot write the knowledge base: ") + e.what(),
+                "fix the row it names in the sources; the previous KB is unchanged");
+    return false;
   } catch (const std::exception& e) {
     diags.error({out, 0, 0}, std::string("cannot write the knowledge base: ") + e.what(),
                 "check that the output folder is writable; the previous KB is unchanged");

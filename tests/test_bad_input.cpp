@@ -22,6 +22,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/process.hpp"
@@ -187,6 +188,43 @@ TEST_CASE("the good fixture builds (the bad cases differ from it in one defect)"
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("error") == std::string::npos);
   CHECK(fs::file_size(tmp / "kb.sqlite") > 0);
+}
+
+// A value of data/planner.tsv a reader refuses (a number that is not one,
+// a script the query parser does not tell apart) is an error at its cell
+// there, not at the output file with a hint about its folder; the previous
+// KB is kept.
+TEST_CASE("kbc build: a bad planner value is an error at its line of data/planner.tsv", "[bad_input]") {
+  const std::string& before = previous_kb_bytes();
+  for (const auto& [key, value, says] :
+       {std::tuple{std::string("own_layout_tolerance"), std::string("abc"), std::string("'abc' is not a number")},
+        std::tuple{std::string("script_languages"), std::string("kana:ja,hangul:ko"),
+                   std::string("'hangul:ko' is not script:language with a script the parser tells apart (kana, han)")}}) {
+    TempDir tmp;
+    const std::string data = tmp / "data";
+    fs::copy(kData, data, fs::copy_options::recursive);
+    std::string planner = slurp(data + "/planner.tsv");
+    const size_t at = planner.find("\n" + key + "\t");
+    REQUIRE(at != std::string::npos);
+    const size_t cell = at + 1 + key.size() + 1, end = planner.find('\t', cell);
+    planner.replace(cell, end - cell, value);
+    {
+      std::ofstream f(data + "/planner.tsv", std::ios::binary);
+      f << planner;
+    }
+    const int line = static_cast<int>(std::count(planner.begin(), planner.begin() + static_cast<std::ptrdiff_t>(at) + 1, '\n')) + 1;
+    const std::string out = tmp / "kb.sqlite";
+    {
+      std::ofstream f(out, std::ios::binary);
+      f << before;
+    }
+    const auto r = run({KBC_PATH, "build", "--sources", kGood, "--data", data, "-o", out});
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(data + "/planner.tsv:" + std::to_string(line) + ":" + std::to_string(key.size() + 2) +
+                     ": error: kb: planner.value of " + key + ": " + says + "\n  hint: fix the value") != std::string::npos);
+    CHECK(slurp(out) == before);
+  }
 }
 
 // One bad case: kbc build exits 2 with exactly the expected diagnostics
