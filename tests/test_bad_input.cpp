@@ -227,6 +227,28 @@ TEST_CASE("kbc build: a bad planner value is an error at its line of data/planne
   }
 }
 
+// The language the skill is written in is data (planner.tsv base_language):
+// every fallback to it, in kbc and kbq, reads that row, so a data folder
+// without it is an error, not a silent "en".
+TEST_CASE("kbc build: a data folder without base_language is an error", "[bad_input]") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  fs::copy(kData, data, fs::copy_options::recursive);
+  std::string planner = slurp(data + "/planner.tsv");
+  const size_t at = planner.find("\nbase_language\t");
+  REQUIRE(at != std::string::npos);
+  planner.erase(at, planner.find('\n', at + 1) - at);
+  {
+    std::ofstream f(data + "/planner.tsv", std::ios::binary);
+    f << planner;
+  }
+  const auto r = run({KBC_PATH, "build", "--sources", kGood, "--data", data, "-o", tmp / "kb.sqlite"});
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(data + "/planner.tsv: error: no base_language row\n  hint: add one") != std::string::npos);
+  CHECK_FALSE(fs::exists(tmp / "kb.sqlite"));
+}
+
 // One bad case: kbc build exits 2 with exactly the expected diagnostics
 // and leaves the previous KB as it was, with nothing beside it.
 void run_bad_case(const std::string& name) {

@@ -80,6 +80,11 @@ const TextExportHints& hints() {
     Diagnostics diags;
     load_editions(out, diags);
     load_headings(out, diags);
+    // data/planner.tsv base_language, as Vocab::text_export_hints reads it.
+    if (const auto planner = kb::load_tsv(kData + "planner.tsv", diags, {"key", "value"}))
+      for (const auto& row : planner->rows)
+        if (planner->get(row, "key") == "base_language") out.base_language = planner->get(row, "value");
+    REQUIRE_FALSE(out.base_language.empty());
     INFO(errors_of(diags));
     REQUIRE_FALSE(diags.has_errors());
     return out;

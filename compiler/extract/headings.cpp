@@ -74,7 +74,8 @@ HeadingLexicon::Words HeadingLexicon::words(const std::string& lang, const std::
   return out;
 }
 
-HeadingLexicon::Match HeadingLexicon::classify(const std::string& lang, const std::string& heading, int level) const {
+HeadingLexicon::Match HeadingLexicon::classify(const std::string& lang, const std::string& heading, int level,
+                                               const std::string& base) const {
   Match m;
   const std::string h = normalize_space(heading);
   std::map<std::string, Words> by_lang;     // the heading's words in each row's language
@@ -96,7 +97,7 @@ HeadingLexicon::Match HeadingLexicon::classify(const std::string& lang, const st
       else
         continue;
     }
-    const int rank = r.lang == lang ? 0 : r.lang == "en" ? 1 : r.lang == "*" ? 2 : 3;
+    const int rank = r.lang == lang ? 0 : r.lang == base ? 1 : r.lang == "*" ? 2 : 3;
     const Score s{r.level != level ? 1 : 0, how, rank};
     auto [b, added] = best.try_emplace(r.kind, s);
     if (!added) b->second = std::min(b->second, s);

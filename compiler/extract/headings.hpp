@@ -47,7 +47,9 @@ class HeadingLexicon {
   void add_heading(const std::string& lang, const std::string& heading, const std::string& kind, int level);
 
   Words words(const std::string& lang, const std::string& heading) const;
-  Match classify(const std::string& lang, const std::string& heading, int level) const;
+  // A row of `lang` first, then of `base` (the language the skill is
+  // written in, which other editions leave parts in), then of every language.
+  Match classify(const std::string& lang, const std::string& heading, int level, const std::string& base) const;
 
  private:
   struct LangWords {

@@ -30,7 +30,14 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
   load("datasets.tsv", v.datasets, {"preset", "modes", "evidence"});
   load("editions.tsv", v.editions, {"origin", "path", "name", "lang", "revision", "date"});
   load("patterns.tsv", v.patterns, {"name", "pattern"});
+  const int before_planner = diags.error_count();
   load("planner.tsv", v.planner, {"key", "value"});
+  for (const auto& row : v.planner.rows)
+    if (v.planner.get(row, "key") == "base_language") v.base_language = trim(v.planner.get(row, "value"));
+  // (A planner.tsv that could not be read is one error already.)
+  if (v.base_language.empty() && diags.error_count() == before_planner)
+    diags.error({v.planner.path, 0, 0}, "no base_language row",
+                "add one: the language the skill is written in, which every other language falls back to");
   load("checks.tsv", v.checks, {"check", "kind", "entity"});
   load("answer-labels.tsv", v.labels, {"lang", "key", "text"});
   load("models-extra.tsv", v.models_extra, {"model_key", "hf_id", "num_layers", "num_key_value_heads", "num_experts"});
@@ -170,7 +177,7 @@ bool load_vocab(const std::string& data_dir, Vocab& v, Diagnostics& diags) {
 }
 
 HeadingLexicon::Match Vocab::section_kind(const std::string& lang, const std::string& heading, int level) const {
-  return headings_.classify(lang, heading, level);
+  return headings_.classify(lang, heading, level, base_language);
 }
 
 int Vocab::section_level(const std::string& kind) const {
@@ -182,8 +189,7 @@ int Vocab::section_level(const std::string& kind) const {
 std::string Vocab::column_field(const std::string& lang, const std::string& header) const {
   auto it = columns_by_header_.find(fold(normalize_space(header)));
   if (it == columns_by_header_.end()) return {};
-  for (const char* pass : {"own", "en", "*"}) {
-    const std::string want = std::string(pass) == "own" ? lang : pass;
+  for (const std::string& want : {lang, base_language, std::string("*")}) {
     for (const auto& [rl, field] : it->second)
       if (rl == want) return field;
   }
@@ -196,7 +202,7 @@ std::optional<std::string> Vocab::cell_value(const std::string& lang, const std:
     for (const auto& row : cells.rows) {
       const auto& rf = cells.get(row, "field");
       const bool field_ok = std::string(pass) == "exact" ? rf == field : rf == "*";
-      if (!field_ok || !(lang_matches(cells.get(row, "lang"), lang) || cells.get(row, "lang") == "en")) continue;
+      if (!field_ok || !(lang_matches(cells.get(row, "lang"), lang) || cells.get(row, "lang") == base_language)) continue;
       if (fold(cells.get(row, "word")) == w) return cells.get(row, "value");
     }
   }
@@ -272,6 +278,7 @@ const RE2* Vocab::pattern(const std::string& name) const {
 
 TextExportHints Vocab::text_export_hints() const {
   TextExportHints h;
+  h.base_language = base_language;
   for (const auto& e : edition_rows_)
     if (e.path.empty()) h.editions.push_back(e);
   for (const auto& row : sections.rows) {

@@ -47,6 +47,10 @@ struct Vocab {
   TsvTable systems;
 
   std::set<std::string> languages;  // languages the data knows (sections.tsv)
+  // The language the skill is written in (planner.tsv base_language): the
+  // one every other falls back to, and whose headings, column headers and
+  // cell words other editions also use (parts of them are left in it).
+  std::string base_language;
 
   // Section kind of a heading of a level in a language: data/sections.tsv
   // matched on words (headings.hpp). Match.kind is "" when no row matches

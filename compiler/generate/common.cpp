@@ -24,7 +24,7 @@ namespace {
 // The language every other falls back to first (as in Vocab::section_kind).
 // The language the skill is written in (data/planner.tsv base_language),
 // set when the generator's context is built: the fallback of every page.
-std::string kBase = "en";
+std::string kBase;
 
 // The language-independent values of a recipe row (what resolve compares).
 bool same_values(const RecipeRow& a, const RecipeRow& b) {
@@ -47,9 +47,7 @@ std::set<std::string> split_set(const std::string& s) {
 
 Inputs::Inputs(const Compilation& comp, Diagnostics& d, kbq::Engine& eng, std::string kb)
     : c(comp), diags(d), engine(eng), kb_path(std::move(kb)), use_(comp.extracted.entities) {
-  for (const auto& row : c.vocab.planner.rows)
-    if (c.vocab.planner.get(row, "key") == "base_language" && !c.vocab.planner.get(row, "value").empty())
-      kBase = c.vocab.planner.get(row, "value");
+  kBase = c.vocab.base_language;
   languages.assign(c.vocab.languages.begin(), c.vocab.languages.end());
   for (const auto& doc : c.documents) newest_revision = std::max(newest_revision, doc.meta.revision);
   for (const auto& e : c.resolved.entities) by_key_[{e.kind, e.key}] = &e;

@@ -24,10 +24,10 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// The labels of data/ui.tsv in one language (else en).
+// The labels of data/ui.tsv in one language (else the base language, planner.tsv).
 class Labels {
  public:
-  Labels(const Vocab& v, const std::string& lang, Diagnostics& diags) : base_(base_language(v)), lang_(lang), diags_(diags) {
+  Labels(const Vocab& v, const std::string& lang, Diagnostics& diags) : base_(v.base_language), lang_(lang), diags_(diags) {
     if (lang_.empty()) lang_ = base_;
     if (auto t = load_tsv(v.dir + "/ui.tsv", diags, {"lang", "key", "text", "source"})) ui_ = std::move(*t);
   }
@@ -41,12 +41,6 @@ class Labels {
   }
 
  private:
-  // data/planner.tsv base_language: the language every label falls back to.
-  static std::string base_language(const Vocab& v) {
-    for (const auto& row : v.planner.rows)
-      if (v.planner.get(row, "key") == "base_language") return v.planner.get(row, "value");
-    return {};
-  }
   std::string base_, lang_;
   Diagnostics& diags_;
   TsvTable ui_;

@@ -19,6 +19,7 @@
 #include <set>
 #include <variant>
 
+#include "base/checked.hpp"
 #include "base/kinds.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
@@ -174,13 +175,18 @@ void write_finder(const Inputs& ctx, OutputFiles& out) {
   const std::vector<std::string> theme_keys = {"theme.back_to_top", "theme.on_this_page", "theme.made_with", "theme.search", "theme.next",
                                                "theme.previous",    "theme.home",         "theme.contents",  "theme.menu",   "theme.expand",
                                                "theme.light",       "theme.dark",         "theme.auto"};
+  // The theme's strings are its templates' own (furo's, data/planner.tsv
+  // site_theme_language): the catalog translates them from that language.
+  const std::vector<std::string> theme_language = planner_words(db, "site_theme_language");
+  if (theme_language.size() != 1)
+    throw KbValueError("planner", "value", "site_theme_language", "one language, the one the theme's templates are written in");
   json ui;
   for (const auto& lang : ctx.languages) {
     json words;
     for (const auto& k : site_keys) words[k] = ctx.ui(lang, k);
     words["name"] = ctx.ui(lang, "lang." + lang);
     json catalog;
-    for (const auto& k : theme_keys) catalog[ctx.ui("en", k)] = ctx.ui(lang, k);
+    for (const auto& k : theme_keys) catalog[ctx.ui(theme_language.front(), k)] = ctx.ui(lang, k);
     words["catalog"] = catalog;
     ui[lang] = words;
   }

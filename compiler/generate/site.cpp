@@ -513,7 +513,7 @@ class SiteWriter {
     if (it == fewest_.end()) {
       std::vector<std::vector<std::string>> rows;
       for (const auto& g : planner_words(db_, "finder_hardware")) {
-        auto res = ctx_.engine.fewest(name, g, "en");
+        auto res = ctx_.engine.fewest(name, g, ctx_.c.vocab.base_language);  // only its numbers are read
         const auto* a = std::get_if<kbq::Answer>(&res);
         if (!a || a->results.empty()) continue;
         const kbq::Result& r = a->results.front();

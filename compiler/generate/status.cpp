@@ -14,8 +14,6 @@ namespace kb::gen {
 
 namespace {
 
-const char* const kLang = "en";  // the maintainer's language for labels
-
 bool has_lang(const Entity& e, const std::string& lang) {
   return std::any_of(e.editions.begin(), e.editions.end(), [&](const EntityEdition* x) { return x->prov.lang == lang; });
 }
@@ -54,7 +52,10 @@ class StatusWriter {
   }
 
  private:
-  std::string ui(const std::string& key, const std::map<std::string, std::string>& args = {}) const { return ctx_.ui(kLang, key, args); }
+  // The page is written in the language the skill is written in
+  // (planner.tsv base_language): the maintainers'.
+  const std::string& base() const { return ctx_.c.vocab.base_language; }
+  std::string ui(const std::string& key, const std::map<std::string, std::string>& args = {}) const { return ctx_.ui(base(), key, args); }
 
   // "revision N (lang, file:line)": the edition whose value won.
   std::string won(const Provenance& p) const {
@@ -119,7 +120,7 @@ class StatusWriter {
     std::vector<std::vector<std::string>> rows;
     for (const auto& lang : ctx_.languages) {
       const auto& s = by_lang.at(lang);
-      rows.push_back({cell(ctx_.lang_name(kLang, lang) + " (" + lang + ")"), std::to_string(s.missing.size()),
+      rows.push_back({cell(ctx_.lang_name(base(), lang) + " (" + lang + ")"), std::to_string(s.missing.size()),
                       std::to_string(s.stale.size()), std::to_string(s.realigned.size()), std::to_string(s.conflicts.size())});
     }
     return body +
@@ -147,7 +148,7 @@ class StatusWriter {
 
   // A language's four sections.
   std::string lang_sections(const std::string& lang, const LangStatus& s) const {
-    std::string body = "\n## " + md_text(ctx_.lang_name(kLang, lang) + " (" + lang + ")") + "\n";
+    std::string body = "\n## " + md_text(ctx_.lang_name(base(), lang) + " (" + lang + ")") + "\n";
     body += section(3, ui("status.missing"), with({"status.col.text"}), s.missing);
     body += section(3, ui("status.stale"), with({"status.col.revision", "status.col.field", "status.col.won"}), s.stale);
     body += section(3, ui("status.realigned"), with({"status.col.revision", "status.col.text", "status.col.won"}), s.realigned);
@@ -188,7 +189,7 @@ class StatusWriter {
         const auto& t = ctx_.c.vocab.section_kinds;
         std::string by;
         for (const auto& row : t.rows)
-          if (t.get(row, "kind") == w.section_kind) by = ctx_.heading(kLang, t.get(row, "replaced_by"));
+          if (t.get(row, "kind") == w.section_kind) by = ctx_.heading(base(), t.get(row, "replaced_by"));
         reason = ui("status.superseded", {{"by", by}});
       } else if (removed(e)) {
         reason = ui("status.removed", {{"revision", std::to_string(newest(w.section_kind))}});

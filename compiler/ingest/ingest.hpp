@@ -56,7 +56,8 @@ struct TextExportHints {
   };
   std::vector<Edition> editions;
   std::vector<KnownHeading> headings;
-  int family_level = 3;  // level of an unknown bare title line (a family heading)
+  int family_level = 3;       // level of an unknown bare title line (a family heading)
+  std::string base_language;  // data/planner.tsv: its headings are known in every edition (parts are left in it)
 };
 
 // Plain-text export: tab-separated lines → tables, bare title lines →

@@ -127,9 +127,9 @@ class Parser {
   Parser(const SourceFile& file, const TextExportHints& hints, const std::string& lang, std::vector<Line> lines, size_t skip,
          Diagnostics& diags)
       : file_(file), hints_(hints), lines_(std::move(lines)), skip_(skip), diags_(diags) {
-    // Known headings: the edition's language first, then "en" (parts of the
-    // zh and ja editions are in English), then "*".
-    for (const char* l : {lang.c_str(), "en", "*"})
+    // Known headings: the edition's language first, then the base language
+    // (parts of the zh and ja editions are left in it), then "*".
+    for (const std::string& l : {lang, hints_.base_language, std::string("*")})
       for (const auto& h : hints_.headings)
         if (h.lang == l) known_.emplace(normalize_space(h.text), h.level);  // first wins
   }
