@@ -14,9 +14,11 @@
 // gave back instead of running out of the region. Blocks larger than
 // limits::kArenaMaxAlloc, and every block once the region is used up, come
 // from malloc and are freed by delete, so a large or crafted KB costs what
-// it holds, never an arena that only grows (docs/security.md). SQLite
-// keeps its own allocator, capped by sqlite3_hard_heap_limit64. Nothing
-// calls into this file: linking it is the choice, and CMakeLists.txt links
+// it holds, never an arena that only grows (docs/security.md). SQLite's
+// allocations come from the same arena (SQLITE_CONFIG_MALLOC, set before
+// main): each block carries its size in a 16-byte header, which SQLite's
+// own accounting reads (xSize), so sqlite3_hard_heap_limit64 still caps
+// them. Nothing calls into this file: linking it is the choice, and CMakeLists.txt links
 // it into the kbq executable alone, and only outside sanitizer and fuzzing
 // builds (their runtimes replace operator new, and ASan should see every
 // allocation). What it buys, measured with and without it:
@@ -28,7 +30,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
+
+#include <sqlite3.h>
 
 #include "base/limits.hpp"
 
@@ -105,16 +110,25 @@ void* from_malloc(std::size_t size, std::size_t align) {
   return p;
 }
 
-void* allocate(std::size_t size) {
+// A block of `size` bytes: the last one of its class given back, else
+// bumped, else (past the region, or past kArenaMaxAlloc) malloc's, which
+// may be nullptr.
+void* take(std::size_t size) noexcept {
   if (size == 0) size = 1;
-  if (size > kb::limits::kArenaMaxAlloc) return from_malloc(size, alignof(std::max_align_t));
+  if (size > kb::limits::kArenaMaxAlloc) return std::malloc(size);
   const SizeClass c = class_of(size);
   if (FreeBlock* b = free_blocks[c.index]) {
     free_blocks[c.index] = b->next;
     return b;
   }
   if (void* p = bump(c.bytes, kSmallStep)) return p;
-  return from_malloc(size, alignof(std::max_align_t));
+  return std::malloc(size);
+}
+
+void* allocate(std::size_t size) {
+  void* p = take(size);
+  if (!p) throw std::bad_alloc();
+  return p;
 }
 
 // Over-aligned blocks: bumped, never reused (none of kbq's types asks for
@@ -141,6 +155,60 @@ void release_sized(void* p, std::size_t size) noexcept {
   b->next = free_blocks[c.index];
   free_blocks[c.index] = b;
 }
+
+// SQLite's allocator: the arena's blocks, each after a header that holds
+// its size (SQLite asks it back, xSize, for its accounting and its heap
+// limit). The header keeps the alignment of max_align_t.
+constexpr std::size_t kHeader = 16;
+static_assert(kHeader >= sizeof(std::size_t) && kHeader % alignof(std::max_align_t) == 0);
+
+std::size_t sqlite_bytes(void* p) {
+  std::size_t bytes = 0;
+  std::memcpy(&bytes, static_cast<char*>(p) - kHeader, sizeof bytes);
+  return bytes;
+}
+
+void* sqlite_malloc(int n) {
+  if (n <= 0) return nullptr;
+  auto* b = static_cast<char*>(take(static_cast<std::size_t>(n) + kHeader));
+  if (!b) return nullptr;
+  const auto bytes = static_cast<std::size_t>(n);
+  std::memcpy(b, &bytes, sizeof bytes);
+  return b + kHeader;
+}
+
+void sqlite_free(void* p) {
+  if (p) release_sized(static_cast<char*>(p) - kHeader, sqlite_bytes(p) + kHeader);
+}
+
+int sqlite_size(void* p) { return p ? static_cast<int>(sqlite_bytes(p)) : 0; }
+
+void* sqlite_realloc(void* p, int n) {
+  if (!p) return sqlite_malloc(n);
+  if (n <= 0) {
+    sqlite_free(p);
+    return nullptr;
+  }
+  const int had = sqlite_size(p);
+  if (n <= had) return p;
+  void* q = sqlite_malloc(n);
+  if (!q) return nullptr;
+  std::memcpy(q, p, static_cast<std::size_t>(had));
+  sqlite_free(p);
+  return q;
+}
+
+int sqlite_roundup(int n) { return (n + 7) & ~7; }
+int sqlite_init(void*) { return SQLITE_OK; }
+void sqlite_shutdown(void*) {}
+
+// Set before main, so before SQLite initializes: SQLite's mallocs and
+// frees cost a few instructions each instead of libc's (docs/performance.md).
+const bool sqlite_uses_arena = [] {
+  static const sqlite3_mem_methods methods{sqlite_malloc,  sqlite_free, sqlite_realloc,  sqlite_size,
+                                           sqlite_roundup, sqlite_init, sqlite_shutdown, nullptr};
+  return sqlite3_config(SQLITE_CONFIG_MALLOC, &methods) == SQLITE_OK;
+}();
 
 }  // namespace
 }  // namespace kbq::arena
