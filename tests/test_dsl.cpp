@@ -754,6 +754,12 @@ TEST_CASE("dsl: a damaged stored lexicon is refused, naming what is wrong", "[ds
   CHECK(parse(back, "sft").query.lang == "en");
   CHECK(parse(back, "sft の").query.lang == "ja");
   refused(std::string(scripted).replace(scripted.size() - 7, 1, "b"), "script 'kanb' is not one the parser tells apart");
+  // Built from rows: an unknown script is a problem of the lexicon, and left out.
+  Lexicon::Extras hangul;
+  hangul.script_languages = {{"hangul", "ko"}};
+  const Lexicon with_hangul({{"en", "mode", "sft", "sft"}}, std::move(hangul));
+  REQUIRE(with_hangul.problems().size() == 1);
+  CHECK(with_hangul.problems().front() == "script 'hangul' is not one the parser tells apart (kana, han)");
   // Every shorter copy is refused (each section is read whole).
   for (std::size_t n = 0; n < good.size(); ++n) refused(good.substr(0, n), "at byte");
 }

@@ -33,7 +33,8 @@ struct Meaning {
 // A distinct folded word of the lexicon with all its meanings.
 struct WordInfo {
   std::string word;                // folded, one space between words
-  std::u32string cps;              // the same as code points (for edit distance)
+  std::u32string cps;              // the same as code points, for a word that is not ASCII (an ASCII word's are its bytes)
+  std::uint32_t length = 0;        // its code points
   std::vector<Meaning> meanings;   // in row order, one per (kind, value)
   std::vector<std::string> langs;  // sorted language codes, "*" left out
   bool cjk = false;                // holds a CJK code point
@@ -43,8 +44,12 @@ struct WordInfo {
 
   // The meaning of a kind, or nullptr.
   const Meaning* meaning(WordKind kind) const;
-  // Sets `word` and what is derived from it: cps, cjk, ascii.
+  // Sets `word` and what is derived from it: cps, length, cjk, ascii.
   void set_word(std::string w);
+  // Its code points (edit distance): `cps`, or an ASCII word's bytes
+  // widened into `scratch`. Most words are ASCII: a lexicon read back from a
+  // KB keeps no copy of them, and only a typo's look-up widens them.
+  std::u32string_view code_points(std::u32string& scratch) const;
 };
 
 inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
@@ -55,6 +60,8 @@ inline constexpr std::uint32_t kNoWord = 0xFFFFFFFFu;  // "no word id"
 // is in its language; Han is shared, so words of the lexicon can outweigh it.
 inline constexpr std::string_view kScriptKana = "kana";
 inline constexpr std::string_view kScriptHan = "han";
+inline bool is_script(std::string_view s) { return s == kScriptKana || s == kScriptHan; }
+inline std::string script_names() { return std::string(kScriptKana) + ", " + std::string(kScriptHan); }
 
 // Kinds whose values are ids (compared after lower-casing); the others are
 // numbers, a multiplier or a number word's value, always above 0.

@@ -63,10 +63,9 @@ Lexicon load_lexicon(kb::Db& db) {
       const auto colon = pair.find(':');
       if (kb::trim(pair).empty()) continue;
       const std::string script = colon == std::string::npos ? std::string() : kb::trim(pair.substr(0, colon));
-      if (script != kScriptKana && script != kScriptHan)
+      if (!is_script(script))
         throw kb::KbValueError("planner", "value", key,
-                               "'" + pair + "' is not script:language with a script the parser tells apart (" + std::string(kScriptKana) +
-                                   ", " + std::string(kScriptHan) + ")");
+                               "'" + pair + "' is not script:language with a script the parser tells apart (" + script_names() + ")");
       extras.script_languages[script] = kb::trim(pair.substr(colon + 1));
     }
   }

@@ -40,11 +40,19 @@ void WordInfo::set_word(std::string w) {
   ascii = std::all_of(word.begin(), word.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
   cjk = false;
   if (ascii) {
-    cps.assign(word.begin(), word.end());
+    cps.clear();
+    length = static_cast<std::uint32_t>(word.size());
     return;
   }
   cps = to_u32(word);
+  length = static_cast<std::uint32_t>(cps.size());
   cjk = std::any_of(cps.begin(), cps.end(), is_cjk_cp);
+}
+
+std::u32string_view WordInfo::code_points(std::u32string& scratch) const {
+  if (!ascii) return cps;
+  scratch.assign(word.begin(), word.end());
+  return scratch;
 }
 
 bool is_cjk_cp(char32_t cp) { return kb::is_cjk(cp); }
@@ -241,7 +249,7 @@ std::vector<std::string> phrase_variants(const std::string& w) {
 }
 
 // Orders printed spellings: ASCII first, then fewer code points, then bytes.
-auto spelling_rank(const WordInfo& w) { return std::make_tuple(!w.ascii, w.cps.size(), std::string_view(w.word)); }
+auto spelling_rank(const WordInfo& w) { return std::make_tuple(!w.ascii, w.length, std::string_view(w.word)); }
 
 bool better_spelling(const WordInfo& a, const std::string& current_word, const Lexicon::Impl& lex) {
   const std::uint32_t id = lex.find(current_word);
@@ -443,28 +451,30 @@ std::uint32_t Lexicon::Impl::closest(std::u32string_view word, int kind) const {
   const int limit = n <= 4 ? 1 : 2;
   std::uint32_t best = kNoWord;
   std::tuple<int, int, int, long, std::string_view> best_key{limit + 1, 0, 0, 0, {}};
+  std::u32string scratch;
   for (std::uint32_t id = 0; id < words.size(); ++id) {
     const WordInfo& w = words[id];
     if (w.cjk) continue;
     if (kind >= 0) {
       if (!w.meaning(static_cast<WordKind>(kind))) continue;
     } else {
-      if (w.cps.size() < 3) continue;
+      if (w.length < 3) continue;
       bool only_stop = true;
       for (const auto& m : w.meanings)
         if (m.kind != WordKind::Stopword && m.kind != WordKind::OpenMax && m.kind != WordKind::RangeSep) only_stop = false;
       if (only_stop) continue;
     }
-    const int diff = std::abs(static_cast<int>(w.cps.size()) - n);
+    const int diff = std::abs(static_cast<int>(w.length) - n);
     if (diff > limit) continue;
-    const Cost c = edit_cost(word, w.cps, limit);
+    const std::u32string_view cps = w.code_points(scratch);
+    const Cost c = edit_cost(word, cps, limit);
     if (c.edits > limit || c.edits == 0) continue;
     // Fewest edits, then the same length (a substitution is the likelier
     // typo), then the longest common prefix, then the nearest substituted
     // code points, then the word.
     int prefix = 0;
-    while (static_cast<std::size_t>(prefix) < std::min(word.size(), w.cps.size()) &&
-           word[static_cast<std::size_t>(prefix)] == w.cps[static_cast<std::size_t>(prefix)])
+    while (static_cast<std::size_t>(prefix) < std::min(word.size(), cps.size()) &&
+           word[static_cast<std::size_t>(prefix)] == cps[static_cast<std::size_t>(prefix)])
       ++prefix;
     const auto key = std::make_tuple(c.edits, diff, -prefix, c.far, std::string_view(w.word));
     if (best == kNoWord || key < best_key) {
@@ -487,19 +497,21 @@ std::vector<std::uint32_t> Lexicon::Impl::all_closest(std::u32string_view word) 
   const int limit = n <= 4 ? 1 : 2;
   // As close as the best by suggest()'s ranking without its last tie-breaks:
   // as many edits, the same length, as long a common prefix.
+  std::u32string scratch;
   auto rank = [&](const WordInfo& w) {
+    const std::u32string_view cps = w.code_points(scratch);
     int prefix = 0;
-    while (static_cast<std::size_t>(prefix) < std::min(word.size(), w.cps.size()) &&
-           word[static_cast<std::size_t>(prefix)] == w.cps[static_cast<std::size_t>(prefix)])
+    while (static_cast<std::size_t>(prefix) < std::min(word.size(), cps.size()) &&
+           word[static_cast<std::size_t>(prefix)] == cps[static_cast<std::size_t>(prefix)])
       ++prefix;
-    return std::make_tuple(edit_cost(word, w.cps, limit).edits, std::abs(static_cast<int>(w.cps.size()) - n), -prefix);
+    return std::make_tuple(edit_cost(word, cps, limit).edits, std::abs(static_cast<int>(cps.size()) - n), -prefix);
   };
   const auto best_rank = rank(words[best]);
   out.push_back(best);
   for (std::uint32_t id = 0; id < words.size(); ++id) {
     const WordInfo& w = words[id];
-    if (id == best || w.cjk || w.cps.size() < 3 || w.primary < 0) continue;
-    if (std::abs(static_cast<int>(w.cps.size()) - n) > limit) continue;
+    if (id == best || w.cjk || w.length < 3 || w.primary < 0) continue;
+    if (std::abs(static_cast<int>(w.length) - n) > limit) continue;
     if (rank(w) != best_rank) continue;
     // A word meaning what a candidate already means is the same answer.
     const Meaning& m = w.meanings[static_cast<std::size_t>(w.primary)];
@@ -666,11 +678,10 @@ Lexicon::Lexicon(const std::vector<LexiconRow>& rows, Extras extras) {
   lx.is_name_word = std::move(extras.is_name_word);
   lx.base_language = std::move(extras.base_language);
   for (auto& [script, lang] : extras.script_languages)
-    if (script == kScriptKana || script == kScriptHan)
+    if (is_script(script))
       lx.script_languages.emplace(script, std::move(lang));
     else
-      lx.problems.push_back("script '" + script + "' is not one the parser tells apart (" + std::string(kScriptKana) + ", " +
-                            std::string(kScriptHan) + ")");
+      lx.problems.push_back("script '" + script + "' is not one the parser tells apart (" + script_names() + ")");
   WordIds word_ids;  // real words only
   for (const auto& row : rows)
     if (auto m = read_row(row, lx.problems)) {

@@ -243,7 +243,7 @@ Lexicon Lexicon::from_stored(std::string_view bytes, std::function<bool(std::str
   lx.base_language = std::string(r.text());
   for (std::size_t n = r.count(8); n-- > 0;) {
     std::string script(r.text());
-    if (script != kScriptKana && script != kScriptHan) r.fail("script '" + script + "' is not one the parser tells apart");
+    if (!is_script(script)) r.fail("script '" + script + "' is not one the parser tells apart");
     lx.script_languages.emplace_hint(lx.script_languages.end(), std::move(script), std::string(r.text()));
   }
   if (!r.done()) r.fail("bytes after the script languages");

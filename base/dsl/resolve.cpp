@@ -776,7 +776,7 @@ std::string Resolver::guess_language() const {
   for (auto id : matched_) {
     const WordInfo& w = lex_.words[id];
     if (w.langs.empty() || w.cjk != cjk) continue;
-    const double weight = static_cast<double>(w.cps.size()) / static_cast<double>(w.langs.size());
+    const double weight = static_cast<double>(w.length) / static_cast<double>(w.langs.size());
     for (const auto& l : w.langs) score[l] += weight;
   }
   if (score.empty()) return script;
