@@ -438,19 +438,11 @@ void write_kb(const Compilation& c, const std::string& path, const KbDerive& sto
 
 namespace {
 
-// Where data/planner.tsv sets `key`: its value's cell, or nullopt when the
-// file has no such row.
-std::optional<Span> planner_line(const CompileOptions& opts, const std::string& key) {
-  const std::string path = ((opts.data.empty() ? fs::path(opts.sources) / "data" : fs::path(opts.data)) / "planner.tsv").generic_string();
-  const auto bytes = read_file(path);
-  if (!bytes || key.empty()) return std::nullopt;
-  const std::string row = key + "\t";
-  for (size_t at = 0; at < bytes->size();) {
-    if (bytes->compare(at, row.size(), row) == 0) return span_of_byte(path, *bytes, at + row.size());
-    const size_t end = bytes->find('\n', at);
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
+// Where data/planner.tsv (as load_vocab read it) sets `key`: its value's
+// cell, or nullopt when it has no such row.
+std::optional<Span> planner_cell(const Vocab& v, const std::string& key) {
+  for (const auto& row : v.planner.rows)
+    if (v.planner.get(row, "key") == key) return v.planner.span(row, "value");
   return std::nullopt;
 }
 
@@ -464,7 +456,7 @@ bool build_kb(const CompileOptions& opts, const std::string& out, Diagnostics& d
   } catch (const KbValueError& e) {
     // A value of data/planner.tsv the readers refuse (a setting that is not
     // a number, a script the parser does not tell apart): its line there.
-    if (const auto at = planner_line(opts, e.row()); e.table() == "planner" && at) {
+    if (const auto at = planner_cell(c->vocab, e.row()); e.table() == "planner" && at) {
       diags.error(*at, e.what(), "fix the value (its source column says what it means); " + out + " is unchanged");
       return false;
     }

@@ -144,20 +144,20 @@ inline constexpr std::array<std::string_view, 6> kParallel{"tp", "pp", "cp", "ep
 }  // namespace field
 
 struct Lexicon::Impl {
-  std::vector<WordInfo> words;                                  // by word id
-  SpellingIndex index;                                          // every spelling (words and their variants) -> id
-  std::map<std::pair<int, std::string>, std::string> spelling;  // (kind, value) -> printed word; value "" = any of the kind
-  std::map<std::pair<int, std::string>, bool> values;           // (kind, value) pairs that exist
-  std::vector<std::string> problems;                            // ignored rows
-  std::map<std::string, Lexicon::System> systems;               // system key -> its GPU type, GPUs and nodes
-  std::function<bool(std::string_view)> is_name_word;           // a word of recipe names (never corrected as a typo), asked (Extras)
-  std::map<std::string, std::string> flagships;                 // model value -> model key a bare family name means
-  std::string base_language;                                    // Extras::base_language
-  std::map<std::string, std::string> script_languages;          // Extras::script_languages (kScripts)
+  std::vector<WordInfo> words;                                       // by word id
+  SpellingIndex index;                                               // every spelling (words and their variants) -> id
+  std::map<std::pair<int, std::string>, std::string> spelling;       // (kind, value) -> printed word; value "" = any of the kind
+  std::map<std::pair<int, std::string>, bool> values;                // (kind, value) pairs that exist
+  std::vector<std::string> problems;                                 // ignored rows
+  std::map<std::string, Lexicon::System> systems;                    // system key -> its GPU type, GPUs and nodes
+  std::function<bool(std::string_view)> is_name_word;                // a word of recipe names (never corrected as a typo), asked (Extras)
+  std::map<std::string, std::string> flagships;                      // model value -> model key a bare family name means
+  std::string base_language;                                         // Extras::base_language
+  std::map<std::string, std::string, std::less<>> script_languages;  // Extras::script_languages (is_script)
 
-  // The language of a script of kScripts, or nullptr when the data names none.
+  // The language of a script (is_script), or nullptr when the data names none.
   const std::string* script_language(std::string_view script) const {
-    auto it = script_languages.find(std::string(script));
+    auto it = script_languages.find(script);
     return it == script_languages.end() ? nullptr : &it->second;
   }
 
