@@ -6,8 +6,9 @@
 // make kbq read outside it or build a trie whose look-ups leave the array
 // (docs/schema.md, "lexicon_compiled").
 //
-// Layout: little-endian fixed-width integers; a text is a u32 byte length
-// then its bytes; a list is a u32 count then its items.
+// Layout (base/stored_bytes.hpp): little-endian fixed-width integers; a
+// text is a u32 byte length then its bytes; a list is a u32 count then its
+// items.
 //   u32 format (kStoredFormat)
 //   words:      text word, i32 primary, list of text languages,
 //               list of (u8 kind, text value, f64 number)
@@ -24,6 +25,7 @@
 
 #include "base/dsl/detail.hpp"
 #include "base/limits.hpp"
+#include "base/stored_bytes.hpp"
 #include "base/text.hpp"
 
 namespace kbq::dsl {
@@ -35,88 +37,17 @@ constexpr std::uint32_t kStoredFormat = 2;  // 2: the base and script languages
 // at most this: cast to a 64-bit count where it is read.
 constexpr double kMaxStoredNumber = 1e18;
 
-class Writer {
- public:
-  void u8(unsigned v) { out_.push_back(static_cast<char>(v)); }
-  void u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFFu));
-  }
-  void i32(int v) { u32(static_cast<std::uint32_t>(v)); }
-  void f64(double v) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof bits);
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFFu));
-  }
-  void text(std::string_view s) {
-    u32(static_cast<std::uint32_t>(s.size()));
-    out_.append(s);
-  }
-  void count(std::size_t n) { u32(static_cast<std::uint32_t>(n)); }
-  std::string take() { return std::move(out_); }
+using kb::stored::Writer;
 
- private:
-  std::string out_;
-};
-
-// Reads what Writer wrote; every read past the end, and every text that is
-// too long or not UTF-8, throws, naming the byte offset.
-class Reader {
+// The stored layout's reader with the lexicon's longest word, and its kinds.
+class Reader : public kb::stored::Reader {
  public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error("at byte " + std::to_string(at_) + ": " + what); }
-  unsigned u8() {
-    need(1);
-    return static_cast<unsigned char>(in_[at_++]);
-  }
-  // Little-endian, from a local pointer: written so, the compiler reads
-  // the bytes as one load (at_, a member, would be reloaded after each).
-  std::uint32_t u32() {
-    need(4);
-    const auto* p = reinterpret_cast<const unsigned char*>(in_.data() + at_);
-    at_ += 4;
-    return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
-  }
-  int i32() { return static_cast<int>(u32()); }
-  double f64() {
-    need(8);
-    const auto* p = reinterpret_cast<const unsigned char*>(in_.data() + at_);
-    at_ += 8;
-    std::uint64_t bits = 0;
-    for (int i = 0; i < 8; ++i) bits |= static_cast<std::uint64_t>(p[i]) << (8 * i);
-    double v = 0;
-    std::memcpy(&v, &bits, sizeof v);
-    if (!std::isfinite(v)) fail("a number that is not finite");
-    return v;
-  }
-  std::string_view text() {
-    const std::uint32_t n = u32();
-    if (n > kb::limits::kMaxLexiconWordBytes) fail("a text of " + std::to_string(n) + " bytes");
-    need(n);
-    const std::string_view s = in_.substr(at_, n);
-    if (kb::find_invalid_utf8(s)) fail("a text that is not UTF-8");
-    at_ += n;
-    return s;
-  }
-  // A list's count, each item at least `item_bytes` long: never more items
-  // than the bytes left could hold (no huge reservation).
-  std::size_t count(std::size_t item_bytes) {
-    const std::uint32_t n = u32();
-    if (n > (in_.size() - at_) / item_bytes) fail("a count of " + std::to_string(n) + " past the bytes left");
-    return n;
-  }
+  explicit Reader(std::string_view in) : kb::stored::Reader(in, kb::limits::kMaxLexiconWordBytes) {}
   WordKind kind() {
     const unsigned k = u8();
     if (k >= static_cast<unsigned>(kWordKindCount)) fail("kind " + std::to_string(k) + " is not a kind");
     return static_cast<WordKind>(k);
   }
-  bool done() const { return at_ == in_.size(); }
-
- private:
-  void need(std::size_t n) const {
-    if (n > in_.size() - at_) fail("the bytes end early");
-  }
-  std::string_view in_;
-  std::size_t at_ = 0;
 };
 
 }  // namespace
