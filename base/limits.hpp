@@ -111,6 +111,13 @@ inline constexpr std::uint64_t kMaxKbTextBytes = 16 * 1024;
 // words, meanings and trie nodes kbq builds from it (every item takes at
 // least 5 bytes of it).
 inline constexpr std::uint64_t kMaxCompiledLexiconBytes = 1 * kMiB;
+// NVIDIA's measured rows kbq reads (perf_rows in kKbTableLimits, and the
+// rows of perf_compiled): each is about 2.5 KB in memory once read.
+inline constexpr long long kMaxPerfRows = 20000;
+// The throughput estimator's tables kbc compiles and kbq reads whole at an
+// answer's first estimate (perf_compiled.bytes; query/perf/stored.cpp; real:
+// 22 KB). A row takes at least 42 bytes of it, a text 4.
+inline constexpr std::uint64_t kMaxCompiledPerfBytes = 1 * kMiB;
 struct KbColumnRef {
   std::string_view table, column;
 };
@@ -143,6 +150,7 @@ inline constexpr KbColumnLimit kKbColumnLimits[] = {
     {"lexicon", "word", 256},
     {"lexicon", "value", 256},
     {"lexicon_compiled", "bytes", kMaxCompiledLexiconBytes},
+    {"perf_compiled", "bytes", kMaxCompiledPerfBytes},
     {"gpus", "gpu_key", 256},
 };
 
@@ -189,8 +197,9 @@ inline constexpr KbTableLimit kKbTableLimits[] = {
     {"sources", 100000, 16 * kMiB},  // 39, 5 KB; 1000x: 5 300
     // The throughput stage's measured rows and their fit, read whole at the
     // first question with a layout.
-    {"perf_rows", 20000, 4 * kMiB},  // 293 (the runtime KB; 568 in the full one), 104 KB
-    {"perf_fit", 1000, 256 * 1024},  // 19, 1 KB
+    {"perf_rows", kMaxPerfRows, 4 * kMiB},            // 293 (the runtime KB; 568 in the full one), 104 KB
+    {"perf_fit", 1000, 256 * 1024},                   // 19, 1 KB
+    {"perf_compiled", 4, kMaxCompiledPerfBytes + 8},  // 1 row, 22 KB
     // The code facts' dictionaries, read whole once an answer needs a
     // recipe's facts. fact_fields also bounds the rows of one recipe in
     // recipe_facts (one per field: its primary key), and so, with each

@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 12 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 13 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 12;
+PRAGMA user_version = 13;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -657,6 +657,18 @@ CREATE TABLE perf_fit (
   log_factor REAL,           -- platform: the log of its factor; NULL when no pair reaches the reference
   PRIMARY KEY (kind, key)
 ) WITHOUT ROWID;
+
+-- The throughput estimator's inputs as an answer reads them, written by kbc
+-- once perf_rows and perf_fit are derived (compiler/generate/perf_fit.cpp):
+-- the rows' columns the estimator reads (no copies), perf_params,
+-- flops_arch, gpu_peaks, the precision classes and perf_fit, in one value
+-- (layout: query/perf/stored.cpp). Read whole at an answer's first
+-- throughput; kbq checks every count, length and value as it reads it.
+-- `kbq perf` and kbc read the tables themselves.
+CREATE TABLE perf_compiled (
+  id     INTEGER PRIMARY KEY CHECK (id = 1),
+  bytes  BLOB NOT NULL
+);
 
 -- Two editions' copies of one release disagree (the newer edition wins).
 CREATE TABLE perf_conflicts (

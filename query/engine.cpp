@@ -20,6 +20,7 @@
 #include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
 #include "query/perf/listing.hpp"
+#include "query/perf/stored.hpp"
 #include "query/perf/throughput.hpp"
 #include "query/plan/layout.hpp"
 #include "query/plan/list.hpp"
@@ -682,6 +683,12 @@ PerfDerivation Engine::derive_perf() {
   }
   d.bf16_bridged.assign(set.factors.bf16_bridged.begin(), set.factors.bf16_bridged.end());
   return d;
+}
+
+std::string Engine::compile_perf() {
+  std::string bytes = perf::to_stored(*impl_->kb.perf_estimate_rows());
+  (void)perf::from_stored(bytes);  // kbc writes nothing kbq would refuse
+  return bytes;
 }
 
 std::variant<RecipeList, Error> Engine::list(const ListOptions& opts) {

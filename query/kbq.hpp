@@ -499,6 +499,10 @@ class Engine {
   // measured row's benchmark recipe and model: kbc stores it in the KB it
   // writes (compiler/generate/perf_fit.cpp), and answers read it stored.
   PerfDerivation derive_perf();
+  // The estimator's tables as answers read them, derivation included, in
+  // the one value kbc stores (perf_compiled; query/perf/stored.hpp), read
+  // from the KB's rows; checked by reading it back.
+  std::string compile_perf();
 
   struct Impl;  // private (query/engine.cpp)
 

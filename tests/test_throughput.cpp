@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -19,10 +21,12 @@
 #include <variant>
 
 #include "base/sqlite.hpp"
+#include "base/stored_bytes.hpp"
 #include "base/text.hpp"
 #include "base/tsv.hpp"
 #include "query/kb/kb.hpp"
 #include "query/perf/measured.hpp"
+#include "query/perf/stored.hpp"
 #include "query/perf/validate.hpp"
 
 namespace fs = std::filesystem;
@@ -230,6 +234,98 @@ TEST_CASE("throughput: the estimator's read of the rows gives what the whole rea
     CHECK(light.raw_params == whole.raw_params);
     CHECK(light.flops_arch == whole.flops_arch);
     CHECK_FALSE(whole_tables->drift.empty());
+  }
+}
+
+// kbc compiles the estimator's tables into one value (perf_compiled) that
+// answers read in place of the rows: in both KBs it is what compiling the
+// rows gives now (not stale), and reading it back gives every table it
+// holds, value for value (the test above compares what the estimator
+// builds from it with the whole read).
+TEST_CASE("throughput: the compiled estimator's tables are the rows' read, byte for byte and value for value", "[throughput]") {
+  for (const std::string& file : {kKb, std::string(KB_BINARY_DIR) + "/kbq.sqlite"}) {
+    INFO(file);
+    kbq::Kb kb(file);
+    const auto rows = kb.perf_estimate_rows();
+    const auto compiled = kb.perf_estimate_tables();
+    {
+      kb::Db db(file, kb::Db::Mode::ReadOnly);
+      kb::Stmt st(db, "SELECT bytes FROM perf_compiled WHERE id = 1");
+      REQUIRE(st.step());
+      CHECK(std::string(st.blob(0)) == kbq::perf::to_stored(*rows));
+    }
+    CHECK(compiled->read == kbq::perf::PerfRead::Estimate);
+    CHECK(compiled->params == rows->params);
+    CHECK(compiled->flops_arch == rows->flops_arch);
+    CHECK(compiled->peaks == rows->peaks);
+    CHECK(compiled->precision_class == rows->precision_class);
+    CHECK(compiled->nvlink == rows->nvlink);
+    CHECK(compiled->bf16_bridged == rows->bf16_bridged);
+    REQUIRE(compiled->platforms.size() == rows->platforms.size());
+    for (const auto& [platform, fit] : rows->platforms) {
+      INFO(platform);
+      REQUIRE(compiled->platforms.count(platform));
+      CHECK(compiled->platforms.at(platform).pairs == fit.pairs);
+      CHECK(compiled->platforms.at(platform).log_factor == fit.log_factor);
+    }
+    REQUIRE(compiled->rows.size() == rows->rows.size());
+    CHECK(rows->rows.size() > 250);
+    const auto fields = [](const kbq::perf::PerfTableRow& r) {
+      return std::tie(r.id, r.file, r.line, r.col, r.edition, r.release, r.release_order, r.task, r.model_written, r.model_key,
+                      r.recipe_model, r.variant, r.arch_override, r.system, r.gpu, r.precision, r.precision_written, r.gpus, r.gbs, r.mbs,
+                      r.seq, r.fsdp, r.tp, r.pp, r.cp, r.vp, r.ep, r.ga, r.tokens, r.tflops, r.alternate, r.note_kind, r.notes, r.status,
+                      r.superseded_by, r.recipe, r.arch_recipe, r.arch_class, r.flops, r.flops_error);
+    };
+    for (size_t i = 0; i < rows->rows.size(); ++i) {
+      INFO(rows->rows[i].id);
+      CHECK(fields(compiled->rows[i]) == fields(rows->rows[i]));
+    }
+  }
+}
+
+// The stored value is read as untrusted input: every value the rows' read
+// checks is checked, and every cut of it is refused (never read past).
+TEST_CASE("throughput: a crafted compiled estimator's value is refused with where it is wrong", "[throughput][hostile]") {
+  const auto base = kb_of_tests().perf_estimate_rows();
+  const auto refused = [&](const std::function<void(kbq::perf::PerfTables&)>& craft, const std::string& what) {
+    kbq::perf::PerfTables t = *base;
+    craft(t);
+    const std::string bytes = kbq::perf::to_stored(t);
+    CHECK_THROWS_WITH(kbq::perf::from_stored(bytes), Catch::Contains(what));
+  };
+  REQUIRE_FALSE(base->rows.empty());
+  REQUIRE_FALSE(base->platforms.empty());
+  refused([](auto& t) { t.rows.front().flops = 1e19; }, "perf_rows.flops of row " + std::to_string(base->rows.front().id));
+  refused([](auto& t) { t.rows.back().flops = -1; }, "is out of range");
+  refused([](auto& t) { t.rows.front().tokens = std::numeric_limits<double>::infinity(); }, "a number that is not finite");
+  refused([](auto& t) { t.platforms.begin()->second.pairs = -3; }, "perf_fit.pairs of '" + base->platforms.begin()->first + "': -3");
+  refused([](auto& t) { t.platforms.begin()->second.log_factor = 1e300; }, "perf_fit.log_factor");
+  refused([](auto& t) { t.params.begin()->second = std::string(2000, 'x'); }, "a text of 2000 bytes");
+  refused([](auto& t) { t.rows.front().gpu = "\xff"; }, "a text that is not UTF-8");
+
+  const std::string good = kbq::perf::to_stored(*base);
+  CHECK(kbq::perf::to_stored(kbq::perf::from_stored(good)) == good);
+  // Every cut, at every tenth byte: refused where the bytes end, or at the
+  // count whose items the bytes left cannot hold.
+  for (size_t n = 0; n < good.size(); n += 10) {
+    INFO(n);
+    CHECK_THROWS_WITH(kbq::perf::from_stored(std::string_view(good).substr(0, n)),
+                      Catch::Contains("the bytes end early") || Catch::Contains("past the bytes left"));
+  }
+  // A byte more is refused too.
+  CHECK_THROWS_WITH(kbq::perf::from_stored(good + "x"), Catch::Contains("bytes after the bf16-bridged classes"));
+  // A row's string index past the table.
+  {
+    kb::stored::Writer w;
+    w.u32(1);
+    for (int i = 0; i < 4; ++i) w.count(0);  // params, flops_arch, peaks, precision_class
+    w.count(1);                              // one string
+    w.text("a");
+    w.count(1);  // one row
+    w.svar(1);
+    w.var(7);  // its file: string 7 of 1
+    const std::string crafted = w.take() + std::string(60, '\0');
+    CHECK_THROWS_WITH(kbq::perf::from_stored(crafted), Catch::Contains("string 7 of 1"));
   }
 }
 

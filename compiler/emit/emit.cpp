@@ -658,12 +658,14 @@ std::vector<std::string> dumped_tables(Db& db) {
   std::vector<std::string> tables;
   // Not dumped: the full-text index's own tables, the code facts as kbq
   // reads them (recipe_facts and its dictionaries: code_facts again, in
-  // another form; the dump holds code_facts) and the compiled lexicon (the
-  // lexicon table again, built ready to use; the dump holds the rows).
+  // another form; the dump holds code_facts), the compiled lexicon (the
+  // lexicon table again, built ready to use; the dump holds the rows) and
+  // the compiled estimator's tables (perf_rows, perf_fit and the small
+  // tables again).
   Stmt st(db,
           "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
           "AND name NOT LIKE 'search_%' AND name NOT IN ('recipe_facts', 'fact_targets', 'fact_fields', 'fact_values', 'code_files', "
-          "'lexicon_compiled') ORDER BY name");
+          "'lexicon_compiled', 'perf_compiled') ORDER BY name");
   while (st.step()) tables.push_back(st.text(0));
   return tables;
 }

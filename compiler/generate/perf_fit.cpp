@@ -57,6 +57,10 @@ void store_perf_derivation(Db& db, const std::string& file) {
     }
   }
   db.exec("COMMIT");
+  // What answers read of it all, compiled once the derivation is committed.
+  const std::string bytes = kbq::Engine::open(file).compile_perf();
+  db.exec("DELETE FROM perf_compiled");
+  Stmt(db, "INSERT INTO perf_compiled(id, bytes) VALUES (1, ?)").bind_blob(1, bytes).run();
 }
 
 }  // namespace kb

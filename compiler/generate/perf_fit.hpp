@@ -5,7 +5,10 @@
 // benchmark recipe's facts and its model's rows), the platforms' fitted
 // achieved-MFU factors, and the architecture classes a BF16 pair bridges.
 // Computed by kbq's own estimator (Engine::derive_perf) over the committed
-// KB, so what kbq reads is what it would have computed.
+// KB, so what kbq reads is what it would have computed. Then every input an
+// answer's estimate reads, derivation included, compiled into one value
+// (perf_compiled, Engine::compile_perf) that answers read in place of the
+// rows.
 #pragma once
 
 #include <string>

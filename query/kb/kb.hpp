@@ -117,7 +117,11 @@ class Kb {
   // NVIDIA's measured rows and the throughput estimator's data, with the
   // FLOPs and fit kbc derived: what an answer's estimate reads (not kept:
   // the engine builds its estimator's set from them once, moving them in).
+  // Read from the one value kbc compiled them into (perf_compiled).
   std::unique_ptr<perf::PerfTables> perf_estimate_tables();
+  // The same read from the tables' rows: what kbc compiles into
+  // perf_compiled (compiler/generate/perf_fit.cpp).
+  std::unique_ptr<perf::PerfTables> perf_estimate_rows();
   // The same with what `kbq perf` lists too (not kept: one listing reads it once).
   std::unique_ptr<perf::PerfTables> perf_listing_tables();
   // The same rows with each one's benchmark recipe and model, to derive the

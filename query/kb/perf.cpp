@@ -10,10 +10,27 @@
 #include "base/text.hpp"
 #include "base/value_ranges.hpp"
 #include "query/kb/kb.hpp"
+#include "query/perf/stored.hpp"
 
 namespace kbq {
 
-std::unique_ptr<perf::PerfTables> Kb::perf_estimate_tables() { return read_perf_tables(perf::PerfRead::Estimate); }
+std::unique_ptr<perf::PerfTables> Kb::perf_estimate_tables() {
+  kb::Stmt st(db_, "SELECT bytes FROM perf_compiled WHERE id = 1");
+  if (!st.step())
+    throw kb::KbValueError("perf_compiled", "bytes", "row 1", "missing: kbc writes the throughput estimator's tables in every KB");
+  // Its size is bounded when a --kb file is opened (kKbColumnLimits), and
+  // kbc checked the embedded one against the same limits.
+  std::unique_ptr<perf::PerfTables> tables;
+  try {
+    tables = std::make_unique<perf::PerfTables>(perf::from_stored(st.blob(0)));
+  } catch (const std::runtime_error& e) {
+    throw kb::KbValueError("perf_compiled", "bytes", "row 1", e.what());
+  }
+  for (const auto& g : snapshot().gpus) tables->nvlink[g.key] = g.nvlink;
+  return tables;
+}
+
+std::unique_ptr<perf::PerfTables> Kb::perf_estimate_rows() { return read_perf_tables(perf::PerfRead::Estimate); }
 
 std::unique_ptr<perf::PerfTables> Kb::perf_listing_tables() { return read_perf_tables(perf::PerfRead::Derived); }
 
