@@ -111,6 +111,11 @@ inline constexpr std::uint64_t kMaxKbTextBytes = 16 * 1024;
 // words, meanings and trie nodes kbq builds from it (every item takes at
 // least 5 bytes of it).
 inline constexpr std::uint64_t kMaxCompiledLexiconBytes = 1 * kMiB;
+// One function's code facts, packed (recipe_facts.facts;
+// base/packed_facts.hpp; real: 1.5 KB at most, 0.7 KB on average). A
+// recipe holds at most one fact per field (fact_fields: 1 000 rows), so
+// reading one costs at most 1 000 facts whatever the value holds.
+inline constexpr std::uint64_t kMaxPackedFactsBytes = 256 * 1024;
 // NVIDIA's measured rows kbq reads (perf_rows in kKbTableLimits, and the
 // rows of perf_compiled): each is about 2.5 KB in memory once read.
 inline constexpr long long kMaxPerfRows = 20000;
@@ -151,6 +156,7 @@ inline constexpr KbColumnLimit kKbColumnLimits[] = {
     {"lexicon", "value", 256},
     {"lexicon_compiled", "bytes", kMaxCompiledLexiconBytes},
     {"perf_compiled", "bytes", kMaxCompiledPerfBytes},
+    {"recipe_facts", "facts", kMaxPackedFactsBytes},
     {"gpus", "gpu_key", 256},
 };
 
@@ -209,10 +215,10 @@ inline constexpr KbTableLimit kKbTableLimits[] = {
     {"code_files", 10000, 1 * kMiB},    // 136, 7 KB
     {"fact_values", 20000, 4 * kMiB},   // 817, 111 KB (the same at 10x: one code snapshot)
     // Read a key at a time (kKbKeyLimits), a row at a time, or by kbq sources and kbc dump.
-    {"recipe_facts", 1000000, 128 * kMiB},  // 69 653, 3 MB (two code snapshots; the same at 1000x)
-    {"fact_targets", 100000, 16 * kMiB},    // 741, 69 KB
-    {"model_rows", 100000, 16 * kMiB},      // 1 861, 118 KB
-    {"model_arch", 100000, 16 * kMiB},      // 327, 34 KB
+    {"recipe_facts", 100000, 128 * kMiB},  // 741 (a function each), 0.5 MB; the same at 1000x
+    {"fact_targets", 100000, 16 * kMiB},   // 741, 69 KB
+    {"model_rows", 100000, 16 * kMiB},     // 1 861, 118 KB
+    {"model_arch", 100000, 16 * kMiB},     // 327, 34 KB
     {"code_providers", 100000, 16 * kMiB},
     {"code_changes", 100000, 16 * kMiB},
 };

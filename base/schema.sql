@@ -476,9 +476,10 @@ CREATE TABLE code_facts (
 
 -- The code facts as kbq reads them at run time, derived from code_facts by
 -- kbc (compiler/derive): each recipe function, field, file and value once,
--- integers stored as integers. A fact's site `at` is file:line, plus
--- `at_more` (the other sites of a fact under alternatives, '|path:line...';
--- or the whole text when it is not path:line). kbq's embedded KB (kbc build
+-- integers stored as integers, each function's facts packed in one value.
+-- A fact's site `at` is file:line, plus the rest (the other sites of a fact
+-- under alternatives, '|path:line...'; or the whole text when it is not
+-- path:line). kbq's embedded KB (kbc build
 -- --runtime) holds these and not code_facts.
 CREATE TABLE code_files (
   id   INTEGER PRIMARY KEY,      -- in path order
@@ -502,15 +503,14 @@ CREATE TABLE fact_values (
   value NOT NULL,                -- an INTEGER when code_facts.value is one in canonical decimal, else that TEXT
   type  TEXT NOT NULL            -- Python type of the value
 );
+-- A function's facts in one value, in field id order: each its field
+-- (fact_fields.id), its value (fact_values.id) and its first site, the
+-- file (code_files.id), the line and the rest of `at` (layout:
+-- base/packed_facts.hpp).
 CREATE TABLE recipe_facts (
-  target_id INTEGER NOT NULL,  -- fact_targets.id
-  field_id  INTEGER NOT NULL REFERENCES fact_fields(id),
-  value_id  INTEGER NOT NULL REFERENCES fact_values(id),
-  file_id   INTEGER REFERENCES code_files(id),  -- the first site: file ...
-  line      INTEGER,                            -- ... and line; NULL when it has none
-  at_more   TEXT,                               -- the rest of `at`, NULL when none
-  PRIMARY KEY (target_id, field_id)
-) WITHOUT ROWID;
+  target_id INTEGER PRIMARY KEY,  -- fact_targets.id
+  facts     BLOB NOT NULL
+);
 
 -- What the launchers say (scripts/training): flags, mode rules, runner steps, the benchmark launch,
 -- and the name registries a str config value is looked up in (section registry, item <key>:<name>;

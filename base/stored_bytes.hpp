@@ -2,15 +2,15 @@
 // (the query lexicon, base/dsl/lexicon_store.cpp; the throughput
 // estimator's inputs, query/perf/stored.cpp): little-endian fixed-width
 // integers or LEB128 variable-length ones (zigzag-mapped when signed), IEEE
-// doubles, a text as a u32 byte length then its bytes, a list as a u32 count
+// doubles, a text as a u32 (or var) byte length then its bytes, a list as a u32 count
 // then its items, an optional value as a u8 flag then the value when the
 // flag is 1.
 //
 // Reader checks every read against the bytes left, every text against a
 // length and UTF-8, every number for finiteness, and every count against
 // the bytes its items need at least, so a crafted value cannot make kbq read
-// outside it or reserve more than it holds. A failure throws
-// std::runtime_error naming the byte offset.
+// outside it or reserve more than it holds. A failure throws stored::Error
+// (a std::runtime_error) naming the byte offset.
 #pragma once
 
 #include <cmath>
@@ -24,6 +24,12 @@
 #include "base/text.hpp"
 
 namespace kb::stored {
+
+// What Reader throws: bytes it was not written to read.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class Writer {
  public:
@@ -45,6 +51,11 @@ class Writer {
     out_.append(s);
   }
   void count(std::size_t n) { u32(static_cast<std::uint32_t>(n)); }
+  // A text whose byte length is a var (1 byte below 128 bytes).
+  void vtext(std::string_view s) {
+    var(s.size());
+    out_.append(s);
+  }
   // An unsigned integer in 7-bit groups, low first (LEB128): 1 byte below 128.
   void var(std::uint64_t v) {
     for (; v >= 0x80; v >>= 7) out_.push_back(static_cast<char>((v & 0x7Fu) | 0x80u));
@@ -70,7 +81,7 @@ class Writer {
 class Reader {
  public:
   Reader(std::string_view in, std::size_t max_text) : in_(in), max_text_(max_text) {}
-  [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error("at byte " + std::to_string(at_) + ": " + what); }
+  [[noreturn]] void fail(const std::string& what) const { throw Error("at byte " + std::to_string(at_) + ": " + what); }
   unsigned u8() {
     need(1);
     return static_cast<unsigned char>(in_[at_++]);
@@ -102,11 +113,12 @@ class Reader {
   std::string_view text() {
     const std::uint32_t n = u32();
     if (n > max_text_) fail("a text of " + std::to_string(n) + " bytes");
-    need(n);
-    const std::string_view s = in_.substr(at_, n);
-    if (kb::find_invalid_utf8(s)) fail("a text that is not UTF-8");
-    at_ += n;
-    return s;
+    return checked_text(n);
+  }
+  std::string_view vtext() {
+    const std::uint64_t n = var();
+    if (n > max_text_) fail("a text of " + std::to_string(n) + " bytes");
+    return checked_text(static_cast<std::size_t>(n));
   }
   // A list's count, each item at least `item_bytes` long: never more items
   // than the bytes left could hold (no huge reservation).
@@ -141,6 +153,13 @@ class Reader {
  private:
   void need(std::size_t n) const {
     if (n > in_.size() - at_) fail("the bytes end early");
+  }
+  std::string_view checked_text(std::size_t n) {
+    need(n);
+    const std::string_view s = in_.substr(at_, n);
+    if (kb::find_invalid_utf8(s)) fail("a text that is not UTF-8");
+    at_ += n;
+    return s;
   }
   std::string_view in_;
   std::size_t max_text_;

@@ -11,7 +11,14 @@
 //
 //   setup, in order (paths are under {tmp} unless absolute):
 //     kb: PATH                    a copy of the KB the build compiled
-//     sql: PATH: STATEMENTS       run on that KB (e.g. an UPDATE)
+//     sql: PATH: STATEMENTS       run on that KB (e.g. an UPDATE), with two
+//                                 functions for the packed code facts
+//                                 (base/packed_facts.hpp):
+//                                 kb_pack_facts(field_id, value_id, file_id,
+//                                 line, more), an aggregate, packs its rows;
+//                                 kb_packed_value_id(facts, field_id) gives a
+//                                 field's value id (NULL: no such field);
+//                                 kb_packed_concat(a, b), a's facts then b's
 //     overflow-cycle: PATH        page-level damage: every overflowing labels
 //                                 value of the KB declares ~1 MB and points
 //                                 into one overflow chain made into a cycle
@@ -84,6 +91,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <set>
@@ -94,6 +102,7 @@
 #include "base/invisible.hpp"
 #include "base/kb_schema.hpp"
 #include "base/limits.hpp"
+#include "base/packed_facts.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
 #include "cases.hpp"
@@ -242,6 +251,73 @@ std::uint32_t be32(const std::string& b, size_t i) {
 }
 void put32(std::string& b, size_t i, std::uint32_t v) {
   for (size_t k = 0; k < 4; ++k) b[i + k] = static_cast<char>((v >> (8 * (3 - k))) & 0xFF);
+}
+
+// The SQL functions `sql:` lines may use on the packed code facts.
+struct PackRows {
+  std::vector<kb::PackedFact> facts;
+  std::vector<std::unique_ptr<std::string>> mores;  // what each fact's `more` views
+};
+
+void pack_step(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  auto** rows = static_cast<PackRows**>(sqlite3_aggregate_context(ctx, sizeof(PackRows*)));
+  if (!rows) return;
+  if (!*rows) *rows = new PackRows;
+  const auto opt = [](sqlite3_value* v) {
+    return sqlite3_value_type(v) == SQLITE_NULL ? std::nullopt : std::optional<std::uint64_t>(sqlite3_value_int64(v));
+  };
+  kb::PackedFact f;
+  f.field_id = static_cast<std::uint64_t>(sqlite3_value_int64(argv[0]));
+  f.value_id = static_cast<std::uint64_t>(sqlite3_value_int64(argv[1]));
+  f.file_id = opt(argv[2]);
+  f.line = opt(argv[3]);
+  const auto* more = sqlite3_value_text(argv[4]);
+  (*rows)->mores.push_back(std::make_unique<std::string>(more ? reinterpret_cast<const char*>(more) : ""));
+  f.more = *(*rows)->mores.back();
+  (*rows)->facts.push_back(f);
+}
+
+void pack_final(sqlite3_context* ctx) {
+  auto** rows = static_cast<PackRows**>(sqlite3_aggregate_context(ctx, 0));
+  const std::string bytes = kb::pack_facts(rows && *rows ? (*rows)->facts : std::vector<kb::PackedFact>{});
+  sqlite3_result_blob(ctx, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  if (rows) delete *rows;
+}
+
+void packed_value_id(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const auto* blob = static_cast<const char*>(sqlite3_value_blob(argv[0]));
+  const std::string_view bytes(blob ? blob : "", static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+  const auto field = static_cast<std::uint64_t>(sqlite3_value_int64(argv[1]));
+  std::optional<std::uint64_t> found;
+  kb::for_each_packed_fact(bytes, [&](const kb::PackedFact& f) {
+    if (f.field_id == field) found = f.value_id;
+  });
+  if (found)
+    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(*found));
+  else
+    sqlite3_result_null(ctx);
+}
+
+// Two packed values as one: the first's facts, then the second's.
+void packed_concat(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  std::vector<kb::PackedFact> facts;
+  std::vector<std::string> blobs;
+  for (int i = 0; i < 2; ++i) {
+    const auto* blob = static_cast<const char*>(sqlite3_value_blob(argv[i]));
+    blobs.emplace_back(blob ? blob : "", static_cast<size_t>(sqlite3_value_bytes(argv[i])));
+  }
+  for (const auto& b : blobs) kb::for_each_packed_fact(b, [&](const kb::PackedFact& f) { facts.push_back(f); });
+  const std::string bytes = kb::pack_facts(facts);
+  sqlite3_result_blob(ctx, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+}
+
+void add_fact_functions(kb::Db& db) {
+  REQUIRE(sqlite3_create_function_v2(db.handle(), "kb_packed_concat", 2, SQLITE_UTF8, nullptr, packed_concat, nullptr, nullptr, nullptr) ==
+          SQLITE_OK);
+  REQUIRE(sqlite3_create_function_v2(db.handle(), "kb_pack_facts", 5, SQLITE_UTF8, nullptr, nullptr, pack_step, pack_final, nullptr) ==
+          SQLITE_OK);
+  REQUIRE(sqlite3_create_function_v2(db.handle(), "kb_packed_value_id", 2, SQLITE_UTF8, nullptr, packed_value_id, nullptr, nullptr,
+                                     nullptr) == SQLITE_OK);
 }
 
 // The shape of a small file that once cost kbq gigabytes: every English
@@ -486,6 +562,7 @@ void run_case(const fs::path& file) {
     } else if (d.key == "sql") {
       const auto colon = v.find(": ");
       kb::Db db(under(tmp, v.substr(0, colon)), kb::Db::Mode::ReadWriteCreate);
+      add_fact_functions(db);
       db.exec(v.substr(colon + 2));
     } else if (d.key == "overflow-cycle") {
       overflow_cycle(under(tmp, v));

@@ -7,11 +7,13 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
 #include "base/dsl/kb_lexicon.hpp"
 #include "base/kinds.hpp"
+#include "base/packed_facts.hpp"
 #include "base/text.hpp"
 #include "compiler/code/code.hpp"
 
@@ -285,19 +287,28 @@ void derive_facts(kb::Db& db) {
       ins.bind(4, type).run();
     }
   }
-  kb::Stmt ins(db, "INSERT INTO recipe_facts(target_id, field_id, value_id, file_id, line, at_more) VALUES (?, ?, ?, ?, ?, ?)");
-  for (const auto& r : rows) {
-    ins.bind(1, targets[r.target]).bind(2, fields[r.field]).bind(3, values[{r.state, r.value, r.type}]);
-    if (r.site.file.empty())
-      ins.bind_null(4);
-    else
-      ins.bind(4, files[r.site.file]);
-    ins.bind_opt(5, r.site.line);
-    if (r.site.more.empty())
-      ins.bind_null(6);
-    else
-      ins.bind(6, r.site.more);
-    ins.run();
+  // Each target's facts packed in one value (base/packed_facts.hpp), in
+  // field order (the rows are in target, field order; ids follow names).
+  kb::Stmt ins(db, "INSERT INTO recipe_facts(target_id, facts) VALUES (?, ?)");
+  std::vector<kb::PackedFact> facts;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    kb::PackedFact& f = facts.emplace_back();
+    f.field_id = static_cast<std::uint64_t>(fields[r.field]);
+    f.value_id = static_cast<std::uint64_t>(values[{r.state, r.value, r.type}]);
+    if (!r.site.file.empty()) f.file_id = static_cast<std::uint64_t>(files[r.site.file]);
+    if (r.site.line) f.line = static_cast<std::uint64_t>(*r.site.line);
+    f.more = r.site.more;
+    if (i + 1 < rows.size() && rows[i + 1].target == r.target) continue;
+    const std::string packed = kb::pack_facts(facts);
+    // kbc writes nothing kbq would refuse (a site longer than a KB value).
+    try {
+      kb::for_each_packed_fact(packed, [](const kb::PackedFact&) {});
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error("the code facts of " + r.target + ": " + e.what());
+    }
+    ins.bind(1, targets[r.target]).bind_blob(2, packed).run();
+    facts.clear();
   }
 }
 

@@ -7,7 +7,8 @@
 //                    count and what its canonical name encodes;
 //   recipe_facts     the code facts as kbq reads them (with fact_targets,
 //                    fact_fields, fact_values, code_files): each function,
-//                    field, file and value once, integers as integers;
+//                    field, file and value once, integers as integers, a
+//                    function's facts packed in one value;
 //   quick_ref_picks  each quick-reference row's question (mode, intents,
 //                    scale, GPUs), read with the query lexicon, and the
 //                    recipes it names.

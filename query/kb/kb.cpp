@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <filesystem>
 #include <stdexcept>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include "base/escape.hpp"
 #include "base/kb_schema.hpp"
 #include "base/limits.hpp"
+#include "base/packed_facts.hpp"
 #include "base/schema_version.hpp"
 #include "base/text.hpp"
 #include "base/value_ranges.hpp"
@@ -414,8 +416,9 @@ CodeFacts Kb::facts(const std::string& target, bool (*wanted)(std::string_view f
 void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(std::string_view field)) {
   // The fields', files' and values' tables, read once (a hundred to a
   // thousand rows each, shared by every recipe); a recipe's facts then come
-  // from one range of recipe_facts (schema.sql: the site is the file's path,
-  // its line and the rest of the text, as code_facts.at wrote it).
+  // from its one row of recipe_facts, packed (base/packed_facts.hpp; the
+  // site is the file's path, its line and the rest of the text, as
+  // code_facts.at wrote it).
   if (!fact_dictionaries_) {
     FactDictionaries d;
     kb::Stmt f(db_, "SELECT id, field FROM fact_fields ORDER BY id");
@@ -431,41 +434,38 @@ void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(st
     fact_dictionaries_ = std::move(d);
   }
   const auto& dict = *fact_dictionaries_;
-  kb::Stmt st(db_,
-              "SELECT r.field_id, r.value_id, r.file_id, r.line, r.at_more FROM fact_targets t "
-              "JOIN recipe_facts r ON r.target_id = t.id WHERE t.target = ?");
+  kb::Stmt st(db_, "SELECT r.facts FROM fact_targets t JOIN recipe_facts r ON r.target_id = t.id WHERE t.target = ?");
   st.bind(1, target);
-  while (st.step()) {
-    const FactValue* value = by_id(dict.values, st.integer(1));
-    if (!value) continue;  // no fact_values row: no fact (what a join with it gives)
-    const std::string* field = by_id(dict.fields, st.integer(0));
-    if (!field) throw kb::KbValueError("recipe_facts", "field_id", target, "not a fact_fields id");
-    if (wanted && !wanted(*field)) continue;
+  if (!st.step()) return;
+  const auto id = [](std::uint64_t v) { return v > static_cast<std::uint64_t>(LLONG_MAX) ? -1LL : static_cast<long long>(v); };
+  const auto each = [&](const kb::PackedFact& f) {
+    const FactValue* value = by_id(dict.values, id(f.value_id));
+    if (!value) return;  // no fact_values row: no fact (what a join with it gives)
+    const std::string* field = by_id(dict.fields, id(f.field_id));
+    if (!field) throw kb::KbValueError("recipe_facts", "facts", target, "field " + std::to_string(f.field_id) + " is not a fact_fields id");
+    if (wanted && !wanted(*field)) return;
     std::string at;
-    if (!st.is_null(2) && !st.is_null(3)) {
-      const std::string* file = by_id(dict.files, st.integer(2));
-      if (!file) throw kb::KbValueError("recipe_facts", "file_id", target, "not a code_files id");
-      // The line as SQLite would print it: an integer's digits (no text
-      // conversion inside SQLite), another value's text.
+    if (f.file_id && f.line) {
+      const std::string* file = by_id(dict.files, id(*f.file_id));
+      if (!file) throw kb::KbValueError("recipe_facts", "facts", target, "file " + std::to_string(*f.file_id) + " is not a code_files id");
       char digits[24];
-      std::string_view line;
-      if (st.type(3) == SQLITE_INTEGER) {
-        const auto r = std::to_chars(std::begin(digits), std::end(digits), st.integer(3));
-        line = std::string_view(digits, static_cast<size_t>(r.ptr - digits));
-      } else {
-        line = st.view(3);
-      }
-      const std::string_view more = st.view(4);
-      at.reserve(file->size() + 1 + line.size() + more.size());
-      at.append(*file).append(1, ':').append(line).append(more);
+      const auto r = std::to_chars(std::begin(digits), std::end(digits), *f.line);
+      const std::string_view line(digits, static_cast<size_t>(r.ptr - digits));
+      at.reserve(file->size() + 1 + line.size() + f.more.size());
+      at.append(*file).append(1, ':').append(line).append(f.more);
     } else {
-      at = st.view(4);
+      at = f.more;
     }
-    // Rows come in field id order, which kbc gives in field name order: each
-    // new field then goes at the end (any other order is still right).
+    // Facts come in field id order, which kbc gives in field name order:
+    // each new field then goes at the end (any other order is still right).
     out.insert_or_assign(out.end(), *field,
                          CodeFact{value->kind ? *value->kind : read_kind<kb::FactState>(value->state, "fact state"), value->value,
                                   value->type, std::move(at)});
+  };
+  try {
+    kb::for_each_packed_fact(st.blob(0), each);
+  } catch (const kb::stored::Error& e) {
+    throw kb::KbValueError("recipe_facts", "facts", target, e.what());
   }
 }
 
