@@ -414,36 +414,45 @@ CodeFacts Kb::facts(const std::string& target, bool (*wanted)(std::string_view f
 // `wanted` null: every fact. A row the filter leaves out is still checked
 // for what names its field and value, as the whole read checks them.
 void Kb::read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(std::string_view field)) {
-  // The fields', files' and values' tables, read once (a hundred to a
-  // thousand rows each, shared by every recipe); a recipe's facts then come
-  // from its one row of recipe_facts, packed (base/packed_facts.hpp; the
-  // site is the file's path, its line and the rest of the text, as
-  // code_facts.at wrote it).
+  // The fields' and files' tables, read once (a hundred rows each, shared
+  // by every recipe), and each value at its first use (817 rows, of which an
+  // answer uses a few hundred: reading them all cost 1.4 M instructions); a
+  // recipe's facts then come from its one row of recipe_facts, packed
+  // (base/packed_facts.hpp; the site is the file's path, its line and the
+  // rest of the text, as code_facts.at wrote it).
   if (!fact_dictionaries_) {
     FactDictionaries d;
     kb::Stmt f(db_, "SELECT id, field FROM fact_fields ORDER BY id");
     while (f.step()) d.fields.emplace_back(f.integer(0), f.text(1));
     kb::Stmt c(db_, "SELECT id, path FROM code_files ORDER BY id");
     while (c.step()) d.files.emplace_back(c.integer(0), c.text(1));
-    kb::Stmt v(db_, "SELECT id, state, value, type FROM fact_values ORDER BY id");
-    while (v.step()) {
-      FactValue value{v.text(1), v.text(2), v.text(3), std::nullopt};
-      value.kind = kb::parse_kind<kb::FactState>(value.state);
-      d.values.emplace_back(v.integer(0), std::move(value));
-    }
     fact_dictionaries_ = std::move(d);
   }
-  const auto& dict = *fact_dictionaries_;
+  auto& dict = *fact_dictionaries_;
   kb::Stmt st(db_, "SELECT r.facts FROM fact_targets t JOIN recipe_facts r ON r.target_id = t.id WHERE t.target = ?");
   st.bind(1, target);
   if (!st.step()) return;
+  std::optional<kb::Stmt> read_value;  // fact_values by id, prepared at the first value not read yet
+  const auto value_of = [&](long long value_id) -> const FactValue* {
+    auto [it, added] = dict.values.try_emplace(value_id);
+    if (added) {
+      if (!read_value) read_value.emplace(db_, "SELECT state, value, type FROM fact_values WHERE id = ?");
+      read_value->reset();
+      if (read_value->bind(1, value_id).step()) {
+        FactValue& v = it->second.emplace(FactValue{read_value->text(0), read_value->text(1), read_value->text(2), std::nullopt});
+        v.kind = kb::parse_kind<kb::FactState>(v.state);
+      }
+    }
+    return it->second ? &*it->second : nullptr;
+  };
   const auto id = [](std::uint64_t v) { return v > static_cast<std::uint64_t>(LLONG_MAX) ? -1LL : static_cast<long long>(v); };
   const auto each = [&](const kb::PackedFact& f) {
-    const FactValue* value = by_id(dict.values, id(f.value_id));
-    if (!value) return;  // no fact_values row: no fact (what a join with it gives)
     const std::string* field = by_id(dict.fields, id(f.field_id));
+    // A field not wanted: no fact, whatever its value (its value not read).
+    if (field && wanted && !wanted(*field)) return;
+    const FactValue* value = value_of(id(f.value_id));
+    if (!value) return;  // no fact_values row: no fact (what a join with it gives)
     if (!field) throw kb::KbValueError("recipe_facts", "facts", target, "field " + std::to_string(f.field_id) + " is not a fact_fields id");
-    if (wanted && !wanted(*field)) return;
     std::string at;
     if (f.file_id && f.line) {
       const std::string* file = by_id(dict.files, id(*f.file_id));

@@ -171,7 +171,9 @@ class Kb {
   using ById = std::vector<std::pair<long long, V>>;
   struct FactDictionaries {
     ById<std::string> fields, files;  // fact_fields, code_files
-    ById<FactValue> values;           // fact_values
+    // fact_values rows by id, each read at its first use (none: no such
+    // row): an answer uses a few hundred of them.
+    std::map<long long, std::optional<FactValue>> values;
   };
   std::optional<FactDictionaries> fact_dictionaries_;
   std::map<std::string, std::optional<Model>> models_;
