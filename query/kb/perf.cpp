@@ -7,6 +7,7 @@
 #include "base/checked.hpp"
 #include "base/kinds.hpp"
 #include "base/limits.hpp"
+#include "base/stored_bytes.hpp"
 #include "base/text.hpp"
 #include "base/value_ranges.hpp"
 #include "query/kb/kb.hpp"
@@ -23,7 +24,7 @@ std::unique_ptr<perf::PerfTables> Kb::perf_estimate_tables() {
   std::unique_ptr<perf::PerfTables> tables;
   try {
     tables = std::make_unique<perf::PerfTables>(perf::from_stored(st.blob(0)));
-  } catch (const std::runtime_error& e) {
+  } catch (const kb::stored::Error& e) {
     throw kb::KbValueError("perf_compiled", "bytes", "row 1", e.what());
   }
   for (const auto& g : snapshot().gpus) tables->nvlink[g.key] = g.nvlink;
