@@ -640,7 +640,7 @@ CREATE TABLE perf_rows (
   superseded_by     INTEGER,           -- the current row of its configuration (NULL when current)
   recipe            TEXT NOT NULL,     -- the benchmark recipe that runs this configuration ('' none)
   arch_recipe       TEXT NOT NULL,     -- a benchmark recipe of the same model and task (its facts give the architecture)
-  -- Derived by kbc (compiler/derive/perf_fit.cpp) for every row but a copy:
+  -- Derived by kbc (compiler/generate/perf_fit.cpp) for every row but a copy:
   arch_class        TEXT NOT NULL DEFAULT '',  -- dense | moe | hybrid | hybrid-moe of arch_recipe's model; '' when not mapped
   flops             REAL,                      -- our FLOPs per token; NULL when they cannot be counted
   flops_error       TEXT NOT NULL DEFAULT ''   -- why they cannot be counted ('' when counted)
@@ -648,7 +648,7 @@ CREATE TABLE perf_rows (
 CREATE INDEX perf_rows_model ON perf_rows(model_key, status);
 
 -- The throughput estimator's fit over perf_rows, derived by kbc
--- (compiler/derive/perf_fit.cpp): each platform's achieved-MFU factor and
+-- (compiler/generate/perf_fit.cpp): each platform's achieved-MFU factor and
 -- the architecture classes a BF16/lower-precision pair bridges.
 CREATE TABLE perf_fit (
   kind       TEXT NOT NULL,  -- platform | bf16_bridged

@@ -71,6 +71,8 @@ class Writer {
     u8(v ? 1 : 0);
     if (v) f64(*v);
   }
+  // Bytes another Writer wrote, as they are.
+  void bytes(std::string_view b) { out_.append(b); }
   std::string take() { return std::move(out_); }
 
  private:

@@ -130,6 +130,7 @@ class Kb {
 
  private:
   std::unique_ptr<perf::PerfTables> read_perf_tables(perf::PerfRead read);
+  void add_nvlink(perf::PerfTables& t);
   const CodeFacts& facts(const std::string& target);
   // The facts of `target` whose field `wanted` accepts (not kept: the
   // throughput tables' benchmark recipes need a few dozen of their hundred).

@@ -15,6 +15,12 @@
 
 namespace kbq {
 
+// The GPUs' NVLink domains, from the snapshot every answer reads (not
+// stored with the throughput tables).
+void Kb::add_nvlink(perf::PerfTables& t) {
+  for (const auto& g : snapshot().gpus) t.nvlink[g.key] = g.nvlink;
+}
+
 std::unique_ptr<perf::PerfTables> Kb::perf_estimate_tables() {
   kb::Stmt st(db_, "SELECT bytes FROM perf_compiled WHERE id = 1");
   if (!st.step())
@@ -27,7 +33,7 @@ std::unique_ptr<perf::PerfTables> Kb::perf_estimate_tables() {
   } catch (const kb::stored::Error& e) {
     throw kb::KbValueError("perf_compiled", "bytes", "row 1", e.what());
   }
-  for (const auto& g : snapshot().gpus) tables->nvlink[g.key] = g.nvlink;
+  add_nvlink(*tables);
   return tables;
 }
 
@@ -150,7 +156,7 @@ std::unique_ptr<perf::PerfTables> Kb::read_perf_tables(perf::PerfRead read) {
     kb::Stmt st(db_, "SELECT word, value FROM perf_vocab WHERE kind = 'precision_class' ORDER BY word");
     while (st.step()) t.precision_class[st.text(0)] = st.text(1);
   }
-  for (const auto& g : snapshot().gpus) t.nvlink[g.key] = g.nvlink;
+  add_nvlink(t);
   if (listing) {
     kb::Stmt st(db_, "SELECT model_key, release, cause FROM perf_flops_exceptions ORDER BY model_key, release");
     while (st.step()) t.exceptions[{st.text(0), st.text(1)}] = st.text(2);

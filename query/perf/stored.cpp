@@ -22,7 +22,6 @@
 //   bf16_bridged:    text architecture class
 #include "query/perf/stored.hpp"
 
-#include <array>
 #include <climits>
 #include <map>
 #include <vector>
@@ -37,6 +36,26 @@ namespace {
 
 constexpr std::uint32_t kStoredFormat = 1;
 
+// A map of texts to texts, in key order.
+template <typename Map>
+void write_texts(kb::stored::Writer& w, const Map& m) {
+  w.count(m.size());
+  for (const auto& [key, value] : m) {
+    w.text(key);
+    w.text(value);
+  }
+}
+
+// What write_texts wrote, each item at the end (a crafted value's disorder
+// costs a search, never a wrong read).
+template <typename Map>
+void read_texts(kb::stored::Reader& r, Map& m) {
+  for (std::size_t n = r.count(8); n-- > 0;) {
+    std::string key(r.text());
+    m.emplace_hint(m.end(), std::move(key), std::string(r.text()));
+  }
+}
+
 // A stored value's range, as the SQL read checks it (base/value_ranges.hpp).
 template <typename Range, typename Value>
 void check(kb::stored::Reader& r, const Range& range, Value v, const std::string& of) {
@@ -49,19 +68,11 @@ void check(kb::stored::Reader& r, const Range& range, Value v, const std::string
 std::string to_stored(const PerfTables& t) {
   kb::stored::Writer w;
   w.u32(kStoredFormat);
-  w.count(t.params.size());
-  for (const auto& [key, value] : t.params) {
-    w.text(key);
-    w.text(value);
-  }
+  write_texts(w, t.params);
   w.count(t.flops_arch.size());
   for (const auto& [model, fields] : t.flops_arch) {
     w.text(model);
-    w.count(fields.size());
-    for (const auto& [field, value] : fields) {
-      w.text(field);
-      w.text(value);
-    }
+    write_texts(w, fields);
   }
   w.count(t.peaks.size());
   for (const auto& [key, tflops] : t.peaks) {
@@ -69,43 +80,38 @@ std::string to_stored(const PerfTables& t) {
     w.text(key.second);
     w.f64(tflops);
   }
-  w.count(t.precision_class.size());
-  for (const auto& [precision, cls] : t.precision_class) {
-    w.text(precision);
-    w.text(cls);
-  }
-  // The rows' texts, numbered in the order they first appear.
+  write_texts(w, t.precision_class);
+  // The rows, written aside first: each text is numbered as it is first
+  // met, and the table of texts goes before them.
+  kb::stored::Writer rows;
   std::map<std::string_view, std::uint64_t> index;
   std::vector<std::string_view> strings;
-  const auto texts_of = [](const PerfTableRow& r) {
-    return std::array<const std::string*, 13>{&r.file,          &r.release, &r.task, &r.model_written, &r.model_key,         &r.variant,
-                                              &r.arch_override, &r.system,  &r.gpu,  &r.precision,     &r.precision_written, &r.note_kind,
-                                              &r.arch_class};
+  const auto ref = [&](const std::string& s) {
+    const auto [it, added] = index.emplace(s, strings.size());
+    if (added) strings.push_back(s);
+    rows.var(it->second);
   };
-  for (const PerfTableRow& r : t.rows)
-    for (const std::string* s : texts_of(r))
-      if (index.emplace(*s, strings.size()).second) strings.push_back(*s);
-  w.count(strings.size());
-  for (std::string_view s : strings) w.text(s);
-  const auto ref = [&](const std::string& s) { w.var(index.at(s)); };
-  w.count(t.rows.size());
   for (const PerfTableRow& r : t.rows) {
-    w.svar(r.id);
+    rows.svar(r.id);
     ref(r.file);
-    w.svar(r.line);
+    rows.svar(r.line);
     ref(r.release);
-    w.svar(r.release_order);
+    rows.svar(r.release_order);
     for (const std::string* s :
          {&r.task, &r.model_written, &r.model_key, &r.variant, &r.arch_override, &r.system, &r.gpu, &r.precision, &r.precision_written})
       ref(*s);
-    for (long long v : {r.gpus, r.gbs, r.mbs, r.seq}) w.svar(v);
-    for (const auto* v : {&r.tp, &r.pp, &r.cp, &r.vp, &r.ep}) w.opt_svar(*v);
-    w.f64(r.tokens);
-    w.f64(r.tflops);
+    for (long long v : {r.gpus, r.gbs, r.mbs, r.seq}) rows.svar(v);
+    for (const auto* v : {&r.tp, &r.pp, &r.cp, &r.vp, &r.ep}) rows.opt_svar(*v);
+    rows.f64(r.tokens);
+    rows.f64(r.tflops);
     ref(r.note_kind);
     ref(r.arch_class);
-    w.opt_f64(r.flops);
+    rows.opt_f64(r.flops);
   }
+  w.count(strings.size());
+  for (std::string_view s : strings) w.text(s);
+  w.count(t.rows.size());
+  w.bytes(rows.take());
   w.count(t.platforms.size());
   for (const auto& [platform, fit] : t.platforms) {
     w.text(platform);
@@ -124,29 +130,18 @@ PerfTables from_stored(std::string_view bytes) {
     r.fail("format " + std::to_string(format) + ", not " + std::to_string(kStoredFormat));
   PerfTables t;
   t.read = PerfRead::Estimate;
-  // Each map is read in the key order it was written in: every item goes at
-  // the end (a crafted value's disorder costs a search, never a wrong read).
-  for (std::size_t n = r.count(8); n-- > 0;) {
-    std::string key(r.text());
-    t.params.emplace_hint(t.params.end(), std::move(key), std::string(r.text()));
-  }
+  read_texts(r, t.params);
   for (std::size_t n = r.count(8); n-- > 0;) {
     auto& fields =
         t.flops_arch.emplace_hint(t.flops_arch.end(), std::string(r.text()), std::map<std::string, std::string, std::less<>>{})->second;
-    for (std::size_t k = r.count(8); k-- > 0;) {
-      std::string field(r.text());
-      fields.emplace_hint(fields.end(), std::move(field), std::string(r.text()));
-    }
+    read_texts(r, fields);
   }
   for (std::size_t n = r.count(16); n-- > 0;) {
     std::string gpu(r.text());
     std::string cls(r.text());
     t.peaks.emplace_hint(t.peaks.end(), std::make_pair(std::move(gpu), std::move(cls)), r.f64());
   }
-  for (std::size_t n = r.count(8); n-- > 0;) {
-    std::string precision(r.text());
-    t.precision_class.emplace_hint(t.precision_class.end(), std::move(precision), std::string(r.text()));
-  }
+  read_texts(r, t.precision_class);
   // As strings: a row's copy of one is a copy, not a construction.
   std::vector<std::string> strings(r.count(4));
   for (auto& s : strings) s = r.text();

@@ -36,7 +36,7 @@ struct PerfTableRow {
   std::string status;           // current | superseded
   long long superseded_by = 0;  // 0 when current
   std::string recipe, arch_recipe;
-  // What kbc derived from the row (compiler/derive/perf_fit.cpp; read only
+  // What kbc derived from the row (compiler/generate/perf_fit.cpp; read only
   // with PerfRead::Derived and Estimate): its architecture class and FLOPs per token, or
   // why they cannot be counted.
   std::string arch_class;
