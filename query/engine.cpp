@@ -76,8 +76,9 @@ struct Engine::Impl {
   // What every stage of an answer in `lang` shares.
   Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), kb.cited_texts(lang), lang, &layers[lang]}; }
   // One recipe planned (its facts and model loaded first).
-  Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now) {
-    Planned p = plan_recipe(c, kb.data_of(r), ask, substitute, fewest, &sizings);
+  Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now,
+               Command command = Command::Now) {
+    Planned p = plan_recipe(c, kb.data_of(r), ask, substitute, fewest, &sizings, command);
     if (!keep_facts) kb.release_facts(r.target);  // the plan keeps what it needs of them
     return p;
   }
@@ -132,7 +133,7 @@ void same_batch(Engine::Impl& e, const Context& c, const Ask& ask, Result& top) 
     if (m < 1 || (m > per_node && m % per_node != 0)) return false;
     Ask a = ask;
     a.gpus = m;
-    const Result r = e.plan(c, top.recipe, a, false, Fewest::Later).result;
+    const Result r = e.plan(c, top.recipe, a, false, Fewest::Later, Command::Later).result;
     return r.runnable && r.batch.gbs == B.recipe_gbs;
   };
   // The nearest count from n in one direction (step -1 or +1) that keeps the batch.
@@ -260,7 +261,7 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   if (ask.gpus == 0 && a.min_gpus == 0) a.searched_up_to = c.settings().max_world;
   const Result& best = a.results.front();
   // An alternative is offered only if it fits: its fewest GPUs are never searched.
-  const PlanFn plan = [&](const Recipe& r, const Ask& asked, Fewest fewest) { return e.plan(c, r, asked, false, fewest); };
+  const PlanFn plan = [&](const Recipe& r, const Ask& asked, Fewest fewest) { return e.plan(c, r, asked, false, fewest, Command::Later); };
   // The alternatives read the recipes of best's model and of its family's
   // (models.tsv), and of the functions they share (a smaller model, LoRA of
   // the same model, each function's preferred name): not every recipe, unless loaded already.
@@ -355,9 +356,9 @@ void keep_distinct(const Context& c, size_t limit, std::vector<Result>& results)
 // is neither the first of its key nor of its model, so neither what counts
 // toward `last` nor the headline's runner-up). Each gets its
 // verdicts (what ranking reads); the fewest GPUs of one that does not fit
-// are searched, and its pitfalls, caveats and citations written, only if it
-// is shown, and so is its throughput (finish_shown; `later` keeps what
-// they read).
+// are searched, its launch command built, and its pitfalls, caveats and
+// citations written, only if it is shown, and so is its throughput
+// (finish_shown; `later` keeps what they read).
 struct Later {
   std::shared_ptr<const FewestSearch> fewest;  // set when it does not fit
   std::optional<memory::Architecture> arch;    // the model as sized (the throughput's FLOPs)
@@ -379,7 +380,7 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
   for (const auto& b : order) {
     if (last && ranks_before(last->parts, last->recipe.name, b.parts, b.cand->recipe->name)) break;
     if (shadowed(planned, *b.cand->recipe, b.parts, c.settings().default_precision)) continue;
-    Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later);
+    Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later, Command::Later);
     later.emplace(p.result.recipe.name, Later{p.fewest, p.arch});
     check_verdicts(c, p.model, p.result);
     p.result.parts = score_parts(c, ask, picks, p.result);
@@ -420,12 +421,14 @@ std::string dsl_warning(const Context& c, const kbq::dsl::Warning& w) {
   return w.message;
 }
 
-// The shown results completed as check() would have: the fewest GPUs of
-// those that do not fit, then their pitfalls, caveats and citations; then
-// their throughput and time to train a token budget of `budget` tokens.
+// The shown results completed as check() would have: their launch command,
+// the fewest GPUs of those that do not fit, then their pitfalls, caveats and
+// citations; then their throughput and time to train a token budget of
+// `budget` tokens.
 void finish_shown(Engine::Impl& e, const Context& c, const std::map<std::string, Later>& later, double budget,
                   std::vector<Result>& results) {
   for (auto& r : results) {
+    finish_command(c, r);
     const auto it = later.find(r.recipe.name);
     if (it != later.end() && it->second.fewest) r.min_gpus = fewest_gpus(c, *it->second.fewest);
     annotate(c, e.kb.drift(r.recipe.name), r);

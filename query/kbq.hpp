@@ -227,6 +227,8 @@ struct BeforeRun {
   std::string source;   // where it comes from: path:line@commit of the code
 };
 
+struct CommandJob;  // the plan stage's launch command, not built yet (query/plan/plan.hpp)
+
 // One recommended recipe with its layout, memory, batch, command and checks.
 struct Result {
   Recipe recipe;
@@ -254,6 +256,9 @@ struct Result {
   long long min_gpus = 0;                    // not runnable: the fewest GPUs of this hardware it runs on (0 = none up to the limit)
   Throughput throughput;                     // expected speed of the layout (docs/throughput.md)
   std::optional<TimeToTrain> time_to_train;  // when the question gives a token budget
+  // Set while the command, launch, before_run and slurm fields are not
+  // built yet (the plan stage's Command::Later); null in every answer.
+  std::shared_ptr<const CommandJob> command_job;
   bool any_fail() const;
 };
 

@@ -48,7 +48,7 @@ Alternative alternative(const Context& c, const char* kind, const char* label, c
           res.layout.gpus,
           hardware,
           c.label(label, {{"recipe", res.recipe.name}, {"gpus", std::to_string(res.layout.gpus)}, {"hardware", c.kb.gpu_name(hardware)}}),
-          res.command};
+          command_of(c, res)};
 }
 
 // The smaller models of best's family with recipes of its mode and

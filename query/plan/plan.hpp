@@ -147,9 +147,22 @@ struct Planned {
 // search over world sizes, the costliest part of a plan) now, or only if the
 // result is shown: nothing ranks by them.
 enum class Fewest : std::uint8_t { Now, Later };
+// Whether to build the launch command (command.hpp: the command, what each
+// node runs, the sbatch script, the steps before the run) now, or only for
+// a result that is shown (finish_command) or offered as an alternative
+// (command_of): nothing ranks or checks by it, and most plans of a question
+// are not shown (the candidates ranked after the first, the GPU counts
+// same_batch tries, the alternatives' trials). What it is built from is
+// taken when the recipe is planned, so it is the same command either way.
+enum class Command : std::uint8_t { Now, Later };
 // `sizings`, when given, keeps each recipe's own sizing for the next plan.
 Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now,
-                    Sizings* sizings = nullptr);
+                    Sizings* sizings = nullptr, Command command = Command::Now);
+// Builds the command of a result planned with Command::Later (nothing when
+// it is built).
+void finish_command(const Context& c, Result& res);
+// A result's launch command, built or not.
+std::string command_of(const Context& c, const Result& res);
 // The fewest GPUs of a deferred search (what Fewest::Now sets as min_gpus).
 long long fewest_gpus(const Context& c, const FewestSearch& f);
 

@@ -309,9 +309,34 @@ void fill_data(const Context& c, const Recipe& r, const Ask& ask, const std::str
     res.departures.push_back(c.label("note.dataset_replaces", vars));
 }
 
+}  // namespace
+
+// What a result's launch command is built from, taken when it is planned.
+struct CommandJob {
+  LaunchSpec spec;
+  std::string hardware_name;  // the layout's GPU type (the sbatch script's)
+  std::string checkpoint;     // the starting checkpoint the overrides pass ("" none)
+  std::string hf_id;          // the Hugging Face id: the code's, else the model row's
+  std::string hf_cite;        // where the code sets it ("" the model row's, or none)
+};
+
+namespace {
+
+// Builds the command, what each node runs, the sbatch script and the
+// steps before the run (command.hpp).
+void build_command(const Context& c, const CommandJob& job, Result& res) {
+  res.command = launch_command(job.spec, c.kb);
+  res.launch = node_launch(job.spec, res.command, c.kb, c.labels);
+  res.slurm_script = slurm_script(job.spec, res.command, job.hardware_name, c.kb);
+  if (res.slurm_script.empty()) res.slurm_none = c.label("slurm.benchmark", {{"recipe", job.spec.recipe}});
+  res.before_run = before_run(job.spec, job.checkpoint, job.hf_id, c.kb, c.labels);
+  if (!res.before_run.empty() && res.before_run.front().what == "import_checkpoint" && !job.hf_cite.empty())
+    res.before_run.front().source += "; --hf-model: " + job.hf_cite;
+}
+
 // The launch command, from the newest revision's entry-point command of the
-// recipe's kind (command.hpp).
-void fill_command(const Context& c, const RecipeData& d, const std::string& launch_mode, Result& res) {
+// recipe's kind (command.hpp): built now, or kept to build (Command::Later).
+void fill_command(const Context& c, const RecipeData& d, const std::string& launch_mode, Command when, Result& res) {
   const Recipe& r = res.recipe;
   const bool bench = r.kind == RecipeKind::Benchmark;
   const auto& texts = c.texts.of(bench ? c.settings().benchmark_command : c.settings().library_command);
@@ -319,7 +344,8 @@ void fill_command(const Context& c, const RecipeData& d, const std::string& laun
   const EntityText& t = texts.front();
   const auto command = t.part("command");
   res.sources.push_back({t.file, t.line, t.revision, "entry-point command"});
-  LaunchSpec spec;
+  auto job = std::make_shared<CommandJob>();
+  LaunchSpec& spec = job->spec;
   spec.entry = command ? *command : t.text;
   const EntityRef& ref = bench ? c.settings().benchmark_command : c.settings().library_command;
   spec.entry_ref = ref.kind + "/" + ref.key;
@@ -332,22 +358,18 @@ void fill_command(const Context& c, const RecipeData& d, const std::string& laun
   spec.nproc = res.layout.nproc;
   for (const auto& o : res.overrides)
     if (o.key != plan_int::kLaunchModeKey) spec.changes.emplace_back(o.key, o.value);  // the launcher mode: passed by its own flag
-  res.command = launch_command(spec, c.kb);
-  // What each node runs, an sbatch script, the steps before the run (command.hpp).
-  res.launch = node_launch(spec, res.command, c.kb, c.labels);
-  res.slurm_script = slurm_script(spec, res.command, res.layout.hardware_name, c.kb);
-  if (res.slurm_script.empty()) res.slurm_none = c.label("slurm.benchmark", {{"recipe", r.name}});
-  std::string checkpoint;
+  job->hardware_name = res.layout.hardware_name;
   const std::string pretrained_key = c.kb.key_for("pretrained");
   for (const auto& o : res.overrides)
-    if (!pretrained_key.empty() && o.key == pretrained_key) checkpoint = o.value;
-  // The Hugging Face id: the code's (the recipe's provider), else the model row's.
+    if (!pretrained_key.empty() && o.key == pretrained_key) job->checkpoint = o.value;
   const auto hf = d.facts.find("hf_id");
   const bool from_code = hf != d.facts.end() && hf->second.state == kb::FactState::Value;
-  const std::string hf_id = from_code ? hf->second.value : d.model ? d.model->hf_id : std::string();
-  res.before_run = before_run(spec, checkpoint, hf_id, c.kb, c.labels);
-  if (!res.before_run.empty() && res.before_run.front().what == "import_checkpoint" && from_code && !d.cite("hf_id").empty())
-    res.before_run.front().source += "; --hf-model: " + d.cite("hf_id");
+  job->hf_id = from_code ? hf->second.value : d.model ? d.model->hf_id : std::string();
+  if (from_code) job->hf_cite = d.cite("hf_id");
+  if (when == Command::Now)
+    build_command(c, *job, res);
+  else
+    res.command_job = std::move(job);
 }
 
 }  // namespace
@@ -439,7 +461,8 @@ bool lever_set(const Context& c, const RecipeData& d, const Ask& ask) {
   });
 }
 
-Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest, Sizings* sizings) {
+Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest, Sizings* sizings,
+                    Command command) {
   const Recipe& r = d.recipe;
   Planned out;
   Result& res = out.result;
@@ -467,7 +490,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   fill_data(c, r, ask, launch_mode, res);
   plan_int::overrides_of(c, res, r, p, launch_mode);
   recipe_values(d, p, res);
-  fill_command(c, d, launch_mode, res);
+  fill_command(c, d, launch_mode, command, res);
   // Where the numbers come from: the code lines.
   for (const char* f : {"tp", "pp", "cp", "ep", "sp", "seq_length", "global_batch_size", "micro_batch_size"})
     if (auto at = d.cite(f); !at.empty()) res.sources.push_back({at, 0, 0, std::string("code: ") + f});
@@ -475,6 +498,17 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
     res.sources.push_back({"data/models.tsv", 0, 0, "model " + d.model->key + " (" + kb::split(d.model->source, ';').front() + ")"});
   if (!p.gpu.source.empty()) res.sources.push_back({"data/gpus.tsv", 0, 0, "GPU " + p.gpu.key});
   return out;
+}
+
+void finish_command(const Context& c, Result& res) {
+  if (!res.command_job) return;
+  const std::shared_ptr<const CommandJob> job = std::move(res.command_job);
+  res.command_job.reset();
+  build_command(c, *job, res);
+}
+
+std::string command_of(const Context& c, const Result& res) {
+  return res.command_job ? launch_command(res.command_job->spec, c.kb) : res.command;
 }
 
 long long fewest_gpus(const Context& c, const FewestSearch& f) { return min_world(f.plan->in, f.world + 1, c.settings().max_world); }
