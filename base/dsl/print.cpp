@@ -202,6 +202,9 @@ std::string to_canonical(const Lexicon& lex, const Constraints& c) {
     out = kb::join(parts, " ");
     return reads_as(lex, out, c);
   };
+  // No free word to quote and no lexicon word to respell: the query is
+  // printed as it is whether it reads back or not, so it is not parsed again.
+  if (c.free_text.empty() && words.empty()) return kb::join(parts, " ");
   std::string out;
   if (with_free_text(out) || words.empty()) return out;
   // A printed word that reads as something else: the next spelling of its
