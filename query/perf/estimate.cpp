@@ -69,6 +69,7 @@ int generation(const Params& p, const std::string& gpu) {
 
 // The EP group leaves the NVLink domain (its all-to-all crosses the network).
 bool ep_crosses(const Params& p, const std::string& gpu, long long ep, long long tp) {
+  if (ep * tp <= 1) return false;  // one GPU is within any domain: no look-up (the distance asks for every row)
   const long long d = domain(p, gpu);
   return d > 0 && ep * tp > d;
 }
