@@ -133,7 +133,7 @@ void same_batch(Engine::Impl& e, const Context& c, const Ask& ask, Result& top) 
     if (m < 1 || (m > per_node && m % per_node != 0)) return false;
     Ask a = ask;
     a.gpus = m;
-    const Result r = e.plan(c, top.recipe, a, false, Fewest::Later, Command::Later).result;
+    const Result r = e.plan(c, top.recipe, a, false, Fewest::Later, Command::None).result;
     return r.runnable && r.batch.gbs == B.recipe_gbs;
   };
   // The nearest count from n in one direction (step -1 or +1) that keeps the batch.

@@ -154,7 +154,10 @@ enum class Fewest : std::uint8_t { Now, Later };
 // are not shown (the candidates ranked after the first, the GPU counts
 // same_batch tries, the alternatives' trials). What it is built from is
 // taken when the recipe is planned, so it is the same command either way.
-enum class Command : std::uint8_t { Now, Later };
+// None: no command, nor the dataset, overrides and citations it goes with,
+// for a caller that reads only whether and how the recipe fits (runnable,
+// layout, memory, batch): same_batch's trials of other GPU counts.
+enum class Command : std::uint8_t { Now, Later, None };
 // `sizings`, when given, keeps each recipe's own sizing for the next plan.
 Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now,
                     Sizings* sizings = nullptr, Command command = Command::Now);

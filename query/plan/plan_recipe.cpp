@@ -485,6 +485,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   fill_memory(c, p, shown, res);
   res.memory.lever_set = lever_set(c, d, ask);
   fill_batch(r, p, shown.placement.shape, res);
+  if (command == Command::None) return out;
   // Dataset, overrides, command.
   const std::string launch_mode = !ask.launch_mode.empty() && c.kb.task_of(ask.launch_mode) == r.mode ? ask.launch_mode : r.launch_mode;
   fill_data(c, r, ask, launch_mode, res);
@@ -495,7 +496,8 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
   for (const char* f : {"tp", "pp", "cp", "ep", "sp", "seq_length", "global_batch_size", "micro_batch_size"})
     if (auto at = d.cite(f); !at.empty()) res.sources.push_back({at, 0, 0, std::string("code: ") + f});
   if (d.model)
-    res.sources.push_back({"data/models.tsv", 0, 0, "model " + d.model->key + " (" + kb::split(d.model->source, ';').front() + ")"});
+    res.sources.push_back(
+        {"data/models.tsv", 0, 0, "model " + d.model->key + " (" + d.model->source.substr(0, d.model->source.find(';')) + ")"});
   if (!p.gpu.source.empty()) res.sources.push_back({"data/gpus.tsv", 0, 0, "GPU " + p.gpu.key});
   return out;
 }
