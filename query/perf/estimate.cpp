@@ -75,25 +75,70 @@ bool ep_crosses(const Params& p, const std::string& gpu, long long ep, long long
 }
 
 // How far a measurement is from the target (docs/throughput.md, "Nearest").
-double distance(const Measurement& s, const Target& t, int target_release, const Params& p) {
-  double d = 0;
-  if (s.gpu != t.gpu) {
-    d += p.w_gpu;
-    if ((domain(p, s.gpu) > 8) != (domain(p, t.gpu) > 8)) d += p.w_gpu_fabric;
-    if (generation(p, s.gpu) != generation(p, t.gpu)) d += p.w_gpu_generation;
+// The target's facts by GPU type and precision are looked up once, a row's
+// once per run of rows of one GPU type or precision: the estimator weighs
+// hundreds of rows per answer, and each look-up is a map's by name.
+class Distance {
+ public:
+  Distance(const Target& t, int target_release, const Params& p)
+      : t_(t),
+        release_(target_release),
+        p_(p),
+        t_gpu_{domain(p, t.gpu), generation(p, t.gpu)},
+        t_class_(precision_class_of(p, t.precision)),
+        t_ep_crosses_(ep_crosses(p, t.gpu, t.ep, 1)) {}
+
+  double operator()(const Measurement& s) {
+    double d = 0;
+    if (s.gpu != t_.gpu) {
+      d += p_.w_gpu;
+      const GpuFacts& g = gpu(s.gpu);
+      if ((g.domain > 8) != (t_gpu_.domain > 8)) d += p_.w_gpu_fabric;
+      if (g.generation != t_gpu_.generation) d += p_.w_gpu_generation;
+    }
+    if (s.precision != t_.precision) {
+      if (s.precision != class_of_) {
+        class_of_ = s.precision;
+        class_ = precision_class_of(p_, s.precision);
+      }
+      d += class_ != t_class_ ? p_.w_precision_class : p_.w_precision;  // another datasheet rate, or the same
+    }
+    if (s.gpus != t_.gpus && s.gpus > 0 && t_.gpus > 0)
+      d += p_.w_gpus * std::fabs(std::log2(static_cast<double>(s.gpus) / static_cast<double>(t_.gpus)));
+    if (s.seq != t_.seq) d += p_.w_seq;
+    if (s.gbs != t_.gbs) d += p_.w_gbs;
+    // ep_crosses(p, s.gpu, s.ep, 1), its domain from the row's GPU type's facts
+    const bool s_crosses = s.ep > 1 && gpu(s.gpu).domain > 0 && s.ep > gpu(s.gpu).domain;
+    if (s_crosses != t_ep_crosses_) d += p_.w_ep_fabric;
+    d += p_.w_release * std::abs(s.release_order - release_);
+    return d;
   }
-  if (s.precision != t.precision) {
-    d += precision_class_of(p, s.precision) != precision_class_of(p, t.precision) ? p.w_precision_class
-                                                                                  : p.w_precision;  // another datasheet rate, or the same
+
+ private:
+  struct GpuFacts {
+    long long domain = 0;
+    int generation = -1;
+  };
+  const GpuFacts& gpu(const std::string& key) {
+    if (!gpu_known_ || key != gpu_of_) {
+      gpu_of_ = key;
+      gpu_ = {domain(p_, key), generation(p_, key)};
+      gpu_known_ = true;
+    }
+    return gpu_;
   }
-  if (s.gpus != t.gpus && s.gpus > 0 && t.gpus > 0)
-    d += p.w_gpus * std::fabs(std::log2(static_cast<double>(s.gpus) / static_cast<double>(t.gpus)));
-  if (s.seq != t.seq) d += p.w_seq;
-  if (s.gbs != t.gbs) d += p.w_gbs;
-  if (ep_crosses(p, s.gpu, s.ep, 1) != ep_crosses(p, t.gpu, t.ep, 1)) d += p.w_ep_fabric;
-  d += p.w_release * std::abs(s.release_order - target_release);
-  return d;
-}
+  const Target& t_;
+  int release_;
+  const Params& p_;
+  GpuFacts t_gpu_;
+  std::string t_class_;
+  bool t_ep_crosses_;
+  bool gpu_known_ = false;
+  std::string gpu_of_;  // the GPU type gpu_ holds
+  GpuFacts gpu_;
+  std::string class_of_;  // the precision class_ is the class of (at first "", whose class is "")
+  std::string class_;
+};
 
 bool same_layout(const Measurement& s, const Target& t) {
   return s.tp == t.tp && s.pp == t.pp && s.cp == t.cp && s.vp == t.vp && s.ep == t.ep && s.mbs == t.mbs && s.gbs == t.gbs;
@@ -430,11 +475,12 @@ Estimate estimate(const Target& t, const std::vector<Measurement>& ms, const Pla
     return e;
   }
   // 2. The same model and task elsewhere: the nearest measurement.
+  Distance distance(t, release, p);
   const Measurement* best = nullptr;
   double best_d = std::numeric_limits<double>::infinity();
   for (const auto& m : ms) {
     if (m.model_key != t.model_key || m.task != t.task || !can_source(m, p)) continue;
-    const double d = distance(m, t, release, p) + (m.variant != t.variant ? p.w_seq : 0);
+    const double d = distance(m) + (m.variant != t.variant ? p.w_seq : 0);
     if (d < best_d) {
       best_d = d;
       best = &m;
@@ -455,7 +501,7 @@ Estimate estimate(const Target& t, const std::vector<Measurement>& ms, const Pla
     if (t.arch_class.empty() || m.arch_class != t.arch_class || m.model_key == t.model_key || !task_fits(m.task, t.task) ||
         !can_source(m, p))
       continue;
-    const double d = distance(m, t, release, p) + p.w_flops * std::fabs(std::log(m.flops / t.flops));
+    const double d = distance(m) + p.w_flops * std::fabs(std::log(m.flops / t.flops));
     auto it = per_model.find(m.model_key);
     if (it == per_model.end() || d < it->second.first) per_model[m.model_key] = {d, &m};
   }
