@@ -277,9 +277,12 @@ def main():
         shutil.rmtree(old)
     write_catalogs(ui, work_dir(args) / "locale")
     failed = False
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+    # Processes, not threads: each language's finder parses and writes its
+    # answers in Python (json), which threads would take turns at.
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
         inputs = inputs_hash(args)
-        for lang, err, figures in pool.map(lambda l: build_lang(args, l, index, examples, inputs), args.langs):
+        n = len(args.langs)
+        for lang, err, figures in pool.map(build_lang, [args] * n, args.langs, [index] * n, [examples] * n, [inputs] * n):
             if err:
                 print(err, file=sys.stderr)
                 failed = True
