@@ -243,7 +243,8 @@ TEST_CASE("properties: every runnable layout the planner prints passes its rules
 // - a precision asked that the GPU lacks is said in a warning;
 // - every command launches exactly the planned ranks (nodes × processes per
 //   node = GPUs), never more GPUs than asked, and a count that is not whole
-//   nodes is said.
+//   nodes is said;
+// - every result's and alternative's command is built and runs its recipe.
 TEST_CASE("properties: answers never print a precision the GPU lacks, and every command launches the planned ranks", "[properties]") {
   std::ifstream in(std::string(KB_SOURCE_DIR) + "/generated/site/finder.json");
   REQUIRE(in);
@@ -287,9 +288,18 @@ TEST_CASE("properties: answers never print a precision the GPU lacks, and every 
               for (const auto& w : a->warnings) said = said || w.find(kb::upper_ascii(prec)) != std::string::npos;
               CHECK(said);
             }
+            // Every command is built by the time the answer is made (the plan
+            // stage defers it until a result is shown or offered), and an
+            // alternative's runs the recipe it names.
+            for (const auto& alt : a->alternatives) {
+              INFO(alt.kind << ": " << alt.recipe << ": " << alt.command);
+              CHECK(alt.command.find(alt.recipe) != std::string::npos);
+            }
             for (const auto& r : a->results) {
               ++printed;
               INFO(r.recipe.name << " (" << r.recipe.runs_in << ") on " << r.layout.hardware << ": " << r.command);
+              CHECK(r.command_job == nullptr);
+              CHECK(r.command.find(r.recipe.name) != std::string::npos);
               if (!r.recipe.runs_in.empty() && archs_of.count(r.recipe.runs_in))
                 CHECK(archs_of.at(r.recipe.runs_in).count(arch_of.at(r.layout.hardware)) == 1);
               const kbq::Layout& L = r.layout;
