@@ -112,16 +112,8 @@ class Reader {
     if (!std::isfinite(v)) fail("a number that is not finite");
     return v;
   }
-  std::string_view text() {
-    const std::uint32_t n = u32();
-    if (n > max_text_) fail("a text of " + std::to_string(n) + " bytes");
-    return checked_text(n);
-  }
-  std::string_view vtext() {
-    const std::uint64_t n = var();
-    if (n > max_text_) fail("a text of " + std::to_string(n) + " bytes");
-    return checked_text(static_cast<std::size_t>(n));
-  }
+  std::string_view text() { return checked_text(u32()); }
+  std::string_view vtext() { return checked_text(var()); }
   // A list's count, each item at least `item_bytes` long: never more items
   // than the bytes left could hold (no huge reservation).
   std::size_t count(std::size_t item_bytes) {
@@ -156,8 +148,10 @@ class Reader {
   void need(std::size_t n) const {
     if (n > in_.size() - at_) fail("the bytes end early");
   }
-  std::string_view checked_text(std::size_t n) {
-    need(n);
+  // A text of `n` bytes: within the length limit and the bytes left, UTF-8.
+  std::string_view checked_text(std::uint64_t n) {
+    if (n > max_text_) fail("a text of " + std::to_string(n) + " bytes");
+    need(static_cast<std::size_t>(n));
     const std::string_view s = in_.substr(at_, n);
     if (kb::find_invalid_utf8(s)) fail("a text that is not UTF-8");
     at_ += n;

@@ -304,7 +304,7 @@ void derive_facts(kb::Db& db) {
     // kbc writes nothing kbq would refuse (a site longer than a KB value).
     try {
       kb::for_each_packed_fact(packed, [](const kb::PackedFact&) {});
-    } catch (const std::runtime_error& e) {
+    } catch (const kb::stored::Error& e) {
       throw std::runtime_error("the code facts of " + r.target + ": " + e.what());
     }
     ins.bind(1, targets[r.target]).bind_blob(2, packed).run();

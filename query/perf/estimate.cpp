@@ -67,11 +67,14 @@ int generation(const Params& p, const std::string& gpu) {
   return it == p.generation.end() ? -1 : it->second;
 }
 
-// The EP group leaves the NVLink domain (its all-to-all crosses the network).
+// A group of `group` GPUs leaves an NVLink domain of `domain` GPUs (0:
+// not known): its all-to-all crosses the network.
+bool leaves_domain(long long group, long long domain) { return domain > 0 && group > domain; }
+
+// The EP group leaves its GPU type's NVLink domain.
 bool ep_crosses(const Params& p, const std::string& gpu, long long ep, long long tp) {
-  if (ep * tp <= 1) return false;  // one GPU is within any domain: no look-up (the distance asks for every row)
-  const long long d = domain(p, gpu);
-  return d > 0 && ep * tp > d;
+  if (ep * tp <= 1) return false;  // one GPU is within any domain: no look-up
+  return leaves_domain(ep * tp, domain(p, gpu));
 }
 
 // How far a measurement is from the target (docs/throughput.md, "Nearest").
@@ -107,9 +110,8 @@ class Distance {
       d += p_.w_gpus * std::fabs(std::log2(static_cast<double>(s.gpus) / static_cast<double>(t_.gpus)));
     if (s.seq != t_.seq) d += p_.w_seq;
     if (s.gbs != t_.gbs) d += p_.w_gbs;
-    // ep_crosses(p, s.gpu, s.ep, 1), its domain from the row's GPU type's facts
-    const bool s_crosses = s.ep > 1 && gpu(s.gpu).domain > 0 && s.ep > gpu(s.gpu).domain;
-    if (s_crosses != t_ep_crosses_) d += p_.w_ep_fabric;
+    // ep_crosses for the row, its domain from its GPU type's facts (none looked up for an EP of one)
+    if ((s.ep > 1 && leaves_domain(s.ep, gpu(s.gpu).domain)) != t_ep_crosses_) d += p_.w_ep_fabric;
     d += p_.w_release * std::abs(s.release_order - release_);
     return d;
   }

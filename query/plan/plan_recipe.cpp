@@ -504,8 +504,7 @@ Planned plan_recipe(const Context& c, const RecipeData& d, const Ask& ask, bool 
 
 void finish_command(const Context& c, Result& res) {
   if (!res.command_job) return;
-  const std::shared_ptr<const CommandJob> job = std::move(res.command_job);
-  res.command_job.reset();
+  const std::shared_ptr<const CommandJob> job = std::move(res.command_job);  // leaves it null
   build_command(c, *job, res);
 }
 
