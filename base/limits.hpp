@@ -123,6 +123,16 @@ inline constexpr long long kMaxPerfRows = 20000;
 // answer's first estimate (perf_compiled.bytes; query/perf/stored.cpp; real:
 // 22 KB). A row takes at least 42 bytes of it, a text 4.
 inline constexpr std::uint64_t kMaxCompiledPerfBytes = 1 * kMiB;
+// The recipes kbc compiles and kbq reads whole at an answer's first recipe
+// (recipes_compiled; query/kb/recipes_stored.cpp; real: 1 020 recipes in 4
+// chunks, 180 KB): as many as the recipes table may hold, at most
+// kMaxRecipesPerChunk a chunk, kbc beginning a new one past
+// kRecipeChunkBytes; one chunk at most kMaxCompiledRecipeChunkBytes, all of
+// them what the table limit below allows.
+inline constexpr long long kMaxStoredRecipes = 20000;
+inline constexpr std::size_t kMaxRecipesPerChunk = 256;
+inline constexpr std::size_t kRecipeChunkBytes = 256 * 1024;
+inline constexpr std::uint64_t kMaxCompiledRecipeChunkBytes = 1 * kMiB;
 struct KbColumnRef {
   std::string_view table, column;
 };
@@ -156,6 +166,7 @@ inline constexpr KbColumnLimit kKbColumnLimits[] = {
     {"lexicon", "value", 256},
     {"lexicon_compiled", "bytes", kMaxCompiledLexiconBytes},
     {"perf_compiled", "bytes", kMaxCompiledPerfBytes},
+    {"recipes_compiled", "bytes", kMaxCompiledRecipeChunkBytes},
     {"recipe_facts", "facts", kMaxPackedFactsBytes},
     {"gpus", "gpu_key", 256},
 };
@@ -190,6 +201,7 @@ inline constexpr KbTableLimit kKbTableLimits[] = {
     {"launcher", 10000, 1 * kMiB},          // 321, 29 KB
     {"models", 10000, 2 * kMiB},            // 93, 72 KB
     {"recipes", 20000, 4 * kMiB},           // 1 020, 226 KB
+    {"recipes_compiled", 1000, 8 * kMiB},   // 4 chunks, 180 KB
     {"code_recipes", 20000, 4 * kMiB},      // 1 020, 308 KB
     {"code_config_keys", 20000, 4 * kMiB},  // 894, 153 KB
     {"config_keys", 10000, 1 * kMiB},       // 24, 17 KB

@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 13 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 14 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 13;
+PRAGMA user_version = 14;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -667,6 +667,20 @@ CREATE TABLE perf_fit (
 -- `kbq perf` and kbc read the tables themselves.
 CREATE TABLE perf_compiled (
   id     INTEGER PRIMARY KEY CHECK (id = 1),
+  bytes  BLOB NOT NULL
+);
+
+-- The recipes as an answer reads them, written by kbc once the recipes,
+-- recipe_launch and launch_sites are derived (compiler/generate/perf_fit.cpp,
+-- Engine::compile_recipes): every recipe of both kinds with its launch facts
+-- and the texts of the sites they cite, at most 256 recipes a chunk, each
+-- kind in name order (layout: query/kb/recipes_stored.cpp). Read whole at an
+-- answer's first recipe and indexed by name, function, mode and model, so a
+-- family's or a mode's recipes are found without a scan of the table and
+-- only those kept are read in full; kbq checks every count, length, name and
+-- size as it reads it. kbc reads the tables themselves.
+CREATE TABLE recipes_compiled (
+  chunk  INTEGER PRIMARY KEY,
   bytes  BLOB NOT NULL
 );
 

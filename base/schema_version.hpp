@@ -4,5 +4,5 @@
 #pragma once
 
 namespace kb {
-constexpr int kSchemaVersion = 13;
+constexpr int kSchemaVersion = 14;
 }

@@ -13,6 +13,7 @@
 // (a std::runtime_error) naming the byte offset.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -73,6 +74,7 @@ class Writer {
   }
   // Bytes another Writer wrote, as they are.
   void bytes(std::string_view b) { out_.append(b); }
+  std::size_t size() const { return out_.size(); }
   std::string take() { return std::move(out_); }
 
  private:
@@ -113,6 +115,16 @@ class Reader {
     return v;
   }
   std::string_view text() { return checked_text(u32()); }
+  // A vtext's bytes within the length limit, not checked as UTF-8: for a
+  // reader that checks each text it uses when it uses it.
+  std::string_view vbytes() {
+    const std::uint64_t n = var();
+    if (n > max_text_) fail("a text of " + std::to_string(n) + " bytes");
+    need(static_cast<std::size_t>(n));
+    const std::string_view s = in_.substr(at_, static_cast<std::size_t>(n));
+    at_ += static_cast<std::size_t>(n);
+    return s;
+  }
   std::string_view vtext() { return checked_text(var()); }
   // A list's count, each item at least `item_bytes` long: never more items
   // than the bytes left could hold (no huge reservation).
@@ -143,6 +155,12 @@ class Reader {
   std::optional<long long> opt_svar() { return flag() ? std::optional<long long>(svar()) : std::nullopt; }
   std::optional<double> opt_f64() { return flag() ? std::optional<double>(f64()) : std::nullopt; }
   bool done() const { return at_ == in_.size(); }
+  std::size_t at() const { return at_; }
+  // Past `n` bytes, which must be there.
+  void skip(std::uint64_t n) {
+    need(static_cast<std::size_t>(std::min<std::uint64_t>(n, SIZE_MAX)));
+    at_ += static_cast<std::size_t>(n);
+  }
 
  private:
   void need(std::size_t n) const {

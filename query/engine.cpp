@@ -694,6 +694,16 @@ std::string Engine::compile_perf() {
   return bytes;
 }
 
+std::vector<std::string> Engine::compile_recipes() {
+  Kb& kb = impl_->kb;
+  std::vector<std::string> chunks = stored_recipes::to_stored(kb.recipes_from_tables());
+  // kbc writes nothing kbq would refuse: every recipe read back.
+  stored_recipes::Index index(chunks);
+  Recipe r;
+  for (const auto& e : index.entries()) index.read(e, r);
+  return chunks;
+}
+
 std::variant<RecipeList, Error> Engine::list(const ListOptions& opts) {
   Kb& kb = impl_->kb;
   const std::string text = kb::join(opts.words, " ");

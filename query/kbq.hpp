@@ -508,6 +508,10 @@ class Engine {
   // the one value kbc stores (perf_compiled; query/perf/stored.hpp), read
   // from the KB's rows; checked by reading it back.
   std::string compile_perf();
+  // The recipes as answers read them, in the values kbc stores
+  // (recipes_compiled, one a chunk; query/kb/recipes_stored.hpp), read from
+  // the KB's rows; checked by reading every recipe back.
+  std::vector<std::string> compile_recipes();
 
   struct Impl;  // private (query/engine.cpp)
 

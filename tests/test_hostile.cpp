@@ -18,7 +18,13 @@
 //                                 line, more), an aggregate, packs its rows;
 //                                 kb_packed_value_id(facts, field_id) gives a
 //                                 field's value id (NULL: no such field);
-//                                 kb_packed_concat(a, b), a's facts then b's
+//                                 kb_packed_concat(a, b), a's facts then b's;
+//                                 and one for the compiled recipes
+//                                 (query/kb/recipes_stored.hpp):
+//                                 kb_packed_recipes(0) packs the tables'
+//                                 recipes, unchecked, and returns chunk 0,
+//                                 kb_packed_recipes(i) chunk i of that
+//                                 packing (NULL past the last)
 //     overflow-cycle: PATH        page-level damage: every overflowing labels
 //                                 value of the KB declares ~1 MB and points
 //                                 into one overflow chain made into a cycle
@@ -107,6 +113,7 @@
 #include "base/text.hpp"
 #include "cases.hpp"
 #include "process.hpp"
+#include "query/kb/recipes_stored.hpp"
 
 namespace {
 
@@ -311,7 +318,73 @@ void packed_concat(sqlite3_context* ctx, int, sqlite3_value** argv) {
   sqlite3_result_blob(ctx, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
 }
 
+// kb_packed_recipes(0) packs the recipes as the tables hold them
+// (recipes, recipe_launch, the launch_sites they cite), unchecked, into the
+// chunks kbc writes to recipes_compiled, and returns chunk 0;
+// kb_packed_recipes(i) returns chunk i of that packing (NULL past the last).
+// A value of the wrong type reads as SQLite converts it (a text as 0).
+std::vector<std::string>& packed_recipes() {
+  static std::vector<std::string> chunks;
+  return chunks;
+}
+
+void pack_recipes(sqlite3* db) {
+  constexpr const char* kSites[] = {"precision_at", "data_at", "peft_at", "raises_at", "shadowed_at"};
+  std::string sites[5];
+  for (int i = 0; i < 5; ++i) sites[i] = std::string("(SELECT at FROM launch_sites WHERE id = l.") + kSites[i] + ")";
+  const std::string sql =
+      "SELECT r.kind, r.name, r.target, r.mode, r.launch_mode, r.model_key, r.modality, r.moe, r.tp, r.pp, r.vp, r.cp, r.ep, r.etp, "
+      "r.sp, r.seq_len, r.gbs, r.mbs, r.dataset, r.precision, r.native_gpus, r.native_hardware, r.native_precision, r.variant, "
+      "r.min_gpus, r.low_precision, l.precision, " +
+      sites[0] + ", l.data, l.data_name, " + sites[1] + ", l.user_data, l.peft_modes, " + sites[2] + ", l.raises, " + sites[3] +
+      ", l.shadowed, " + sites[4] +
+      " FROM recipes r LEFT JOIN recipe_launch l ON l.name = r.name AND l.kind = r.kind ORDER BY r.kind, r.name";
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  std::vector<kbq::Recipe> recipes;
+  const auto text = [&](int c) {
+    const auto* t = sqlite3_column_text(st, c);
+    return t ? std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(st, c))) : std::string();
+  };
+  const auto opt = [&](int c) {
+    return sqlite3_column_type(st, c) == SQLITE_NULL ? std::nullopt : std::optional<long long>(sqlite3_column_int64(st, c));
+  };
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    kbq::Recipe& r = recipes.emplace_back();
+    r.kind = text(0) == "benchmark" ? kb::RecipeKind::Benchmark : kb::RecipeKind::Library;
+    r.name = text(1), r.target = text(2), r.mode = text(3), r.launch_mode = text(4), r.model_key = text(5), r.modality = text(6);
+    r.moe = sqlite3_column_int64(st, 7) != 0;
+    r.tp = opt(8), r.pp = opt(9), r.vp = opt(10), r.cp = opt(11), r.ep = opt(12), r.etp = opt(13);
+    if (const auto sp = opt(14)) r.sp = *sp != 0;
+    r.seq_len = opt(15), r.gbs = opt(16), r.mbs = opt(17);
+    r.dataset = text(18), r.precision = text(19);
+    r.native_gpus = opt(20);
+    r.native_hardware = text(21), r.native_precision = text(22), r.variant = text(23);
+    r.min_gpus = opt(24);
+    r.low_precision = text(25), r.runs_in = text(26), r.runs_in_at = text(27), r.data = text(28), r.data_name = text(29);
+    r.data_at = text(30);
+    r.user_data = sqlite3_column_int64(st, 31) != 0;
+    if (const std::string modes = text(32); !modes.empty()) r.peft_modes = kb::split(modes, ',');
+    r.peft_at = text(33), r.raises = text(34), r.raises_at = text(35);
+    r.shadowed = sqlite3_column_int64(st, 36) != 0;
+    r.shadowed_at = text(37);
+  }
+  sqlite3_finalize(st);
+  packed_recipes() = kbq::stored_recipes::to_stored(recipes);
+}
+
+void packed_recipes_chunk(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const long long i = sqlite3_value_int64(argv[0]);
+  if (i == 0) pack_recipes(sqlite3_context_db_handle(ctx));
+  const auto& chunks = packed_recipes();
+  if (i < 0 || static_cast<size_t>(i) >= chunks.size()) return sqlite3_result_null(ctx);
+  const std::string& b = chunks[static_cast<size_t>(i)];
+  sqlite3_result_blob(ctx, b.data(), static_cast<int>(b.size()), SQLITE_TRANSIENT);
+}
+
 void add_fact_functions(kb::Db& db) {
+  REQUIRE(sqlite3_create_function_v2(db.handle(), "kb_packed_recipes", 1, SQLITE_UTF8, nullptr, packed_recipes_chunk, nullptr, nullptr,
+                                     nullptr) == SQLITE_OK);
   REQUIRE(sqlite3_create_function_v2(db.handle(), "kb_packed_concat", 2, SQLITE_UTF8, nullptr, packed_concat, nullptr, nullptr, nullptr) ==
           SQLITE_OK);
   REQUIRE(sqlite3_create_function_v2(db.handle(), "kb_pack_facts", 5, SQLITE_UTF8, nullptr, nullptr, pack_step, pack_final, nullptr) ==
@@ -843,6 +916,9 @@ TEST_CASE("hostile: the corpus holds every required case", "[hostile]") {
                                "kb-perf-compiled-missing",
                                "kb-perf-compiled-old-format",
                                "kb-perf-compiled-truncated",
+                               "kb-recipes-compiled-missing",
+                               "kb-recipes-compiled-name-not-a-name",
+                               "kb-recipes-compiled-truncated",
                                "kb-perf-fit-factor-out-of-range",
                                "kb-perf-fit-pairs-negative",
                                "kb-perf-flops-infinite",

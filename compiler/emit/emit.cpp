@@ -661,11 +661,12 @@ std::vector<std::string> dumped_tables(Db& db) {
   // another form; the dump holds code_facts), the compiled lexicon (the
   // lexicon table again, built ready to use; the dump holds the rows) and
   // the compiled estimator's tables (perf_rows, perf_fit and the small
-  // tables again).
+  // tables again) and the compiled recipes (recipes, recipe_launch and
+  // launch_sites again).
   Stmt st(db,
           "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
           "AND name NOT LIKE 'search_%' AND name NOT IN ('recipe_facts', 'fact_targets', 'fact_fields', 'fact_values', 'code_files', "
-          "'lexicon_compiled', 'perf_compiled') ORDER BY name");
+          "'lexicon_compiled', 'perf_compiled', 'recipes_compiled') ORDER BY name");
   while (st.step()) tables.push_back(st.text(0));
   return tables;
 }

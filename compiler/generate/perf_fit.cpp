@@ -2,6 +2,8 @@
 #include "compiler/generate/perf_fit.hpp"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "base/kinds.hpp"
 #include "base/value_ranges.hpp"
@@ -21,6 +23,18 @@ void check(const Range& r, Value v, const std::string& row) {
 }  // namespace
 
 void store_perf_derivation(Db& db, const std::string& file) {
+  // The recipes as answers read them, first: the derivation plans the
+  // measured rows' benchmark recipes from them. Each chunk in its row,
+  // numbered from 0. (An engine reads the file as it was when opened: one
+  // for each step that reads what the step before wrote.)
+  {
+    const std::vector<std::string> chunks = kbq::Engine::open(file).compile_recipes();
+    db.exec("BEGIN");
+    db.exec("DELETE FROM recipes_compiled");
+    Stmt chunk(db, "INSERT INTO recipes_compiled(chunk, bytes) VALUES (?, ?)");
+    for (size_t i = 0; i < chunks.size(); ++i) chunk.bind(1, static_cast<long long>(i)).bind_blob(2, chunks[i]).run();
+    db.exec("COMMIT");
+  }
   const kbq::PerfDerivation d = kbq::Engine::open(file).derive_perf();
   for (const auto& r : d.rows)
     if (r.flops) check(real_range("perf_rows", "flops"), *r.flops, "row " + std::to_string(r.id));

@@ -17,6 +17,7 @@
 #include "base/limits.hpp"
 #include "base/packed_facts.hpp"
 #include "base/schema_version.hpp"
+#include "base/stored_bytes.hpp"
 #include "base/text.hpp"
 #include "base/value_ranges.hpp"
 #include "query/kb/kb_int.hpp"
@@ -221,31 +222,27 @@ void read_recipe(kb::Stmt& st, RecipeKind kind, const Snapshot& snap, const Site
 }
 }  // namespace
 
-const Catalog& Kb::catalog(RecipeKind kind) {
-  if (auto it = catalogs_.find(kind); it != catalogs_.end()) return it->second;
-  // Kept only once read whole: a row kbq cannot use throws, and the next
-  // answer that needs the catalog meets the same error, never the rows read
-  // before it.
-  // Sized first: growing the vector would move every recipe read so far.
-  kb::Stmt n(db_, "SELECT count(*) FROM recipes WHERE kind = ?");
-  n.bind(1, to_string(kind));
-  const size_t rows = n.step() ? static_cast<size_t>(std::clamp<long long>(n.integer(0), 0, kb::limits::kMaxReservedRows)) : 0;
-  Catalog c = catalog_part(
-      kind, [](const Recipe&) { return true; }, "WHERE r.kind = ?1", {}, rows);
-  return catalogs_.emplace(kind, std::move(c)).first->second;
-}
-
 namespace {
 
-// The least string above every string that starts with `prefix` (bytewise,
-// as SQLite's BINARY collation compares), "" when there is none.
-std::string prefix_end(std::string prefix) {
-  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xFF) prefix.pop_back();
-  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
-  return prefix;
+// A compiled chunk of recipes kbq cannot read ("chunk N[, the recipe at
+// byte B]: what"), as the error naming the chunk.
+[[noreturn]] void compiled_recipes_error(const kb::stored::Error& e) {
+  const std::string m = e.what();
+  const size_t colon = m.find(": ");
+  if (colon == std::string::npos) throw kb::KbValueError("recipes_compiled", "bytes", "a chunk", m);
+  throw kb::KbValueError("recipes_compiled", "bytes", m.substr(0, colon), m.substr(colon + 2));
 }
 
 }  // namespace
+
+const Catalog& Kb::catalog(RecipeKind kind) {
+  if (auto it = catalogs_.find(kind); it != catalogs_.end()) return it->second;
+  // Kept only once read whole: a recipe kbq cannot use throws, and the next
+  // answer that needs the catalog meets the same error, never the recipes
+  // read before it.
+  Catalog c = catalog_part(kind, [](const stored_recipes::Key&) { return true; });
+  return catalogs_.emplace(kind, std::move(c)).first->second;
+}
 
 const LaunchSites& Kb::launch_sites() {
   if (!launch_sites_) {
@@ -258,71 +255,91 @@ const LaunchSites& Kb::launch_sites() {
   return *launch_sites_;
 }
 
-Catalog Kb::catalog_part(RecipeKind kind, const std::function<bool(const Recipe&)>& in, const char* where,
-                         const std::vector<std::string>& params, size_t rows) {
-  Catalog c;  // kept by the caller only once read whole, as catalog(kind)
-  auto& recipes = c.recipes;
-  recipes.reserve(rows);
-  if (auto whole = catalogs_.find(kind); whole != catalogs_.end()) {
-    for (const auto& r : whole->second.recipes)
-      if (in(r)) recipes.push_back(r);
-    return c;
-  }
-  kb::Stmt st(db_, std::string(kRecipeSelect) + where);
-  st.bind(1, to_string(kind));
-  for (size_t i = 0; i < params.size(); ++i) st.bind(static_cast<int>(i) + 2, params[i]);
+std::vector<Recipe> Kb::recipes_from_tables() {
+  std::vector<Recipe> out;
   const Snapshot& snap = snapshot();
   const SiteOf sites = site_in(launch_sites());
-  while (st.step()) {
-    // Read where it is kept: a Recipe's forty fields are not moved once more.
-    Recipe& r = recipes.emplace_back();
-    read_recipe(st, kind, snap, sites, r);
-    if (!in(r)) recipes.pop_back();
+  for (const RecipeKind kind : {RecipeKind::Library, RecipeKind::Benchmark}) {
+    const size_t first = out.size();
+    kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ?1");
+    st.bind(1, to_string(kind));
+    while (st.step()) read_recipe(st, kind, snap, sites, out.emplace_back());
+    const auto less = [](const Recipe& a, const Recipe& b) { return a.name < b.name; };
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), less);
   }
+  return out;
+}
+
+stored_recipes::Index& Kb::recipe_index() {
+  if (recipe_index_) return *recipe_index_;
+  // Their count and sizes are bounded when a --kb file is opened
+  // (kKbTableLimits, kKbColumnLimits), and kbc checked the embedded one
+  // against the same limits.
+  std::vector<std::string> chunks;
+  kb::Stmt st(db_, "SELECT bytes FROM recipes_compiled ORDER BY chunk");
+  while (st.step()) chunks.emplace_back(st.blob(0));
+  if (chunks.empty())
+    throw kb::KbValueError("recipes_compiled", "bytes", "chunk 0", "missing: kbc writes the recipes an answer reads in every KB");
+  try {
+    recipe_index_ = std::make_unique<stored_recipes::Index>(std::move(chunks));
+  } catch (const kb::stored::Error& e) {
+    compiled_recipes_error(e);
+  }
+  return *recipe_index_;
+}
+
+void Kb::read_stored(const stored_recipes::Index::Entry& e, Recipe& r) {
+  try {
+    recipe_index().read(e, r);
+  } catch (const kb::stored::Error& x) {
+    compiled_recipes_error(x);
+  }
+  r.commit = commit_;
+  if (const ModelBrief* m = snapshot().model(r.model_key)) r.model = m->display;
+}
+
+Catalog Kb::catalog_part(RecipeKind kind, const std::function<bool(const stored_recipes::Key&)>& in) {
+  Catalog c;  // kept by the caller only once read whole, as catalog(kind)
+  auto& recipes = c.recipes;
+  if (auto whole = catalogs_.find(kind); whole != catalogs_.end()) {
+    for (const auto& r : whole->second.recipes)
+      if (in(stored_recipes::key_of(r))) recipes.push_back(r);
+    return c;
+  }
+  const auto& entries = recipe_index().entries();
+  // Sized first: growing the vector would move every recipe read so far.
+  recipes.reserve(
+      static_cast<size_t>(std::count_if(entries.begin(), entries.end(), [&](const auto& e) { return e.key.kind == kind && in(e.key); })));
+  for (const auto& e : entries)
+    if (e.key.kind == kind && in(e.key)) read_stored(e, recipes.emplace_back());
   by_name(recipes);
   return c;
 }
 
 const Catalog& Kb::catalog(RecipeKind kind, const std::string& prefix) {
   if (auto it = prefix_catalogs_.find({kind, prefix}); it != prefix_catalogs_.end()) return it->second;
-  // The prefix ranges' test reads no other table.
-  Catalog c = catalog_part(kind, [&](const Recipe& r) { return kb::starts_with(r.name, prefix) || kb::starts_with(r.model_key, prefix); },
-                           "WHERE r.kind = ?1 AND ((r.name >= ?2 AND (?3 = '' OR r.name < ?3)) OR "
-                           "(r.model_key >= ?2 AND (?3 = '' OR r.model_key < ?3)))",
-                           {prefix, prefix_end(prefix)});
+  Catalog c = catalog_part(
+      kind, [&](const stored_recipes::Key& k) { return kb::starts_with(k.name, prefix) || kb::starts_with(k.model_key, prefix); });
   return prefix_catalogs_.emplace(std::make_pair(kind, prefix), std::move(c)).first->second;
 }
 
 const Catalog& Kb::catalog_of_mode(RecipeKind kind, const std::string& mode) {
   if (auto it = mode_catalogs_.find({kind, mode}); it != mode_catalogs_.end()) return it->second;
-  Catalog c = catalog_part(kind, [&](const Recipe& r) { return r.mode == mode; }, "WHERE r.kind = ?1 AND r.mode = ?2", {mode});
+  Catalog c = catalog_part(kind, [&](const stored_recipes::Key& k) { return k.mode == mode; });
   return mode_catalogs_.emplace(std::make_pair(kind, mode), std::move(c)).first->second;
 }
 
 const Catalog& Kb::catalog_of_models(RecipeKind kind, const std::vector<std::string>& models) {
-  // A family of more models than one query binds: every recipe.
+  // A family of more models than the limit: every recipe.
   if (models.empty() || models.size() > kb::limits::kMaxBoundModels) return catalog(kind);
   const auto key = std::make_pair(kind, models);
   if (auto it = model_catalogs_.find(key); it != model_catalogs_.end()) return it->second;
-  // The models as bound parameters from ?first on (the statement cache
-  // keeps one text per count).
-  const auto keys = [&](size_t first) {
-    std::string out;
-    for (size_t i = 0; i < models.size(); ++i) out += (i ? ", ?" : "?") + std::to_string(first + i);
-    return out;
-  };
-  // Taken from the whole catalog when it is loaded: the functions of the
-  // models' recipes (of either kind) first.
-  std::optional<std::set<std::string, std::less<>>> targets;
-  if (has_catalog(kind)) {
-    targets.emplace();
-    kb::Stmt t(db_, "SELECT DISTINCT target FROM recipes WHERE model_key IN (" + keys(1) + ")");
-    for (size_t i = 0; i < models.size(); ++i) t.bind(static_cast<int>(i) + 1, models[i]);
-    while (t.step()) targets->insert(t.text(0));
-  }
-  const std::string where = "WHERE r.kind = ?1 AND r.target IN (SELECT t.target FROM recipes t WHERE t.model_key IN (" + keys(2) + "))";
-  Catalog c = catalog_part(
-      kind, [&](const Recipe& r) { return !targets || targets->count(r.target) > 0; }, where.c_str(), models);
+  // The functions of the models' recipes (of either kind), then every
+  // recipe of the kind that runs one of them.
+  std::set<std::string_view> targets;
+  for (const auto& e : recipe_index().entries())
+    if (std::find(models.begin(), models.end(), e.key.model_key) != models.end()) targets.insert(e.key.target);
+  Catalog c = catalog_part(kind, [&](const stored_recipes::Key& k) { return targets.count(k.target) > 0; });
   return model_catalogs_.emplace(key, std::move(c)).first->second;
 }
 
@@ -332,37 +349,33 @@ const std::vector<std::string>& Kb::recipe_names(RecipeKind kind) {
   if (auto whole = catalogs_.find(kind); whole != catalogs_.end()) {
     for (const auto& r : whole->second.recipes) names.push_back(r.name);
   } else {
-    kb::Stmt st(db_, "SELECT name FROM recipes WHERE kind = ? ORDER BY name");
-    st.bind(1, to_string(kind));
-    while (st.step()) names.push_back(st.text(0));
+    stored_recipes::Index& index = recipe_index();
+    try {
+      for (const auto& e : index.entries())
+        if (e.key.kind == kind) names.emplace_back(index.name(e));
+    } catch (const kb::stored::Error& x) {
+      compiled_recipes_error(x);
+    }
+    std::sort(names.begin(), names.end());
   }
   return recipe_names_.emplace(kind, std::move(names)).first->second;
 }
 
-// One recipe by name: from the list when it is loaded, otherwise one
-// indexed row (show and check need one recipe, not the thousand).
+// One recipe by name: from the list when it is loaded, otherwise the one
+// entry of the index read whole (show and check need one recipe, not the
+// thousand).
 std::optional<Recipe> Kb::recipe(const std::string& name, RecipeKind kind) {
   if (auto it = catalogs_.find(kind); it != catalogs_.end()) {
     for (const auto& r : it->second.recipes)
       if (r.name == name) return r;
     return std::nullopt;
   }
-  kb::Stmt st(db_, std::string(kRecipeSelect) + "WHERE r.kind = ? AND r.name = ?");
-  st.bind(1, to_string(kind));
-  st.bind(2, name);
-  // One row cites a few sites: each read by id, not the table.
-  const SiteOf one_site = [this](long long id) -> std::optional<std::string> {
-    if (launch_sites_) return site_in(*launch_sites_)(id);
-    kb::Stmt at(db_, "SELECT at FROM launch_sites WHERE id = ?");
-    at.bind(1, id);
-    if (at.step()) return at.text(0);
-    return std::nullopt;
-  };
-  if (st.step()) {
-    Recipe r;
-    read_recipe(st, kind, snapshot(), one_site, r);
-    return r;
-  }
+  for (const auto& e : recipe_index().entries())
+    if (e.key.kind == kind && e.key.name == name) {
+      Recipe r;
+      read_stored(e, r);
+      return r;
+    }
   return std::nullopt;
 }
 

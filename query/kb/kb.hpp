@@ -21,6 +21,7 @@
 
 #include "base/dsl/parse.hpp"
 #include "base/sqlite.hpp"
+#include "query/kb/recipes_stored.hpp"
 #include "query/kb/snapshot.hpp"
 #include "query/kbq.hpp"
 #include "query/perf/tables.hpp"
@@ -78,6 +79,10 @@ class Kb {
   // A recipe by name: the library one when both packages export the name.
   std::optional<Recipe> recipe(const std::string& name);
   std::optional<Recipe> recipe(const std::string& name, RecipeKind kind);
+  // Every recipe of both kinds read from the rows of recipes, recipe_launch
+  // and launch_sites, each kind in name order: what kbc compiles into
+  // recipes_compiled (Engine::compile_recipes), which the rest reads.
+  std::vector<Recipe> recipes_from_tables();
   // What planning a recipe reads beyond the recipe row: its function's
   // facts and its model (read once per function and model).
   RecipeData data_of(const Recipe& r);
@@ -141,11 +146,14 @@ class Kb {
   // Where the code decides a recipe's launch facts: launch_sites by id (read
   // once; a join per citation would seek the table five times a recipe).
   const LaunchSites& launch_sites();
-  // The recipes of a kind that `in` keeps, in name order: from the whole
-  // catalog when it is loaded, else from the rows `where` selects (?1 the
-  // kind, ?2, ?3 ... `params`), `rows` of them reserved first.
-  Catalog catalog_part(RecipeKind kind, const std::function<bool(const Recipe&)>& in, const char* where,
-                       const std::vector<std::string>& params, size_t rows = 0);
+  // The recipes as compiled (recipes_compiled), every one's key indexed
+  // (read once, at the first recipe an answer needs).
+  stored_recipes::Index& recipe_index();
+  // The recipe of an index entry, its model's name and the commit set.
+  void read_stored(const stored_recipes::Index::Entry& e, Recipe& r);
+  // The recipes of a kind whose key `in` keeps, in name order: from the
+  // whole catalog when it is loaded, else read from the index.
+  Catalog catalog_part(RecipeKind kind, const std::function<bool(const stored_recipes::Key&)>& in);
 
   kb::Db db_;
   std::optional<kbq::dsl::Lexicon> lexicon_;
@@ -160,6 +168,7 @@ class Kb {
   std::map<std::pair<RecipeKind, std::string>, Catalog> mode_catalogs_;
   std::map<std::pair<RecipeKind, std::vector<std::string>>, Catalog> model_catalogs_;
   std::optional<LaunchSites> launch_sites_;
+  std::unique_ptr<stored_recipes::Index> recipe_index_;
   std::map<RecipeKind, std::vector<std::string>> recipe_names_;
   std::map<std::string, CodeFacts, std::less<>> facts_;
   struct FactValue {
