@@ -250,12 +250,23 @@ std::string first_code_points(std::string_view s, std::size_t n) {
   return i >= s.size() ? std::string(s) : std::string(s.substr(0, i)) + "…";
 }
 
+namespace {
+// The bytes a name may hold, as a table: kbq checks every recipe's names
+// as it reads them.
+constexpr std::array<bool, 256> kNameByte = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c = '0'; c <= '9'; ++c) t[c] = true;
+  for (unsigned char c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  for (unsigned char c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (const char c : std::string_view("_.-")) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+}  // namespace
+
 bool is_name(std::string_view s) {
   if (s.size() > limits::kMaxNameBytes) return false;
   if (!s.empty() && (s.front() == '.' || s.front() == '-')) return false;
-  return std::all_of(s.begin(), s.end(), [](char ch) {
-    return (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '_' || ch == '.' || ch == '-';
-  });
+  return std::all_of(s.begin(), s.end(), [](char ch) { return kNameByte[static_cast<unsigned char>(ch)]; });
 }
 
 std::string shell_quote(std::string_view v) {

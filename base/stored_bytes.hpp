@@ -139,6 +139,14 @@ class Reader {
     return f == 1;
   }
   std::uint64_t var() {
+    // Most are below 128: one byte, read without the loop.
+    if (at_ < in_.size()) {
+      const auto b = static_cast<unsigned char>(in_[at_]);
+      if (b < 0x80) {
+        ++at_;
+        return b;
+      }
+    }
     std::uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       const unsigned b = u8();
