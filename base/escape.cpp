@@ -251,16 +251,17 @@ std::string first_code_points(std::string_view s, std::size_t n) {
 }
 
 namespace {
-// The bytes a name may hold, as a table: kbq checks every recipe's names
-// as it reads them.
-constexpr std::array<bool, 256> kNameByte = [] {
+// A table of the bytes: ASCII letters and digits, and those of `more`.
+constexpr std::array<bool, 256> alnum_and(std::string_view more) {
   std::array<bool, 256> t{};
   for (unsigned char c = '0'; c <= '9'; ++c) t[c] = true;
   for (unsigned char c = 'A'; c <= 'Z'; ++c) t[c] = true;
   for (unsigned char c = 'a'; c <= 'z'; ++c) t[c] = true;
-  for (const char c : std::string_view("_.-")) t[static_cast<unsigned char>(c)] = true;
+  for (const char c : more) t[static_cast<unsigned char>(c)] = true;
   return t;
-}();
+}
+// The bytes a name may hold: kbq checks every recipe's names as it reads them.
+constexpr std::array<bool, 256> kNameByte = alnum_and("_.-");
 }  // namespace
 
 bool is_name(std::string_view s) {
@@ -278,14 +279,7 @@ std::string shell_quote(std::string_view v) {
 namespace {
 // The bytes a shell word may hold unquoted, as a table: commands are
 // checked byte by byte (shell_problem), every answer.
-constexpr std::array<bool, 256> kPlainShell = [] {
-  std::array<bool, 256> t{};
-  for (unsigned char c = '0'; c <= '9'; ++c) t[c] = true;
-  for (unsigned char c = 'A'; c <= 'Z'; ++c) t[c] = true;
-  for (unsigned char c = 'a'; c <= 'z'; ++c) t[c] = true;
-  for (const char c : std::string_view("_./:=-,+")) t[static_cast<unsigned char>(c)] = true;
-  return t;
-}();
+constexpr std::array<bool, 256> kPlainShell = alnum_and("_./:=-,+");
 bool plain_shell_char(char ch) { return kPlainShell[static_cast<unsigned char>(ch)]; }
 bool name_start(char ch) { return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '_'; }
 }  // namespace
