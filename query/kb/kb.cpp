@@ -306,12 +306,13 @@ Catalog Kb::catalog_part(RecipeKind kind, const std::function<bool(const stored_
       if (in(stored_recipes::key_of(r))) recipes.push_back(r);
     return c;
   }
-  const auto& entries = recipe_index().entries();
-  // Sized first: growing the vector would move every recipe read so far.
-  recipes.reserve(
-      static_cast<size_t>(std::count_if(entries.begin(), entries.end(), [&](const auto& e) { return e.key.kind == kind && in(e.key); })));
-  for (const auto& e : entries)
-    if (e.key.kind == kind && in(e.key)) read_stored(e, recipes.emplace_back());
+  // The entries kept, first: the vector sized once (growing it would move
+  // every recipe read so far).
+  std::vector<const stored_recipes::Index::Entry*> kept;
+  for (const auto& e : recipe_index().entries())
+    if (e.key.kind == kind && in(e.key)) kept.push_back(&e);
+  recipes.reserve(kept.size());
+  for (const auto* e : kept) read_stored(*e, recipes.emplace_back());
   by_name(recipes);
   return c;
 }
