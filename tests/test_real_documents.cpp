@@ -259,7 +259,7 @@ KB_REGISTER_CASES(register_heading_cases) {
   };
   for (const auto& h : cases)
     kbtest::add_case("real documents: heading lexicon: " + h.lang + " '" + h.heading + "' is " + (h.kind.empty() ? "no section" : h.kind),
-                     "[real-documents][headings]", [h] { check_heading(h); });
+                     "[real-documents][headings][real-vocab]", [h] { check_heading(h); });
 }
 
 TEST_CASE("real documents: revision 4 with every heading reworded compiles to the same facts, or names the headings it skips",
@@ -472,7 +472,7 @@ KB_REGISTER_CASES(register_notes_cases) {
       {"8–16 GPUs", "", "8-16", 0},
   };
   for (const auto& n : cases)
-    kbtest::add_case("real documents: notes cell '" + n.text + "'", "[real-documents][notes]", [n] { check_notes(n); });
+    kbtest::add_case("real documents: notes cell '" + n.text + "'", "[real-documents][notes][real-vocab]", [n] { check_notes(n); });
 }
 
 TEST_CASE("real documents: the Moonlight rows keep their parallelism; the older EP 8 of the PEFT row is a conflict, not lost",
