@@ -367,19 +367,31 @@ TEST_CASE("kbc with an output it cannot write: one error, the summary, exit 2", 
 }
 
 // A good fixture is good/minimal with one oddity: it compiles to the same recipes.
+Outcome build_good(const std::string& sources, const std::string& out) {
+  return run_limited(KBC_PATH, {"build", "--sources", sources, "--data", kData, "--code", kCode, "-o", out, "--quiet"}, 60.0 * kSlowdown);
+}
+
+// The recipes of good/minimal, built once per process: the good fixtures
+// run in one ([good-fixtures], tests/CMakeLists.txt).
+const std::string& minimal_recipes() {
+  static const std::string names = [] {
+    TempDir tmp("kbtests-faults");
+    const auto base = build_good(kRoot + "/tests/fixtures/good/minimal", tmp / "minimal.sqlite");
+    INFO("stderr: " << base.err);
+    REQUIRE(base.exit_code == 0);
+    return recipe_names(tmp / "minimal.sqlite");
+  }();
+  return names;
+}
+
 void run_good_fixture(const std::string& name) {
   const std::string good = kRoot + "/tests/fixtures/good";
   TempDir tmp("kbtests-faults");
-  const auto run_build = [&](const std::string& sources, const std::string& out) {
-    return run_limited(KBC_PATH, {"build", "--sources", sources, "--data", kData, "--code", kCode, "-o", out, "--quiet"}, 60.0 * kSlowdown);
-  };
-  const auto base = run_build(good + "/minimal", tmp / "minimal.sqlite");
-  REQUIRE(base.exit_code == 0);
-  const std::string base_recipes = recipe_names(tmp / "minimal.sqlite");
+  const std::string& base_recipes = minimal_recipes();
   REQUIRE_FALSE(base_recipes.empty());
   const fs::path dir = fs::path(good) / name;
   const std::string out = tmp / (name + ".sqlite");
-  const auto r = run_build(dir.string(), out);
+  const auto r = build_good(dir.string(), out);
   INFO("stderr: " << r.err);
   CHECK(r.signal == 0);
   REQUIRE(r.exit_code == 0);
@@ -394,7 +406,8 @@ KB_REGISTER_CASES(register_good_fixtures) {
   for (auto it = fs::directory_iterator(kRoot + "/tests/fixtures/good", ec); !ec && it != fs::directory_iterator(); it.increment(ec))
     if (it->is_directory() && it->path().filename() != "minimal") names.push_back(it->path().filename().string());
   std::sort(names.begin(), names.end());
-  for (const auto& name : names) kbtest::add_case("good fixture compiles: " + name, "[faults]", [name] { run_good_fixture(name); });
+  for (const auto& name : names)
+    kbtest::add_case("good fixture compiles: " + name, "[faults][good-fixtures]", [name] { run_good_fixture(name); });
 }
 
 TEST_CASE("kbq answers from sources with SQL and shell text in their prose", "[faults]") {
