@@ -556,6 +556,11 @@ void keep_runtime_tables(Db& db) {
   db.exec("DELETE FROM perf_rows WHERE status = 'copy'");
 }
 
+// The tables the derive step compiles into recipes_compiled (with the
+// recipes table, which kbq still reads by name): kbq reads the compiled
+// value, never these rows, so a runtime KB leaves them out once it holds it.
+constexpr const char* kCompiledIntoRecipes[] = {"recipe_launch", "launch_sites"};
+
 }  // namespace
 
 void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill, KbContents contents, const KbDerive& derive) {
@@ -584,7 +589,11 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
       }
       if (contents == KbContents::Runtime) keep_runtime_tables(db);
       db.exec("COMMIT");
-      if (derive) derive(db, tmp);
+      if (derive) {
+        derive(db, tmp);
+        if (contents == KbContents::Runtime)
+          for (const char* t : kCompiledIntoRecipes) db.exec(std::string("DELETE FROM ") + t);
+      }
       db.exec(contents == KbContents::Runtime ? "INSERT INTO search(search) VALUES ('rebuild'); VACUUM"
                                               : "INSERT INTO search(search) VALUES ('optimize')");
       // kbq refuses a --kb file past the limits of what a KB may hold
