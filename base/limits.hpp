@@ -310,11 +310,6 @@ inline constexpr std::size_t kMaxKeptPlacements = 16384;
 // own overrides. Past this many, such a recipe is sized afresh each time,
 // so what is kept stays bounded whatever the KB and the questions hold.
 inline constexpr std::size_t kMaxKeptSizings = 1024;
-// The models an answer's alternatives bind into one query (Kb::
-// catalog_of_models: the best result's models.tsv family; the largest real
-// family has 8): past this many, every recipe is read instead, so a
-// crafted KB's family never builds a statement of thousands of parameters.
-inline constexpr std::size_t kMaxBoundModels = 64;
 // A list read from the KB is sized up front from its row count (no moves
 // while it grows), but never beyond this many rows: a crafted KB's count
 // reserves no more than this, and a longer list grows as it is read.

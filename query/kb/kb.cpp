@@ -331,15 +331,16 @@ const Catalog& Kb::catalog_of_mode(RecipeKind kind, const std::string& mode) {
 }
 
 const Catalog& Kb::catalog_of_models(RecipeKind kind, const std::vector<std::string>& models) {
-  // A family of more models than the limit: every recipe.
-  if (models.empty() || models.size() > kb::limits::kMaxBoundModels) return catalog(kind);
+  if (models.empty()) return catalog(kind);
   const auto key = std::make_pair(kind, models);
   if (auto it = model_catalogs_.find(key); it != model_catalogs_.end()) return it->second;
   // The functions of the models' recipes (of either kind), then every
-  // recipe of the kind that runs one of them.
+  // recipe of the kind that runs one of them. A set: a crafted KB's family
+  // of thousands of models costs a lookup per recipe, not a scan.
+  const std::set<std::string_view> keys(models.begin(), models.end());
   std::set<std::string_view> targets;
   for (const auto& e : recipe_index().entries())
-    if (std::find(models.begin(), models.end(), e.key.model_key) != models.end()) targets.insert(e.key.target);
+    if (keys.count(e.key.model_key) > 0) targets.insert(e.key.target);
   Catalog c = catalog_part(kind, [&](const stored_recipes::Key& k) { return targets.count(k.target) > 0; });
   return model_catalogs_.emplace(key, std::move(c)).first->second;
 }
