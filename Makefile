@@ -159,8 +159,9 @@ clean:
 # The compile commands are GCC's: clang-tidy's clang does not know the
 # GCC-only -Wno-* flags of CMakeLists.txt, and under CI's -Werror that
 # "unknown warning option" would be an error, hence the extra argument.
-# clang-tidy reads a copy of them without the precompiled header (GCC's
-# .gch is not clang's format): each file is checked with its own includes.
+# clang-tidy reads a copy of them without a precompiled header (a GCC build
+# with -DKB_PCH=ON has one, and GCC's .gch is not clang's format): each file
+# is checked with its own includes.
 CXX_SOURCES = $(shell git ls-files '*.cpp' '*.hpp' 2>/dev/null)
 
 format:
