@@ -45,7 +45,8 @@ const char* type_name(int type) {
 KbValueError::KbValueError(std::string_view table, std::string_view column, std::string_view row, std::string_view problem)
     : std::runtime_error(message(table, column, row, problem)), table_(table), row_(row) {}
 
-std::string row_name(const Stmt& st, const ValueAt& at) {
+template <class Row>
+std::string row_name(const Row& st, const ValueAt& at) {
   const int row_col = at.row_col;
   if (row_col < 0 || row_col >= st.columns()) return at.row.empty() ? std::string("a row") : std::string(at.row);
   if (st.type(row_col) == SQLITE_INTEGER) return "id " + std::to_string(st.integer(row_col));
@@ -54,7 +55,8 @@ std::string row_name(const Stmt& st, const ValueAt& at) {
   return "'" + first_code_points(text, 80) + "'";
 }
 
-std::optional<long long> kb_opt_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi) {
+template <class Row>
+std::optional<long long> kb_opt_int(const Row& st, int c, const ValueAt& at, long long lo, long long hi) {
   const int type = st.type(c);
   if (type == SQLITE_NULL) return std::nullopt;
   if (type != SQLITE_INTEGER)
@@ -66,7 +68,8 @@ std::optional<long long> kb_opt_int(const Stmt& st, int c, const ValueAt& at, lo
   return v;
 }
 
-std::string kb_text(const Stmt& st, int c, const ValueAt& at) {
+template <class Row>
+std::string kb_text(const Row& st, int c, const ValueAt& at) {
   if (st.type(c) == SQLITE_BLOB) throw KbValueError(at.table, at.column, row_name(st, at), "a blob where text belongs");
   std::string_view v = st.view(c);
   if (auto bad = find_invalid_utf8(v))
@@ -74,7 +77,8 @@ std::string kb_text(const Stmt& st, int c, const ValueAt& at) {
   return std::string(v);
 }
 
-long long kb_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi) {
+template <class Row>
+long long kb_int(const Row& st, int c, const ValueAt& at, long long lo, long long hi) {
   if (auto v = kb_opt_int(st, c, at, lo, hi)) return *v;
   throw KbValueError(at.table, at.column, row_name(st, at), "NULL where a whole number belongs");
 }
@@ -114,15 +118,31 @@ std::string real_cell_problem(const RealRange& r, std::string_view cell) {
   return range_problem(r, v);
 }
 
-std::optional<long long> kb_opt_int(const Stmt& st, int c, const IntRange& r, int row_col, std::string_view row) {
+template <class Row>
+std::optional<long long> kb_opt_int(const Row& st, int c, const IntRange& r, int row_col, std::string_view row) {
   const ValueAt at{r.table, r.column, row_col, row};
   if (!r.null_ok && st.type(c) == SQLITE_NULL)
     throw KbValueError(at.table, at.column, row_name(st, at), "NULL where a whole number belongs");
   return kb_opt_int(st, c, at, r.lo, r.hi);
 }
 
-long long kb_int(const Stmt& st, int c, const IntRange& r, int row_col, std::string_view row) {
+template <class Row>
+long long kb_int(const Row& st, int c, const IntRange& r, int row_col, std::string_view row) {
   return kb_int(st, c, ValueAt{r.table, r.column, row_col, row}, r.lo, r.hi);
 }
+
+// Every reader, for both kinds of row.
+template std::string row_name(const Stmt&, const ValueAt&);
+template long long kb_int(const Stmt&, int, const ValueAt&, long long, long long);
+template std::optional<long long> kb_opt_int(const Stmt&, int, const ValueAt&, long long, long long);
+template std::optional<long long> kb_opt_int(const Stmt&, int, const IntRange&, int, std::string_view);
+template long long kb_int(const Stmt&, int, const IntRange&, int, std::string_view);
+template std::string kb_text(const Stmt&, int, const ValueAt&);
+template std::string row_name(const StoredRows&, const ValueAt&);
+template long long kb_int(const StoredRows&, int, const ValueAt&, long long, long long);
+template std::optional<long long> kb_opt_int(const StoredRows&, int, const ValueAt&, long long, long long);
+template std::optional<long long> kb_opt_int(const StoredRows&, int, const IntRange&, int, std::string_view);
+template long long kb_int(const StoredRows&, int, const IntRange&, int, std::string_view);
+template std::string kb_text(const StoredRows&, int, const ValueAt&);
 
 }  // namespace kb

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "base/sqlite.hpp"
+#include "base/stored_rows.hpp"
 
 namespace kb {
 
@@ -64,26 +65,35 @@ struct ValueAt {
   std::string_view row = {};
 };
 
+// The readers below read a row of a statement (Stmt) or of stored query
+// results (StoredRows, base/stored_rows.hpp) alike.
+
 // How a row is named in a KbValueError: 'text' (escaped, at most 80 code
 // points) for a text column, "id N" for an integer one.
-std::string row_name(const Stmt& st, const ValueAt& at);
+template <class Row>
+std::string row_name(const Row& st, const ValueAt& at);
 
 // Column c of the current row as an integer in [lo, hi]. NULL, text, a real
 // or a blob, or a value outside the range, is a KbValueError.
-long long kb_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi);
+template <class Row>
+long long kb_int(const Row& st, int c, const ValueAt& at, long long lo, long long hi);
 // The same, NULL allowed (nullopt).
-std::optional<long long> kb_opt_int(const Stmt& st, int c, const ValueAt& at, long long lo, long long hi);
+template <class Row>
+std::optional<long long> kb_opt_int(const Row& st, int c, const ValueAt& at, long long lo, long long hi);
 
 // The same, with the column's range from base/value_ranges.hpp (the one
 // table kbc checks too): NULL only where the range allows it.
 struct IntRange;
-std::optional<long long> kb_opt_int(const Stmt& st, int c, const IntRange& r, int row_col = -1, std::string_view row = {});
-long long kb_int(const Stmt& st, int c, const IntRange& r, int row_col = -1, std::string_view row = {});
+template <class Row>
+std::optional<long long> kb_opt_int(const Row& st, int c, const IntRange& r, int row_col = -1, std::string_view row = {});
+template <class Row>
+long long kb_int(const Row& st, int c, const IntRange& r, int row_col = -1, std::string_view row = {});
 
 // Column c of the current row as text: NULL reads as "", an integer or a
 // real as its decimal form; a blob, or text that is not UTF-8, is a
 // KbValueError (a JSON answer could not hold it, a terminal would get raw
 // bytes). Lengths are bounded by SQLITE_LIMIT_LENGTH already.
-std::string kb_text(const Stmt& st, int c, const ValueAt& at);
+template <class Row>
+std::string kb_text(const Row& st, int c, const ValueAt& at);
 
 }  // namespace kb

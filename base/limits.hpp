@@ -133,6 +133,20 @@ inline constexpr long long kMaxStoredRecipes = 20000;
 inline constexpr std::size_t kMaxRecipesPerChunk = 256;
 inline constexpr std::size_t kRecipeChunkBytes = 256 * 1024;
 inline constexpr std::uint64_t kMaxCompiledRecipeChunkBytes = 1 * kMiB;
+// The rows of the small tables every answer reads, as kbc stores them
+// (rows_compiled; base/stored_rows.cpp; real: the part 'snapshot', 91 KB
+// in one chunk): kbc cuts a part in chunks of kRowsChunkBytes; a chunk is at
+// most kMaxCompiledRowsChunkBytes, a part's chunks together at most
+// kMaxCompiledRowsBytes, room for the tables it is compiled from at their
+// own limits (the case kb-at-the-limits). Each value takes a byte of it at
+// least, so its size bounds the rows kbq reads from it; a text is at most
+// kMaxKbTextBytes.
+inline constexpr std::size_t kRowsChunkBytes = 256 * 1024;
+inline constexpr std::uint64_t kMaxCompiledRowsChunkBytes = 1 * kMiB;
+inline constexpr std::uint64_t kMaxCompiledRowsBytes = 8 * kMiB;
+// The values of a part's rows, all its queries together: each becomes a
+// string or a number once read (real: the snapshot's 2 976).
+inline constexpr std::uint64_t kMaxStoredValues = 400000;
 struct KbColumnRef {
   std::string_view table, column;
 };
@@ -167,6 +181,7 @@ inline constexpr KbColumnLimit kKbColumnLimits[] = {
     {"lexicon_compiled", "bytes", kMaxCompiledLexiconBytes},
     {"perf_compiled", "bytes", kMaxCompiledPerfBytes},
     {"recipes_compiled", "bytes", kMaxCompiledRecipeChunkBytes},
+    {"rows_compiled", "bytes", kMaxCompiledRowsChunkBytes},
     {"recipe_facts", "facts", kMaxPackedFactsBytes},
     {"gpus", "gpu_key", 256},
 };
@@ -202,6 +217,7 @@ inline constexpr KbTableLimit kKbTableLimits[] = {
     {"models", 10000, 2 * kMiB},            // 93, 72 KB
     {"recipes", 20000, 4 * kMiB},           // 1 020, 226 KB
     {"recipes_compiled", 1000, 8 * kMiB},   // 4 chunks, 180 KB
+    {"rows_compiled", 1000, 16 * kMiB},     // 1 part in 1 chunk, 91 KB
     {"code_recipes", 20000, 4 * kMiB},      // 1 020, 308 KB
     {"code_config_keys", 20000, 4 * kMiB},  // 894, 153 KB
     {"config_keys", 10000, 1 * kMiB},       // 24, 17 KB

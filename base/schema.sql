@@ -1,9 +1,9 @@
 -- The normalized knowledge base written by `kbc build` and read by kbq.
--- Schema version 14 (PRAGMA user_version and meta.schema_version); readers
+-- Schema version 15 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
 
-PRAGMA user_version = 14;
+PRAGMA user_version = 15;
 
 -- Key/value facts about the KB itself (no timestamps: builds are reproducible).
 CREATE TABLE meta (
@@ -683,6 +683,25 @@ CREATE TABLE recipes_compiled (
   chunk  INTEGER PRIMARY KEY,
   bytes  BLOB NOT NULL
 );
+
+-- Query results as an answer reads them, run by kbc once every table they
+-- read is filled (compiler/generate/perf_fit.cpp, Engine::compile_snapshot):
+-- part 'snapshot', the rows of the small tables every answer reads (the
+-- planner's settings, gpus, precisions, config_keys, launcher, the presets,
+-- ranking, checks, memory_params, models and the revision conflicts), each
+-- query's rows in order, every value with its SQLite type (layout:
+-- base/stored_rows.hpp), in chunks (a value is at most 1 MiB in a KB
+-- kbq reads). Read whole at an answer's start: no SQL statement is
+-- compiled for these tables. kbq checks every count and length as it
+-- reads it, and every value as it checked the table's; a value compiled
+-- from other queries is refused. kbc and `--kb` files' checks read the
+-- tables themselves.
+CREATE TABLE rows_compiled (
+  part   TEXT NOT NULL,
+  chunk  INTEGER NOT NULL,  -- the value cut in chunks of at most 256 KiB, numbered from 0
+  bytes  BLOB NOT NULL,
+  PRIMARY KEY (part, chunk)
+) WITHOUT ROWID;
 
 -- Two editions' copies of one release disagree (the newer edition wins).
 CREATE TABLE perf_conflicts (

@@ -164,6 +164,16 @@ class Reader {
   std::optional<double> opt_f64() { return flag() ? std::optional<double>(f64()) : std::nullopt; }
   bool done() const { return at_ == in_.size(); }
   std::size_t at() const { return at_; }
+  // A reader of the next `n` bytes alone, which must be there, its offsets
+  // counted from this one's start (errors name the byte of the whole value);
+  // this one goes past them.
+  Reader part(std::uint64_t n) {
+    need(static_cast<std::size_t>(std::min<std::uint64_t>(n, SIZE_MAX)));
+    Reader r(in_.substr(0, at_ + static_cast<std::size_t>(n)), max_text_);
+    r.at_ = at_;
+    at_ += static_cast<std::size_t>(n);
+    return r;
+  }
   // Past `n` bytes, which must be there.
   void skip(std::uint64_t n) {
     need(static_cast<std::size_t>(std::min<std::uint64_t>(n, SIZE_MAX)));

@@ -29,6 +29,8 @@
 #include "base/kinds.hpp"
 #include "base/range.hpp"
 
+struct sqlite3;
+
 namespace kbq {
 
 using kb::Impact;
@@ -512,6 +514,20 @@ class Engine {
   // (recipes_compiled, one a chunk; query/kb/recipes_stored.hpp), read from
   // the KB's rows; checked by reading every recipe back.
   std::vector<std::string> compile_recipes();
+  // The rows of the small tables every answer reads, as kbc stores them
+  // (rows_compiled, part 'snapshot'; base/stored_rows.hpp), run on an open
+  // database: the planner's settings, the GPUs, precisions, config keys,
+  // launcher flags and tasks, presets, ranking, checks, memory constants,
+  // models and older revisions. Unchecked: an answer checks each value as
+  // it reads it (Kb::snapshot).
+  static std::string compile_snapshot(sqlite3* db);
+  // Every part of rows_compiled kbc stores, by name: the snapshot's, then
+  // for each language of the KB its labels ("labels/<lang>"; an answer
+  // reads the base language's too) and the texts of the entities the
+  // stages cite ("cited/<lang>"), run with the base language and the cited
+  // kinds of the snapshot, read as an answer reads it (a value it would
+  // refuse throws, as there).
+  static std::vector<std::pair<std::string, std::string>> compile_stored_rows(sqlite3* db);
 
   struct Impl;  // private (query/engine.cpp)
 

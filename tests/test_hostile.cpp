@@ -104,16 +104,19 @@
 #include <string>
 #include <vector>
 
+#include "base/checked.hpp"
 #include "base/escape.hpp"
 #include "base/invisible.hpp"
 #include "base/kb_schema.hpp"
 #include "base/limits.hpp"
 #include "base/packed_facts.hpp"
 #include "base/sqlite.hpp"
+#include "base/stored_rows.hpp"
 #include "base/text.hpp"
 #include "cases.hpp"
 #include "process.hpp"
 #include "query/kb/recipes_stored.hpp"
+#include "query/kbq.hpp"
 
 namespace {
 
@@ -382,7 +385,34 @@ void packed_recipes_chunk(sqlite3_context* ctx, int, sqlite3_value** argv) {
   sqlite3_result_blob(ctx, b.data(), static_cast<int>(b.size()), SQLITE_TRANSIENT);
 }
 
+// SELECT kb_repack_rows() runs the queries of rows_compiled's parts on the
+// tables as they are and stores their rows as kbc does
+// (Engine::compile_stored_rows; answers read them in place of the
+// tables); it returns the count of parts stored. Tables crafted so that the
+// snapshot is refused leave the languages' parts as they were (kbc would
+// refuse to write them; kbq refuses the snapshot first).
+void repack_rows(sqlite3_context* ctx, int, sqlite3_value**) {
+  sqlite3* db = sqlite3_context_db_handle(ctx);
+  long long parts = 0;
+  try {
+    try {
+      for (const auto& [part, bytes] : kbq::Engine::compile_stored_rows(db)) {
+        kb::store_rows_part(db, part, bytes);
+        ++parts;
+      }
+    } catch (const kb::KbValueError&) {
+      kb::store_rows_part(db, "snapshot", kbq::Engine::compile_snapshot(db));
+      parts = 1;
+    }
+  } catch (const std::exception& e) {  // never through SQLite's C frames
+    return sqlite3_result_error(ctx, e.what(), -1);
+  }
+  sqlite3_result_int64(ctx, parts);
+}
+
 void add_fact_functions(kb::Db& db) {
+  REQUIRE(sqlite3_create_function_v2(db.handle(), "kb_repack_rows", 0, SQLITE_UTF8, nullptr, repack_rows, nullptr, nullptr, nullptr) ==
+          SQLITE_OK);
   REQUIRE(sqlite3_create_function_v2(db.handle(), "kb_packed_recipes", 1, SQLITE_UTF8, nullptr, packed_recipes_chunk, nullptr, nullptr,
                                      nullptr) == SQLITE_OK);
   REQUIRE(sqlite3_create_function_v2(db.handle(), "kb_packed_concat", 2, SQLITE_UTF8, nullptr, packed_concat, nullptr, nullptr, nullptr) ==
@@ -917,6 +947,9 @@ TEST_CASE("hostile: the corpus holds every required case", "[hostile]") {
                                "kb-perf-compiled-old-format",
                                "kb-perf-compiled-truncated",
                                "kb-recipes-compiled-missing",
+                               "kb-rows-compiled-missing",
+                               "kb-rows-compiled-truncated",
+                               "kb-rows-compiled-other-query",
                                "kb-recipes-compiled-name-not-a-name",
                                "kb-recipes-compiled-truncated",
                                "kb-perf-fit-factor-out-of-range",

@@ -589,17 +589,23 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
       }
       if (contents == KbContents::Runtime) keep_runtime_tables(db);
       db.exec("COMMIT");
+      // kbq refuses a --kb file past the limits of what a KB may hold
+      // (base/limits.hpp): kbc never writes one.
+      const auto within_limits = [&db] {
+        if (const std::string problem = kb_content_problem(db); !problem.empty())
+          throw std::runtime_error("it would pass a limit of what kbq reads: " + problem);
+      };
       if (derive) {
+        // Checked first as well: the derive step stores query results of
+        // the tables (rows_compiled) and answers from them.
+        within_limits();
         derive(db, tmp);
         if (contents == KbContents::Runtime)
           for (const char* t : kCompiledIntoRecipes) db.exec(std::string("DELETE FROM ") + t);
       }
       db.exec(contents == KbContents::Runtime ? "INSERT INTO search(search) VALUES ('rebuild'); VACUUM"
                                               : "INSERT INTO search(search) VALUES ('optimize')");
-      // kbq refuses a --kb file past the limits of what a KB may hold
-      // (base/limits.hpp): kbc never writes one.
-      if (const std::string problem = kb_content_problem(db); !problem.empty())
-        throw std::runtime_error("it would pass a limit of what kbq reads: " + problem);
+      within_limits();
     }
     // Make the new file durable before it replaces the old one.
     if (FILE* f = std::fopen(tmp.c_str(), "rb")) {
@@ -670,12 +676,12 @@ std::vector<std::string> dumped_tables(Db& db) {
   // another form; the dump holds code_facts), the compiled lexicon (the
   // lexicon table again, built ready to use; the dump holds the rows) and
   // the compiled estimator's tables (perf_rows, perf_fit and the small
-  // tables again) and the compiled recipes (recipes, recipe_launch and
-  // launch_sites again).
+  // tables again), the compiled recipes (recipes, recipe_launch and
+  // launch_sites again) and the compiled rows (the small tables' again).
   Stmt st(db,
           "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
           "AND name NOT LIKE 'search_%' AND name NOT IN ('recipe_facts', 'fact_targets', 'fact_fields', 'fact_values', 'code_files', "
-          "'lexicon_compiled', 'perf_compiled', 'recipes_compiled') ORDER BY name");
+          "'lexicon_compiled', 'perf_compiled', 'recipes_compiled', 'rows_compiled') ORDER BY name");
   while (st.step()) tables.push_back(st.text(0));
   return tables;
 }

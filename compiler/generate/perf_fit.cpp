@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/kinds.hpp"
+#include "base/stored_rows.hpp"
 #include "base/value_ranges.hpp"
 #include "query/kbq.hpp"
 
@@ -23,6 +24,10 @@ void check(const Range& r, Value v, const std::string& row) {
 }  // namespace
 
 void store_perf_derivation(Db& db, const std::string& file) {
+  // The rows of the small tables every answer reads, and each language's
+  // labels and cited texts, first: each step below opens an engine, whose
+  // answers read them.
+  for (const auto& [part, bytes] : kbq::Engine::compile_stored_rows(db.handle())) store_rows_part(db.handle(), part, bytes);
   // The recipes as answers read them, first: the derivation plans the
   // measured rows' benchmark recipes from them. Each chunk in its row,
   // numbered from 0. (An engine reads the file as it was when opened: one

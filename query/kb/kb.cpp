@@ -567,7 +567,8 @@ struct TextRow {
   EntityText text;
   long long source_id = 0;
 };
-TextRow read_entity_text(kb::Stmt& st, int first, const std::string& row) {
+template <class Row>
+TextRow read_entity_text(Row& st, int first, const std::string& row) {
   TextRow r;
   EntityText& t = r.text;
   t.lang = st.text(first);
@@ -619,13 +620,20 @@ const std::vector<EntityText>& Kb::entity(const std::string& kind, const std::st
   return entity_cache_.emplace(std::make_pair(kind, key), in_text_order(std::move(rows))).first->second;
 }
 
-void Kb::read_cited(const std::string& kind, const std::string& lang, const std::string& base, CitedTexts& out) {
-  // The editions prose() may pick of every entity of a kind: the language's
-  // own, the base language's, the winner (base/choose.hpp), in_text_order.
-  kb::Stmt st(db_, std::string("SELECT e.key, ") + kEntityTextColumns +
-                       "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
-                       "WHERE e.kind = ? AND (t.lang = ? OR t.lang = ? OR t.is_winner = 1)");
-  st.bind(1, kind).bind(2, lang).bind(3, base);
+namespace {
+
+// The editions prose() may pick of every entity of a kind: the language's
+// own, the base language's, the winner (base/choose.hpp).
+const std::string& cited_sql() {
+  static const std::string sql = std::string("SELECT e.key, ") + kEntityTextColumns +
+                                 "FROM entities e JOIN entity_texts t ON t.entity_id = e.id JOIN sources s ON s.id = t.source_id "
+                                 "WHERE e.kind = ? AND (t.lang = ? OR t.lang = ? OR t.is_winner = 1)";
+  return sql;
+}
+
+// The rows of cited_sql() of a kind, kept for the entities `out` cites, in_text_order.
+template <class Rows>
+void read_cited(Rows& st, const std::string& kind, CitedTexts& out) {
   struct Read {
     std::vector<EntityText>* to = nullptr;  // the cited entity's texts; null: no stage cites it
     std::vector<TextRow> rows;
@@ -643,6 +651,32 @@ void Kb::read_cited(const std::string& kind, const std::string& lang, const std:
   for (auto& [key, r] : read)
     if (r.to)
       for (auto& t : in_text_order(std::move(r.rows))) r.to->push_back(std::move(t));
+}
+
+}  // namespace
+
+std::vector<kb::StoredQuery> kb_int::cited_queries(const std::string& lang, const std::string& base, const std::set<std::string>& kinds) {
+  std::vector<kb::StoredQuery> out;
+  for (const auto& kind : kinds) out.push_back({cited_sql(), {kind, lang, base}});
+  return out;
+}
+
+const CitedTexts& Kb::cited_texts(const std::string& lang) {
+  if (auto it = cited_texts_.find(lang); it != cited_texts_.end()) return it->second;
+  const Snapshot& snap = snapshot();
+  CitedTexts out;
+  std::set<std::string> kinds;
+  for (const auto& e : snap.cited()) {
+    out.texts.try_emplace(e);  // an entity the KB lacks has no text
+    kinds.insert(e.kind);
+  }
+  kb_int::read_part(db_, "cited/" + lang, kb_int::cited_queries(lang, snap.settings.base_language, kinds), [&](auto next) {
+    for (const auto& kind : kinds) {
+      auto st = next();
+      read_cited(st, kind, out);
+    }
+  });
+  return cited_texts_.emplace(lang, std::move(out)).first->second;
 }
 
 std::vector<std::string> Kb::entity_keys(const std::string& kind) {

@@ -45,14 +45,18 @@ class Kb {
   const std::vector<std::string>& languages() const { return languages_; }
   const std::string& commit() const { return commit_; }  // the newest snapshot's short commit
 
-  // The small tables and the settings as values (loaded at the first answer).
+  // The small tables and the settings as values (loaded at the first
+  // answer), from the rows kbc stored (rows_compiled, part 'snapshot'; a KB
+  // without them is refused).
   const Snapshot& snapshot();
-  // data/planner.tsv's settings alone (the snapshot's; labels() reads the
-  // base language from them without the rest).
+  // data/planner.tsv's settings (the snapshot's).
   const Settings& settings();
-  // All labels of a language, the base language's where it has none (loaded once per language).
+  // All labels of a language, the base language's where it has none
+  // (loaded once per language), from the rows kbc stored for each
+  // ("labels/<lang>"), else from the table.
   const Labels& labels(const std::string& lang);
-  // The texts an answer in a language cites (loaded once per language).
+  // The texts an answer in a language cites (loaded once per language),
+  // from the rows kbc stored ("cited/<lang>"), else from the tables.
   const CitedTexts& cited_texts(const std::string& lang);
 
   // --- recipes (from the code) ---------------------------------------------------
@@ -141,7 +145,6 @@ class Kb {
   // throughput tables' benchmark recipes need a few dozen of their hundred).
   CodeFacts facts(const std::string& target, bool (*wanted)(std::string_view field));
   void read_facts(const std::string& target, CodeFacts& out, bool (*wanted)(std::string_view field));
-  void read_cited(const std::string& kind, const std::string& lang, const std::string& base, CitedTexts& out);
   const Model* model(const std::string& key);
   // Where the code decides a recipe's launch facts: launch_sites by id (read
   // once; a join per citation would seek the table five times a recipe).
@@ -161,7 +164,6 @@ class Kb {
   std::vector<std::string> languages_;
   std::string commit_;
   std::unique_ptr<Snapshot> snapshot_;
-  std::optional<Settings> settings_;
   std::map<std::string, Labels> labels_;
   std::map<RecipeKind, Catalog> catalogs_;
   std::map<std::pair<RecipeKind, std::string>, Catalog> prefix_catalogs_;

@@ -1,13 +1,17 @@
 // Internals of the KB reader (query/kb/*.cpp only).
 #pragma once
 
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/checked.hpp"
 #include "base/kinds.hpp"
+#include "base/limits.hpp"
 #include "base/sqlite.hpp"
+#include "base/stored_rows.hpp"
 #include "base/text.hpp"
 
 namespace kbq::kb_int {
@@ -29,6 +33,41 @@ inline std::vector<std::string> comma_list(const std::string& s) {
   for (auto& x : kb::split(s, ','))
     if (!x.empty()) out.push_back(std::move(x));
   return out;
+}
+
+// The queries of rows_compiled's parts of a language (`lang`, the base
+// language `base`): "labels/<lang>", its labels (load.cpp; an answer reads
+// the base language's part too); "cited/<lang>", the texts of the entities
+// of each kind the stages cite, in kind order (kb.cpp).
+std::vector<kb::StoredQuery> labels_queries(const std::string& lang);
+std::vector<kb::StoredQuery> cited_queries(const std::string& lang, const std::string& base, const std::set<std::string>& kinds);
+
+// Runs `read(next)`, where each next() gives the rows of the next of
+// `queries`: as kbc stored them in rows_compiled's part `part`
+// (base/stored_rows.hpp), else, when the KB has no such part, by running
+// them. `read` reads either kind of row alike (a generic lambda), with the
+// same checks. A stored value that is not what this kbq compiles is a
+// KbValueError naming the part.
+template <class Read>
+void read_part(kb::Db& db, const std::string& part, const std::vector<kb::StoredQuery>& queries, Read&& read) {
+  const std::string bytes = kb::read_rows_part(db, part);
+  std::size_t i = 0;
+  if (bytes.empty()) {
+    read([&] {
+      const kb::StoredQuery& q = queries.at(i++);
+      kb::Stmt st(db, q.sql);
+      for (std::size_t p = 0; p < q.params.size(); ++p) st.bind(static_cast<int>(p + 1), q.params[p]);
+      return st;
+    });
+    return;
+  }
+  try {
+    kb::StoredResults stored(bytes, kb::limits::kMaxKbTextBytes);
+    read([&] { return stored.next(queries.at(i++)); });
+    stored.finish();
+  } catch (const kb::stored::Error& e) {
+    throw kb::KbValueError("rows_compiled", "bytes", "'" + part + "'", e.what());
+  }
 }
 
 }  // namespace kbq::kb_int

@@ -8,6 +8,7 @@
 
 #include "base/checked.hpp"
 #include "base/limits.hpp"
+#include "base/stored_rows.hpp"
 #include "base/text.hpp"
 #include "base/value_ranges.hpp"
 #include "query/kb/kb.hpp"
@@ -22,12 +23,58 @@ using kb_int::read_kind;
 
 namespace {
 
-std::vector<Gpu> read_gpus(kb::Db& db) {
+// The queries whose rows make the snapshot, in the order read: kbc runs
+// them and stores their rows (rows_compiled, part 'snapshot';
+// base/stored_rows.hpp), and every answer reads those rows, never these
+// tables. Each reader below reads its rows as it read the statement's.
+enum SnapshotQuery {
+  kPlanner,
+  kGpus,
+  kPrecisions,
+  kConfigKeys,
+  kFlags,
+  kTasks,
+  kPresets,
+  kPresetData,
+  kDatasets,
+  kRenames,
+  kRanking,
+  kChecks,
+  kMemory,
+  kModels,
+  kSuperseded,
+  kSnapshotQueries
+};
+constexpr const char* kSnapshotSql[kSnapshotQueries] = {
+    "SELECT key, value FROM planner",
+    "SELECT gpu_key, display_name, short_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, source, "
+    "arch FROM gpus ORDER BY gpu_key",
+    "SELECT precision, archs, display, source FROM precisions ORDER BY ordinal",
+    "SELECT k.key, k.layer, coalesce(k.dimension,''), coalesce(k.sentence,''), coalesce(s.path,''), k.aliases, "
+    "coalesce(k.evidence_line,0), coalesce(k.entity_key,'') FROM config_keys k LEFT JOIN sources s ON s.id = k.evidence_source_id "
+    "ORDER BY k.rowid",
+    // Every parser's: the training launcher's are picked by its name (data/planner.tsv launcher_parser).
+    "SELECT item, attribute, value, at FROM launcher WHERE section = 'flag' ORDER BY item, rowid",
+    "SELECT item, value FROM launcher WHERE section = 'mode' AND attribute = 'task'",
+    "SELECT preset, value FROM code_datasets WHERE attribute = 'modes' ORDER BY preset",
+    // What a preset trains on: the dataset_kinds row (data/dataset-kinds.tsv)
+    // of the config class its builder returns, the class's default row.
+    "SELECT d.preset, k.data FROM code_datasets d JOIN dataset_kinds k ON k.class = d.value AND k.when_fact = '' "
+    "WHERE d.attribute = 'returns' ORDER BY d.preset, k.ordinal",
+    "SELECT preset, modes FROM datasets ORDER BY rowid", "SELECT DISTINCT old_preset, new_preset FROM dataset_renames ORDER BY 1, 2",
+    "SELECT criterion FROM ranking ORDER BY position", "SELECT \"check\", entity FROM checks ORDER BY rowid",
+    "SELECT key, value, unit, source FROM memory_params ORDER BY key",
+    "SELECT m.model_key, coalesce(m.total_params_b, 0), coalesce(r.value, ''), m.display_name FROM models m "
+    "LEFT JOIN model_rows r ON r.model_key = m.model_key AND r.col = 'family'",
+    // The kinds of the checks' entities ("rule/1": rule), picked again when read.
+    "SELECT c.id, v.position, c.entity_kind, c.entity_key, c.field, v.value, s.path, v.lang, v.line, v.revision, v.wins "
+    "FROM conflicts c JOIN conflict_values v ON v.conflict_id = c.id JOIN sources s ON s.id = v.source_id "
+    "WHERE c.type = 'revision' AND c.entity_kind IN (SELECT substr(entity, 1, instr(entity, '/') - 1) FROM checks) "
+    "ORDER BY c.id, v.position"};
+
+template <class Rows>
+std::vector<Gpu> read_gpus(Rows& st) {
   std::vector<Gpu> out;
-  kb::Stmt st(db,
-              "SELECT gpu_key, display_name, short_name, coalesce(memory_gb, 0), nvlink_domain_size, gpus_per_node, fp8_gemm_any_layout, "
-              "source, arch "
-              "FROM gpus ORDER BY gpu_key");
   while (st.step()) {
     Gpu g{st.text(0),
           st.text(1),
@@ -45,30 +92,25 @@ std::vector<Gpu> read_gpus(kb::Db& db) {
   return out;
 }
 
-std::vector<ConfigKey> read_config_keys(kb::Db& db) {
+template <class Rows>
+std::vector<ConfigKey> read_config_keys(Rows& st) {
   std::vector<ConfigKey> out;
-  kb::Stmt st(
-      db,
-      "SELECT k.key, k.layer, coalesce(k.dimension,''), coalesce(k.sentence,''), coalesce(s.path,''), k.aliases, "
-      "coalesce(k.evidence_line,0), coalesce(k.entity_key,'') FROM config_keys k LEFT JOIN sources s ON s.id = k.evidence_source_id "
-      "ORDER BY k.rowid");
   while (st.step())
-    out.push_back({st.text(0), read_kind<Impact>(st, 1, "config layer"), st.text(2), st.text(3), st.text(4), st.text(5),
+    out.push_back({st.text(0), read_kind<Impact>(st.view(1), "config layer"), st.text(2), st.text(3), st.text(4), st.text(5),
                    static_cast<int>(st.integer(6)), st.text(7)});
   return out;
 }
 
 // The training launcher's flags: every item <parser>:<dest>, its spellings
-// (the greatest of each attribute, as one flag has one) and the config key it sets.
-std::vector<Flag> read_flags(kb::Db& db, const std::string& parser) {
+// (the greatest of each attribute, as one flag has one) and the config key
+// it sets; the rows by item, then as written.
+template <class Rows>
+std::vector<Flag> read_flags(Rows& st, const std::string& parser) {
   std::vector<Flag> out;
-  // The items from "<parser>:" up to "<parser>;" (':' + 1): the parser's own, by the launcher_item index.
-  kb::Stmt st(db, "SELECT item, attribute, value, at FROM launcher WHERE section = 'flag' AND item >= ? AND item < ? ORDER BY item, rowid");
   const std::string prefix = parser + ":";
-  st.bind(1, prefix).bind(2, parser + ";");
   while (st.step()) {
+    if (!kb::starts_with(st.view(0), prefix)) continue;
     const std::string item = st.text(0);
-    if (!kb::starts_with(item, prefix)) continue;
     if (out.empty() || out.back().item != item) out.push_back(Flag{item, {}, {}, {}, {}, {}});
     Flag& f = out.back();
     const std::string attribute = st.text(1), value = st.text(2), at = st.text(3);
@@ -81,10 +123,11 @@ std::vector<Flag> read_flags(kb::Db& db, const std::string& parser) {
   return out;
 }
 
-// Older revisions' values of the entities of a kind: each value of a
-// revision conflict that does not win and is older than the conflict's
+// Older revisions' values of the entities of the kinds asked: each value of
+// a revision conflict that does not win and is older than the conflict's
 // newest, by entity, then field, newest revision first, then language.
-void read_superseded(kb::Db& db, const std::string& kind, std::map<EntityRef, std::vector<Superseded>>& out) {
+template <class Rows>
+void read_superseded(Rows& st, const std::set<std::string>& kinds, std::map<EntityRef, std::vector<Superseded>>& out) {
   struct Row {
     long long conflict = 0, position = 0;
     EntityRef entity;
@@ -93,12 +136,8 @@ void read_superseded(kb::Db& db, const std::string& kind, std::map<EntityRef, st
   };
   std::vector<Row> rows;
   std::map<long long, int> newest;  // conflict → its newest revision
-  kb::Stmt st(db,
-              "SELECT c.id, v.position, c.entity_kind, c.entity_key, c.field, v.value, s.path, v.lang, v.line, v.revision, v.wins "
-              "FROM conflicts c JOIN conflict_values v ON v.conflict_id = c.id JOIN sources s ON s.id = v.source_id "
-              "WHERE c.entity_kind = ? AND c.type = 'revision'");
-  st.bind(1, kind);
   while (st.step()) {
+    if (!kinds.count(std::string(st.view(2)))) continue;
     Row r{st.integer(0),
           st.integer(1),
           {st.text(2), st.text(3)},
@@ -116,64 +155,63 @@ void read_superseded(kb::Db& db, const std::string& kind, std::map<EntityRef, st
     if (!r.wins && r.s.revision < newest[r.conflict]) out[r.entity].push_back(std::move(r.s));
 }
 
-}  // namespace
-
-const Settings& Kb::settings() {
-  if (!settings_) {
-    std::map<std::string, std::string> rows;
-    kb::Stmt st(db_, "SELECT key, value FROM planner");
-    while (st.step()) rows[st.text(0)] = st.text(1);
-    settings_ = read_settings(rows);
-  }
-  return *settings_;
-}
-
-const Snapshot& Kb::snapshot() {
-  if (snapshot_) return *snapshot_;
+// The snapshot from its queries' rows, each query's given by `rows(query)`
+// (the stored ones: an answer's, and kbc's reading back what it stores).
+template <class Rows, class Source>
+std::unique_ptr<Snapshot> read_snapshot(Source&& rows) {
   auto s = std::make_unique<Snapshot>();
-  s->settings = settings();
-  s->commit = commit_;
-  s->gpus = read_gpus(db_);
   {
-    kb::Stmt st(db_, "SELECT precision, archs, display, source FROM precisions ORDER BY ordinal");
+    std::map<std::string, std::string> planner;
+    Rows st = rows(kPlanner);
+    while (st.step()) planner[st.text(0)] = st.text(1);
+    s->settings = read_settings(planner);
+  }
+  {
+    Rows st = rows(kGpus);
+    s->gpus = read_gpus(st);
+  }
+  {
+    Rows st = rows(kPrecisions);
     while (st.step()) {
       PrecisionInfo p{st.text(0), {}, st.text(2), st.text(3)};
-      for (const auto& a : kb::split(st.text(1), ',')) p.archs.insert(kb::trim(a));
+      for (const auto& a : kb::split(st.view(1), ',')) p.archs.insert(kb::trim(a));
       s->precisions.push_back(std::move(p));
     }
   }
-  s->config_keys = read_config_keys(db_);
-  s->flags = read_flags(db_, s->settings.launcher_parser);
   {
-    kb::Stmt st(db_, "SELECT item, value FROM launcher WHERE section = 'mode' AND attribute = 'task'");
+    Rows st = rows(kConfigKeys);
+    s->config_keys = read_config_keys(st);
+  }
+  {
+    Rows st = rows(kFlags);
+    s->flags = read_flags(st, s->settings.launcher_parser);
+  }
+  {
+    Rows st = rows(kTasks);
     while (st.step()) s->tasks[st.text(0)] = st.text(1);
   }
   {
-    kb::Stmt st(db_, "SELECT preset, value FROM code_datasets WHERE attribute = 'modes' ORDER BY preset");
-    while (st.step()) s->presets[st.text(0)] = kb::split(st.text(1), ' ');
+    Rows st = rows(kPresets);
+    while (st.step()) s->presets[st.text(0)] = kb::split(st.view(1), ' ');
   }
   {
-    // What a preset trains on: the dataset_kinds row (data/dataset-kinds.tsv)
-    // of the config class its builder returns, the class's default row.
-    kb::Stmt st(db_,
-                "SELECT d.preset, k.data FROM code_datasets d JOIN dataset_kinds k ON k.class = d.value AND k.when_fact = '' "
-                "WHERE d.attribute = 'returns' ORDER BY d.preset, k.ordinal");
+    Rows st = rows(kPresetData);
     while (st.step()) s->preset_data.try_emplace(st.text(0), st.text(1));
   }
   {
-    kb::Stmt st(db_, "SELECT preset, modes FROM datasets ORDER BY rowid");
-    while (st.step()) s->datasets.emplace_back(st.text(0), kb::split(st.text(1), ','));
+    Rows st = rows(kDatasets);
+    while (st.step()) s->datasets.emplace_back(st.text(0), kb::split(st.view(1), ','));
   }
   {
-    kb::Stmt st(db_, "SELECT DISTINCT old_preset, new_preset FROM dataset_renames ORDER BY 1, 2");
+    Rows st = rows(kRenames);
     while (st.step()) s->renames.emplace_back(st.text(0), st.text(1));
   }
   {
-    kb::Stmt st(db_, "SELECT criterion FROM ranking ORDER BY position");
+    Rows st = rows(kRanking);
     while (st.step()) s->ranking.push_back(st.text(0));
   }
   {
-    kb::Stmt st(db_, "SELECT \"check\", entity FROM checks ORDER BY rowid");
+    Rows st = rows(kChecks);
     while (st.step()) {
       auto e = parse_entity_ref(st.view(1));
       if (!e) throw kb::KbValueError("checks", "entity", st.text(0), "not an entity kind/key");
@@ -182,16 +220,14 @@ const Snapshot& Kb::snapshot() {
   }
   {
     std::string tsv = "key\tvalue\tunit\tsource\n";
-    kb::Stmt st(db_, "SELECT key, value, unit, source FROM memory_params ORDER BY key");
+    Rows st = rows(kMemory);
     while (st.step()) tsv += st.text(0) + "\t" + st.text(1) + "\t" + st.text(2) + "\t" + st.text(3) + "\n";
     auto p = memory::params_from_tsv(tsv);
     if (const auto* err = std::get_if<memory::InputError>(&p)) throw kb::KbValueError("memory_params", "value", "", err->message);
     s->memory = std::get<memory::Params>(p);
   }
   {
-    kb::Stmt st(db_,
-                "SELECT m.model_key, coalesce(m.total_params_b, 0), coalesce(r.value, ''), m.display_name FROM models m "
-                "LEFT JOIN model_rows r ON r.model_key = m.model_key AND r.col = 'family'");
+    Rows st = rows(kModels);
     while (st.step()) {
       ModelBrief b{st.text(2), st.real(1), st.text(3)};
       if (!kb::range_problem(kb::real_range("models", "total_params_b"), b.total_params_b).empty())
@@ -200,26 +236,79 @@ const Snapshot& Kb::snapshot() {
     }
   }
   {
-    // Older revisions of the checks' entities, one statement per kind.
+    // Older revisions of the checks' entities.
     std::set<std::string> kinds;
     for (const auto& [id, e] : s->checks) kinds.insert(e.kind);
-    for (const auto& kind : kinds) read_superseded(db_, kind, s->superseded);
+    Rows st = rows(kSuperseded);
+    read_superseded(st, kinds, s->superseded);
   }
-  snapshot_ = std::move(s);
+  return s;
+}
+
+std::vector<kb::StoredQuery> snapshot_queries() {
+  std::vector<kb::StoredQuery> out;
+  for (const char* sql : kSnapshotSql) out.push_back({sql, {}});
+  return out;
+}
+
+}  // namespace
+
+std::string Engine::compile_snapshot(sqlite3* db) { return kb::compile_rows(db, snapshot_queries(), kb::limits::kMaxKbTextBytes); }
+
+std::vector<std::pair<std::string, std::string>> Engine::compile_stored_rows(sqlite3* db) {
+  std::vector<std::pair<std::string, std::string>> out;
+  out.emplace_back("snapshot", compile_snapshot(db));
+  // The languages' parts run with the base language and the kinds the
+  // stages cite, read from the snapshot as an answer reads it (checked).
+  std::unique_ptr<Snapshot> snap;
+  {
+    const std::vector<kb::StoredQuery> queries = snapshot_queries();
+    kb::StoredResults stored(out.front().second, kb::limits::kMaxKbTextBytes);
+    snap = read_snapshot<kb::StoredRows>([&](SnapshotQuery q) { return stored.next(queries[q]); });
+  }
+  std::set<std::string> kinds;
+  for (const auto& e : snap->cited()) kinds.insert(e.kind);
+  const std::string& base = snap->settings.base_language;
+  std::string languages;
+  {
+    const std::string bytes = kb::compile_rows(db, {{"SELECT value FROM meta WHERE key = 'languages'", {}}}, kb::limits::kMaxKbValueBytes);
+    kb::StoredResults stored(bytes, kb::limits::kMaxKbValueBytes);
+    kb::StoredRows rows = stored.next({"SELECT value FROM meta WHERE key = 'languages'", {}});
+    if (rows.step()) languages = rows.text(0);
+  }
+  for (const auto& lang : comma_list(languages)) {
+    out.emplace_back("labels/" + lang, kb::compile_rows(db, kb_int::labels_queries(lang), kb::limits::kMaxKbTextBytes));
+    out.emplace_back("cited/" + lang, kb::compile_rows(db, kb_int::cited_queries(lang, base, kinds), kb::limits::kMaxKbTextBytes));
+  }
+  return out;
+}
+
+const Settings& Kb::settings() { return snapshot().settings; }
+
+const Snapshot& Kb::snapshot() {
+  if (snapshot_) return *snapshot_;
+  // Its chunks' sizes are bounded when a --kb file is opened
+  // (kKbColumnLimits), their sum as they are joined; kbc checked the
+  // embedded one against the same limits.
+  const std::string bytes = kb::read_rows_part(db_, "snapshot");
+  if (bytes.empty())
+    throw kb::KbValueError("rows_compiled", "bytes", "'snapshot'",
+                           "missing: kbc writes the rows of the small tables an answer reads in every KB");
+  const std::vector<kb::StoredQuery> queries = snapshot_queries();
+  try {
+    kb::StoredResults stored(bytes, kb::limits::kMaxKbTextBytes);
+    snapshot_ = read_snapshot<kb::StoredRows>([&](SnapshotQuery q) { return stored.next(queries[q]); });
+    stored.finish();
+  } catch (const kb::stored::Error& e) {
+    snapshot_.reset();
+    throw kb::KbValueError("rows_compiled", "bytes", "'snapshot'", e.what());
+  }
+  snapshot_->commit = commit_;
   return *snapshot_;
 }
 
-const CitedTexts& Kb::cited_texts(const std::string& lang) {
-  if (auto it = cited_texts_.find(lang); it != cited_texts_.end()) return it->second;
-  const Snapshot& snap = snapshot();
-  CitedTexts out;
-  std::set<std::string> kinds;
-  for (const auto& e : snap.cited()) {
-    out.texts.try_emplace(e);  // an entity the KB lacks has no text
-    kinds.insert(e.kind);
-  }
-  for (const auto& kind : kinds) read_cited(kind, lang, snap.settings.base_language, out);
-  return cited_texts_.emplace(lang, std::move(out)).first->second;
+std::vector<kb::StoredQuery> kb_int::labels_queries(const std::string& lang) {
+  return {{"SELECT key, text FROM labels WHERE lang = ? ORDER BY key", {lang}}};
 }
 
 const Labels& Kb::labels(const std::string& lang) {
@@ -230,9 +319,10 @@ const Labels& Kb::labels(const std::string& lang) {
   using Texts = std::vector<std::pair<std::string, std::string>>;
   const auto read = [&](const std::string& of) {
     Texts out;
-    kb::Stmt st(db_, "SELECT key, text FROM labels WHERE lang = ? ORDER BY key");
-    st.bind(1, of);
-    while (st.step()) out.emplace_back(st.text(0), st.text(1));
+    kb_int::read_part(db_, "labels/" + of, kb_int::labels_queries(of), [&](auto next) {
+      auto st = next();
+      while (st.step()) out.emplace_back(st.text(0), st.text(1));
+    });
     return out;
   };
   const std::string& fallback = settings().base_language;
