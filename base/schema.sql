@@ -685,17 +685,19 @@ CREATE TABLE recipes_compiled (
 );
 
 -- Query results as an answer reads them, run by kbc once every table they
--- read is filled (compiler/generate/perf_fit.cpp, Engine::compile_snapshot):
+-- read is filled (compiler/generate/perf_fit.cpp, Engine::compile_stored_rows):
 -- part 'snapshot', the rows of the small tables every answer reads (the
 -- planner's settings, gpus, precisions, config_keys, launcher, the presets,
--- ranking, checks, memory_params, models and the revision conflicts), each
--- query's rows in order, every value with its SQLite type (layout:
--- base/stored_rows.hpp), in chunks (a value is at most 1 MiB in a KB
--- kbq reads). Read whole at an answer's start: no SQL statement is
--- compiled for these tables. kbq checks every count and length as it
--- reads it, and every value as it checked the table's; a value compiled
--- from other queries is refused. kbc and `--kb` files' checks read the
--- tables themselves.
+-- ranking, checks, memory_params, models and the revision conflicts), and
+-- for each language 'labels/<lang>' and 'cited/<lang>' (its labels, the
+-- texts of the entities the stages cite), each query's rows in order,
+-- every value with its SQLite type (layout: base/stored_rows.hpp), in
+-- chunks (a value is at most 1 MiB in a KB kbq reads). Read whole at an
+-- answer's start: no SQL statement is compiled for these tables. kbq
+-- checks every count and length as it reads it, and every value as it
+-- checked the table's; a value compiled from other queries is refused. The
+-- full KB keeps the tables (kbc reads them); the runtime KB leaves out the
+-- rows of those kbq reads no other way.
 CREATE TABLE rows_compiled (
   part   TEXT NOT NULL,
   chunk  INTEGER NOT NULL,  -- the value cut in chunks of at most 256 KiB, numbered from 0

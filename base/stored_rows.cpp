@@ -26,9 +26,11 @@ void write_cell(stored::Writer& w, sqlite3_stmt* st, int c, std::size_t max_text
   const long long integer = sqlite3_column_int64(st, c);
   const double real = sqlite3_column_double(st, c);
   const auto* text = sqlite3_column_text(st, c);
-  const std::string_view s = text ? std::string_view(reinterpret_cast<const char*>(text), static_cast<std::size_t>(sqlite3_column_bytes(st, c)))
-                                  : std::string_view();
-  if (s.size() > max_text) throw std::runtime_error("a value of " + std::to_string(s.size()) + " bytes in '" + std::string(sqlite3_sql(st)) + "'");
+  const std::string_view s =
+      text ? std::string_view(reinterpret_cast<const char*>(text), static_cast<std::size_t>(sqlite3_column_bytes(st, c)))
+           : std::string_view();
+  if (s.size() > max_text)
+    throw std::runtime_error("a value of " + std::to_string(s.size()) + " bytes in '" + std::string(sqlite3_sql(st)) + "'");
   unsigned tag = static_cast<unsigned>(type);
   if (integer != 0) tag |= kHasInteger;
   if (!same_bits(real, static_cast<double>(integer))) tag |= kHasReal;

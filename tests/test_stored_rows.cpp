@@ -8,17 +8,17 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <tuple>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/checked.hpp"
 #include "base/limits.hpp"
 #include "base/sqlite.hpp"
 #include "base/stored_rows.hpp"
-#include "query/kb/kb.hpp"
 #include "process.hpp"
+#include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
 
 namespace {
@@ -160,10 +160,23 @@ TEST_CASE("stored rows: every cut and changed byte is refused or read as another
 }
 
 TEST_CASE("stored rows: both KBs hold every part's rows as their tables give them now", "[stored-rows]") {
-  for (const std::string& file : {std::string(KB_BINARY_DIR) + "/kb.sqlite", std::string(KB_BINARY_DIR) + "/kbq.sqlite"}) {
+  // The tables are the full KB's: the runtime KB leaves out those it holds
+  // the rows of (docs/schema.md).
+  const std::string full = std::string(KB_BINARY_DIR) + "/kb.sqlite";
+  kb::Db full_db(full, kb::Db::Mode::ReadOnly);
+  const auto parts = kbq::Engine::compile_stored_rows(full_db.handle());
+  {
+    kb::Db db(std::string(KB_BINARY_DIR) + "/kbq.sqlite", kb::Db::Mode::ReadOnly);
+    for (const char* t : {"planner", "gpus", "config_keys", "checks", "labels", "memory_params"}) {
+      INFO(t);
+      kb::Stmt st(db, std::string("SELECT count(*) FROM ") + t);
+      REQUIRE(st.step());
+      CHECK(st.integer(0) == 0);
+    }
+  }
+  for (const std::string& file : {full, std::string(KB_BINARY_DIR) + "/kbq.sqlite"}) {
     INFO(file);
     kb::Db db(file, kb::Db::Mode::ReadOnly);
-    const auto parts = kbq::Engine::compile_stored_rows(db.handle());
     std::vector<std::string> names, stored_names;
     for (const auto& [part, bytes] : parts) {
       INFO(part);
@@ -179,7 +192,7 @@ TEST_CASE("stored rows: both KBs hold every part's rows as their tables give the
     while (st.step()) stored_names.push_back(st.text(0));
     std::sort(names.begin(), names.end());
     CHECK(stored_names == names);
-    CHECK(parts.front().second == kbq::Engine::compile_snapshot(db.handle()));
+    CHECK(parts.front().second == kbq::Engine::compile_snapshot(full_db.handle()));
     // And they read: every value the snapshot holds passes its checks.
     kbq::Kb kb(file);
     const kbq::Snapshot& snap = kb.snapshot();
@@ -192,7 +205,9 @@ TEST_CASE("stored rows: both KBs hold every part's rows as their tables give the
 
 TEST_CASE("stored rows: a part is stored in chunks and read back joined; a chunk missing is refused", "[stored-rows]") {
   kb::Db db(":memory:", kb::Db::Mode::ReadWriteCreate);
-  db.exec("CREATE TABLE rows_compiled (part TEXT NOT NULL, chunk INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (part, chunk)) WITHOUT ROWID");
+  db.exec(
+      "CREATE TABLE rows_compiled (part TEXT NOT NULL, chunk INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (part, chunk)) WITHOUT "
+      "ROWID");
   std::string value;
   for (size_t i = 0; i < 2 * kb::limits::kRowsChunkBytes + 5; ++i) value += static_cast<char>(i * 7 % 251);
   kb::store_rows_part(db.handle(), "p", "old, replaced");
@@ -214,16 +229,17 @@ TEST_CASE("stored rows: a part is stored in chunks and read back joined; a chunk
 }
 
 // An answer reads a language's labels and cited texts from its parts, and
-// reads them from the tables when the KB has none: the same values.
+// a language the KB was not compiled from from the tables: the same values
+// (here the full KB's, told it has no language).
 TEST_CASE("stored rows: a language's labels and cited texts are the tables' whether read stored or not", "[stored-rows]") {
-  const std::string file = std::string(KB_BINARY_DIR) + "/kbq.sqlite";
+  const std::string file = std::string(KB_BINARY_DIR) + "/kb.sqlite";
   kbtest::TempDir tmp("kbtests-rows");
   const std::string bare = tmp.str() + "/bare.sqlite";
   std::filesystem::copy_file(file, bare);
   std::vector<std::string> keys;
   {
     kb::Db db(bare, kb::Db::Mode::ReadWriteCreate);
-    db.exec("DELETE FROM rows_compiled WHERE part != 'snapshot'");
+    db.exec("DELETE FROM rows_compiled WHERE part != 'snapshot'; UPDATE meta SET value = '' WHERE key = 'languages'");
     kb::Stmt st(db, "SELECT DISTINCT key FROM labels ORDER BY key");
     while (st.step()) keys.push_back(st.text(0));
   }
@@ -250,4 +266,21 @@ TEST_CASE("stored rows: a language's labels and cited texts are the tables' whet
     }
     CHECK(texts > 40);
   }
+}
+
+TEST_CASE("stored rows: a language of the KB without its rows is refused, not answered from empty tables", "[stored-rows]") {
+  kbtest::TempDir tmp("kbtests-rows");
+  const std::string file = tmp.str() + "/kb.sqlite";
+  std::filesystem::copy_file(std::string(KB_BINARY_DIR) + "/kbq.sqlite", file);
+  {
+    kb::Db db(file, kb::Db::Mode::ReadWriteCreate);
+    db.exec("DELETE FROM rows_compiled WHERE part IN ('labels/fr', 'cited/ja')");
+  }
+  kbq::Kb kb(file);
+  CHECK_NOTHROW(kb.labels("en"));
+  CHECK_THROWS_WITH(kb.labels("fr"),
+                    "kb: rows_compiled.bytes of 'labels/fr': missing: kbc writes the rows of each language an answer reads");
+  CHECK_NOTHROW(kb.cited_texts("fr"));
+  CHECK_THROWS_WITH(kb.cited_texts("ja"),
+                    "kb: rows_compiled.bytes of 'cited/ja': missing: kbc writes the rows of each language an answer reads");
 }

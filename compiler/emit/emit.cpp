@@ -556,10 +556,16 @@ void keep_runtime_tables(Db& db) {
   db.exec("DELETE FROM perf_rows WHERE status = 'copy'");
 }
 
-// The tables the derive step compiles into recipes_compiled (with the
-// recipes table, which kbq still reads by name): kbq reads the compiled
-// value, never these rows, so a runtime KB leaves them out once it holds it.
-constexpr const char* kCompiledIntoRecipes[] = {"recipe_launch", "launch_sites"};
+// The tables the derive step compiles into values kbq reads in their place:
+// recipe_launch and launch_sites into recipes_compiled (with the recipes
+// table, which kbq still reads by name), the small tables of the snapshot
+// and the labels into rows_compiled (Engine::compile_stored_rows; the
+// launcher, models, conflicts and sources kbq reads otherwise too). kbq
+// never reads these rows, so a runtime KB leaves them out once it holds
+// the values.
+constexpr const char* kCompiledTables[] = {"recipe_launch", "launch_sites",  "planner",       "gpus",     "precisions",
+                                           "config_keys",   "code_datasets", "dataset_kinds", "datasets", "dataset_renames",
+                                           "ranking",       "checks",        "memory_params", "labels"};
 
 }  // namespace
 
@@ -601,7 +607,7 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
         within_limits();
         derive(db, tmp);
         if (contents == KbContents::Runtime)
-          for (const char* t : kCompiledIntoRecipes) db.exec(std::string("DELETE FROM ") + t);
+          for (const char* t : kCompiledTables) db.exec(std::string("DELETE FROM ") + t);
       }
       db.exec(contents == KbContents::Runtime ? "INSERT INTO search(search) VALUES ('rebuild'); VACUUM"
                                               : "INSERT INTO search(search) VALUES ('optimize')");

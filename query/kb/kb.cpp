@@ -670,14 +670,17 @@ const CitedTexts& Kb::cited_texts(const std::string& lang) {
     out.texts.try_emplace(e);  // an entity the KB lacks has no text
     kinds.insert(e.kind);
   }
-  kb_int::read_part(db_, "cited/" + lang, kb_int::cited_queries(lang, snap.settings.base_language, kinds), [&](auto next) {
-    for (const auto& kind : kinds) {
-      auto st = next();
-      read_cited(st, kind, out);
-    }
-  });
+  kb_int::read_part(db_, "cited/" + lang, is_language(lang), kb_int::cited_queries(lang, snap.settings.base_language, kinds),
+                    [&](auto next) {
+                      for (const auto& kind : kinds) {
+                        auto st = next();
+                        read_cited(st, kind, out);
+                      }
+                    });
   return cited_texts_.emplace(lang, std::move(out)).first->second;
 }
+
+bool Kb::is_language(const std::string& lang) const { return std::find(languages_.begin(), languages_.end(), lang) != languages_.end(); }
 
 std::vector<std::string> Kb::entity_keys(const std::string& kind) {
   std::vector<std::string> out;

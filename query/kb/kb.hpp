@@ -43,6 +43,8 @@ class Kb {
   // pitfalls and sources never parse a question).
   const kbq::dsl::Lexicon& lexicon();
   const std::vector<std::string>& languages() const { return languages_; }
+  // One of the languages the KB was compiled from (meta.languages).
+  bool is_language(const std::string& lang) const;
   const std::string& commit() const { return commit_; }  // the newest snapshot's short commit
 
   // The small tables and the settings as values (loaded at the first
@@ -52,11 +54,12 @@ class Kb {
   // data/planner.tsv's settings (the snapshot's).
   const Settings& settings();
   // All labels of a language, the base language's where it has none
-  // (loaded once per language), from the rows kbc stored for each
-  // ("labels/<lang>"), else from the table.
+  // (loaded once per language), from the rows kbc stored for each language
+  // of the KB ("labels/<lang>"; a KB without them is refused); another
+  // language's from the table (none, as a rule).
   const Labels& labels(const std::string& lang);
   // The texts an answer in a language cites (loaded once per language),
-  // from the rows kbc stored ("cited/<lang>"), else from the tables.
+  // from the rows kbc stored ("cited/<lang>"), as the labels.
   const CitedTexts& cited_texts(const std::string& lang);
 
   // --- recipes (from the code) ---------------------------------------------------

@@ -44,14 +44,17 @@ std::vector<kb::StoredQuery> cited_queries(const std::string& lang, const std::s
 
 // Runs `read(next)`, where each next() gives the rows of the next of
 // `queries`: as kbc stored them in rows_compiled's part `part`
-// (base/stored_rows.hpp), else, when the KB has no such part, by running
-// them. `read` reads either kind of row alike (a generic lambda), with the
-// same checks. A stored value that is not what this kbq compiles is a
-// KbValueError naming the part.
+// (base/stored_rows.hpp), else, when the KB has no such part and
+// `required` is false, by running them (kbc stores the parts of the KB's
+// languages only). `read` reads either kind of row alike (a generic
+// lambda), with the same checks. A required part missing, or a stored value
+// that is not what this kbq compiles, is a KbValueError naming the part.
 template <class Read>
-void read_part(kb::Db& db, const std::string& part, const std::vector<kb::StoredQuery>& queries, Read&& read) {
+void read_part(kb::Db& db, const std::string& part, bool required, const std::vector<kb::StoredQuery>& queries, Read&& read) {
   const std::string bytes = kb::read_rows_part(db, part);
   std::size_t i = 0;
+  if (bytes.empty() && required)
+    throw kb::KbValueError("rows_compiled", "bytes", "'" + part + "'", "missing: kbc writes the rows of each language an answer reads");
   if (bytes.empty()) {
     read([&] {
       const kb::StoredQuery& q = queries.at(i++);

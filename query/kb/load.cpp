@@ -319,7 +319,7 @@ const Labels& Kb::labels(const std::string& lang) {
   using Texts = std::vector<std::pair<std::string, std::string>>;
   const auto read = [&](const std::string& of) {
     Texts out;
-    kb_int::read_part(db_, "labels/" + of, kb_int::labels_queries(of), [&](auto next) {
+    kb_int::read_part(db_, "labels/" + of, is_language(of), kb_int::labels_queries(of), [&](auto next) {
       auto st = next();
       while (st.step()) out.emplace_back(st.text(0), st.text(1));
     });
