@@ -947,6 +947,7 @@ TEST_CASE("hostile: the corpus holds every required case", "[hostile]") {
                                "kb-perf-compiled-old-format",
                                "kb-perf-compiled-truncated",
                                "kb-recipes-compiled-missing",
+                               "kb-rows-compiled-key-not-a-name",
                                "kb-rows-compiled-language-missing",
                                "kb-rows-compiled-missing",
                                "kb-rows-compiled-truncated",

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "base/checked.hpp"
+#include "base/escape.hpp"
 #include "base/limits.hpp"
 #include "base/stored_rows.hpp"
 #include "base/text.hpp"
@@ -72,11 +73,22 @@ constexpr const char* kSnapshotSql[kSnapshotQueries] = {
     "WHERE c.type = 'revision' AND c.entity_kind IN (SELECT substr(entity, 1, instr(entity, '/') - 1) FROM checks) "
     "ORDER BY c.id, v.position"};
 
+// A key of a column kbq prints in code and commands (kKbNameColumns): the
+// table's rows are checked when a --kb file is opened, the stored rows
+// here, as they are read.
+std::string checked_name(std::string_view table, std::string_view column, std::string_view value) {
+  if (!kb::is_name(value))
+    throw kb::KbValueError(table, column, "a row",
+                           "'" + kb::first_code_points(kb::escape_controls(value), 80) +
+                               "' is not a name (letters, digits, '_', '.', '-'; kbq prints it in code and commands)");
+  return std::string(value);
+}
+
 template <class Rows>
 std::vector<Gpu> read_gpus(Rows& st) {
   std::vector<Gpu> out;
   while (st.step()) {
-    Gpu g{st.text(0),
+    Gpu g{checked_name("gpus", "gpu_key", st.view(0)),
           st.text(1),
           st.text(2),
           st.real(3),
@@ -230,9 +242,10 @@ std::unique_ptr<Snapshot> read_snapshot(Source&& rows) {
     Rows st = rows(kModels);
     while (st.step()) {
       ModelBrief b{st.text(2), st.real(1), st.text(3)};
+      std::string key = checked_name("models", "model_key", st.view(0));
       if (!kb::range_problem(kb::real_range("models", "total_params_b"), b.total_params_b).empty())
-        throw kb::KbValueError("models", "total_params_b", st.text(0), "not a parameter count in billions");
-      s->models.emplace(st.text(0), std::move(b));
+        throw kb::KbValueError("models", "total_params_b", key, "not a parameter count in billions");
+      s->models.emplace(std::move(key), std::move(b));
     }
   }
   {
