@@ -11,6 +11,7 @@
 #include "base/checked.hpp"
 #include "base/sqlite.hpp"
 #include "base/stored_bytes.hpp"
+#include "kb_tables.hpp"
 #include "query/kb/kb.hpp"
 #include "query/kb/recipes_stored.hpp"
 
@@ -58,15 +59,7 @@ TEST_CASE("recipes: the compiled recipes are the rows' read, recipe for recipe",
   const std::string full = std::string(KB_BINARY_DIR) + "/kb.sqlite";
   const std::vector<kbq::Recipe> rows = kbq::Kb(full).recipes_from_tables();
   REQUIRE(rows.size() > 1000);
-  {
-    kb::Db db(std::string(KB_BINARY_DIR) + "/kbq.sqlite", kb::Db::Mode::ReadOnly);
-    for (const char* t : {"recipe_launch", "launch_sites"}) {
-      INFO(t);
-      kb::Stmt st(db, std::string("SELECT count(*) FROM ") + t);
-      REQUIRE(st.step());
-      CHECK(st.integer(0) == 0);
-    }
-  }
+  kbtest::check_runtime_tables_empty({"recipe_launch", "launch_sites"});
   for (const std::string& file : {full, std::string(KB_BINARY_DIR) + "/kbq.sqlite"}) {
     INFO(file);
     kbq::Kb kb(file);

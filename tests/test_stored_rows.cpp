@@ -17,6 +17,7 @@
 #include "base/limits.hpp"
 #include "base/sqlite.hpp"
 #include "base/stored_rows.hpp"
+#include "kb_tables.hpp"
 #include "process.hpp"
 #include "query/kb/kb.hpp"
 #include "query/kbq.hpp"
@@ -165,15 +166,7 @@ TEST_CASE("stored rows: both KBs hold every part's rows as their tables give the
   const std::string full = std::string(KB_BINARY_DIR) + "/kb.sqlite";
   kb::Db full_db(full, kb::Db::Mode::ReadOnly);
   const auto parts = kbq::Engine::compile_stored_rows(full_db.handle());
-  {
-    kb::Db db(std::string(KB_BINARY_DIR) + "/kbq.sqlite", kb::Db::Mode::ReadOnly);
-    for (const char* t : {"planner", "gpus", "config_keys", "checks", "labels", "memory_params"}) {
-      INFO(t);
-      kb::Stmt st(db, std::string("SELECT count(*) FROM ") + t);
-      REQUIRE(st.step());
-      CHECK(st.integer(0) == 0);
-    }
-  }
+  kbtest::check_runtime_tables_empty({"planner", "gpus", "config_keys", "checks", "labels", "memory_params"});
   for (const std::string& file : {full, std::string(KB_BINARY_DIR) + "/kbq.sqlite"}) {
     INFO(file);
     kb::Db db(file, kb::Db::Mode::ReadOnly);
