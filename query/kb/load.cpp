@@ -258,6 +258,23 @@ std::unique_ptr<Snapshot> read_snapshot(Source&& rows) {
   return s;
 }
 
+std::vector<kb::StoredQuery> snapshot_queries();
+
+// The snapshot from its stored rows (rows_compiled's part 'snapshot'),
+// each value checked as it is read; bytes this kbq did not compile are a
+// KbValueError naming the part.
+std::unique_ptr<Snapshot> stored_snapshot(std::string_view bytes) {
+  const std::vector<kb::StoredQuery> queries = snapshot_queries();
+  try {
+    kb::StoredResults stored(bytes, kb::limits::kMaxKbTextBytes);
+    auto snap = read_snapshot<kb::StoredRows>([&](SnapshotQuery q) { return stored.next(queries[q]); });
+    stored.finish();
+    return snap;
+  } catch (const kb::stored::Error& e) {
+    throw kb::KbValueError("rows_compiled", "bytes", "'snapshot'", e.what());
+  }
+}
+
 std::vector<kb::StoredQuery> snapshot_queries() {
   std::vector<kb::StoredQuery> out;
   for (const char* sql : kSnapshotSql) out.push_back({sql, {}});
@@ -273,21 +290,17 @@ std::vector<std::pair<std::string, std::string>> Engine::compile_stored_rows(sql
   out.emplace_back("snapshot", compile_snapshot(db));
   // The languages' parts run with the base language and the kinds the
   // stages cite, read from the snapshot as an answer reads it (checked).
-  std::unique_ptr<Snapshot> snap;
-  {
-    const std::vector<kb::StoredQuery> queries = snapshot_queries();
-    kb::StoredResults stored(out.front().second, kb::limits::kMaxKbTextBytes);
-    snap = read_snapshot<kb::StoredRows>([&](SnapshotQuery q) { return stored.next(queries[q]); });
-  }
+  const std::unique_ptr<Snapshot> snap = stored_snapshot(out.front().second);
   std::set<std::string> kinds;
   for (const auto& e : snap->cited()) kinds.insert(e.kind);
   const std::string& base = snap->settings.base_language;
   std::string languages;
   {
-    const std::string bytes = kb::compile_rows(db, {{"SELECT value FROM meta WHERE key = 'languages'", {}}}, kb::limits::kMaxKbValueBytes);
-    kb::StoredResults stored(bytes, kb::limits::kMaxKbValueBytes);
-    kb::StoredRows rows = stored.next({"SELECT value FROM meta WHERE key = 'languages'", {}});
-    if (rows.step()) languages = rows.text(0);
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'languages'", -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      if (const auto* v = sqlite3_column_text(st, 0)) languages = reinterpret_cast<const char*>(v);
+    sqlite3_finalize(st);
   }
   for (const auto& lang : comma_list(languages)) {
     out.emplace_back("labels/" + lang, kb::compile_rows(db, kb_int::labels_queries(lang), kb::limits::kMaxKbTextBytes));
@@ -307,15 +320,7 @@ const Snapshot& Kb::snapshot() {
   if (bytes.empty())
     throw kb::KbValueError("rows_compiled", "bytes", "'snapshot'",
                            "missing: kbc writes the rows of the small tables an answer reads in every KB");
-  const std::vector<kb::StoredQuery> queries = snapshot_queries();
-  try {
-    kb::StoredResults stored(bytes, kb::limits::kMaxKbTextBytes);
-    snapshot_ = read_snapshot<kb::StoredRows>([&](SnapshotQuery q) { return stored.next(queries[q]); });
-    stored.finish();
-  } catch (const kb::stored::Error& e) {
-    snapshot_.reset();
-    throw kb::KbValueError("rows_compiled", "bytes", "'snapshot'", e.what());
-  }
+  snapshot_ = stored_snapshot(bytes);
   snapshot_->commit = commit_;
   return *snapshot_;
 }
