@@ -4,5 +4,5 @@
 #pragma once
 
 namespace kb {
-constexpr int kSchemaVersion = 15;
+constexpr int kSchemaVersion = 16;
 }

@@ -696,7 +696,16 @@ std::string Engine::compile_perf() {
 
 std::vector<std::string> Engine::compile_recipes() {
   Kb& kb = impl_->kb;
-  std::vector<std::string> chunks = stored_recipes::to_stored(kb.recipes_from_tables());
+  // Each with the floor under its parameter state, from its own sizing (the
+  // one an answer's plan makes when the question overrides nothing): an
+  // answer then knows a recipe cannot fit before it plans it (rank.hpp bound).
+  std::vector<Recipe> recipes = kb.recipes_from_tables();
+  const memory::Params& params = kb.snapshot().memory;
+  for (Recipe& r : recipes) {
+    const Sizing s = size_recipe(kb.data_of(r));
+    if (s.sized) r.state_floor = memory::state_floor(s.arch, s.training, params);
+  }
+  std::vector<std::string> chunks = stored_recipes::to_stored(recipes);
   // kbc writes nothing kbq would refuse: every recipe read back.
   stored_recipes::Index index(chunks);
   Recipe r;

@@ -91,6 +91,11 @@ struct Recipe {
   std::string native_hardware, native_precision, variant;
   std::optional<long long> min_gpus;  // the smallest world its layout runs on
   std::string commit;                 // the code snapshot (short commit) its facts come from
+  // The memory model's floor under its parameter state as its code sizes it
+  // (memory::state_floor: bytes per GPU times the GPUs), which kbc computes
+  // into recipes_compiled: on N GPUs no layout needs less than it over N.
+  // 0 when the model cannot size it (or the recipes were read from the tables).
+  double state_floor = 0;
 };
 
 // The parallel layout a result runs with on the user's GPUs: every size a

@@ -4,6 +4,7 @@
 // value is refused with where it is wrong, never read past.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "kb_tables.hpp"
 #include "query/kb/kb.hpp"
 #include "query/kb/recipes_stored.hpp"
+#include "query/kbq.hpp"
 
 namespace {
 
@@ -60,10 +62,11 @@ TEST_CASE("recipes: the compiled recipes are the rows' read, recipe for recipe",
   const std::vector<kbq::Recipe> rows = kbq::Kb(full).recipes_from_tables();
   REQUIRE(rows.size() > 1000);
   kbtest::check_runtime_tables_empty({"recipe_launch", "launch_sites"});
+  // The rows with each recipe's state floor, which kbc adds (test_state_floor.cpp).
+  const std::vector<std::string> chunks = kbq::Engine::open(full).compile_recipes();
   for (const std::string& file : {full, std::string(KB_BINARY_DIR) + "/kbq.sqlite"}) {
     INFO(file);
     kbq::Kb kb(file);
-    const std::vector<std::string> chunks = sr::to_stored(rows);
     {
       kb::Db db(file, kb::Db::Mode::ReadOnly);
       kb::Stmt st(db, "SELECT chunk, bytes FROM recipes_compiled ORDER BY chunk");
@@ -110,6 +113,9 @@ TEST_CASE("recipes: chunks hold at most their limit, each kind keeps its name or
   CHECK(back[0].peft_modes == std::vector<std::string>{"lora", "dora"});
   CHECK(back[0].sp == std::optional<bool>(true));
   CHECK_FALSE(back[0].vp.has_value());
+  CHECK(back[0].state_floor == 0);
+  recipes[1].state_floor = 5.24e11;
+  CHECK(read_all(sr::to_stored(recipes))[1].state_floor == 5.24e11);
   CHECK(sr::to_stored({}).size() == 1);  // an empty KB still has its one chunk
   CHECK(read_all(sr::to_stored({})).empty());
 }
@@ -135,6 +141,16 @@ TEST_CASE("recipes: a crafted compiled value is refused with where it is wrong",
     refused(r, "its dataset 'mock`; rm -rf ~ #' is not a name");
   }
   refused(sample("--help"), "its name '--help' is not a name");
+  for (const double floor : {-1.0, 1e300}) {
+    kbq::Recipe r = sample("q_8b_sft_config");
+    r.state_floor = floor;
+    refused(r, "recipe 'q_8b_sft_config': state floor");
+  }
+  {
+    kbq::Recipe r = sample("q_8b_sft_config");
+    r.state_floor = std::nan("");
+    refused(r, "a number that is not finite");
+  }
   {
     kbq::Recipe r = sample("q_8b_sft_config");
     r.model_key = "m\x1b]0;x";

@@ -17,6 +17,7 @@
 //            variant, low precision, runs in, where, data, its name,
 //            where, PEFT modes (joined by ','), where, raises, where,
 //            where shadowed
+//       f64 state floor (Recipe::state_floor; format 2)
 #include "query/kb/recipes_stored.hpp"
 
 #include <map>
@@ -32,7 +33,10 @@ namespace kbq::stored_recipes {
 
 namespace {
 
-constexpr std::uint32_t kStoredFormat = 1;
+constexpr std::uint32_t kStoredFormat = 2;  // 2: the state floor
+
+// Bytes times GPUs: a model of 10^15 parameters at 16 bytes each is 1.6e16.
+constexpr double kMaxStateFloor = 1e24;
 
 constexpr unsigned kMoe = 1, kUserData = 2, kShadowed = 4, kSpSet = 8, kSpOn = 16, kAllFlags = 31;
 
@@ -98,6 +102,7 @@ class ChunkWriter {
     for (const Text& t : kTexts) ref(body, r.*t.field);
     ref(body, kb::join(r.peft_modes, ","));
     for (const Text& t : kTextsAfterModes) ref(body, r.*t.field);
+    body.f64(r.state_floor);
     const std::string b = body.take();
     records_.var(b.size());
     records_.bytes(b);
@@ -261,6 +266,10 @@ void Index::read(const Entry& e, Recipe& out) {
     out.peft_modes.clear();
     if (const std::string_view modes = next(false, "peft_modes"); !modes.empty()) out.peft_modes = kb::split(modes, ',');
     for (const Text& t : kTextsAfterModes) out.*t.field = next(t.name, t.column);
+    // A floor the planner compares with GPU memory: a number of bytes.
+    out.state_floor = r.f64();
+    if (!(out.state_floor >= 0 && out.state_floor <= kMaxStateFloor))
+      r.fail("recipe " + row_of(recipe) + ": state floor " + std::to_string(out.state_floor));
     if (!r.done()) r.fail("recipe " + row_of(recipe) + ": bytes after its last field");
   } catch (const kb::stored::Error& x) {
     throw kb::stored::Error("chunk " + std::to_string(e.chunk) + ", the recipe at byte " + std::to_string(e.body) + ": " + x.what());

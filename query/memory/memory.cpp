@@ -890,6 +890,39 @@ std::variant<Estimate, InputError> estimate(const Architecture& a, const Layout&
   return best;
 }
 
+double state_floor(const Architecture& a, const Training& t, const Params& p) {
+  if (validate(a)) return 0;
+  const double V = d(a.vocab), h = d(a.hidden);
+  // compose() gives the stages at least every block of each kind, save the
+  // leading dense layers of a plain model (DeepSeek's first_k_dense_replace):
+  // a first stage holding fewer layers than them holds no more, and the
+  // other stages hold the rest at the share of dense layers after them, so
+  // the stages hold at least that share of every layer as dense, and every
+  // MoE layer.
+  const double L = d(a.layers), D = d(a.first_dense_layers);
+  const bool plain = a.dense_mlp_layers + a.moe_layers == a.layers;
+  const double dense_layers = plain && a.first_dense_layers > 0 && a.first_dense_layers < a.layers
+                                  ? L * (d(a.dense_mlp_layers) - D) / (L - D)
+                                  : d(a.dense_mlp_layers);
+  double params = d(a.attention_layers) * attention_params(a) + d(a.linear_attention_layers) * gdn_params(a) +
+                  d(a.mamba_layers) * mamba_params(a) + std::max(0.0, dense_layers) * dense_mlp_block_params(a) +
+                  d(a.moe_layers) * (moe_non_expert_params(a) + moe_expert_params(a));
+  // The embedding and encoders on the first stage, the output layer (a
+  // tied one only past one stage) and the final norm on the last.
+  params += V * h + a.extra_params + h + (a.tied_embeddings ? 0.0 : V * h);
+  const bool frozen = t.mode != Mode::kFull || t.freeze_decoder;
+  const double grad_bytes = t.grad_reduce_in_fp32 ? p.bytes_fp32 : p.bytes_bf16;
+  const double bytes = frozen ? p.bytes_bf16 : grad_bytes + optimizer_bytes(t, p);
+  const double floor = params * bytes;
+  return std::isfinite(floor) && floor > 0 ? floor : 0;
+}
+
+double total_floor(double state_floor, std::int64_t world, const Params& p) {
+  const double fixed = (p.cuda_context_gib + p.nccl_buffers_gib) * kBytesPerGiB;
+  if (world < 1 || !(state_floor > 0) || p.allocator_fragmentation < 0 || fixed < 0) return 0;
+  return state_floor / d(world) * (1.0 + p.allocator_fragmentation) + fixed;
+}
+
 std::variant<double, InputError> layer_activation_bytes(const Architecture& a, const Layout& l, const Training& t, const Params& p) {
   if (auto e = validate(a)) return *e;
   if (auto e = validate(l, a)) return *e;

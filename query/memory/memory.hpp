@@ -335,6 +335,26 @@ std::optional<InputError> validate(const Layout& layout, const Architecture& arc
 // Per-GPU memory of training `arch` with `layout` and `training`.
 std::variant<Estimate, InputError> estimate(const Architecture& arch, const Layout& layout, const Training& training, const Params& params);
 
+// A floor under every estimate on a world of GPUs, known before any layout
+// is searched. The parameter state (weights, gradients, optimizer) of the
+// busiest pipeline rank, per GPU, times the world: every layout of a world
+// of N GPUs has a GPU whose estimate holds at least state_floor / N bytes of
+// it, because each parameter sits on some rank of its pipeline stage and a
+// stage's dense shard divides over TP x PP <= N, its expert shard over
+// EP x ETP x PP <= N (validate(Layout)), and the busiest of the stages
+// estimate() compares holds at least their mean. Counted per parameter:
+// gradient and optimizer bytes in full training (weights not at all, since
+// their precision depends on the GPU), the frozen BF16 weights under LoRA,
+// DoRA or a frozen decoder. The blocks counted are the fewest any split of
+// the layers over the stages gives them (memory.cpp).
+// 0 when the architecture or training does not validate.
+double state_floor(const Architecture& arch, const Training& training, const Params& params);
+// The least total estimate() gives on any layout of at most `world` GPUs for
+// a model of that state floor: the state per GPU, the allocator's share of
+// it and the fixed overhead (activations counted as none). 0 when the
+// params give no such floor (a negative constant).
+double total_floor(double state_floor, std::int64_t world, const Params& params);
+
 // Saved activations of one decoder layer for one micro batch on one GPU, in
 // bytes: the average layer of the first pipeline stage, with sequence/tensor/
 // context parallel splits, selective recompute and offloading applied (full

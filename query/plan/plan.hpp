@@ -130,6 +130,15 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
 // per node the user states), else a benchmark's own, else the KB's default.
 Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask);
 
+// Whether the plan of a recipe is sure not to fit the GPUs asked, from its
+// state floor alone (Recipe::state_floor, memory::total_floor): a library
+// recipe on a count the question gives, with nothing overridden (its sizing
+// is then its own), on a GPU of known memory, and its own layout not one the
+// planner could judge as it is (its own count is more than the one asked);
+// the floor over the asked count above the memory with the own-layout
+// tolerance. False whenever any of that is not known: the plan decides.
+bool never_fits(const Context& c, const Recipe& r, const Ask& ask);
+
 // One recipe planned on the asked GPUs: the result (layout, memory, batch,
 // dataset, overrides, command, notes and sources; check and rank come
 // after) and what the rules read of its model, sized once here.

@@ -391,6 +391,18 @@ Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask) {
   return g;
 }
 
+bool never_fits(const Context& c, const Recipe& r, const Ask& ask) {
+  if (r.kind != RecipeKind::Library || ask.gpus <= 0 || !ask.fixed.empty() || !(r.state_floor > 0)) return false;
+  // place_on_world runs a library recipe on the count asked or fewer;
+  // evaluate() accepts its own shape on its own count within a tolerance,
+  // or unsized: never below that count.
+  if (r.native_gpus && *r.native_gpus <= ask.gpus) return false;
+  const Gpu g = planned_gpu(c, r, ask);
+  if (!(g.memory_gib > 0)) return false;
+  const double floor = memory::total_floor(r.state_floor, ask.gpus, c.kb.memory);
+  return floor > g.memory_gib * memory::kBytesPerGiB * (1.0 + c.settings().own_layout_tolerance);
+}
+
 namespace {
 
 // The code fact a dotted config key sets: the recipe function's fact named

@@ -63,6 +63,9 @@ QuickRefPicks quick_ref_picks(const std::vector<QuickRefRow>& rows, const Ask& a
 
 namespace {
 
+// The feasible criterion's key of a result that does not fit (planned_part).
+constexpr int kNotFeasible = 2;
+
 // Natural order: digit runs compare as numbers (llama3_8b before llama3_70b).
 bool natural_less(const std::string& a, const std::string& b) {
   size_t i = 0, j = 0;
@@ -235,7 +238,7 @@ ScorePart planned_part(const Context& c, const Result& r, const std::string& cri
   p.name = criterion;
   if (criterion == "feasible") {
     // Known to fit, then fits the rules with memory not estimated, then does not fit.
-    p.points = r.runnable ? (r.memory.known ? 0 : 1) : 2;
+    p.points = r.runnable ? (r.memory.known ? 0 : 1) : kNotFeasible;
     p.why = why(r.runnable ? "part.feasible" : "part.not_feasible",
                 {{"gpus", std::to_string(r.layout.gpus)}, {"hardware", r.layout.hardware_name}});
   } else if (criterion == "changes") {
@@ -267,7 +270,12 @@ std::vector<ScorePart> bound(const Context& c, const Ask& ask, const QuickRefPic
   std::vector<ScorePart> parts;
   parts.reserve(c.kb.ranking.size());
   for (const auto& cr : c.kb.ranking)
-    if (applies(c, ask, cr)) parts.push_back(needs_plan(cr) ? ScorePart{cr, 0, {}} : recipe_part(c, ask, picks, r, substitute, cr, none));
+    if (applies(c, ask, cr)) {
+      if (!needs_plan(cr))
+        parts.push_back(recipe_part(c, ask, picks, r, substitute, cr, none));
+      else  // at their least, but a recipe sure not to fit (never_fits) does not
+        parts.push_back(ScorePart{cr, cr == "feasible" && never_fits(c, r, ask) ? kNotFeasible : 0, {}});
+    }
   return parts;
 }
 
