@@ -10,10 +10,12 @@
 #include <variant>
 #include <vector>
 
+#include "query/check/check.hpp"
 #include "query/kb/kb.hpp"
 #include "query/memory/memory.hpp"
 #include "query/plan/layout.hpp"
 #include "query/plan/plan.hpp"
+#include "query/rank/rank.hpp"
 #include "query/stage.hpp"
 
 namespace mem = kbq::memory;
@@ -150,7 +152,8 @@ TEST_CASE("state floor: a recipe said never to fit plans to a result that does n
         ++never;
         if (never % 7 != 1) continue;  // a sample: a plan searches every layout
         INFO(r.name << " on " << gpus << " x " << (hw.empty() ? "the default GPU" : hw));
-        const kbq::Planned p = kbq::plan_recipe(c, kb.data_of(r), ask, false, kbq::Fewest::Later, nullptr, kbq::Command::None);
+        const kbq::Planned p =
+            kbq::plan_recipe(c, kb.data_of(r), ask, false, kbq::Fewest::Later, nullptr, kbq::Command::Later);  // as plan_shown
         CHECK_FALSE(p.result.runnable);
         if (p.result.runnable) ++planned_fit;
       }
@@ -167,4 +170,42 @@ TEST_CASE("state floor: a recipe said never to fit plans to a result that does n
   ask.fixed.clear();
   ask.gpus = *big->native_gpus;
   CHECK_FALSE(kbq::never_fits(c, *big, ask));
+}
+
+// The invariant the engine plans by (engine.cpp plan_shown): a candidate's
+// planned result never ranks before its bound, whatever the bound foresees
+// (the state floor's "does not fit", the GPUs it runs on, a layout that
+// must change). Every library recipe of each mode, on counts torchrun can
+// and cannot start on a node (12 and 13 on nodes of 8), on GPUs of several
+// memories, a sample planned.
+TEST_CASE("bound: no planned result ranks before the bound of its candidate", "[ranking]") {
+  kbq::Kb kb(kKb);
+  const kbq::Context c{kb.snapshot(), kb.labels("en"), kb.cited_texts("en"), "en"};
+  size_t planned = 0, foreseen = 0, n = 0;
+  for (const auto& r : kb.catalog(kb::RecipeKind::Library).recipes)
+    for (const long long gpus : {1LL, 8LL, 12LL, 13LL, 64LL})
+      for (const std::string hw : {"", "gb200", "a100_40gb"}) {
+        if (++n % 11 != 0) continue;  // a sample: a plan searches every layout
+        kbq::Ask ask;
+        ask.mode = r.mode;
+        ask.gpus = gpus;
+        ask.hardware = hw;
+        ask.hardware_assumed = hw.empty();
+        const kbq::QuickRefPicks picks = kbq::quick_ref_picks(kb.quick_ref_rows(), ask);
+        const auto bound = kbq::bound(c, ask, picks, r, false);
+        kbq::Planned p = kbq::plan_recipe(c, kb.data_of(r), ask, false, kbq::Fewest::Later, nullptr, kbq::Command::Later);  // as plan_shown
+        kbq::check_verdicts(c, p.model, p.result);
+        const auto parts = kbq::score_parts(c, ask, picks, p.result);
+        std::string keys;
+        for (size_t i = 0; i < parts.size() && i < bound.size(); ++i)
+          keys += parts[i].name + " " + std::to_string(parts[i].points) + "/" + std::to_string(bound[i].points) + "; ";
+        INFO(r.name << " on " << gpus << " x " << (hw.empty() ? "the default GPU" : hw) << ": planned/bound " << keys);
+        CHECK_FALSE(kbq::ranks_before(parts, r.name, bound, r.name));
+        const kbq::Foreseen f = kbq::foresee(c, r, ask);
+        CHECK(f.world == p.result.layout.gpus);
+        if (f.never_fits || f.changes_layout || kbq::own_count(r) != f.world) ++foreseen;
+        ++planned;
+      }
+  CHECK(planned > 500);
+  CHECK(foreseen > planned / 4);  // the bound foresees something for many of them
 }

@@ -446,6 +446,13 @@ std::optional<LaunchShape> launch_shape(long long world, long long per_node) {
   return LaunchShape{nodes, world / nodes};
 }
 
+long long launched_world(long long world, long long per_node) {
+  if (world <= 0 || launch_shape(world, per_node)) return world;
+  long long w = world - 1;
+  while (w > 1 && !launch_shape(w, per_node)) --w;
+  return w;
+}
+
 long long min_world(const SearchInput& in, long long from, long long limit) {
   const long long node = in.gpu && in.gpu->per_node > 0 ? in.gpu->per_node : 8;
   // World sizes a cluster has: powers of two, whole nodes up to 32 nodes;

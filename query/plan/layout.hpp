@@ -177,5 +177,8 @@ struct LaunchShape {
   long long nodes = 1, nproc = 1;
 };
 std::optional<LaunchShape> launch_shape(long long world, long long per_node);
+// The world a job asked on `world` GPUs runs on: that one when torchrun can
+// start it evenly, else the largest below it that it can.
+long long launched_world(long long world, long long per_node);
 
 }  // namespace kbq

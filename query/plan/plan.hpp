@@ -130,14 +130,27 @@ void keep_runnable_precision(const Context& c, Ask& ask, std::vector<Candidate>&
 // per node the user states), else a benchmark's own, else the KB's default.
 Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask);
 
-// Whether the plan of a recipe is sure not to fit the GPUs asked, from its
-// state floor alone (Recipe::state_floor, memory::total_floor): a library
-// recipe on a count the question gives, with nothing overridden (its sizing
-// is then its own), on a GPU of known memory, and its own layout not one the
-// planner could judge as it is (its own count is more than the one asked);
-// the floor over the asked count above the memory with the own-layout
-// tolerance. False whenever any of that is not known: the plan decides.
-bool never_fits(const Context& c, const Recipe& r, const Ask& ask);
+// What the plan of a recipe will give, known before it runs (the ranking's
+// bound reads it; anything not known is left at its default).
+struct Foreseen {
+  // The GPUs it runs on: a library recipe on a count the question gives
+  // runs on that count, or on the largest below it torchrun can start
+  // (launched_world). 0: not known before the plan.
+  long long world = 0;
+  // Sure not to fit, from its state floor alone (Recipe::state_floor,
+  // memory::total_floor): on that world, with nothing overridden (its
+  // sizing is then its own), on a GPU of known memory, and its own layout
+  // not one the planner could judge as it is (its own count is more than
+  // the one asked); the floor over the count asked above the memory with
+  // the own-layout tolerance. False whenever any of that is not known.
+  bool never_fits = false;
+  // Sure to change a size of its layout if it fits: its own TP x PP x CP
+  // does not divide the world (a layout that fits passes the rule
+  // world_size_divisible), and the command sets each of them.
+  bool changes_layout = false;
+};
+Foreseen foresee(const Context& c, const Recipe& r, const Ask& ask);
+inline bool never_fits(const Context& c, const Recipe& r, const Ask& ask) { return foresee(c, r, ask).never_fits; }
 
 // One recipe planned on the asked GPUs: the result (layout, memory, batch,
 // dataset, overrides, command, notes and sources; check and rank come

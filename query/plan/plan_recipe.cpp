@@ -133,9 +133,7 @@ Shown place_on_world(const Context& c, const Recipe& r, const Ask& ask, const st
     // A count torchrun cannot start evenly on these nodes: the largest below
     // it that it can, said.
     const long long per_node = p.gpu.per_node;
-    if (world > 0 && !launch_shape(world, per_node)) {
-      long long w = world - 1;
-      while (w > 1 && !launch_shape(w, per_node)) --w;
+    if (const long long w = launched_world(world, per_node); w != world) {
       const LaunchShape shape = launch_shape(w, per_node).value_or(LaunchShape{1, w});
       res.departures.push_back(c.label("note.world_launchable", {{"asked", std::to_string(world)},
                                                                  {"per_node", std::to_string(per_node)},
@@ -374,33 +372,56 @@ void fill_command(const Context& c, const RecipeData& d, const std::string& laun
 
 }  // namespace
 
-Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask) {
+namespace {
+
+// The GPU planned_gpu plans on: its key, its row of the KB (nullptr when it
+// has none), and whether it is a benchmark's own, as its code sets it (the
+// user's memory and GPUs per node then do not apply).
+struct GpuPick {
+  const std::string& key;
+  const Gpu* row;
+  bool own;
+  double memory_gib(const Ask& ask) const { return !own && ask.memory_gib > 0 ? ask.memory_gib : row ? row->memory_gib : 0; }
+  long long per_node(const Ask& ask) const { return !own && ask.per_node > 0 ? ask.per_node : row ? row->per_node : 0; }
+};
+GpuPick pick_gpu(const Context& c, const Recipe& r, const Ask& ask) {
   const bool own = ask.hardware_assumed && !r.native_hardware.empty() && r.kind == RecipeKind::Benchmark;
-  const std::string hw = own ? r.native_hardware : !ask.hardware.empty() ? ask.hardware : c.settings().default_gpu;
-  const Gpu* gpu = c.kb.gpu(hw);
+  const std::string& hw = own ? r.native_hardware : !ask.hardware.empty() ? ask.hardware : c.settings().default_gpu;
+  return {hw, c.kb.gpu(hw), own};
+}
+
+}  // namespace
+
+Gpu planned_gpu(const Context& c, const Recipe& r, const Ask& ask) {
+  const GpuPick pick = pick_gpu(c, r, ask);
   Gpu g;
-  if (gpu) {
-    g = *gpu;
+  if (pick.row) {
+    g = *pick.row;
   } else {
-    g.key = hw;
-    g.display = hw;
+    g.key = pick.key;
+    g.display = pick.key;
   }
-  if (own) return g;  // a benchmark runs on its own GPUs, as its code sets them
-  if (ask.memory_gib > 0) g.memory_gib = ask.memory_gib;
-  if (ask.per_node > 0) g.per_node = ask.per_node;
+  g.memory_gib = pick.memory_gib(ask);
+  g.per_node = pick.per_node(ask);
   return g;
 }
 
-bool never_fits(const Context& c, const Recipe& r, const Ask& ask) {
-  if (r.kind != RecipeKind::Library || ask.gpus <= 0 || !ask.fixed.empty() || !(r.state_floor > 0)) return false;
-  // place_on_world runs a library recipe on the count asked or fewer;
-  // evaluate() accepts its own shape on its own count within a tolerance,
-  // or unsized: never below that count.
-  if (r.native_gpus && *r.native_gpus <= ask.gpus) return false;
-  const Gpu g = planned_gpu(c, r, ask);
-  if (!(g.memory_gib > 0)) return false;
-  const double floor = memory::total_floor(r.state_floor, ask.gpus, c.kb.memory);
-  return floor > g.memory_gib * memory::kBytesPerGiB * (1.0 + c.settings().own_layout_tolerance);
+Foreseen foresee(const Context& c, const Recipe& r, const Ask& ask) {
+  Foreseen f;
+  if (r.kind != RecipeKind::Library || ask.gpus <= 0) return f;
+  const GpuPick gpu = pick_gpu(c, r, ask);                // planned_gpu's, not copied
+  f.world = launched_world(ask.gpus, gpu.per_node(ask));  // as place_on_world
+  // evaluate() accepts the recipe's own shape on its own count within a
+  // tolerance, or unsized: never when that count is above the one asked.
+  const double memory_gib = gpu.memory_gib(ask);
+  if (ask.fixed.empty() && r.state_floor > 0 && !(r.native_gpus && *r.native_gpus <= ask.gpus) && memory_gib > 0)
+    f.never_fits = memory::total_floor(r.state_floor, ask.gpus, c.kb.memory) >
+                   memory_gib * memory::kBytesPerGiB * (1.0 + c.settings().own_layout_tolerance);
+  // overrides_of: a size unlike the recipe's own is a change, when the KB
+  // names its config key.
+  if (r.tp && r.pp && r.cp && *r.tp > 0 && *r.pp > 0 && *r.cp > 0 && f.world % (*r.tp * *r.pp * *r.cp) != 0)
+    f.changes_layout = !c.kb.key_for("tp").empty() && !c.kb.key_for("pp").empty() && !c.kb.key_for("cp").empty();
+  return f;
 }
 
 namespace {

@@ -245,7 +245,7 @@ ScorePart planned_part(const Context& c, const Result& r, const std::string& cri
     p.points = changes_of(c, r);
     p.why = why("part.changes", {{"n", std::to_string(p.points)}});
   } else if (criterion == "own_gpus") {
-    const long long own = rc.native_gpus.value_or(rc.min_gpus.value_or(0));
+    const long long own = own_count(rc);
     p.points = own == r.layout.gpus ? 0 : 1;
     p.why =
         why(p.points == 0 ? "part.own_gpus" : "part.scaled_gpus", {{"own", std::to_string(own)}, {"gpus", std::to_string(r.layout.gpus)}});
@@ -265,17 +265,34 @@ std::vector<ScorePart> score_parts(const Context& c, const Ask& ask, const Quick
   return parts;
 }
 
+long long own_count(const Recipe& r) { return r.native_gpus.value_or(r.min_gpus.value_or(0)); }
+
 std::vector<ScorePart> bound(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Recipe& r, bool substitute) {
   const Why none(c, false);
   std::vector<ScorePart> parts;
   parts.reserve(c.kb.ranking.size());
-  for (const auto& cr : c.kb.ranking)
-    if (applies(c, ask, cr)) {
-      if (!needs_plan(cr))
-        parts.push_back(recipe_part(c, ask, picks, r, substitute, cr, none));
-      else  // at their least, but a recipe sure not to fit (never_fits) does not
-        parts.push_back(ScorePart{cr, cr == "feasible" && never_fits(c, r, ask) ? kNotFeasible : 0, {}});
+  const Foreseen f = foresee(c, r, ask);
+  for (const auto& cr : c.kb.ranking) {
+    if (!applies(c, ask, cr)) continue;
+    if (!needs_plan(cr)) {
+      parts.push_back(recipe_part(c, ask, picks, r, substitute, cr, none));
+      continue;
     }
+    // At their least, but what the plan is known to give (foresee): a
+    // recipe sure not to fit does not; the GPUs it runs on are known, so
+    // whether they are its own; and one whose layout must change to fit
+    // changes at least one size (if it does not fit, it ranks after this
+    // bound by feasible already).
+    int points = 0;
+    if (cr == "feasible") {
+      points = f.never_fits ? kNotFeasible : 0;
+    } else if (cr == "own_gpus") {
+      if (f.world > 0) points = own_count(r) == f.world ? 0 : 1;
+    } else if (cr == "changes") {
+      points = !f.never_fits && f.changes_layout ? 1 : 0;
+    }
+    parts.push_back(ScorePart{cr, points, {}});
+  }
   return parts;
 }
 

@@ -51,10 +51,18 @@ bool low_precision(const Recipe& r, const std::string& default_precision);
 // Every criterion's key and words for a planned result.
 std::vector<ScorePart> score_parts(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Result& r);
 
+// The GPU count a recipe is written for (the own_gpus criterion): the count
+// its name states, else the fewest its layout runs on; 0 when neither.
+long long own_count(const Recipe& r);
+
 // The best key a candidate not yet planned can reach: the criteria that
 // need no plan as its result will have them, the others (feasible, changes,
-// own GPUs) at their least. Its planned result never ranks before it, so the
-// engine plans only candidates whose bound can still make the answer.
+// own GPUs) at their least but for what the plan is known to give (plan.hpp
+// foresee): "does not fit" for a recipe whose state floor rules out the
+// GPUs asked, its own GPUs or not once the count it runs on is known, one
+// change for a layout that must change to fit. Its planned result never
+// ranks before it (tests/test_state_floor.cpp), so the engine plans only
+// candidates whose bound can still make the answer.
 std::vector<ScorePart> bound(const Context& c, const Ask& ask, const QuickRefPicks& picks, const Recipe& r, bool substitute);
 
 // The order of data/ranking.tsv: the first criterion whose keys differ, the
