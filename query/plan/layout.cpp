@@ -373,7 +373,21 @@ std::optional<Placement> search(const SearchInput& in, long long world, bool mem
 
 namespace {
 
+// Whether no layout of `world` GPUs can fit the memory, by the state floor
+// of the sizing searched (memory::state_floor: no estimate on that world is
+// below it): evaluate() then fits none, unless on the recipe's own count,
+// whose own shape it accepts within a tolerance, or unsized.
+bool floor_rules_out(const SearchInput& in, long long world) {
+  const Sizing& sz = *in.sizing;
+  if (!sz.sized || !in.gpu || !(in.gpu->memory_gib > 0) || !in.params || world == in.own_world) return false;
+  const double floor = memory::total_floor(memory::state_floor(sz.arch, sz.training, *in.params), world, *in.params);
+  return floor > in.gpu->memory_gib * memory::kBytesPerGiB;
+}
+
 std::optional<Placement> search_world(const SearchInput& in, long long world, bool memory) {
+  // Every layout searched, to learn that none fits: a model too large for
+  // these GPUs, or the fewest-GPU search's counts below its answer.
+  if (memory && floor_rules_out(in, world)) return std::nullopt;
   const long long floor = in.fixed.count(Dim::CP) ? 1 : in.cp_min;
   // The floor is a preference, not a rule: TP with SP splits a rank's
   // tokens as CP does (the code's own 128K-token recipes run TP 4 · CP 8,
