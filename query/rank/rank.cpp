@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 
 #include "base/text.hpp"
 
@@ -103,6 +104,9 @@ int changes_of(const Context& c, const Result& r) {
 class Why {
  public:
   Why(const Context& c, bool on) : c_(c), on_(on) {}
+  // Whether words are wanted: a bound's parts have none, and their words'
+  // values are not even built.
+  explicit operator bool() const { return on_; }
   std::string operator()(const std::string& key, const std::vector<std::pair<std::string, std::string>>& vars = {}) const {
     return on_ ? c_.label(key, vars) : std::string();
   }
@@ -137,22 +141,23 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
   if (criterion == "mode") {
     const std::string& want = ask.mode.empty() ? picks.intent_mode : ask.mode;
     p.points = want.empty() || rc.mode == want ? 0 : 1;
-    p.why = why("part.mode", {{"mode", rc.mode}});
+    if (why) p.why = why("part.mode", {{"mode", rc.mode}});
   } else if (criterion == "advised_mode") {
     const std::string& want = ask.mode.empty() && picks.intent_mode.empty() ? picks.advised_mode : std::string();
     p.points = want.empty() || rc.mode == want ? 0 : 1;
-    p.why = why("part.mode", {{"mode", rc.mode}});
+    if (why) p.why = why("part.mode", {{"mode", rc.mode}});
   } else if (criterion == "model") {
     const bool other = !picks.intent_models.empty() && !picks.intent_models.count(rc.model_key + "/" + rc.mode);
     p.points = substitute || other ? 1 : 0;
-    p.why = why(substitute ? "part.model_substitute"
-                : other    ? "part.model_other"
-                           : "part.model",
-                {{"model", rc.model.empty() ? rc.model_key : rc.model}});
+    if (why)
+      p.why = why(substitute ? "part.model_substitute"
+                  : other    ? "part.model_other"
+                             : "part.model",
+                  {{"model", rc.model.empty() ? rc.model_key : rc.model}});
   } else if (criterion == "modality") {
     const bool wanted = ask.modalities.empty() ? rc.modality == "text" : ask.modalities.count(rc.modality) > 0;
     p.points = wanted ? 0 : 1;
-    p.why = why("part.modality", {{"modality", rc.modality}});
+    if (why) p.why = why("part.modality", {{"modality", rc.modality}});
   } else if (criterion == "sequence") {
     const long long own = rc.seq_len.value_or(0);
     if (ask.seq > 0) {
@@ -162,14 +167,15 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
       int doublings = 0;
       for (long long covered = ask.seq; covered < own && doublings < kShorterSeq - 2; covered *= 2) ++doublings;
       p.points = own == ask.seq ? 0 : own > ask.seq ? doublings : kShorterSeq;
-      p.why = why(own == ask.seq  ? "part.seq_native"
-                  : own > ask.seq ? "part.seq_longer"
-                                  : "part.seq_shorter",
-                  {{"own", std::to_string(own)}, {"asked", std::to_string(ask.seq)}});
+      if (why)
+        p.why = why(own == ask.seq  ? "part.seq_native"
+                    : own > ask.seq ? "part.seq_longer"
+                                    : "part.seq_shorter",
+                    {{"own", std::to_string(own)}, {"asked", std::to_string(ask.seq)}});
     } else {
       const long long threshold = c.settings().long_context_threshold;
       p.points = own > threshold && threshold > 0 ? 1 : 0;
-      p.why = why(p.points == 0 ? "part.seq_plain" : "part.seq_long_variant", {{"own", std::to_string(own)}});
+      if (why) p.why = why(p.points == 0 ? "part.seq_plain" : "part.seq_long_variant", {{"own", std::to_string(own)}});
     }
   } else if (criterion == "precision") {
     // The precision asked; without one, the default (data/planner.tsv default_precision).
@@ -177,9 +183,9 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
     // FP4 (the code wins over a name's "bf16"); a benchmark's name says
     // which low precision (fp8cs, fp8mx, nvfp4).
     const std::string& def = c.settings().default_precision;
-    const std::string want = ask.precision.empty() ? def : ask.precision;
+    const std::string& want = ask.precision.empty() ? def : ask.precision;
     const bool low = low_precision(rc, def);
-    const std::string family = rc.low_precision.substr(0, rc.low_precision.find(' '));
+    const std::string_view family = std::string_view(rc.low_precision).substr(0, rc.low_precision.find(' '));
     bool match;
     if (want == def)
       match = !low;
@@ -190,43 +196,46 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
     else
       match = !family.empty() && want.find(family) != std::string::npos;
     p.points = match ? 0 : 1;
-    p.why = why("part.precision", {{"precision", !rc.runs_in.empty()            ? rc.runs_in
-                                                 : !rc.native_precision.empty() ? rc.native_precision
-                                                 : !rc.low_precision.empty()    ? rc.low_precision
-                                                                                : def}});
+    if (why)
+      p.why = why("part.precision", {{"precision", !rc.runs_in.empty()            ? rc.runs_in
+                                                   : !rc.native_precision.empty() ? rc.native_precision
+                                                   : !rc.low_precision.empty()    ? rc.low_precision
+                                                                                  : def}});
   } else if (criterion == "size") {
     // Asked for the largest model (largest_intent): the more total
     // parameters (data/models.tsv), the earlier; whole tenths of a billion.
     const ModelBrief* m = c.kb.model(rc.model_key);
     const double b = m ? m->total_params_b : 0;
     p.points = -static_cast<int>(std::llround(b * 10));
-    p.why = why(b > 0 ? "part.size" : "part.size_unknown", {{"params", kb::one_decimal(b)}});
+    if (why) p.why = why(b > 0 ? "part.size" : "part.size_unknown", {{"params", kb::one_decimal(b)}});
   } else if (criterion == "hardware") {
     // A benchmark asked with no GPU type: those written for the one
     // assumed (the answer's warning names it) first; the others run on
     // their own GPUs.
     const bool own = rc.native_hardware.empty() || rc.native_hardware == ask.hardware;
     p.points = own ? 0 : 1;
-    p.why = why(own ? "part.hardware_assumed" : "part.hardware_other",
-                {{"hardware", c.kb.gpu_name(own ? ask.hardware : rc.native_hardware)}, {"assumed", c.kb.gpu_name(ask.hardware)}});
+    if (why)
+      p.why = why(own ? "part.hardware_assumed" : "part.hardware_other",
+                  {{"hardware", c.kb.gpu_name(own ? ask.hardware : rc.native_hardware)}, {"assumed", c.kb.gpu_name(ask.hardware)}});
   } else if (criterion == "quick_reference") {
     // The recipe the row names, then another recipe of a model the row names.
     auto it = picks.by_name.find(rc.name);
     if (it != picks.by_name.end()) {
       p.points = it->second.position;
-      p.why = why("part.quick_ref", {{"row", it->second.row}, {"n", std::to_string(it->second.position + 1)}});
+      if (why) p.why = why("part.quick_ref", {{"row", it->second.row}, {"n", std::to_string(it->second.position + 1)}});
     } else {
       p.points = 1000;
       for (const auto& [name, pick] : picks.by_name)
         if (!pick.model_key.empty() && pick.model_key == rc.model_key) p.points = std::min(p.points, 100 + pick.position);
-      if (const auto m = picks.mode_models.find(rc.model_key + "/" + rc.mode); p.points == 1000 && m != picks.mode_models.end())
-        p.points = 200 + m->second;
-      p.why =
-          p.points < 1000 ? why("part.quick_ref_model", {{"model", rc.model.empty() ? rc.model_key : rc.model}}) : why("part.no_quick_ref");
+      if (p.points == 1000 && !picks.mode_models.empty())
+        if (const auto m = picks.mode_models.find(rc.model_key + "/" + rc.mode); m != picks.mode_models.end()) p.points = 200 + m->second;
+      if (why)
+        p.why = p.points < 1000 ? why("part.quick_ref_model", {{"model", rc.model.empty() ? rc.model_key : rc.model}})
+                                : why("part.no_quick_ref");
     }
   } else if (criterion == "name") {
     p.points = 0;  // compared by name (ranks_before)
-    p.why = rc.name;
+    if (why) p.why = rc.name;
   }
   return p;
 }
