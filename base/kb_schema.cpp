@@ -33,6 +33,13 @@ const schema::Index* expected_index(std::string_view name) {
 
 }  // namespace
 
+bool holds_left_out_tables(Db& db) {
+  Stmt st(db, "SELECT name FROM sqlite_schema WHERE type = 'table'");
+  while (st.step())
+    if (const schema::Table* t = expected_table(st.view(0)); t && !t->runtime) return true;
+  return false;
+}
+
 namespace {
 // Why a table's CREATE text differs from the schema's, column by column
 // (the slow path, run only when the texts differ).
@@ -86,10 +93,17 @@ std::string kb_structure_problem(Db& db) {
       }
     }
   }
+  // A full KB holds every object; a runtime KB (kbc build --runtime) every
+  // one but the tables schema.sql marks 'runtime: left out' and their
+  // indexes. Some of those and not the others is neither.
+  const bool full = std::any_of(std::begin(schema::kTables), std::end(schema::kTables),
+                                [&](const schema::Table& t) { return !t.runtime && tables.count(t.name); });
   for (const auto& t : schema::kTables)
-    if (!tables.count(t.name)) return "knowledge base is incomplete: no table '" + std::string(t.name) + "' (rebuild it with kbc build)";
+    if ((full || t.runtime) && !tables.count(t.name))
+      return "knowledge base is incomplete: no table '" + std::string(t.name) + "' (rebuild it with kbc build)";
   for (const auto& i : schema::kIndexes)
-    if (!indexes.count(i.name)) return "knowledge base is incomplete: no index '" + std::string(i.name) + "' (rebuild it with kbc build)";
+    if ((full || i.runtime) && !indexes.count(i.name))
+      return "knowledge base is incomplete: no index '" + std::string(i.name) + "' (rebuild it with kbc build)";
   if (!differing.empty()) return column_problem(db, *differing.front());
   return {};
 }
@@ -273,8 +287,10 @@ std::string with_budget_per_page(Db& db, long long ticks_per_page, Scan scan) {
 
 std::string kb_content_problem(Db& db) {
   // One scan of every table, about as much work per page as quick_check.
+  const bool full = holds_left_out_tables(db);
   const std::string problem = with_budget_per_page(db, limits::kContentCheckTicksPerPage, [&] {
     for (const auto& t : schema::kTables) {
+      if (!t.runtime && !full) continue;                   // a runtime KB has no such table
       if (t.kind == schema::TableKind::Virtual) continue;  // its shadow tables hold its content
       if (std::find(std::begin(limits::kKbTablesNotRead), std::end(limits::kKbTablesNotRead), t.name) != std::end(limits::kKbTablesNotRead))
         continue;  // kbq never reads it: it costs an answer nothing

@@ -1,6 +1,7 @@
 // The structure check of a KB file kbq or kbc did not write: exactly the
 // objects base/schema.sql makes (base/schema_objects.hpp, generated from it
-// at build time), each with the same CREATE text up to layout and comments
+// at build time), or all but the tables a runtime KB leaves out and their
+// indexes, each with the same CREATE text up to layout and comments
 // (base/sql_text.hpp), so that every statement kbq runs reads real tables
 // with the expected columns, types and constraints. One scan of
 // sqlite_schema (about 20 µs); the columns are compared one by one only to
@@ -22,6 +23,10 @@ namespace kb {
 // What is wrong with the structure of the database, one line, or "" when
 // it is the schema's own. Assumes the schema version was checked.
 std::string kb_structure_problem(Db& db);
+
+// Whether the KB holds a table base/schema.sql marks 'runtime: left out':
+// a full KB does, a runtime KB (kbc build --runtime) does not.
+bool holds_left_out_tables(Db& db);
 
 // What a KB holds past the limits of base/limits.hpp (rows and bytes of
 // each table, bytes of each value, bytes of one key's rows, placeholders

@@ -2,6 +2,13 @@
 -- Schema version 16 (PRAGMA user_version and meta.schema_version); readers
 -- refuse any other version. Documented table by table in docs/schema.md.
 -- Every fact row carries its provenance: source_id (→ sources) and line.
+--
+-- `-- runtime: left out`, the line right before a CREATE TABLE, marks a
+-- table kbq reads no row of: kbc's own records, code facts kbq reads as
+-- recipe_facts, and the tables whose rows kbc compiles into a value kbq
+-- reads instead (rows_compiled, recipes_compiled, lexicon_compiled). A
+-- runtime KB (kbc build --runtime, the one kbq embeds) holds none of them,
+-- nor their indexes: an answer then parses a schema of half the size.
 
 PRAGMA user_version = 16;
 
@@ -26,6 +33,7 @@ CREATE TABLE sources (
 );
 
 -- Every heading of every edition, classified.
+-- runtime: left out
 CREATE TABLE sections (
   id           INTEGER PRIMARY KEY,
   source_id    INTEGER NOT NULL REFERENCES sources(id),
@@ -166,10 +174,12 @@ CREATE TABLE recipes (
 -- by kbc (compiler/derive) from its code facts, data/precisions.tsv,
 -- data/dataset-kinds.tsv and the launcher's own rules (launcher rows of
 -- section `function`). Every *_at cell is a launch_sites id (NULL: none).
+-- runtime: left out
 CREATE TABLE launch_sites (
   id INTEGER PRIMARY KEY,   -- in text order
   at TEXT NOT NULL          -- path:line@commit, each once (a thousand rows cite a few hundred lines)
 );
+-- runtime: left out
 CREATE TABLE recipe_launch (
   name          TEXT NOT NULL,
   kind          TEXT NOT NULL,   -- library | benchmark
@@ -205,6 +215,7 @@ CREATE TABLE quick_ref_picks (
 );
 
 -- Dataset presets of the newest revision and the modes they fit.
+-- runtime: left out
 CREATE TABLE datasets (
   preset   TEXT PRIMARY KEY,
   modes    TEXT NOT NULL,   -- comma-separated
@@ -212,6 +223,7 @@ CREATE TABLE datasets (
   source   TEXT NOT NULL
 );
 -- Presets renamed between revisions (from aligned commands).
+-- runtime: left out
 CREATE TABLE dataset_renames (
   old_preset    TEXT NOT NULL,
   new_preset    TEXT NOT NULL,
@@ -223,6 +235,7 @@ CREATE TABLE dataset_renames (
 );
 
 -- Override keys and the layer they belong to, with the sentence that says so.
+-- runtime: left out
 CREATE TABLE config_keys (
   key            TEXT PRIMARY KEY,
   layer          TEXT NOT NULL,   -- convergence | execution | benchmark-only
@@ -255,6 +268,7 @@ CREATE TABLE models (
   notes                    TEXT,
   source                   TEXT NOT NULL
 );
+-- runtime: left out
 CREATE TABLE gpus (
   gpu_key             TEXT PRIMARY KEY,
   display_name        TEXT NOT NULL,
@@ -296,12 +310,14 @@ CREATE TABLE model_arch (
 
 -- The memory model's constants (data/memory.tsv) and the kind of model each
 -- forward step trains (data/steps.tsv).
+-- runtime: left out
 CREATE TABLE memory_params (
   key    TEXT PRIMARY KEY,
   value  TEXT NOT NULL,
   unit   TEXT NOT NULL,
   source TEXT NOT NULL
 ) WITHOUT ROWID;
+-- runtime: left out
 CREATE TABLE steps (
   step     TEXT PRIMARY KEY,
   modality TEXT NOT NULL,   -- text | vision | audio | diffusion | omni
@@ -311,6 +327,7 @@ CREATE TABLE steps (
 -- The numeric precisions a recipe's code can set, how its facts show each
 -- (tried in ordinal order, the first match wins) and the GPU architectures
 -- (gpus.arch) that run it (data/precisions.tsv).
+-- runtime: left out
 CREATE TABLE precisions (
   precision TEXT PRIMARY KEY,  -- the launcher's precision token (bf16, fp8cs, fp8ds, fp8mx, fp8sc, nvfp4) or fp16
   ordinal   INTEGER NOT NULL,  -- row order in the file
@@ -321,6 +338,7 @@ CREATE TABLE precisions (
 );
 
 -- The data a dataset config class trains on (data/dataset-kinds.tsv).
+-- runtime: left out
 CREATE TABLE dataset_kinds (
   ordinal   INTEGER PRIMARY KEY,  -- row order: the first row of a class whose `when_fact` holds wins
   class     TEXT NOT NULL,        -- qualified dataset config class (code fact `dataset`)
@@ -332,6 +350,7 @@ CREATE TABLE dataset_kinds (
 
 -- The order in which kbq ranks results (data/ranking.tsv): constraints
 -- first, then preferences, each a criterion the engine implements.
+-- runtime: left out
 CREATE TABLE ranking (
   position    INTEGER PRIMARY KEY,
   criterion   TEXT NOT NULL UNIQUE,
@@ -340,6 +359,7 @@ CREATE TABLE ranking (
 );
 
 -- The query vocabulary and table-header words of every language.
+-- runtime: left out
 CREATE TABLE lexicon (
   lang   TEXT NOT NULL,
   kind   TEXT NOT NULL,
@@ -358,6 +378,7 @@ CREATE TABLE lexicon_compiled (
   id     INTEGER PRIMARY KEY CHECK (id = 1),
   bytes  BLOB NOT NULL
 );
+-- runtime: left out
 CREATE TABLE columns (
   lang   TEXT NOT NULL,
   header TEXT NOT NULL,
@@ -367,6 +388,7 @@ CREATE TABLE columns (
 );
 
 -- Planner parameters (data/planner.tsv): thresholds and launch templates.
+-- runtime: left out
 CREATE TABLE planner (
   key    TEXT PRIMARY KEY,
   value  TEXT NOT NULL,
@@ -374,6 +396,7 @@ CREATE TABLE planner (
 );
 
 -- The checks kbq evaluates and the rule or pitfall entity each enforces.
+-- runtime: left out
 CREATE TABLE checks (
   "check" TEXT PRIMARY KEY,
   kind    TEXT NOT NULL,   -- rule | pitfall
@@ -382,6 +405,7 @@ CREATE TABLE checks (
 );
 
 -- Answer labels of kbq in every language (data/answer-labels.tsv).
+-- runtime: left out
 CREATE TABLE labels (
   lang   TEXT NOT NULL,
   key    TEXT NOT NULL,
@@ -394,6 +418,7 @@ CREATE TABLE labels (
 -- that does: a recipe the newest revision's index does not list (field ''),
 -- a field its row leaves unknown (no column, an empty or unreadable cell), a
 -- quick-reference GPU cell it cannot read. Each is also a `fallback` finding.
+-- runtime: left out
 CREATE TABLE fallbacks (
   ref_kind        TEXT NOT NULL,     -- 'doc_recipe', or the entity kind (quick_ref, ...)
   ref_id          INTEGER NOT NULL,  -- doc_recipes.id or entities.id
@@ -408,6 +433,7 @@ CREATE TABLE fallbacks (
 );
 
 -- Lint findings that are not conflicts (removed entities, fallbacks, unknown mentions).
+-- runtime: left out
 CREATE TABLE findings (
   kind      TEXT NOT NULL,
   message   TEXT NOT NULL,
@@ -417,6 +443,7 @@ CREATE TABLE findings (
 
 -- Full-text index over every text: trigram tokens find CJK words too.
 -- Terms shorter than three characters fall back to LIKE over search.text.
+-- runtime: left out
 CREATE VIRTUAL TABLE search USING fts5(
   text,
   lang UNINDEXED,
@@ -441,6 +468,7 @@ CREATE TABLE code_snapshots (
 );
 
 -- Every recipe name the newest snapshot exports.
+-- runtime: left out
 CREATE TABLE code_recipes (
   id          INTEGER PRIMARY KEY,
   name        TEXT NOT NULL,
@@ -463,6 +491,7 @@ CREATE TABLE code_recipes (
 CREATE INDEX code_recipes_target ON code_recipes(target);
 
 -- Each recipe function's facts (data/code-fields.tsv says which config path each field reads).
+-- runtime: left out
 CREATE TABLE code_facts (
   target TEXT NOT NULL,
   field  TEXT NOT NULL,
@@ -537,6 +566,7 @@ CREATE TABLE code_config_keys (
 CREATE INDEX code_config_keys_key ON code_config_keys(key);
 
 -- The launcher's --dataset presets and what each builds (attribute `modes`: the modes it allows).
+-- runtime: left out
 CREATE TABLE code_datasets (
   preset    TEXT NOT NULL,
   attribute TEXT NOT NULL,
@@ -546,6 +576,7 @@ CREATE TABLE code_datasets (
 );
 
 -- Model providers the recipes instantiate: their own fields, or the hf id of a hub model.
+-- runtime: left out
 CREATE TABLE code_providers (
   provider TEXT NOT NULL,
   field    TEXT NOT NULL,
@@ -558,6 +589,7 @@ CREATE TABLE code_providers (
 );
 
 -- What changed in the code between two compiled snapshots (code/changes-<old>-<new>.tsv).
+-- runtime: left out
 CREATE TABLE code_changes (
   file       TEXT NOT NULL,
   line       INTEGER NOT NULL,
@@ -706,6 +738,7 @@ CREATE TABLE rows_compiled (
 ) WITHOUT ROWID;
 
 -- Two editions' copies of one release disagree (the newer edition wins).
+-- runtime: left out
 CREATE TABLE perf_conflicts (
   row_id       INTEGER NOT NULL REFERENCES perf_rows(id),  -- the older copy
   newer_row_id INTEGER NOT NULL REFERENCES perf_rows(id),

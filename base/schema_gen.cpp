@@ -5,8 +5,10 @@
 // table with its columns (name, declared type, NOT NULL, primary-key
 // position), the virtual tables with their CREATE text and the shadow
 // tables their module made, and each index (its CREATE text; none for the
-// automatic ones). The build regenerates it whenever schema.sql changes, so
-// a new table or column needs no change here.
+// automatic ones), and whether a runtime KB holds it (a table the line
+// `-- runtime: left out` comes right before is left out, with its indexes
+// and, for a virtual table, its shadow tables). The build regenerates it
+// whenever schema.sql changes, so a new table or column needs no change here.
 //
 //   schema_gen base/schema.sql OUT.hpp
 #include <sqlite3.h>
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -53,6 +56,34 @@ std::string ident(const std::string& s) {
   return out;
 }
 
+// The tables the line "-- runtime: left out" comes right before. A marker
+// before anything else is an error: it would mark nothing.
+bool runtime_left_out(const std::string& schema, std::set<std::string>& out) {
+  static const std::string kMarker = "-- runtime: left out";
+  std::istringstream lines(schema);
+  std::string line;
+  int n = 0;
+  bool marked = false;
+  while (std::getline(lines, line)) {
+    ++n;
+    if (marked) {
+      std::string name;
+      for (const char* create : {"CREATE TABLE ", "CREATE VIRTUAL TABLE "})
+        if (line.rfind(create, 0) == 0)
+          for (std::size_t i = std::string(create).size();
+               i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'); ++i)
+            name += line[i];
+      if (name.empty()) {
+        std::fprintf(stderr, "schema_gen: line %d: '%s' is not right after a CREATE TABLE\n", n - 1, kMarker.c_str());
+        return false;
+      }
+      out.insert(name);
+    }
+    marked = line == kMarker;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,6 +98,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "schema_gen: cannot read %s\n", argv[1]);
     return 2;
   }
+  std::set<std::string> left_out;
+  if (!runtime_left_out(text.str(), left_out)) return 2;
   sqlite3* db = nullptr;
   char* err = nullptr;
   if (sqlite3_open(":memory:", &db) != SQLITE_OK || sqlite3_exec(db, text.str().c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
@@ -104,11 +137,23 @@ int main(int argc, char** argv) {
   std::vector<std::string> virtual_names;
   for (const auto& o : objects)
     if (o.type == "table" && o.sql.rfind("CREATE VIRTUAL TABLE", 0) == 0) virtual_names.push_back(o.name);
-  auto shadow = [&](const Object& o) {
+  auto owner = [&](const Object& o) -> std::string {  // the virtual table a shadow table belongs to, or ""
     for (const auto& v : virtual_names)
-      if (o.name.size() > v.size() + 1 && o.name.compare(0, v.size() + 1, v + "_") == 0) return true;
-    return false;
+      if (o.name.size() > v.size() + 1 && o.name.compare(0, v.size() + 1, v + "_") == 0) return v;
+    return {};
   };
+  auto shadow = [&](const Object& o) { return !owner(o).empty(); };
+  // In a runtime KB: a table not marked, a shadow table of one not marked,
+  // an index of one that is.
+  auto in_runtime = [&](const std::string& table) { return !left_out.count(table); };
+  for (const auto& name : left_out) {
+    bool found = false;
+    for (const auto& o : objects) found = found || (o.type == "table" && o.name == name);
+    if (!found) {
+      std::fprintf(stderr, "schema_gen: %s: '%s' marked 'runtime: left out' is not a table\n", argv[1], name.c_str());
+      return 2;
+    }
+  }
 
   std::ostringstream out;
   out << "// Generated from base/schema.sql by base/schema_gen.cpp at build time: do not edit.\n"
@@ -117,10 +162,12 @@ int main(int argc, char** argv) {
          "struct Column {\n  std::string_view name, type;  // as pragma_table_info gives them\n  bool not_null;\n  int pk;  // "
          "position in the primary key, 0 = not in it\n};\n\n"
          "enum class TableKind { Plain, Virtual, Shadow };\n\n"
-         "struct Table {\n  std::string_view name;\n  TableKind kind;\n  std::string_view sql;  // CREATE text, normalized "
+         "struct Table {\n  std::string_view name;\n  TableKind kind;\n  bool runtime;  // a runtime KB holds it (schema.sql: not "
+         "'runtime: left out')\n  std::string_view sql;  // CREATE text, normalized "
          "(base/sql_text.hpp); empty for shadow tables\n  const Column* columns;  // as pragma_table_info gives them\n  int "
          "column_count;\n};\n\n"
-         "struct Index {\n  std::string_view name, table;\n  std::string_view sql;  // CREATE text, normalized; empty for automatic "
+         "struct Index {\n  std::string_view name, table;\n  bool runtime;  // a runtime KB holds it (its table's)\n  std::string_view "
+         "sql;  // CREATE text, normalized; empty for automatic "
          "indexes\n};\n\n";
   for (const auto& o : objects) {
     if (o.type != "table" || o.columns.empty()) continue;
@@ -134,13 +181,16 @@ int main(int argc, char** argv) {
     if (o.type != "table") continue;
     const bool is_virtual = o.sql.rfind("CREATE VIRTUAL TABLE", 0) == 0;
     const char* kind = is_virtual ? "TableKind::Virtual" : shadow(o) ? "TableKind::Shadow" : "TableKind::Plain";
-    out << "    {" << literal(o.name) << ", " << kind << ", " << literal(shadow(o) ? std::string() : kb::normalized_sql(o.sql)) << ", "
+    const bool runtime = in_runtime(shadow(o) ? owner(o) : o.name);
+    out << "    {" << literal(o.name) << ", " << kind << ", " << (runtime ? "true" : "false") << ", "
+        << literal(shadow(o) ? std::string() : kb::normalized_sql(o.sql)) << ", "
         << (o.columns.empty() ? std::string("nullptr") : "kColumns_" + ident(o.name)) << ", " << o.columns.size() << "},\n";
   }
   out << "};\n\ninline constexpr Index kIndexes[] = {\n";
   for (const auto& o : objects)
     if (o.type == "index")
-      out << "    {" << literal(o.name) << ", " << literal(o.table) << ", " << literal(kb::normalized_sql(o.sql)) << "},\n";
+      out << "    {" << literal(o.name) << ", " << literal(o.table) << ", " << (in_runtime(o.table) ? "true" : "false") << ", "
+          << literal(kb::normalized_sql(o.sql)) << "},\n";
   out << "};\n\n}  // namespace kb::schema\n";
 
   // Written only when it changes, so dependents are not rebuilt for nothing.

@@ -309,6 +309,22 @@ TEST_CASE("kbq refuses a bad knowledge base with one line naming it, exit 2", "[
       require_one_line_error(path, "error:");
     }
   }
+  SECTION("a KB holding some of the tables a runtime KB leaves out, not all") {
+    // A full KB holds them all, a runtime KB none (base/schema.sql marks
+    // them 'runtime: left out'); a runtime KB lacks no other table.
+    const std::string runtime = kbtest::read_file(std::string(KB_BINARY_DIR) + "/kbq.sqlite");
+    const std::string some = tmp / "some-left-out.sqlite", lacking = tmp / "runtime-no-models.sqlite";
+    kbtest::write_file(some, good);
+    kbtest::write_file(lacking, runtime);
+    {
+      kb::Db db(some, kb::Db::Mode::ReadWriteCreate);
+      db.exec("DROP TABLE labels; DROP TABLE code_facts");
+      kb::Db rt(lacking, kb::Db::Mode::ReadWriteCreate);
+      rt.exec("DROP TABLE models");
+    }
+    require_one_line_error(some, "knowledge base is incomplete: no table");
+    require_one_line_error(lacking, "knowledge base is incomplete: no table 'models'");
+  }
   SECTION("an unreadable file") {
     if (::geteuid() == 0) {
       WARN("running as root: file permissions do not apply, skipped");

@@ -110,6 +110,7 @@
 #include "base/kb_schema.hpp"
 #include "base/limits.hpp"
 #include "base/packed_facts.hpp"
+#include "base/schema_objects.hpp"
 #include "base/sqlite.hpp"
 #include "base/stored_rows.hpp"
 #include "base/text.hpp"
@@ -1184,6 +1185,31 @@ TEST_CASE("hostile: kbq reads no table the content check leaves out", "[hostile]
       INFO(f.string() << " reads table " << table);
       CHECK_FALSE(std::regex_search(text, read));
     }
+  }
+}
+
+TEST_CASE("hostile: the runtime KB holds the tables kbq reads, and no other", "[hostile]") {
+  // base/schema.sql marks 'runtime: left out' the tables kbq reads no row
+  // of; the runtime KB (the one kbq embeds) holds none of them, the full KB
+  // every one, and both pass the checks a --kb file meets.
+  std::set<std::string> left_out;
+  for (const auto& t : kb::schema::kTables)
+    if (!t.runtime) left_out.emplace(t.name);
+  REQUIRE(left_out.size() >= 20);
+  CHECK(left_out.count("search_data") == 1);  // a shadow table goes with its virtual table
+  for (const auto& table : kb::limits::kKbTablesNotRead) CHECK(left_out.count(std::string(table)) == 1);
+  for (const auto& i : kb::schema::kIndexes) CHECK(i.runtime == !left_out.count(std::string(i.table)));
+  for (const char* file : {"kbq.sqlite", "kb.sqlite"}) {
+    INFO(file);
+    const bool runtime = std::string(file) == "kbq.sqlite";
+    kb::Db db(std::string(KB_BINARY_DIR) + "/" + file, kb::Db::Mode::ReadOnly);
+    CHECK(kb::kb_structure_problem(db).empty());
+    CHECK(kb::kb_content_problem(db).empty());
+    CHECK(kb::holds_left_out_tables(db) == !runtime);
+    std::set<std::string> tables;
+    kb::Stmt st(db, "SELECT name FROM sqlite_schema WHERE type = 'table'");
+    while (st.step()) tables.emplace(st.text(0));
+    for (const auto& t : kb::schema::kTables) CHECK(tables.count(std::string(t.name)) == (t.runtime || !runtime ? 1U : 0U));
   }
 }
 

@@ -16,6 +16,7 @@
 #include "base/escape.hpp"
 #include "base/files.hpp"
 #include "base/kb_schema.hpp"
+#include "base/schema_objects.hpp"
 #include "base/sql_text.hpp"
 #include "base/sqlite.hpp"
 #include "base/text.hpp"
@@ -542,10 +543,11 @@ void emit_tables(Db& db, const EmitInput& in) { Writer(db, in).run(); }
 
 namespace {
 
-// The tables only kbc reads (lint, generate, dump): emptied in a runtime KB.
-// kbq reads the normalised code facts (recipe_facts), never code_facts, no
-// full-text index, and the compiled lexicon (lexicon_compiled), never the
-// lexicon's rows.
+// The tables only kbc reads (lint, generate, dump): emptied in a runtime KB
+// before the derive step, so nothing it stores can come from them, and
+// dropped after it (drop_left_out_tables). kbq reads the normalised code
+// facts (recipe_facts), never code_facts, no full-text index, and the
+// compiled lexicon (lexicon_compiled), never the lexicon's rows.
 constexpr const char* kBuildOnlyTables[] = {"code_facts", "code_recipes", "code_changes", "code_providers", "findings",
                                             "sections",   "fallbacks",    "search",       "lexicon"};
 
@@ -556,16 +558,19 @@ void keep_runtime_tables(Db& db) {
   db.exec("DELETE FROM perf_rows WHERE status = 'copy'");
 }
 
-// The tables the derive step compiles into values kbq reads in their place:
-// recipe_launch and launch_sites into recipes_compiled (with the recipes
-// table, which kbq still reads by name), the small tables of the snapshot
-// and the labels into rows_compiled (Engine::compile_stored_rows; the
-// launcher, models, conflicts and sources kbq reads otherwise too). kbq
-// never reads these rows, so a runtime KB leaves them out once it holds
-// the values.
-constexpr const char* kCompiledTables[] = {"recipe_launch", "launch_sites",  "planner",       "gpus",     "precisions",
-                                           "config_keys",   "code_datasets", "dataset_kinds", "datasets", "dataset_renames",
-                                           "ranking",       "checks",        "memory_params", "labels"};
+// A runtime KB, once derived, holds no table base/schema.sql marks
+// 'runtime: left out': those kbq never reads, and those the derive step
+// compiles into values kbq reads in their place (recipe_launch and
+// launch_sites into recipes_compiled, the small tables of the snapshot and
+// the labels into rows_compiled, the lexicon into lexicon_compiled). Each
+// table kbq opens costs every answer the parse of its CREATE text.
+std::string sql_ident(std::string_view name);
+
+void drop_left_out_tables(Db& db) {
+  for (const auto& t : schema::kTables)
+    if (!t.runtime && t.kind != schema::TableKind::Shadow)  // a virtual table drops its shadow tables
+      db.exec("DROP TABLE " + sql_ident(t.name));
+}
 
 }  // namespace
 
@@ -606,11 +611,13 @@ void write_kb_file(const std::string& path, const std::function<void(Db&)>& fill
         // the tables (rows_compiled) and answers from them.
         within_limits();
         derive(db, tmp);
-        if (contents == KbContents::Runtime)
-          for (const char* t : kCompiledTables) db.exec(std::string("DELETE FROM ") + t);
       }
-      db.exec(contents == KbContents::Runtime ? "INSERT INTO search(search) VALUES ('rebuild'); VACUUM"
-                                              : "INSERT INTO search(search) VALUES ('optimize')");
+      if (contents == KbContents::Runtime) {
+        drop_left_out_tables(db);
+        db.exec("VACUUM");
+      } else {
+        db.exec("INSERT INTO search(search) VALUES ('optimize')");
+      }
       within_limits();
     }
     // Make the new file durable before it replaces the old one.
