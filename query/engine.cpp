@@ -75,12 +75,18 @@ struct Engine::Impl {
 
   // What every stage of an answer in `lang` shares.
   Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), kb.cited_texts(lang), lang, &layers[lang]}; }
-  // One recipe planned (its facts and model loaded first).
+  // One recipe planned (its facts and model loaded first). Its facts are
+  // dropped after (the plan keeps what it needs of them) unless the answer
+  // keeps them, or `release` is false: the caller drops them once it knows
+  // the recipe is not shown (a shown one reads them again for its throughput).
   Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now,
-               Command command = Command::Now) {
+               Command command = Command::Now, bool release = true) {
     Planned p = plan_recipe(c, kb.data_of(r), ask, substitute, fewest, &sizings, command);
-    if (!keep_facts) kb.release_facts(r.target);  // the plan keeps what it needs of them
+    if (release) release_facts(r);
     return p;
+  }
+  void release_facts(const Recipe& r) {
+    if (!keep_facts) kb.release_facts(r.target);
   }
   // One planned recipe checked.
   void check(const Context& c, Planned& p) { kbq::check(c, p.model, kb.drift(p.result.recipe.name), p.result); }
@@ -380,7 +386,7 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
   for (const auto& b : order) {
     if (last && ranks_before(last->parts, last->recipe.name, b.parts, b.cand->recipe->name)) break;
     if (shadowed(planned, *b.cand->recipe, b.parts, c.settings().default_precision)) continue;
-    Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later, Command::Later);
+    Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later, Command::Later, false);
     later.emplace(p.result.recipe.name, Later{p.fewest, p.arch});
     check_verdicts(c, p.model, p.result);
     p.result.parts = score_parts(c, ask, picks, p.result);
@@ -398,6 +404,10 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
         break;
       }
     }
+    // A result ranked after the last shown stays after it (a later plan
+    // goes before it or after): its facts are dropped, the others' kept for
+    // their throughput.
+    for (auto it = planned.end(); last && it != planned.begin() && &*(it - 1) != last;) e.release_facts((--it)->recipe);
   }
   return planned;
 }
