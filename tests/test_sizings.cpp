@@ -114,3 +114,44 @@ TEST_CASE("sizings: a --batch answers each question as it did before, whatever i
   }
   CHECK(lever >= 3);  // the lever's sizings were planned, and kept
 }
+
+TEST_CASE("layout search: the sizes it leaves out fail the world-size rule in every layout", "[sizings]") {
+  // The search tries no TP, PP, CP or EP that does not divide the world and
+  // sizes no shape world_divisible refuses (query/plan/layout.cpp): both must
+  // be what rule 5 says, on every shape, or the search would drop a layout
+  // the rules pass.
+  const std::vector<long long> sizes{0, 1, 2, 3, 4, 6, 8, 12, 16, 32};
+  long long shapes = 0, refused = 0;
+  for (long long world : {1LL, 2LL, 3LL, 4LL, 6LL, 8LL, 12LL, 16LL, 24LL, 64LL, 96LL})
+    for (bool moe : {false, true})
+      for (long long tp : sizes)
+        for (long long pp : sizes)
+          for (long long cp : {1LL, 2LL, 3LL, 8LL})
+            for (long long ep : {1LL, 4LL, 6LL})
+              for (long long etp : {0LL, 1LL, 2LL}) {
+                kbq::RuleInput in;
+                in.world = world;
+                in.moe = moe;
+                in.tp = tp;
+                in.pp = pp;
+                in.cp = cp;
+                in.ep = ep;
+                in.etp = etp;
+                kbq::Status rule5 = kbq::Status::Unknown;
+                for (const auto& o : kbq::evaluate_rules(in))
+                  if (o.check == "world_size_divisible") rule5 = o.status;
+                const auto one = [](long long v) { return std::max(1LL, v); };
+                const bool divisible = kbq::world_divisible(world, one(tp) * one(pp) * one(cp), one(pp) * one(ep) * one(etp), moe);
+                INFO("world " << world << " moe " << moe << " tp " << tp << " pp " << pp << " cp " << cp << " ep " << ep << " etp " << etp);
+                CHECK(divisible == (rule5 == kbq::Status::Pass));
+                // A size that does not divide the world: the rule fails.
+                for (long long v : {tp, pp, cp})
+                  if (!kbq::size_divides_world(world, v)) CHECK(rule5 == kbq::Status::Fail);
+                if (moe && !kbq::size_divides_world(world, ep)) CHECK(rule5 == kbq::Status::Fail);
+                ++shapes;
+                refused += divisible ? 0 : 1;
+              }
+  CHECK(shapes > 10000);
+  CHECK(refused > shapes / 2);
+  CHECK(refused < shapes);
+}

@@ -314,13 +314,16 @@ std::optional<Placement> search(const SearchInput& in, long long world, bool mem
       dims.push_back(d);
   std::vector<long long> mbs{in.start.mbs};
   if (!in.mbs_fixed && in.start.mbs > 1) mbs.push_back(1);
+  // A size that does not divide the world fails the world-size rule in any
+  // layout (rules.hpp, world_divisible): neither tried nor sized.
   std::vector<std::vector<long long>> alternatives;
   for (Dim d : dims) {
     std::vector<long long> alt;
     for (long long v : values_of(in, d, world))
-      if (v != in.start.at(d)) alt.push_back(v);
+      if (v != in.start.at(d) && size_divides_world(world, v)) alt.push_back(v);
     alternatives.push_back(alt);
   }
+  const auto one = [](long long v) { return std::max(1LL, v); };
   const Better better{in};
   // Level k changes k parallel sizes; the micro batch is tried at each level first.
   for (size_t k = 0; k <= dims.size(); ++k) {
@@ -345,6 +348,7 @@ std::optional<Placement> search(const SearchInput& in, long long world, bool mem
           s.vp = s.pp == in.start.pp && in.start.vp > 0 ? in.start.vp : vp_for(in, s.pp);
           if (!builder_vp(in.sizing->rules, s.pp, s.vp)) goto next;
           if (s.cp < cp_floor || (cp_ceiling > 0 && s.cp > cp_ceiling)) goto next;
+          if (!world_divisible(world, one(s.tp) * one(s.pp) * one(s.cp), one(s.pp) * one(s.ep) * one(s.etp), in.moe)) goto next;
           for (long long m : mbs) {
             s.mbs = m;
             Placement p = evaluate(in, s, world);

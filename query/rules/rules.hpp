@@ -67,4 +67,13 @@ std::vector<RuleOutcome> evaluate_rules(const RuleInput& in);
 // True when no rule fails (unknown is not a failure).
 bool rules_pass(const RuleInput& in);
 
+// Rule 5, world_size_divisible: the world is a whole number of dense
+// meshes (TP × PP × CP), and for MoE of expert meshes (PP × EP × ETP),
+// each size below 1 read as 1. A size that does not divide the world fails
+// it in any layout (the layout search leaves such sizes out).
+inline bool world_divisible(long long world, long long dense, long long expert, bool moe) {
+  return world >= dense && world % dense == 0 && (!moe || (world >= expert && world % expert == 0));
+}
+inline bool size_divides_world(long long world, long long size) { return size <= 1 || (world >= size && world % size == 0); }
+
 }  // namespace kbq
