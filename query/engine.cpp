@@ -139,7 +139,8 @@ void same_batch(Engine::Impl& e, const Context& c, const Ask& ask, Result& top) 
     if (m < 1 || (m > per_node && m % per_node != 0)) return false;
     Ask a = ask;
     a.gpus = m;
-    const Result r = e.plan(c, top.recipe, a, false, Fewest::Later, Command::None).result;
+    // The same recipe planned up to 2 × kTries times: its facts read once.
+    const Result r = e.plan(c, top.recipe, a, false, Fewest::Later, Command::None, false).result;
     return r.runnable && r.batch.gbs == B.recipe_gbs;
   };
   // The nearest count from n in one direction (step -1 or +1) that keeps the batch.
@@ -155,6 +156,7 @@ void same_batch(Engine::Impl& e, const Context& c, const Ask& ask, Result& top) 
       }
     }
   }
+  e.release_facts(top.recipe);
   if (counts.empty()) return;
   const std::string said = c.label("caveat.same_batch", {{"gbs", std::to_string(B.recipe_gbs)},
                                                          {"counts", kb::join(counts, " " + c.label("or") + " ")},
@@ -266,8 +268,15 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   // not the recipe's own one the layout shows.
   if (ask.gpus == 0 && a.min_gpus == 0) a.searched_up_to = c.settings().max_world;
   const Result& best = a.results.front();
-  // An alternative is offered only if it fits: its fewest GPUs are never searched.
-  const PlanFn plan = [&](const Recipe& r, const Ask& asked, Fewest fewest) { return e.plan(c, r, asked, false, fewest, Command::Later); };
+  // An alternative is offered only if it fits: its fewest GPUs are never
+  // searched. The alternatives plan best again and again (with recompute,
+  // on its fewest GPUs, on each larger GPU): the facts of what they plan
+  // are kept until they are done.
+  std::vector<const Recipe*> planned;
+  const PlanFn plan = [&](const Recipe& r, const Ask& asked, Fewest fewest) {
+    planned.push_back(&r);
+    return e.plan(c, r, asked, false, fewest, Command::Later, false);
+  };
   // The alternatives read the recipes of best's model and of its family's
   // (models.tsv), and of the functions they share (a smaller model, LoRA of
   // the same model, each function's preferred name): not every recipe, unless loaded already.
@@ -279,6 +288,7 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
     return e.kb.has_catalog(kind) ? e.kb.catalog(kind) : e.kb.catalog_of_models(kind, models);  // --batch: loaded
   };
   a.alternatives = alternatives(c, ask, best, recipes(RecipeKind::Library), recipes(best.recipe.kind), plan);
+  for (const Recipe* r : planned) e.release_facts(*r);
 }
 
 // The exported names nearest a name the code does not export (a bounded
