@@ -139,22 +139,23 @@ class Reader {
     return f == 1;
   }
   std::uint64_t var() {
-    // Most are below 128: one byte, read without the loop.
+    // Most are below 128: one byte; most others (ids, lengths) below 16 384:
+    // two bytes. Both read without the loop.
     if (at_ < in_.size()) {
       const auto b = static_cast<unsigned char>(in_[at_]);
       if (b < 0x80) {
         ++at_;
         return b;
       }
+      if (at_ + 1 < in_.size()) {
+        const auto c = static_cast<unsigned char>(in_[at_ + 1]);
+        if (c < 0x80) {
+          at_ += 2;
+          return (b & 0x7Fu) | (static_cast<std::uint64_t>(c) << 7);
+        }
+      }
     }
-    std::uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      const unsigned b = u8();
-      if (shift == 63 && b > 1) break;  // past 64 bits
-      v |= static_cast<std::uint64_t>(b & 0x7Fu) << shift;
-      if (!(b & 0x80u)) return v;
-    }
-    fail("an integer longer than 64 bits");
+    return var_long();
   }
   long long svar() {
     const std::uint64_t z = var();
@@ -181,6 +182,17 @@ class Reader {
   }
 
  private:
+  // var() past two bytes: up to ten, the tenth at most 1 (64 bits).
+  [[gnu::noinline]] std::uint64_t var_long() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const unsigned b = u8();
+      if (shift == 63 && b > 1) break;  // past 64 bits
+      v |= static_cast<std::uint64_t>(b & 0x7Fu) << shift;
+      if (!(b & 0x80u)) return v;
+    }
+    fail("an integer longer than 64 bits");
+  }
   void need(std::size_t n) const {
     if (n > in_.size() - at_) fail("the bytes end early");
   }
