@@ -10,10 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "base/limits.hpp"
 #include "base/packed_facts.hpp"
 #include "base/sqlite.hpp"
+#include "base/stored_rows.hpp"
 #include "process.hpp"
 #include "query/kb/kb.hpp"
+#include "query/kb/kb_int.hpp"
 
 namespace {
 
@@ -73,6 +76,16 @@ TEST_CASE("facts: the same facts whatever ids the fact tables use", "[kb][facts]
       f.field_id = f.field_id * 3 + 5000;
       if (f.file_id) *f.file_id = *f.file_id * 11 + 900;
     });
+    // The dictionaries as kbc stores them (rows_compiled's part 'facts'),
+    // from the tables as they are now.
+    kb::store_rows_part(db.handle(), "facts",
+                        kb::compile_rows(db.handle(), kbq::kb_int::fact_dictionary_queries(), kb::limits::kMaxKbTextBytes));
+  }
+  CHECK(facts_of(copy) == want);
+  {
+    // Without the part (an older kbc's KB): read from the tables.
+    kb::Db db(copy, kb::Db::Mode::ReadWriteCreate);
+    db.exec("DELETE FROM rows_compiled WHERE part = 'facts'");
   }
   CHECK(facts_of(copy) == want);
 }

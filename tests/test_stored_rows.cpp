@@ -179,7 +179,7 @@ TEST_CASE("stored rows: both KBs hold every part's rows as their tables give the
       CHECK(stored.size() < kb::limits::kMaxCompiledRowsBytes / 8);
     }
     // The snapshot, then each language's labels and cited texts; no other part.
-    CHECK(names == std::vector<std::string>{"snapshot", "labels/en", "cited/en", "labels/fr", "cited/fr", "labels/ja", "cited/ja",
+    CHECK(names == std::vector<std::string>{"snapshot", "facts", "labels/en", "cited/en", "labels/fr", "cited/fr", "labels/ja", "cited/ja",
                                             "labels/zh", "cited/zh"});
     kb::Stmt st(db, "SELECT DISTINCT part FROM rows_compiled ORDER BY part");
     while (st.step()) stored_names.push_back(st.text(0));
@@ -276,4 +276,41 @@ TEST_CASE("stored rows: a language of the KB without its rows is refused, not an
   CHECK_NOTHROW(kb.cited_texts("fr"));
   CHECK_THROWS_WITH(kb.cited_texts("ja"),
                     "kb: rows_compiled.bytes of 'cited/ja': missing: kbc writes the rows of each language an answer reads");
+}
+
+// The code facts' dictionaries (the fields and files every recipe's packed
+// facts name) come from the part 'facts', or from the tables in a KB
+// without it (an older kbc's): every recipe's facts are the same read
+// either way, their citations included.
+TEST_CASE("stored rows: a recipe's facts are the same with the dictionaries stored or read from the tables", "[stored-rows]") {
+  const std::string file = std::string(KB_BINARY_DIR) + "/kbq.sqlite";
+  kbtest::TempDir tmp("kbtests-rows");
+  const std::string bare = tmp.str() + "/bare.sqlite";
+  std::filesystem::copy_file(file, bare);
+  {
+    kb::Db db(bare, kb::Db::Mode::ReadWriteCreate);
+    db.exec("DELETE FROM rows_compiled WHERE part = 'facts'");
+  }
+  {
+    kb::Db db(file, kb::Db::Mode::ReadOnly);
+    CHECK_FALSE(kb::read_rows_part(db, "facts").empty());
+  }
+  kbq::Kb stored(file), tables(bare);
+  const auto& recipes = stored.catalog(kbq::RecipeKind::Library).recipes;
+  REQUIRE(recipes.size() > 500);
+  size_t facts = 0, cited = 0;
+  for (size_t i = 0; i < recipes.size(); i += 7) {
+    INFO(recipes[i].name);
+    const kbq::CodeFacts &a = stored.data_of(recipes[i]).facts, &b = tables.data_of(recipes[i]).facts;
+    REQUIRE(a.size() == b.size());
+    for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
+      CHECK(x->first == y->first);
+      CHECK(std::tie(x->second.state, x->second.value, x->second.type, x->second.at) ==
+            std::tie(y->second.state, y->second.value, y->second.type, y->second.at));
+      cited += x->second.at.empty() ? 0 : 1;
+    }
+    facts += a.size();
+  }
+  CHECK(facts > 5000);
+  CHECK(cited > facts / 2);
 }

@@ -41,6 +41,9 @@ inline std::vector<std::string> comma_list(const std::string& s) {
 // of each kind the stages cite, in kind order (kb.cpp).
 std::vector<kb::StoredQuery> labels_queries(const std::string& lang);
 std::vector<kb::StoredQuery> cited_queries(const std::string& lang, const std::string& base, const std::set<std::string>& kinds);
+// The code facts' dictionaries every recipe's packed facts name: the
+// fields, then the files (rows_compiled's part 'facts').
+std::vector<kb::StoredQuery> fact_dictionary_queries();
 
 // Runs `read(next)`, where each next() gives the rows of the next of
 // `queries`: as kbc stored them in rows_compiled's part `part`

@@ -302,6 +302,7 @@ std::vector<std::pair<std::string, std::string>> Engine::compile_stored_rows(sql
       if (const auto* v = sqlite3_column_text(st, 0)) languages = reinterpret_cast<const char*>(v);
     sqlite3_finalize(st);
   }
+  out.emplace_back("facts", kb::compile_rows(db, kb_int::fact_dictionary_queries(), kb::limits::kMaxKbTextBytes));
   for (const auto& lang : comma_list(languages)) {
     out.emplace_back("labels/" + lang, kb::compile_rows(db, kb_int::labels_queries(lang), kb::limits::kMaxKbTextBytes));
     out.emplace_back("cited/" + lang, kb::compile_rows(db, kb_int::cited_queries(lang, base, kinds), kb::limits::kMaxKbTextBytes));
