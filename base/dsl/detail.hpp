@@ -90,10 +90,12 @@ class SpellingIndex {
   // From (spelling, id) pairs in strictly increasing order of their
   // non-empty spellings.
   explicit SpellingIndex(const std::vector<std::pair<std::string_view, std::uint32_t>>& sorted);
-  // From stored nodes: empty when they are not a trie of this shape (a
-  // node's children after it and inside the array, in increasing byte
-  // order; ids below `words`), with `problem` saying why.
-  static SpellingIndex from_nodes(std::vector<Node> nodes, std::size_t words, std::string& problem);
+  // From stored nodes, finished for `words`: empty when they are not a
+  // trie of this shape (a node's children after it and inside the array,
+  // in increasing byte order; ids below words.size()), with `problem`
+  // saying why. One pass from the last node back checks each node and
+  // takes its kinds from its children's, done before it.
+  static SpellingIndex from_nodes(std::vector<Node> nodes, const std::vector<WordInfo>& words, std::string& problem);
   // The kinds of the words at and below every node (a look-up for a kind no
   // word below has stops there). After building, before the first look-up.
   void finish(const std::vector<WordInfo>& words);

@@ -299,23 +299,30 @@ SpellingIndex::SpellingIndex(const std::vector<std::pair<std::string_view, std::
   build(build, 0, 0, sorted.size(), 0);
 }
 
-SpellingIndex SpellingIndex::from_nodes(std::vector<Node> nodes, std::size_t words, std::string& problem) {
+SpellingIndex SpellingIndex::from_nodes(std::vector<Node> nodes, const std::vector<WordInfo>& words, std::string& problem) {
   const auto fail = [&](std::size_t i, const std::string& what) {
     problem = "node " + std::to_string(i) + ": " + what;
     return SpellingIndex();
   };
   if (nodes.empty()) return fail(0, "no root");
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
+  std::vector<std::uint32_t> kinds(nodes.size(), 0);
+  for (std::size_t i = nodes.size(); i-- > 0;) {
     const Node& n = nodes[i];
-    if (n.id != kNoWord && n.id >= words) return fail(i, "word id " + std::to_string(n.id) + " past the words");
-    if (n.children == 0) continue;
-    if (n.first_child <= i || n.first_child > nodes.size() || n.children > nodes.size() - n.first_child)
-      return fail(i, "children outside the nodes after it");
-    for (std::uint32_t c = n.first_child + 1; c < n.first_child + n.children; ++c)
-      if (nodes[c].byte <= nodes[c - 1].byte) return fail(i, "children not in increasing byte order");
+    if (n.id != kNoWord && n.id >= words.size()) return fail(i, "word id " + std::to_string(n.id) + " past the words");
+    std::uint32_t k = n.id == kNoWord ? 0 : words[n.id].kinds;
+    if (n.children != 0) {
+      if (n.first_child <= i || n.first_child > nodes.size() || n.children > nodes.size() - n.first_child)
+        return fail(i, "children outside the nodes after it");
+      for (std::uint32_t c = n.first_child; c < n.first_child + n.children; ++c) {
+        if (c > n.first_child && nodes[c].byte <= nodes[c - 1].byte) return fail(i, "children not in increasing byte order");
+        k |= kinds[c];
+      }
+    }
+    kinds[i] = k;
   }
   SpellingIndex index;
   index.nodes_ = std::move(nodes);
+  index.kinds_ = std::move(kinds);
   return index;
 }
 

@@ -145,9 +145,8 @@ Lexicon Lexicon::from_stored(std::string_view bytes, std::function<bool(std::str
     n.byte = static_cast<unsigned char>(r.u8());
   }
   std::string problem;
-  lx.index = SpellingIndex::from_nodes(std::move(nodes), lx.words.size(), problem);
+  lx.index = SpellingIndex::from_nodes(std::move(nodes), lx.words, problem);
   if (!problem.empty()) r.fail("spelling trie " + problem);
-  lx.index.finish(lx.words);
   for (std::size_t n = r.count(9); n-- > 0;) {
     const int kind = static_cast<int>(r.kind());
     std::string value(r.text());
