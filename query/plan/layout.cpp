@@ -305,9 +305,11 @@ bool within_headroom(const SearchInput& in, const Placement& p) {
 
 // The search on one world size with a CP floor (see place); with a CP
 // ceiling (> 0) no layout above it, and with `roomy` only layouts within
-// the memory headroom.
+// the memory headroom. `tried_from` (> 1): the layouts with a CP of at
+// least it were all tried, by the same search with that floor, and none
+// passed; they are not tried again.
 std::optional<Placement> search(const SearchInput& in, long long world, bool memory, long long cp_floor, long long cp_ceiling = 0,
-                                bool roomy = false) {
+                                bool roomy = false, long long tried_from = 0) {
   std::vector<Dim> dims;
   for (Dim d : in.change_order)
     if (!in.fixed.count(d) && (d != Dim::EP || in.moe) && d != Dim::ETP && d != Dim::VP && (d != Dim::PP || !in.sizing->pipeline_layout))
@@ -347,7 +349,7 @@ std::optional<Placement> search(const SearchInput& in, long long world, bool mem
           if (empty) return;
           s.vp = s.pp == in.start.pp && in.start.vp > 0 ? in.start.vp : vp_for(in, s.pp);
           if (!builder_vp(in.sizing->rules, s.pp, s.vp)) goto next;
-          if (s.cp < cp_floor || (cp_ceiling > 0 && s.cp > cp_ceiling)) goto next;
+          if (s.cp < cp_floor || (cp_ceiling > 0 && s.cp > cp_ceiling) || (tried_from > 1 && s.cp >= tried_from)) goto next;
           if (!world_divisible(world, one(s.tp) * one(s.pp) * one(s.cp), one(s.pp) * one(s.ep) * one(s.etp), in.moe)) goto next;
           for (long long m : mbs) {
             s.mbs = m;
@@ -401,7 +403,7 @@ std::optional<Placement> search_world(const SearchInput& in, long long world, bo
   const bool relax = floor > 1;
   auto best = search(in, world, memory, floor);
   const bool relaxed = !best && relax;
-  if (relaxed) best = search(in, world, memory, 1);
+  if (relaxed) best = search(in, world, memory, 1, 0, false, floor);
   if (!best || !memory || within_headroom(in, *best)) return best;
   // The fewest-change fit is at the edge of the GPU's memory: a layout
   // within the headroom is preferred, with more changes, or with less CP
