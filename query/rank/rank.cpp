@@ -10,6 +10,8 @@
 
 namespace kbq {
 
+using namespace std::string_view_literals;  // a criterion's name compared as a view: its length first
+
 bool low_precision(const Recipe& r, const std::string& default_precision) {
   if (!r.runs_in.empty()) return r.runs_in != default_precision;  // the code's precision, never the name's
   return !r.low_precision.empty() || (!r.native_precision.empty() && r.native_precision != default_precision);
@@ -121,13 +123,13 @@ class Why {
 // `hardware` only when it asks for a benchmark and names no GPU type, so
 // other answers carry no part that compares nothing.
 bool applies(const Context& c, const Ask& ask, const std::string& criterion) {
-  if (criterion == "size") return !c.settings().largest_intent.empty() && ask.intents.count(c.settings().largest_intent) > 0;
-  if (criterion == "hardware") return ask.kind() == RecipeKind::Benchmark && ask.hardware_assumed;
+  if (criterion == "size"sv) return !c.settings().largest_intent.empty() && ask.intents.count(c.settings().largest_intent) > 0;
+  if (criterion == "hardware"sv) return ask.kind() == RecipeKind::Benchmark && ask.hardware_assumed;
   return true;
 }
 
 // The criteria that need the result planned: its fit, its changes, its GPU count.
-bool needs_plan(const std::string& criterion) { return criterion == "feasible" || criterion == "changes" || criterion == "own_gpus"; }
+bool needs_plan(const std::string& criterion) { return criterion == "feasible"sv || criterion == "changes"sv || criterion == "own_gpus"sv; }
 
 // The sequence points of a recipe shorter than the length asked: after
 // every longer one, however many doublings longer.
@@ -138,15 +140,15 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
                       const std::string& criterion, const Why& why) {
   ScorePart p;
   p.name = criterion;
-  if (criterion == "mode") {
+  if (criterion == "mode"sv) {
     const std::string& want = ask.mode.empty() ? picks.intent_mode : ask.mode;
     p.points = want.empty() || rc.mode == want ? 0 : 1;
     if (why) p.why = why("part.mode", {{"mode", rc.mode}});
-  } else if (criterion == "advised_mode") {
+  } else if (criterion == "advised_mode"sv) {
     const std::string& want = ask.mode.empty() && picks.intent_mode.empty() ? picks.advised_mode : std::string();
     p.points = want.empty() || rc.mode == want ? 0 : 1;
     if (why) p.why = why("part.mode", {{"mode", rc.mode}});
-  } else if (criterion == "model") {
+  } else if (criterion == "model"sv) {
     const bool other = !picks.intent_models.empty() && !picks.intent_models.count(rc.model_key + "/" + rc.mode);
     p.points = substitute || other ? 1 : 0;
     if (why)
@@ -154,11 +156,11 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
                   : other    ? "part.model_other"
                              : "part.model",
                   {{"model", rc.model.empty() ? rc.model_key : rc.model}});
-  } else if (criterion == "modality") {
+  } else if (criterion == "modality"sv) {
     const bool wanted = ask.modalities.empty() ? rc.modality == "text" : ask.modalities.count(rc.modality) > 0;
     p.points = wanted ? 0 : 1;
     if (why) p.why = why("part.modality", {{"modality", rc.modality}});
-  } else if (criterion == "sequence") {
+  } else if (criterion == "sequence"sv) {
     const long long own = rc.seq_len.value_or(0);
     if (ask.seq > 0) {
       // The exact length, then the nearest longer one by doublings (32K
@@ -177,7 +179,7 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
       p.points = own > threshold && threshold > 0 ? 1 : 0;
       if (why) p.why = why(p.points == 0 ? "part.seq_plain" : "part.seq_long_variant", {{"own", std::to_string(own)}});
     }
-  } else if (criterion == "precision") {
+  } else if (criterion == "precision"sv) {
     // The precision asked; without one, the default (data/planner.tsv default_precision).
     // A recipe trains in the default precision unless its code sets FP8 or
     // FP4 (the code wins over a name's "bf16"); a benchmark's name says
@@ -201,14 +203,14 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
                                                    : !rc.native_precision.empty() ? rc.native_precision
                                                    : !rc.low_precision.empty()    ? rc.low_precision
                                                                                   : def}});
-  } else if (criterion == "size") {
+  } else if (criterion == "size"sv) {
     // Asked for the largest model (largest_intent): the more total
     // parameters (data/models.tsv), the earlier; whole tenths of a billion.
     const ModelBrief* m = c.kb.model(rc.model_key);
     const double b = m ? m->total_params_b : 0;
     p.points = -static_cast<int>(std::llround(b * 10));
     if (why) p.why = why(b > 0 ? "part.size" : "part.size_unknown", {{"params", kb::one_decimal(b)}});
-  } else if (criterion == "hardware") {
+  } else if (criterion == "hardware"sv) {
     // A benchmark asked with no GPU type: those written for the one
     // assumed (the answer's warning names it) first; the others run on
     // their own GPUs.
@@ -217,7 +219,7 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
     if (why)
       p.why = why(own ? "part.hardware_assumed" : "part.hardware_other",
                   {{"hardware", c.kb.gpu_name(own ? ask.hardware : rc.native_hardware)}, {"assumed", c.kb.gpu_name(ask.hardware)}});
-  } else if (criterion == "quick_reference") {
+  } else if (criterion == "quick_reference"sv) {
     // The recipe the row names, then another recipe of a model the row names.
     auto it = picks.by_name.find(rc.name);
     if (it != picks.by_name.end()) {
@@ -233,7 +235,7 @@ ScorePart recipe_part(const Context& c, const Ask& ask, const QuickRefPicks& pic
         p.why = p.points < 1000 ? why("part.quick_ref_model", {{"model", rc.model.empty() ? rc.model_key : rc.model}})
                                 : why("part.no_quick_ref");
     }
-  } else if (criterion == "name") {
+  } else if (criterion == "name"sv) {
     p.points = 0;  // compared by name (ranks_before)
     if (why) p.why = rc.name;
   }
@@ -245,15 +247,15 @@ ScorePart planned_part(const Context& c, const Result& r, const std::string& cri
   const Recipe& rc = r.recipe;
   ScorePart p;
   p.name = criterion;
-  if (criterion == "feasible") {
+  if (criterion == "feasible"sv) {
     // Known to fit, then fits the rules with memory not estimated, then does not fit.
     p.points = r.runnable ? (r.memory.known ? 0 : 1) : kNotFeasible;
     p.why = why(r.runnable ? "part.feasible" : "part.not_feasible",
                 {{"gpus", std::to_string(r.layout.gpus)}, {"hardware", r.layout.hardware_name}});
-  } else if (criterion == "changes") {
+  } else if (criterion == "changes"sv) {
     p.points = changes_of(c, r);
     p.why = why("part.changes", {{"n", std::to_string(p.points)}});
-  } else if (criterion == "own_gpus") {
+  } else if (criterion == "own_gpus"sv) {
     const long long own = own_count(rc);
     p.points = own == r.layout.gpus ? 0 : 1;
     p.why =
@@ -293,11 +295,11 @@ std::vector<ScorePart> bound(const Context& c, const Ask& ask, const QuickRefPic
     // changes at least one size (if it does not fit, it ranks after this
     // bound by feasible already).
     int points = 0;
-    if (cr == "feasible") {
+    if (cr == "feasible"sv) {
       points = f.never_fits ? kNotFeasible : 0;
-    } else if (cr == "own_gpus") {
+    } else if (cr == "own_gpus"sv) {
       if (f.world > 0) points = own_count(r) == f.world ? 0 : 1;
-    } else if (cr == "changes") {
+    } else if (cr == "changes"sv) {
       points = !f.never_fits && f.changes_layout ? 1 : 0;
     }
     parts.push_back(ScorePart{cr, points, {}});
@@ -307,7 +309,7 @@ std::vector<ScorePart> bound(const Context& c, const Ask& ask, const QuickRefPic
 
 bool ranks_before(const std::vector<ScorePart>& a, const std::string& a_name, const std::vector<ScorePart>& b, const std::string& b_name) {
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if (a[i].name == "name") {
+    if (a[i].name == "name"sv) {
       if (a_name.size() != b_name.size()) return a_name.size() < b_name.size();
       if (a_name != b_name) return natural_less(a_name, b_name);
       continue;
