@@ -205,7 +205,7 @@ Index::Index(std::vector<std::string> chunks) {
   }
 }
 
-std::string_view Index::text(Chunk& c, std::uint64_t i, bool name, std::string_view recipe, const char* field) {
+std::string_view Index::text_checked(Chunk& c, std::uint64_t i, bool name, std::string_view recipe, const char* field) {
   const std::string_view s = c.texts[static_cast<std::size_t>(i)];
   Checked& checked = c.checked[static_cast<std::size_t>(i)];
   if (checked == Checked::No) {

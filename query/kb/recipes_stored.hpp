@@ -68,8 +68,15 @@ class Index {
     std::vector<Checked> checked;         // each text's, as far as it is
   };
   // Text `i` of a chunk (i < its count: read so), checked as UTF-8, and as
-  // a name when `name`; `recipe` and `field` name it in the error.
-  std::string_view text(Chunk& c, std::uint64_t i, bool name, std::string_view recipe, const char* field);
+  // a name when `name`; `recipe` and `field` name it in the error. Checked
+  // at its first read (text_checked), then a look-up: a recipe reads twenty.
+  std::string_view text(Chunk& c, std::uint64_t i, bool name, std::string_view recipe, const char* field) {
+    const auto at = static_cast<std::size_t>(i);
+    const Checked checked = c.checked[at];
+    if (checked == Checked::Name || (checked == Checked::Text && !name)) return c.texts[at];
+    return text_checked(c, i, name, recipe, field);
+  }
+  std::string_view text_checked(Chunk& c, std::uint64_t i, bool name, std::string_view recipe, const char* field);
   std::vector<Chunk> chunks_;
   std::vector<Entry> entries_;
   struct KeyTexts {
