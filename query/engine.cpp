@@ -75,18 +75,41 @@ struct Engine::Impl {
 
   // What every stage of an answer in `lang` shares.
   Context context(const std::string& lang) { return Context{kb.snapshot(), kb.labels(lang), kb.cited_texts(lang), lang, &layers[lang]}; }
+  // The facts of the recipes planned through it stay read while it lives
+  // (a recipe planned again, or shown and read again for its throughput,
+  // reads them once), and are dropped when it ends; unless the answer
+  // keeps them (AskOptions::keep_facts), then they stay for the next.
+  class Held {
+   public:
+    explicit Held(Impl& e) : e_(e) {}
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+    ~Held() {
+      for (const std::string& target : targets_) e_.release_facts(target);
+    }
+    void add(const Recipe& r) { targets_.insert(r.target); }
+    // Dropped before the end: a recipe the answer will not read again.
+    void drop(const Recipe& r) {
+      if (targets_.erase(r.target) > 0) e_.release_facts(r.target);
+    }
+
+   private:
+    Impl& e_;
+    std::set<std::string> targets_;  // the recipe functions whose facts it holds
+  };
   // One recipe planned (its facts and model loaded first). Its facts are
-  // dropped after (the plan keeps what it needs of them) unless the answer
-  // keeps them, or `release` is false: the caller drops them once it knows
-  // the recipe is not shown (a shown one reads them again for its throughput).
+  // held by `held`, else dropped at once (the plan keeps what it needs of them).
   Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now,
-               Command command = Command::Now, bool release = true) {
+               Command command = Command::Now, Held* held = nullptr) {
     Planned p = plan_recipe(c, kb.data_of(r), ask, substitute, fewest, &sizings, command);
-    if (release) release_facts(r);
+    if (held)
+      held->add(r);
+    else
+      release_facts(r.target);
     return p;
   }
-  void release_facts(const Recipe& r) {
-    if (!keep_facts) kb.release_facts(r.target);
+  void release_facts(const std::string& target) {
+    if (!keep_facts) kb.release_facts(target);
   }
   // One planned recipe checked.
   void check(const Context& c, Planned& p) { kbq::check(c, p.model, kb.drift(p.result.recipe.name), p.result); }
@@ -135,12 +158,12 @@ void same_batch(Engine::Impl& e, const Context& c, const Ask& ask, Result& top) 
     if (key == gbs_key) return;  // the user's own batch
   const Gpu* gpu = c.kb.gpu(top.layout.hardware);
   const long long n = top.layout.gpus, per_node = gpu && gpu->per_node > 0 ? gpu->per_node : 1;
+  Engine::Impl::Held held(e);  // the same recipe planned up to 2 × kTries times: its facts read once
   auto keeps = [&](long long m) {
     if (m < 1 || (m > per_node && m % per_node != 0)) return false;
     Ask a = ask;
     a.gpus = m;
-    // The same recipe planned up to 2 × kTries times: its facts read once.
-    const Result r = e.plan(c, top.recipe, a, false, Fewest::Later, Command::None, false).result;
+    const Result r = e.plan(c, top.recipe, a, false, Fewest::Later, Command::None, &held).result;
     return r.runnable && r.batch.gbs == B.recipe_gbs;
   };
   // The nearest count from n in one direction (step -1 or +1) that keeps the batch.
@@ -156,7 +179,6 @@ void same_batch(Engine::Impl& e, const Context& c, const Ask& ask, Result& top) 
       }
     }
   }
-  e.release_facts(top.recipe);
   if (counts.empty()) return;
   const std::string said = c.label("caveat.same_batch", {{"gbs", std::to_string(B.recipe_gbs)},
                                                          {"counts", kb::join(counts, " " + c.label("or") + " ")},
@@ -272,10 +294,9 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
   // searched. The alternatives plan best again and again (with recompute,
   // on its fewest GPUs, on each larger GPU): the facts of what they plan
   // are kept until they are done.
-  std::vector<const Recipe*> planned;
+  Engine::Impl::Held held(e);
   const PlanFn plan = [&](const Recipe& r, const Ask& asked, Fewest fewest) {
-    planned.push_back(&r);
-    return e.plan(c, r, asked, false, fewest, Command::Later, false);
+    return e.plan(c, r, asked, false, fewest, Command::Later, &held);
   };
   // The alternatives read the recipes of best's model and of its family's
   // (models.tsv), and of the functions they share (a smaller model, LoRA of
@@ -288,7 +309,6 @@ void conclude(Engine::Impl& e, const Context& c, const Ask& ask, Answer& a) {
     return e.kb.has_catalog(kind) ? e.kb.catalog(kind) : e.kb.catalog_of_models(kind, models);  // --batch: loaded
   };
   a.alternatives = alternatives(c, ask, best, recipes(RecipeKind::Library), recipes(best.recipe.kind), plan);
-  for (const Recipe* r : planned) e.release_facts(*r);
 }
 
 // The exported names nearest a name the code does not export (a bounded
@@ -380,7 +400,8 @@ struct Later {
   std::optional<memory::Architecture> arch;    // the model as sized (the throughput's FLOPs)
 };
 std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask, const QuickRefPicks& picks,
-                               const std::vector<Candidate>& cands, size_t limit, size_t models, std::map<std::string, Later>& later) {
+                               const std::vector<Candidate>& cands, size_t limit, size_t models, std::map<std::string, Later>& later,
+                               Engine::Impl::Held& held) {
   struct Bounded {
     const Candidate* cand;
     std::vector<ScorePart> parts;
@@ -396,7 +417,7 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
   for (const auto& b : order) {
     if (last && ranks_before(last->parts, last->recipe.name, b.parts, b.cand->recipe->name)) break;
     if (shadowed(planned, *b.cand->recipe, b.parts, c.settings().default_precision)) continue;
-    Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later, Command::Later, false);
+    Planned p = e.plan(c, *b.cand->recipe, ask, b.cand->substitute, Fewest::Later, Command::Later, &held);
     later.emplace(p.result.recipe.name, Later{p.fewest, p.arch});
     check_verdicts(c, p.model, p.result);
     p.result.parts = score_parts(c, ask, picks, p.result);
@@ -415,9 +436,9 @@ std::vector<Result> plan_shown(Engine::Impl& e, const Context& c, const Ask& ask
       }
     }
     // A result ranked after the last shown stays after it (a later plan
-    // goes before it or after): its facts are dropped, the others' kept for
+    // goes before it or after): its facts are dropped, the others' held for
     // their throughput.
-    for (auto it = planned.end(); last && it != planned.begin() && &*(it - 1) != last;) e.release_facts((--it)->recipe);
+    for (auto it = planned.end(); last && it != planned.begin() && &*(it - 1) != last;) held.drop((--it)->recipe);
   }
   return planned;
 }
@@ -519,7 +540,8 @@ std::variant<Answer, Error> Engine::ask(const std::string& question, const AskOp
   // A question naming no model says which model wins and the runner-up:
   // planned until two models are (limit or not).
   const bool no_model = ask.model.empty();
-  a.results = plan_shown(*impl_, c, ask, picks, cands, limit, no_model ? 2 : 0, later);
+  Impl::Held held(*impl_);  // the facts of the results shown, until the answer is made
+  a.results = plan_shown(*impl_, c, ask, picks, cands, limit, no_model ? 2 : 0, later, held);
   // rank
   rank(c, ask, picks, a.results);
   if (no_model) a.headline = no_model_headline(c, a.results);
