@@ -9,6 +9,9 @@
 -- reads instead (rows_compiled, recipes_compiled, lexicon_compiled). A
 -- runtime KB (kbc build --runtime, the one kbq embeds) holds none of them,
 -- nor their indexes: an answer then parses a schema of half the size.
+-- `-- runtime: left out, kbc only` marks one of them that only kbc reads
+-- (lint, generate, dump): a runtime KB empties it before kbc's derive step,
+-- so nothing derived for kbq comes from its rows.
 
 PRAGMA user_version = 16;
 
@@ -33,7 +36,7 @@ CREATE TABLE sources (
 );
 
 -- Every heading of every edition, classified.
--- runtime: left out
+-- runtime: left out, kbc only
 CREATE TABLE sections (
   id           INTEGER PRIMARY KEY,
   source_id    INTEGER NOT NULL REFERENCES sources(id),
@@ -359,7 +362,7 @@ CREATE TABLE ranking (
 );
 
 -- The query vocabulary and table-header words of every language.
--- runtime: left out
+-- runtime: left out, kbc only
 CREATE TABLE lexicon (
   lang   TEXT NOT NULL,
   kind   TEXT NOT NULL,
@@ -418,7 +421,7 @@ CREATE TABLE labels (
 -- that does: a recipe the newest revision's index does not list (field ''),
 -- a field its row leaves unknown (no column, an empty or unreadable cell), a
 -- quick-reference GPU cell it cannot read. Each is also a `fallback` finding.
--- runtime: left out
+-- runtime: left out, kbc only
 CREATE TABLE fallbacks (
   ref_kind        TEXT NOT NULL,     -- 'doc_recipe', or the entity kind (quick_ref, ...)
   ref_id          INTEGER NOT NULL,  -- doc_recipes.id or entities.id
@@ -433,7 +436,7 @@ CREATE TABLE fallbacks (
 );
 
 -- Lint findings that are not conflicts (removed entities, fallbacks, unknown mentions).
--- runtime: left out
+-- runtime: left out, kbc only
 CREATE TABLE findings (
   kind      TEXT NOT NULL,
   message   TEXT NOT NULL,
@@ -443,7 +446,7 @@ CREATE TABLE findings (
 
 -- Full-text index over every text: trigram tokens find CJK words too.
 -- Terms shorter than three characters fall back to LIKE over search.text.
--- runtime: left out
+-- runtime: left out, kbc only
 CREATE VIRTUAL TABLE search USING fts5(
   text,
   lang UNINDEXED,
@@ -468,7 +471,7 @@ CREATE TABLE code_snapshots (
 );
 
 -- Every recipe name the newest snapshot exports.
--- runtime: left out
+-- runtime: left out, kbc only
 CREATE TABLE code_recipes (
   id          INTEGER PRIMARY KEY,
   name        TEXT NOT NULL,
@@ -491,7 +494,7 @@ CREATE TABLE code_recipes (
 CREATE INDEX code_recipes_target ON code_recipes(target);
 
 -- Each recipe function's facts (data/code-fields.tsv says which config path each field reads).
--- runtime: left out
+-- runtime: left out, kbc only
 CREATE TABLE code_facts (
   target TEXT NOT NULL,
   field  TEXT NOT NULL,
@@ -576,7 +579,7 @@ CREATE TABLE code_datasets (
 );
 
 -- Model providers the recipes instantiate: their own fields, or the hf id of a hub model.
--- runtime: left out
+-- runtime: left out, kbc only
 CREATE TABLE code_providers (
   provider TEXT NOT NULL,
   field    TEXT NOT NULL,
@@ -589,7 +592,7 @@ CREATE TABLE code_providers (
 );
 
 -- What changed in the code between two compiled snapshots (code/changes-<old>-<new>.tsv).
--- runtime: left out
+-- runtime: left out, kbc only
 CREATE TABLE code_changes (
   file       TEXT NOT NULL,
   line       INTEGER NOT NULL,

@@ -7,7 +7,8 @@
 // tables their module made, and each index (its CREATE text; none for the
 // automatic ones), and whether a runtime KB holds it (a table the line
 // `-- runtime: left out` comes right before is left out, with its indexes
-// and, for a virtual table, its shadow tables). The build regenerates it
+// and, for a virtual table, its shadow tables; `-- runtime: left out, kbc
+// only`, a table emptied before the derive step too). The build regenerates it
 // whenever schema.sql changes, so a new table or column needs no change here.
 //
 //   schema_gen base/schema.sql OUT.hpp
@@ -56,17 +57,17 @@ std::string ident(const std::string& s) {
   return out;
 }
 
-// The tables the line "-- runtime: left out" comes right before. A marker
-// before anything else is an error: it would mark nothing.
-bool runtime_left_out(const std::string& schema, std::set<std::string>& out) {
-  static const std::string kMarker = "-- runtime: left out";
+// The tables the line "-- runtime: left out" comes right before, and in
+// `kbc_only` those "-- runtime: left out, kbc only" comes right before. A
+// marker before anything else is an error: it would mark nothing.
+bool runtime_left_out(const std::string& schema, std::set<std::string>& out, std::set<std::string>& kbc_only) {
+  static const std::string kMarker = "-- runtime: left out", kKbcOnly = kMarker + ", kbc only";
   std::istringstream lines(schema);
-  std::string line;
+  std::string line, marked;
   int n = 0;
-  bool marked = false;
   while (std::getline(lines, line)) {
     ++n;
-    if (marked) {
+    if (!marked.empty()) {
       std::string name;
       for (const char* create : {"CREATE TABLE ", "CREATE VIRTUAL TABLE "})
         if (line.rfind(create, 0) == 0)
@@ -74,12 +75,13 @@ bool runtime_left_out(const std::string& schema, std::set<std::string>& out) {
                i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'); ++i)
             name += line[i];
       if (name.empty()) {
-        std::fprintf(stderr, "schema_gen: line %d: '%s' is not right after a CREATE TABLE\n", n - 1, kMarker.c_str());
+        std::fprintf(stderr, "schema_gen: line %d: '%s' is not right before a CREATE TABLE\n", n - 1, marked.c_str());
         return false;
       }
       out.insert(name);
+      if (marked == kKbcOnly) kbc_only.insert(name);
     }
-    marked = line == kMarker;
+    marked = line == kMarker || line == kKbcOnly ? line : std::string();
   }
   return true;
 }
@@ -98,8 +100,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "schema_gen: cannot read %s\n", argv[1]);
     return 2;
   }
-  std::set<std::string> left_out;
-  if (!runtime_left_out(text.str(), left_out)) return 2;
+  std::set<std::string> left_out, kbc_only;
+  if (!runtime_left_out(text.str(), left_out, kbc_only)) return 2;
   sqlite3* db = nullptr;
   char* err = nullptr;
   if (sqlite3_open(":memory:", &db) != SQLITE_OK || sqlite3_exec(db, text.str().c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
@@ -163,7 +165,8 @@ int main(int argc, char** argv) {
          "position in the primary key, 0 = not in it\n};\n\n"
          "enum class TableKind { Plain, Virtual, Shadow };\n\n"
          "struct Table {\n  std::string_view name;\n  TableKind kind;\n  bool runtime;  // a runtime KB holds it (schema.sql: not "
-         "'runtime: left out')\n  std::string_view sql;  // CREATE text, normalized "
+         "'runtime: left out')\n  bool kbc_only;  // only kbc reads it: a runtime KB empties it before the derive step "
+         "(schema.sql: 'runtime: left out, kbc only')\n  std::string_view sql;  // CREATE text, normalized "
          "(base/sql_text.hpp); empty for shadow tables\n  const Column* columns;  // as pragma_table_info gives them\n  int "
          "column_count;\n};\n\n"
          "struct Index {\n  std::string_view name, table;\n  bool runtime;  // a runtime KB holds it (its table's)\n  std::string_view "
@@ -183,6 +186,7 @@ int main(int argc, char** argv) {
     const char* kind = is_virtual ? "TableKind::Virtual" : shadow(o) ? "TableKind::Shadow" : "TableKind::Plain";
     const bool runtime = in_runtime(shadow(o) ? owner(o) : o.name);
     out << "    {" << literal(o.name) << ", " << kind << ", " << (runtime ? "true" : "false") << ", "
+        << (kbc_only.count(shadow(o) ? owner(o) : o.name) ? "true" : "false") << ", "
         << literal(shadow(o) ? std::string() : kb::normalized_sql(o.sql)) << ", "
         << (o.columns.empty() ? std::string("nullptr") : "kColumns_" + ident(o.name)) << ", " << o.columns.size() << "},\n";
   }

@@ -1199,6 +1199,17 @@ TEST_CASE("hostile: the runtime KB holds the tables kbq reads, and no other", "[
   CHECK(left_out.count("search_data") == 1);  // a shadow table goes with its virtual table
   for (const auto& table : kb::limits::kKbTablesNotRead) CHECK(left_out.count(std::string(table)) == 1);
   for (const auto& i : kb::schema::kIndexes) CHECK(i.runtime == !left_out.count(std::string(i.table)));
+  // 'left out, kbc only' (emptied before the derive step) is left out too;
+  // the full-text index and its shadow tables among them.
+  size_t kbc_only = 0;
+  for (const auto& t : kb::schema::kTables) {
+    INFO(t.name);
+    if (t.kbc_only) CHECK_FALSE(t.runtime);
+    kbc_only += t.kbc_only ? 1 : 0;
+    if (t.name == "search" || t.name == "search_data" || t.name == "code_facts") CHECK(t.kbc_only);
+    if (t.name == "recipe_launch" || t.name == "labels") CHECK_FALSE(t.kbc_only);  // the derive step compiles their rows
+  }
+  CHECK(kbc_only >= 9);
   for (const char* file : {"kbq.sqlite", "kb.sqlite"}) {
     INFO(file);
     const bool runtime = std::string(file) == "kbq.sqlite";

@@ -543,16 +543,17 @@ void emit_tables(Db& db, const EmitInput& in) { Writer(db, in).run(); }
 
 namespace {
 
-// The tables only kbc reads (lint, generate, dump): emptied in a runtime KB
-// before the derive step, so nothing it stores can come from them, and
-// dropped after it (drop_left_out_tables). kbq reads the normalised code
-// facts (recipe_facts), never code_facts, no full-text index, and the
-// compiled lexicon (lexicon_compiled), never the lexicon's rows.
-constexpr const char* kBuildOnlyTables[] = {"code_facts", "code_recipes", "code_changes", "code_providers", "findings",
-                                            "sections",   "fallbacks",    "search",       "lexicon"};
+std::string sql_ident(std::string_view name);
 
+// The tables only kbc reads (lint, generate, dump; base/schema.sql marks
+// them 'runtime: left out, kbc only'): emptied in a runtime KB before the
+// derive step, so nothing it stores can come from them, and dropped after
+// it (drop_left_out_tables). kbq reads the normalised code facts
+// (recipe_facts), never code_facts, no full-text index, and the compiled
+// lexicon (lexicon_compiled), never the lexicon's rows.
 void keep_runtime_tables(Db& db) {
-  for (const char* t : kBuildOnlyTables) db.exec(std::string("DELETE FROM ") + t);
+  for (const auto& t : schema::kTables)
+    if (t.kbc_only && t.kind != schema::TableKind::Shadow) db.exec("DELETE FROM " + sql_ident(t.name));
   // An older edition's copies of a release's rows: lint and generate read
   // them, kbq never does (query/kb/perf.cpp).
   db.exec("DELETE FROM perf_rows WHERE status = 'copy'");
@@ -564,7 +565,6 @@ void keep_runtime_tables(Db& db) {
 // launch_sites into recipes_compiled, the small tables of the snapshot and
 // the labels into rows_compiled, the lexicon into lexicon_compiled). Each
 // table kbq opens costs every answer the parse of its CREATE text.
-std::string sql_ident(std::string_view name);
 
 void drop_left_out_tables(Db& db) {
   for (const auto& t : schema::kTables)
