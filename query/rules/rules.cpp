@@ -70,8 +70,8 @@ void each_rule(const RuleInput& in, Add&& add) {
     add("cp_for_long_context", Status::Unknown, [&] { return Vars{none("seq", "?"), num("threshold", in.threshold), num("cp", cp)}; });
   // 5. World size divisible by the dense mesh, and by the expert mesh for MoE.
   const long long dense = tp * pp * cp, expert = pp * ep * etp;
-  const bool dense_ok = world_divisible(in.world, dense, 1, false);
-  const bool expert_ok = !in.moe || world_divisible(in.world, 1, expert, true);
+  const bool dense_ok = whole_meshes(in.world, dense);
+  const bool expert_ok = !in.moe || whole_meshes(in.world, expert);
   add("world_size_divisible", dense_ok && expert_ok ? Status::Pass : Status::Fail, [&] {
     return Vars{num("world", in.world), num("dense", dense), quotient("dp", dense_ok, dense_ok ? in.world / dense : 0),
                 num("expert", expert), quotient("edp", in.moe && expert_ok, in.moe && expert_ok ? in.world / expert : 0)};

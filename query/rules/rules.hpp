@@ -71,9 +71,10 @@ bool rules_pass(const RuleInput& in);
 // meshes (TP × PP × CP), and for MoE of expert meshes (PP × EP × ETP),
 // each size below 1 read as 1. A size that does not divide the world fails
 // it in any layout (the layout search leaves such sizes out).
+inline bool whole_meshes(long long world, long long mesh) { return world >= mesh && world % mesh == 0; }
 inline bool world_divisible(long long world, long long dense, long long expert, bool moe) {
-  return world >= dense && world % dense == 0 && (!moe || (world >= expert && world % expert == 0));
+  return whole_meshes(world, dense) && (!moe || whole_meshes(world, expert));
 }
-inline bool size_divides_world(long long world, long long size) { return size <= 1 || (world >= size && world % size == 0); }
+inline bool size_divides_world(long long world, long long size) { return size <= 1 || whole_meshes(world, size); }
 
 }  // namespace kbq
