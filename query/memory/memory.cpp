@@ -207,6 +207,7 @@ void compose(const Architecture& a, Stage& s, double n, bool first) {
 
 std::vector<Stage> stages(const Architecture& a, const Layout& l) {
   std::vector<Stage> out;
+  out.reserve(3);  // the first rank, the second, the last
   if (l.pp == 1) {
     Stage s;
     s.rank = Rank::kOnly;
@@ -449,16 +450,39 @@ Act moe_act(const Architecture& a, const ActCtx& c) {
   return r;
 }
 
-// Per-token activations of all blocks on a stage (before dividing by layers).
-Act stage_act(const Architecture& a, const Stage& s, const ActCtx& c) {
-  Act r;
-  if (s.attention > 0) r += attention_act(a, c).scaled(s.attention);
-  if (s.linear_attention > 0) r += gdn_act(a, c).scaled(s.linear_attention);
-  if (s.mamba > 0) r += mamba_act(a, c).scaled(s.mamba);
-  if (s.dense_mlp > 0) r += dense_mlp_act(a, c).scaled(s.dense_mlp);
-  if (s.moe > 0) r += moe_act(a, c).scaled(s.moe);
-  return r;
-}
+// The per-token activations of one block of each kind under one context,
+// which no stage changes: each computed at its first use, then reused by
+// every stage of an estimate (the same function of the same inputs, so the
+// same bits as computing it again).
+class BlockActs {
+ public:
+  BlockActs(const Architecture& a, const ActCtx& c) : a_(a), c_(c) {}
+  const ActCtx& ctx() const { return c_; }
+  // Per-token activations of all blocks on a stage (before dividing by layers).
+  Act of(const Stage& s) {
+    Act r;
+    if (s.attention > 0) r += block(Kind::kAttention, attention_act).scaled(s.attention);
+    if (s.linear_attention > 0) r += block(Kind::kGdn, gdn_act).scaled(s.linear_attention);
+    if (s.mamba > 0) r += block(Kind::kMamba, mamba_act).scaled(s.mamba);
+    if (s.dense_mlp > 0) r += block(Kind::kDenseMlp, dense_mlp_act).scaled(s.dense_mlp);
+    if (s.moe > 0) r += block(Kind::kMoe, moe_act).scaled(s.moe);
+    return r;
+  }
+
+ private:
+  enum Kind : std::size_t { kAttention, kGdn, kMamba, kDenseMlp, kMoe, kKinds };
+  const Act& block(Kind k, Act (*act)(const Architecture&, const ActCtx&)) {
+    if (!known_[k]) {
+      acts_[k] = act(a_, c_);
+      known_[k] = true;
+    }
+    return acts_[k];
+  }
+  const Architecture& a_;
+  const ActCtx c_;
+  std::array<Act, kKinds> acts_{};
+  std::array<bool, kKinds> known_{};
+};
 
 // Bytes per GPU for `tokens` tokens of activations `x`.
 double per_gpu(const Act& x, double tokens, const Layout& l) {
@@ -614,16 +638,40 @@ std::string fmt_gib(double bytes) {
 // One pipeline rank
 // ---------------------------------------------------------------------------
 
-Estimate estimate_stage(const Architecture& a, const Layout& l, const Training& t, const Params& p, const Stage& s) {
+// The parameters of one block of each kind: what every stage of an
+// estimate multiplies by its block counts, computed once for them all.
+struct BlockParams {
+  explicit BlockParams(const Architecture& a)
+      : attention(attention_params(a)),
+        gdn(gdn_params(a)),
+        mamba(mamba_params(a)),
+        dense_mlp(dense_mlp_block_params(a)),
+        moe_non_expert(moe_non_expert_params(a)),
+        moe_expert(moe_expert_params(a)) {}
+  double attention, gdn, mamba, dense_mlp, moe_non_expert, moe_expert;
+};
+
+// What the stages of one estimate share: the blocks' parameters and their
+// activations with selective recompute applied (`selective`) and without
+// (`plain`).
+struct StageInputs {
+  StageInputs(const Architecture& a, const Layout& l, const Training& t, const Params& p)
+      : params(a), selective(a, act_context(l, t, p, true)), plain(a, act_context(l, t, p, false)) {}
+  BlockParams params;
+  BlockActs selective, plain;
+};
+
+Estimate estimate_stage(const Architecture& a, const Layout& l, const Training& t, const Params& p, const Stage& s, StageInputs& in) {
   const double tp = d(l.tp), h = d(a.hidden), V = d(a.vocab);
   const double dense_dp = d(l.world / (l.tp * l.pp));  // distributed-optimizer group for dense params: DP x CP
   const double expert_dp = d(l.expert_dp());
   const double expert_shards = d(l.ep * l.etp);
 
   // Parameters this GPU holds.
-  double layer_dense = s.attention * attention_params(a) + s.linear_attention * gdn_params(a) + s.mamba * mamba_params(a) +
-                       s.dense_mlp * dense_mlp_block_params(a) + s.moe * moe_non_expert_params(a);
-  double layer_expert = s.moe * moe_expert_params(a);
+  const BlockParams& bp = in.params;
+  double layer_dense = s.attention * bp.attention + s.linear_attention * bp.gdn + s.mamba * bp.mamba + s.dense_mlp * bp.dense_mlp +
+                       s.moe * bp.moe_non_expert;
+  double layer_expert = s.moe * bp.moe_expert;
   double other = 0;  // embeddings, output layer, encoders: kept in BF16
   if (s.embedding) other += V * h + a.extra_params;
   const bool mtp_here = s.output && a.mtp_layers > 0;
@@ -685,13 +733,12 @@ Estimate estimate_stage(const Architecture& a, const Layout& l, const Training& 
   }
   e.params_on_gpu = dense_gpu + expert_gpu;
 
-  // Activations.
-  const ActCtx c = act_context(l, t, p, true);
-  const ActCtx plain_ctx = act_context(l, t, p, false);  // nothing recomputed: the backward working set of one layer
+  // Activations; `plain`: nothing recomputed, the backward working set of one layer.
+  const ActCtx& c = in.selective.ctx();
   const double tokens = tokens_per_gpu(l, t);
   const double layers = std::max(1.0, s.layers);
-  const double per_layer_plain = per_gpu(stage_act(a, s, plain_ctx), tokens, l) / layers;
-  const double per_layer = per_gpu(stage_act(a, s, c), tokens, l) / layers;
+  const double per_layer_plain = per_gpu(in.plain.of(s), tokens, l) / layers;
+  const double per_layer = per_gpu(in.selective.of(s), tokens, l) / layers;
   const double checkpoint = per_gpu(block_input(a, c), tokens, l);  // a layer's input
 
   const double layer_mbs = layer_micro_batches(l, t, s);
@@ -725,7 +772,7 @@ Estimate estimate_stage(const Architecture& a, const Layout& l, const Training& 
       Stage m;
       m.attention = 1;
       (a.moe_layers > 0 ? m.moe : m.dense_mlp) = 1;
-      Act depth = stage_act(a, m, c);
+      Act depth = in.selective.of(m);
       depth.replicated += 5.0 * c.act * h;
       depth.split += logit_bytes * V;
       acts += per_gpu(depth, tokens, l) * d(a.mtp_layers);
@@ -882,8 +929,9 @@ std::variant<Estimate, InputError> estimate(const Architecture& a, const Layout&
   if (t.mode != Mode::kFull && t.lora_targets.bits == 0) return InputError{"LoRA/DoRA needs at least one target module"};
   Estimate best;
   bool first = true;
+  StageInputs in(a, l, t, p);
   for (const Stage& s : stages(a, l)) {
-    Estimate e = estimate_stage(a, l, t, p, s);
+    Estimate e = estimate_stage(a, l, t, p, s, in);
     if (first || e.total > best.total) best = e;
     first = false;
   }
@@ -929,7 +977,7 @@ std::variant<double, InputError> layer_activation_bytes(const Architecture& a, c
   if (t.seq_length <= 0 || t.micro_batch <= 0) return InputError{"sequence length and micro batch size must be > 0"};
   const Stage first = stages(a, l).front();
   const double layers = std::max(1.0, first.layers);
-  return per_gpu(stage_act(a, first, act_context(l, t, p, true)), tokens_per_gpu(l, t), l) / layers;
+  return per_gpu(BlockActs(a, act_context(l, t, p, true)).of(first), tokens_per_gpu(l, t), l) / layers;
 }
 
 std::string Estimate::breakdown() const {
