@@ -86,7 +86,7 @@ long long kb_int(const Row& st, int c, const ValueAt& at, long long lo, long lon
 // --- the ranges of base/value_ranges.hpp ----------------------------------------
 
 std::string range_problem(const IntRange& r, long long v) {
-  if (v >= r.lo && v <= r.hi) return {};
+  if (in_range(r, v)) return {};
   return std::to_string(v) + " is out of range (" + std::to_string(r.lo) + " to " + std::to_string(r.hi) + ")";
 }
 

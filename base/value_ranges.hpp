@@ -93,6 +93,8 @@ consteval const RealRange& real_range(std::string_view table, std::string_view c
   throw "no RealRange for this column in base/value_ranges.hpp";
 }
 
+// Whether `v` is in the range (a call a read value costs only when it is not).
+inline bool in_range(const IntRange& r, long long v) { return v >= r.lo && v <= r.hi; }
 // What is wrong with `v` for the range, or "" when it is in it: the words
 // kbq's KbValueError uses ("0 is out of range (1 to 1048576)").
 std::string range_problem(const IntRange& r, long long v);

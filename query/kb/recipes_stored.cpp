@@ -139,9 +139,13 @@ class ChunkWriter {
 std::string row_of(std::string_view name) { return "'" + kb::first_code_points(kb::escape_controls(name), 80) + "'"; }
 
 // A text's index among the chunk's.
-std::uint32_t text_index(kb::stored::Reader& r, std::size_t texts) {
+[[noreturn, gnu::cold, gnu::noinline]] void no_such_text(kb::stored::Reader& r, std::uint64_t i, std::size_t texts) {
+  r.fail("text " + std::to_string(i) + " of " + std::to_string(texts));
+}
+
+inline std::uint32_t text_index(kb::stored::Reader& r, std::size_t texts) {
   const std::uint64_t i = r.var();
-  if (i >= texts) r.fail("text " + std::to_string(i) + " of " + std::to_string(texts));
+  if (i >= texts) no_such_text(r, i, texts);
   return static_cast<std::uint32_t>(i);
 }
 
@@ -243,8 +247,16 @@ void Index::read(const Entry& e, Recipe& out) {
     const auto next = [&](bool is_name, const char* field) {
       return text(chunk, text_index(r, chunk.texts.size()), is_name, recipe, field);
     };
-    out.launch_mode = next(true, "launch_mode");
-    out.modality = next(true, "modality");
+    // Many texts are empty (a recipe that raises nothing, has no variant):
+    // an empty one only clears the field.
+    const auto set = [](std::string& field, std::string_view v) {
+      if (v.empty())
+        field.clear();
+      else
+        field.assign(v);
+    };
+    set(out.launch_mode, next(true, "launch_mode"));
+    set(out.modality, next(true, "modality"));
     const unsigned flags = r.u8();
     if (flags & ~kAllFlags) r.fail("recipe " + row_of(recipe) + ": flags " + std::to_string(flags));
     if (!(flags & kSpSet) && (flags & kSpOn)) r.fail("recipe " + row_of(recipe) + ": sequence parallel on but not set");
@@ -258,14 +270,13 @@ void Index::read(const Entry& e, Recipe& out) {
       // The error reading the row gave (kb::kb_opt_int), the column named.
       if (!v && !s.range->null_ok)
         throw kb::KbValueError(s.range->table, s.range->column, row_of(recipe), "NULL where a whole number belongs");
-      if (v)
-        if (const std::string problem = kb::range_problem(*s.range, *v); !problem.empty())
-          throw kb::KbValueError(s.range->table, s.range->column, row_of(recipe), problem);
+      if (v && !kb::in_range(*s.range, *v))
+        throw kb::KbValueError(s.range->table, s.range->column, row_of(recipe), kb::range_problem(*s.range, *v));
     }
-    for (const Text& t : kTexts) out.*t.field = next(t.name, t.column);
+    for (const Text& t : kTexts) set(out.*t.field, next(t.name, t.column));
     out.peft_modes.clear();
     if (const std::string_view modes = next(false, "peft_modes"); !modes.empty()) out.peft_modes = kb::split(modes, ',');
-    for (const Text& t : kTextsAfterModes) out.*t.field = next(t.name, t.column);
+    for (const Text& t : kTextsAfterModes) set(out.*t.field, next(t.name, t.column));
     // A floor the planner compares with GPU memory: a number of bytes.
     out.state_floor = r.f64();
     if (!(out.state_floor >= 0 && out.state_floor <= kMaxStateFloor))
