@@ -288,14 +288,19 @@ stored_recipes::Index& Kb::recipe_index() {
   return *recipe_index_;
 }
 
-void Kb::read_stored(const stored_recipes::Index::Entry& e, Recipe& r) {
+void Kb::read_stored(const stored_recipes::Index::Entry& e, Recipe& r, const Recipe* before) {
   try {
     recipe_index().read(e, r);
   } catch (const kb::stored::Error& x) {
     compiled_recipes_error(x);
   }
   r.commit = commit_;
-  if (const ModelBrief* m = snapshot().model(r.model_key)) r.model = m->display;
+  // Read in name order, a family's recipes come together: the model of the
+  // one read before is most often this one's.
+  if (before && before->model_key == r.model_key)
+    r.model = before->model;
+  else if (const ModelBrief* m = snapshot().model(r.model_key))
+    r.model = m->display;
 }
 
 Catalog Kb::catalog_part(RecipeKind kind, const std::function<bool(const stored_recipes::Key&)>& in) {
@@ -312,7 +317,10 @@ Catalog Kb::catalog_part(RecipeKind kind, const std::function<bool(const stored_
   for (const auto& e : recipe_index().entries())
     if (e.key.kind == kind && in(e.key)) kept.push_back(&e);
   recipes.reserve(kept.size());
-  for (const auto* e : kept) read_stored(*e, recipes.emplace_back());
+  for (const auto* e : kept) {
+    const Recipe* before = recipes.empty() ? nullptr : &recipes.back();
+    read_stored(*e, recipes.emplace_back(), before);  // reserved: `before` stays where it is
+  }
   by_name(recipes);
   return c;
 }

@@ -155,8 +155,10 @@ class Kb {
   // The recipes as compiled (recipes_compiled), every one's key indexed
   // (read once, at the first recipe an answer needs).
   stored_recipes::Index& recipe_index();
-  // The recipe of an index entry, its model's name and the commit set.
-  void read_stored(const stored_recipes::Index::Entry& e, Recipe& r);
+  // The recipe of an index entry into `r`, its model's name and the commit
+  // set; `before`, the recipe read just before it, if any (its model's name
+  // is reused for a recipe of the same model).
+  void read_stored(const stored_recipes::Index::Entry& e, Recipe& r, const Recipe* before = nullptr);
   // The recipes of a kind whose key `in` keeps, in name order: from the
   // whole catalog when it is loaded, else read from the index.
   Catalog catalog_part(RecipeKind kind, const std::function<bool(const stored_recipes::Key&)>& in);
