@@ -85,31 +85,30 @@ struct Engine::Impl {
     Held(const Held&) = delete;
     Held& operator=(const Held&) = delete;
     ~Held() {
-      for (const std::string& target : targets_) e_.release_facts(target);
+      for (const std::string& target : targets_) release(target);
     }
     void add(const Recipe& r) { targets_.insert(r.target); }
     // Dropped before the end: a recipe the answer will not read again.
     void drop(const Recipe& r) {
-      if (targets_.erase(r.target) > 0) e_.release_facts(r.target);
+      if (targets_.erase(r.target) > 0) release(r.target);
     }
 
    private:
+    void release(const std::string& target) {
+      if (!e_.keep_facts) e_.kb.release_facts(target);
+    }
     Impl& e_;
     std::set<std::string> targets_;  // the recipe functions whose facts it holds
   };
-  // One recipe planned (its facts and model loaded first). Its facts are
-  // held by `held`, else dropped at once (the plan keeps what it needs of them).
+  // One recipe planned (its facts and model loaded first). An answer to a
+  // question passes `held`, which drops its facts when it ends (the plan
+  // keeps what it needs of them); show, check and fewest keep every fact
+  // they read (keep_facts is true outside ask).
   Planned plan(const Context& c, const Recipe& r, const Ask& ask, bool substitute, Fewest fewest = Fewest::Now,
                Command command = Command::Now, Held* held = nullptr) {
     Planned p = plan_recipe(c, kb.data_of(r), ask, substitute, fewest, &sizings, command);
-    if (held)
-      held->add(r);
-    else
-      release_facts(r.target);
+    if (held) held->add(r);
     return p;
-  }
-  void release_facts(const std::string& target) {
-    if (!keep_facts) kb.release_facts(target);
   }
   // One planned recipe checked.
   void check(const Context& c, Planned& p) { kbq::check(c, p.model, kb.drift(p.result.recipe.name), p.result); }
