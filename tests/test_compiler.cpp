@@ -5,6 +5,7 @@
 // deterministic output, the text-export front end against the restored
 // markdown editions, and the atomic write of `kbc build` under SIGKILL.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "process.hpp"
 
@@ -423,6 +424,40 @@ TEST_CASE("building twice yields byte-identical dumps", "[compiler]") {
   // No temporary file is left beside the KB.
   for (const auto& dir : {tmp / "a", tmp / "b"})
     for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
+// The JSON dump is written row by row, not built as one document: it must
+// be exactly what nlohmann::json's dump(1) writes for the same document,
+// escapes, numbers, blobs and empty tables included.
+TEST_CASE("kbc dump --format json is nlohmann::json's dump(1) of the same rows", "[compiler]") {
+  TempDir tmp;
+  const std::string kb_path = tmp / "kb.sqlite";
+  fs::copy_file(std::string(KB_BINARY_DIR) + "/kb.sqlite", kb_path);
+  const std::string tricky = std::string("q\"b\\s/\b\f\n\r\t") + '\0' + "\x01\x1f\x7f \xc3\xa9 \xe2\x86\x92 \xf0\x9f\x9a\x80 end";
+  {
+    kb::Db db(kb_path, kb::Db::Mode::ReadWriteCreate);
+    kb::Stmt up(db, "UPDATE labels SET text = ? WHERE lang = 'en' AND key = 'answer_for'");
+    up.bind_all(tricky);
+    up.run();
+    kb::Stmt blob(db, "UPDATE labels SET text = X'00ff10' WHERE lang = 'fr' AND key = 'answer_for'");
+    blob.run();
+    kb::Stmt real(db, "UPDATE gpu_peaks SET tflops = 2.5e-7 WHERE gpu_key = (SELECT min(gpu_key) FROM gpu_peaks)");
+    real.run();
+    kb::Stmt empty(db, "DELETE FROM missing_translations");
+    empty.run();
+  }
+  const std::string out = kb::dump_kb(kb_path, kb::DumpFormat::Json);
+  REQUIRE(out.size() > 100000);
+  const auto doc = nlohmann::ordered_json::parse(out);
+  CHECK(doc.dump(1) + "\n" == out);
+  CHECK(doc.at("missing_translations").empty());
+  std::map<std::string, nlohmann::ordered_json> answer_for;
+  for (const auto& row : doc.at("labels"))
+    if (row.at("key") == "answer_for") answer_for[row.at("lang").get<std::string>()] = row.at("text");
+  CHECK(answer_for.at("en") == tricky);
+  CHECK(answer_for.at("fr") == nlohmann::ordered_json{{"blob", "00ff10"}});
+  CHECK(std::any_of(doc.at("gpu_peaks").begin(), doc.at("gpu_peaks").end(), [](const auto& row) { return row.at("tflops") == 2.5e-7; }));
+  CHECK(out.find("\\u0000\\u0001\\u001f\x7f") != std::string::npos);
 }
 
 namespace {

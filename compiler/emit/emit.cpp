@@ -747,42 +747,100 @@ std::string sql_insert(const std::string& ident, const Stmt& st) {
   return out + ");\n";
 }
 
-// The current row as a JSON object, column name → value. A blob is
-// {"blob": "<hex>"}; text that is not UTF-8 cannot be JSON and is an error
-// naming it.
-json json_row(const std::string& table, const Stmt& st) {
-  json row = json::object();
-  // An ordered_json object is a vector of (const key, value) pairs, which
-  // it copies (values and all) whenever it grows: room for every column first.
-  row.get_ref<json::object_t&>().reserve(static_cast<size_t>(st.columns()));
+// `s` as a JSON string, as nlohmann::json's dump writes it (ensure_ascii
+// off): the two-character escapes, \u00XX for the other control
+// characters, every other byte as it is. The caller has checked it is UTF-8.
+void append_json_string(std::string& out, std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  out += '"';
+  size_t run = 0;  // start of the bytes not yet copied
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(s[i]);
+    if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
+    out.append(s, run, i - run);
+    run = i + 1;
+    switch (ch) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += "\\u00";
+        out += hex[ch >> 4];
+        out += hex[ch & 15];
+    }
+  }
+  out.append(s, run, s.size() - run);
+  out += '"';
+}
+
+// A name (a table's, a column's) as a JSON key.
+void append_json_key(std::string& out, std::string_view indent, const std::string& table, std::string_view name) {
+  if (find_invalid_utf8(name)) throw KbValueError(table, "?", "a name", "text that is not UTF-8 (JSON cannot hold it)");
+  out += indent;
+  append_json_string(out, name);
+  out += ": ";
+}
+
+// The current row as a JSON object, column name → value, appended to `out`
+// where nlohmann::json's dump(1) puts an element of a table's array (two
+// spaces in, its members three), so that the whole dump is written as it
+// goes instead of built as one document. A blob is {"blob": "<hex>"};
+// text that is not UTF-8 cannot be JSON and is an error naming it.
+void append_json_row(std::string& out, const std::string& table, const Stmt& st) {
+  if (st.columns() == 0) {
+    out += "  {}";
+    return;
+  }
+  out += "  {\n";
   for (int c = 0; c < st.columns(); ++c) {
+    if (c) out += ",\n";
+    const char* name = st.name(c);
+    append_json_key(out, "   ", table, name ? std::string_view(name) : std::string_view());
     switch (st.type(c)) {
       case SQLITE_NULL:
-        row[st.name(c)] = nullptr;
+        out += "null";
         break;
       case SQLITE_INTEGER:
-        row[st.name(c)] = st.integer(c);
+        out += std::to_string(st.integer(c));
         break;
       case SQLITE_FLOAT:
-        row[st.name(c)] = st.real(c);
+        out += json(st.real(c)).dump();  // nlohmann's shortest form, and null for what JSON lacks
         break;
       case SQLITE_BLOB: {
         static const char* hex = "0123456789abcdef";
-        std::string h;
+        out += "{\n    \"blob\": \"";
         for (char ch : st.view(c)) {
-          h += hex[static_cast<unsigned char>(ch) >> 4];
-          h += hex[static_cast<unsigned char>(ch) & 15];
+          out += hex[static_cast<unsigned char>(ch) >> 4];
+          out += hex[static_cast<unsigned char>(ch) & 15];
         }
-        row[st.name(c)] = json{{"blob", h}};
+        out += "\"\n   }";
         break;
       }
       default:
         if (find_invalid_utf8(st.view(c)))
-          throw KbValueError(table, st.name(c) ? st.name(c) : "?", "a row", "text that is not UTF-8 (JSON cannot hold it)");
-        row[st.name(c)] = st.text(c);
+          throw KbValueError(table, name ? name : "?", "a row", "text that is not UTF-8 (JSON cannot hold it)");
+        append_json_string(out, st.view(c));
     }
   }
-  return row;
+  out += "\n  }";
 }
 
 }  // namespace
@@ -796,25 +854,36 @@ std::string dump_kb(const std::string& kb_path, DumpFormat format) {
   if (std::string problem = kb_structure_problem(db); !problem.empty()) throw std::runtime_error(problem);
   if (std::string problem = kb_integrity_problem(db); !problem.empty()) throw std::runtime_error(problem);
   std::string out;
-  json all = json::object();
   if (format == DumpFormat::Sql) out += "-- kbc dump: knowledge base, schema version " + std::to_string(kSchemaVersion) + "\n";
+  // JSON: one object, table name → array of rows, written as it is read in
+  // the layout of nlohmann::json's dump(1) (one member per line, one space
+  // per level), never held as a whole document (30 MB of it for the real KB).
   const auto tables = dumped_tables(db);
-  all.get_ref<json::object_t&>().reserve(tables.size());  // as in json_row: a growing object copies its tables' rows
+  if (format == DumpFormat::Json) out += tables.empty() ? "{}" : "{\n";
+  bool first_table = true;
   for (const auto& t : tables) {
     // Table names come from sqlite_schema (checked: the schema's own);
     // quoting them as identifiers is the one place SQL text is assembled.
     const std::string ident = sql_ident(t);
     Stmt st(db, "SELECT * FROM " + ident + " ORDER BY " + all_columns(db, ident));
-    json rows = json::array();
-    while (st.step()) {
-      if (format == DumpFormat::Sql)
-        out += sql_insert(ident, st);
-      else
-        rows.push_back(json_row(t, st));
+    if (format == DumpFormat::Json) {
+      if (!first_table) out += ",\n";
+      first_table = false;
+      append_json_key(out, " ", t, t);
     }
-    if (format == DumpFormat::Json) all[t] = std::move(rows);
+    bool first_row = true;
+    while (st.step()) {
+      if (format == DumpFormat::Sql) {
+        out += sql_insert(ident, st);
+        continue;
+      }
+      out += first_row ? "[\n" : ",\n";
+      first_row = false;
+      append_json_row(out, t, st);
+    }
+    if (format == DumpFormat::Json) out += first_row ? "[]" : "\n ]";
   }
-  if (format == DumpFormat::Json) out = all.dump(1) + "\n";
+  if (format == DumpFormat::Json) out += tables.empty() ? "\n" : "\n}\n";
   return out;
 }
 
