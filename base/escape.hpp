@@ -62,6 +62,14 @@ std::string escape_json_controls(std::string_view json);
 // copy, when nothing needs escaping (a --batch record is ~30 KB).
 std::string escape_json_controls_owned(std::string json);
 
+// Appends `s` as a JSON string exactly as nlohmann::json's dump() writes it
+// (ensure_ascii off): UTF-8 kept as it is, '"', '\\' and the control
+// characters below U+0020 escaped (\b \f \n \r \t, the others \u00xx).
+// The bytes are copied in runs between those that need escaping, eight at
+// a time where none does. Returns false, appending nothing, when `s` is not
+// UTF-8 (which JSON cannot hold): the caller says whose text it is.
+[[nodiscard]] bool append_json_string(std::string_view s, std::string& out);
+
 // A name kbq prints inside code spans and launch commands (a recipe, its
 // function, a model key, a dataset preset, a GPU key): letters, digits,
 // '_', '.' and '-', not starting with '.' or '-' (an option), at most

@@ -747,55 +747,10 @@ std::string sql_insert(const std::string& ident, const Stmt& st) {
   return out + ");\n";
 }
 
-// `s` as a JSON string, as nlohmann::json's dump writes it (ensure_ascii
-// off): the two-character escapes, \u00XX for the other control
-// characters, every other byte as it is. The caller has checked it is UTF-8.
-void append_json_string(std::string& out, std::string_view s) {
-  static const char* hex = "0123456789abcdef";
-  out += '"';
-  size_t run = 0;  // start of the bytes not yet copied
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto ch = static_cast<unsigned char>(s[i]);
-    if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
-    out.append(s, run, i - run);
-    run = i + 1;
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out += hex[ch >> 4];
-        out += hex[ch & 15];
-    }
-  }
-  out.append(s, run, s.size() - run);
-  out += '"';
-}
-
 // A name (a table's, a column's) as a JSON key.
 void append_json_key(std::string& out, std::string_view indent, const std::string& table, std::string_view name) {
-  if (find_invalid_utf8(name)) throw KbValueError(table, "?", "a name", "text that is not UTF-8 (JSON cannot hold it)");
   out += indent;
-  append_json_string(out, name);
+  if (!append_json_string(name, out)) throw KbValueError(table, "?", "a name", "text that is not UTF-8 (JSON cannot hold it)");
   out += ": ";
 }
 
@@ -835,9 +790,8 @@ void append_json_row(std::string& out, const std::string& table, const Stmt& st)
         break;
       }
       default:
-        if (find_invalid_utf8(st.view(c)))
+        if (!append_json_string(st.view(c), out))
           throw KbValueError(table, name ? name : "?", "a row", "text that is not UTF-8 (JSON cannot hold it)");
-        append_json_string(out, st.view(c));
     }
   }
   out += "\n  }";
