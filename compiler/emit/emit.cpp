@@ -797,6 +797,44 @@ void append_json_row(std::string& out, const std::string& table, const Stmt& st)
   out += "\n  }";
 }
 
+// Every row of a dumped table, in an order that makes a dump deterministic.
+// Table names come from sqlite_schema (checked: the schema's own); quoting
+// them as identifiers is the one place SQL text is assembled.
+Stmt table_rows(Db& db, const std::string& ident) { return Stmt(db, "SELECT * FROM " + ident + " ORDER BY " + all_columns(db, ident)); }
+
+// The tables as SQL INSERT statements, one per row.
+std::string sql_dump(Db& db, const std::vector<std::string>& tables) {
+  std::string out = "-- kbc dump: knowledge base, schema version " + std::to_string(kSchemaVersion) + "\n";
+  for (const auto& t : tables) {
+    const std::string ident = sql_ident(t);
+    Stmt st = table_rows(db, ident);
+    while (st.step()) out += sql_insert(ident, st);
+  }
+  return out;
+}
+
+// The tables as one JSON object, table name → array of rows, written as it
+// is read in the layout of nlohmann::json's dump(1) (one member per line,
+// one space per level), never held as a whole document (30 MB of it for
+// the real KB).
+std::string json_dump(Db& db, const std::vector<std::string>& tables) {
+  if (tables.empty()) return "{}\n";
+  std::string out = "{\n";
+  for (const auto& t : tables) {
+    if (&t != &tables.front()) out += ",\n";
+    append_json_key(out, " ", t, t);
+    Stmt st = table_rows(db, sql_ident(t));
+    bool first_row = true;
+    while (st.step()) {
+      out += first_row ? "[\n" : ",\n";
+      first_row = false;
+      append_json_row(out, t, st);
+    }
+    out += first_row ? "[]" : "\n ]";
+  }
+  return out + "\n}\n";
+}
+
 }  // namespace
 
 std::string dump_kb(const std::string& kb_path, DumpFormat format) {
@@ -807,38 +845,8 @@ std::string dump_kb(const std::string& kb_path, DumpFormat format) {
   check_schema_version(db);
   if (std::string problem = kb_structure_problem(db); !problem.empty()) throw std::runtime_error(problem);
   if (std::string problem = kb_integrity_problem(db); !problem.empty()) throw std::runtime_error(problem);
-  std::string out;
-  if (format == DumpFormat::Sql) out += "-- kbc dump: knowledge base, schema version " + std::to_string(kSchemaVersion) + "\n";
-  // JSON: one object, table name → array of rows, written as it is read in
-  // the layout of nlohmann::json's dump(1) (one member per line, one space
-  // per level), never held as a whole document (30 MB of it for the real KB).
   const auto tables = dumped_tables(db);
-  if (format == DumpFormat::Json) out += tables.empty() ? "{}" : "{\n";
-  bool first_table = true;
-  for (const auto& t : tables) {
-    // Table names come from sqlite_schema (checked: the schema's own);
-    // quoting them as identifiers is the one place SQL text is assembled.
-    const std::string ident = sql_ident(t);
-    Stmt st(db, "SELECT * FROM " + ident + " ORDER BY " + all_columns(db, ident));
-    if (format == DumpFormat::Json) {
-      if (!first_table) out += ",\n";
-      first_table = false;
-      append_json_key(out, " ", t, t);
-    }
-    bool first_row = true;
-    while (st.step()) {
-      if (format == DumpFormat::Sql) {
-        out += sql_insert(ident, st);
-        continue;
-      }
-      out += first_row ? "[\n" : ",\n";
-      first_row = false;
-      append_json_row(out, t, st);
-    }
-    if (format == DumpFormat::Json) out += first_row ? "[]" : "\n ]";
-  }
-  if (format == DumpFormat::Json) out += tables.empty() ? "\n" : "\n}\n";
-  return out;
+  return format == DumpFormat::Sql ? sql_dump(db, tables) : json_dump(db, tables);
 }
 
 }  // namespace kb

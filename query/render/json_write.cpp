@@ -3,8 +3,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <string_view>
 
 #include "base/escape.hpp"
